@@ -1,0 +1,66 @@
+/**
+ * @file coretriage.h
+ * Public entry point of libcoretriage: analyze one dump into a report model.
+ */
+#ifndef CORETRIAGE_H
+#define CORETRIAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "coretriage/error.h"
+#include "coretriage/report.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CT_VERSION "0.1.0"
+
+/** Default frame cap per thread: enough for a whole 8 MiB stack overflow of small frames. */
+#define CT_DEFAULT_MAX_FRAMES 1000000
+/** Default thread cap: far above any real process, low enough to bound memory. */
+#define CT_DEFAULT_MAX_THREADS 100000
+
+enum ct_unwinder { CT_UNWINDER_DWFL, CT_UNWINDER_LIBUNWIND, CT_UNWINDER_NUM_ };
+
+struct ct_options {
+	/** The dump (ELF core or vmcore). Borrowed. */
+	const char *core_path;
+	/** The executable (or vmlinux), NULL to find it from the dump. Borrowed. */
+	const char *executable;
+	/** Prefix for file paths recorded in the dump, or NULL. Borrowed. */
+	const char *sysroot;
+	/** Extra debug directories (layout .build-id/xx/rest.debug). Borrowed. */
+	const char *const *debug_dirs;
+	size_t num_debug_dirs;
+	/** Use debuginfod when DEBUGINFOD_URLS is set. */
+	bool debuginfod;
+	/** Seconds a debuginfod query may take in all. */
+	int debuginfod_timeout;
+	/** Never open files named inside the dump, never use the network. */
+	bool safe;
+	size_t max_frames;
+	size_t max_threads;
+	enum ct_unwinder unwinder;
+	/** Record all registers of every thread, not only the crashing one. */
+	bool all_registers;
+	/** Show paths relative (basename) in the report, for golden tests. */
+	bool no_abs_paths;
+};
+
+/** Fills @p opts with defaults. */
+void ct_options_init(struct ct_options *opts);
+
+/**
+ * Analyzes the dump named in @p opts into @p report (initialized by the caller with
+ * ct_report_init()). On error the report may hold partial results; the caller still deinits it.
+ * Errors: CT_ERROR_OS (cannot open), CT_ERROR_CORRUPT (not a dump / unreadable headers),
+ * CT_ERROR_UNSUPPORTED (format or architecture not built in), CT_ERROR_INVALID_ARGUMENT.
+ */
+struct ct_error *ct_analyze(const struct ct_options *opts, struct ct_report *report);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,314 @@
+/**
+ * @file report.h
+ * The report model: everything the analysis learned about one dump, self-contained.
+ *
+ * Analysis fills a struct ct_report; writers (text, JSON, …) only render it. The model owns every
+ * string it points to (they live in the report's string pool, `report->strings`), so it stays valid
+ * after the dump, libdw and libelf are closed, and tests can build one by hand.
+ *
+ * Optional numeric fields come with a `has_*` flag: a field that is unknown is not shown (JSON omits
+ * it or writes null), never made up.
+ */
+#ifndef CORETRIAGE_REPORT_H
+#define CORETRIAGE_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coretriage/strpool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** JSON schema version of the report (docs/json-report.md). Additive changes keep it. */
+#define CT_SCHEMA_VERSION 1
+/** Version of the signature recipe (docs/signature.md). */
+#define CT_SIGNATURE_VERSION 1
+
+/** How a frame was recovered. */
+enum ct_trust {
+	CT_TRUST_CONTEXT, /**< registers saved in the dump */
+	CT_TRUST_CFI, /**< DWARF call-frame information */
+	CT_TRUST_FRAME_POINTER, /**< frame-pointer chain */
+	CT_TRUST_SCAN, /**< stack scan, validated by a call before the return address */
+	CT_TRUST_SIGNAL, /**< signal frame (sigreturn trampoline) */
+	CT_TRUST_BAD_CALL, /**< caller recovered after a call to a bad pc */
+	CT_TRUST_NUM_
+};
+const char *ct_trust_to_string(enum ct_trust trust);
+
+enum ct_severity { CT_SEVERITY_INFO, CT_SEVERITY_WARNING, CT_SEVERITY_ERROR, CT_SEVERITY_NUM_ };
+const char *ct_severity_to_string(enum ct_severity severity);
+
+/** A non-fatal problem found during analysis; shown in every output format. */
+struct ct_diagnostic {
+	enum ct_severity severity;
+	/** Thread id the problem belongs to, or 0. */
+	int tid;
+	/** Short stable id, e.g. "build-id-mismatch", "truncated-core", "frame-cap". Pooled. */
+	const char *code;
+	/** One line for people. Pooled. */
+	const char *message;
+};
+
+struct ct_frame {
+	uint64_t pc;
+	/** Function name, demangled; NULL when unknown. Pooled. */
+	const char *function;
+	/** pc - function start (for the looked-up address); valid when function != NULL. */
+	uint64_t offset;
+	/** Module short name ("libc.so.6"); NULL when pc is in no module. Pooled. */
+	const char *module;
+	/** Source file, line, column; file NULL when unknown, line/column 0 when unknown. Pooled. */
+	const char *file;
+	int line;
+	int column;
+	/** True for a frame that exists only as an inlined call (its pc equals the next frame's). */
+	bool inlined;
+	enum ct_trust trust;
+	/** True for a signal trampoline (the next frame was interrupted by a signal). */
+	bool signal_frame;
+	/** Stack pointer (CFA side) of the frame when known. */
+	bool has_sp;
+	uint64_t sp;
+};
+
+/** A register of a thread's dump context. */
+struct ct_register {
+	const char *name; /**< pooled */
+	uint64_t value;
+};
+
+struct ct_thread {
+	int tid;
+	bool crashed;
+	/** Signal recorded for this thread (pr_cursig), 0 for none. */
+	int signal;
+	/** Frames, innermost first; owned array. */
+	struct ct_frame *frames;
+	size_t num_frames;
+	size_t capacity_frames;
+	/** True when the unwind stopped for a reason other than reaching the outermost frame. */
+	bool truncated;
+	/** Why the unwind stopped, for people ("end of stack", "frame cap 1000000 reached", …). Pooled. */
+	const char *stop_reason;
+	/** Dump registers (crashing thread always; others when requested). Owned array. */
+	struct ct_register *registers;
+	size_t num_registers;
+	/** Stack mapping bounds, when known. */
+	bool has_stack;
+	uint64_t stack_start, stack_end;
+};
+
+/** An ELF module mapped in the process (or a kernel module). */
+struct ct_module {
+	const char *name; /**< short name, pooled */
+	const char *path; /**< path as recorded in the dump, pooled; NULL for the vdso */
+	uint64_t base; /**< load bias (lowest mapped address of the module) */
+	uint64_t end; /**< one past the highest mapped address */
+	const char *build_id; /**< hex, read from the dump's memory; NULL when not found */
+	/** -1 unknown (no build-id to compare or no file), 0 mismatch, 1 match. */
+	int build_id_match;
+	/** The file used for symbols and CFI, NULL when none. Pooled. */
+	const char *file;
+	const char *file_build_id; /**< build-id of that file (or of the rejected file on mismatch) */
+	/** Where DWARF came from (file, separate debug file, debuginfod cache), NULL when none. */
+	const char *debug_info;
+};
+
+/** A line of disassembly around the faulting pc. */
+struct ct_disasm_line {
+	uint64_t address;
+	const char *bytes; /**< hex bytes, pooled */
+	const char *text; /**< "mov rax, qword ptr [rdi]", pooled */
+	bool is_pc;
+};
+
+/** Typed key/value for class-specific details (JSON keeps the type). */
+enum ct_value_kind { CT_VALUE_STRING, CT_VALUE_INT, CT_VALUE_ADDRESS, CT_VALUE_BOOL };
+struct ct_detail {
+	const char *key; /**< pooled */
+	enum ct_value_kind kind;
+	const char *string; /**< pooled, for CT_VALUE_STRING */
+	int64_t integer; /**< CT_VALUE_INT, CT_VALUE_BOOL */
+	uint64_t address; /**< CT_VALUE_ADDRESS */
+};
+
+struct ct_crash {
+	/** Class id from docs/classes.md ("null-deref"); "unknown" until triage decides. Pooled. */
+	const char *class_id;
+	/** Subclass ("double-free"), or NULL. Pooled. */
+	const char *subclass;
+	/** "high", "medium" or "low". Pooled. */
+	const char *confidence;
+	const char *summary; /**< one line; pooled */
+	const char **evidence; /**< owned array of pooled strings */
+	size_t num_evidence;
+	const char *access; /**< "read", "write", "exec" or NULL */
+	bool has_address;
+	uint64_t address;
+	/** "null", "non-canonical", "unmapped", "mapped", "stack-guard", … or NULL. */
+	const char *address_kind;
+	bool has_instruction;
+	uint64_t instruction_address;
+	const char *instruction_text; /**< pooled */
+	/** Index in the crashing thread's frames of the blamed frame, -1 when none. */
+	long blame_frame;
+	struct ct_detail *details; /**< owned array */
+	size_t num_details;
+};
+
+struct ct_signal_info {
+	bool present;
+	int number;
+	bool has_code;
+	int code;
+	bool has_fault_address;
+	uint64_t fault_address;
+	bool has_sender;
+	int sender_pid;
+	int sender_uid;
+	/** si_errno, when the dump recorded a siginfo. */
+	int err;
+};
+
+struct ct_process {
+	bool has_pid;
+	int pid, ppid;
+	bool has_uid;
+	unsigned uid, gid;
+	const char *command; /**< pooled, NULL when unknown */
+	const char **args; /**< owned array of pooled strings */
+	size_t num_args;
+	const char *executable_path; /**< AT_EXECFN or NT_FILE path of the main program, pooled */
+};
+
+/** Parsed glibc abort message (__abort_msg). */
+struct ct_abort_message {
+	bool present;
+	const char *text; /**< raw text without trailing newline, pooled */
+	/** "assertion", "stack-smashing", "fortify", "malloc", "other". Pooled. */
+	const char *kind;
+	const char *assert_file, *assert_function, *assert_expression; /**< pooled or NULL */
+	int assert_line;
+};
+
+/** Signature: the bucket key (docs/signature.md). */
+struct ct_signature {
+	bool present;
+	int version;
+	const char *text; /**< "null-deref|node_key|walk_list|main", pooled */
+	const char *hash; /**< hex digest of text, pooled */
+};
+
+/** Kernel facts for vmcores (input.kind != "elf-core"). */
+struct ct_kernel {
+	bool present;
+	const char *release, *build_id, *machine; /**< pooled or NULL */
+	bool has_page_size;
+	uint64_t page_size;
+	bool has_crash_time;
+	int64_t crash_time; /**< seconds since the epoch */
+	bool has_kaslr_offset;
+	uint64_t kaslr_offset;
+	const char *panic_message; /**< the headline, pooled */
+	const char *taint; /**< "OE", pooled */
+	bool has_panic_cpu;
+	int panic_cpu;
+	bool has_pid;
+	int pid;
+	const char *comm; /**< pooled */
+	bool has_uptime;
+	double uptime; /**< seconds, from the log timestamp of the panic */
+	const char *log; /**< whole kernel log, pooled */
+	const char **log_call_trace; /**< the kernel's own Call Trace lines, owned array of pooled */
+	size_t num_log_call_trace;
+	const char **modules_linked_in; /**< owned array of pooled */
+	size_t num_modules_linked_in;
+};
+
+struct ct_input {
+	/** "elf-core", "kdump-elf", "kdump-compressed", "kdump-flattened", … Pooled. */
+	const char *kind;
+	const char *core; /**< pooled */
+	const char *executable; /**< pooled, NULL when none */
+	const char *arch; /**< "x86_64", pooled */
+	/** Whether the core is a live snapshot (gcore) rather than a kernel-written crash core. */
+	bool truncated; /**< the dump file is shorter than its headers claim */
+};
+
+struct ct_report {
+	struct ct_strpool strings;
+	struct ct_input input;
+	struct ct_process process;
+	struct ct_signal_info signal;
+	struct ct_crash crash;
+	/** tid of the crashing thread, 0 when none. */
+	int crashing_thread;
+	/** Threads: crashing thread first, then by tid. Owned array. */
+	struct ct_thread *threads;
+	size_t num_threads;
+	struct ct_module *modules; /**< sorted by base; owned array */
+	size_t num_modules;
+	struct ct_disasm_line *disasm; /**< around the faulting pc; owned array */
+	size_t num_disasm;
+	struct ct_abort_message abort_message;
+	struct ct_signature signature;
+	struct ct_kernel kernel;
+	struct ct_diagnostic *diagnostics; /**< owned array, in order of discovery */
+	size_t num_diagnostics;
+	/** Free-form key/values about the environment (e.g. systemd-coredump metadata). */
+	struct ct_detail *environment;
+	size_t num_environment;
+};
+
+/** Initializes an empty report. Returns false when out of memory. */
+bool ct_report_init(struct ct_report *report);
+/** Frees everything the report owns. */
+void ct_report_deinit(struct ct_report *report);
+
+/** Copies @p s into the report's pool; NULL in gives NULL out. NULL on allocation failure. */
+const char *ct_report_strdup(struct ct_report *report, const char *s);
+/** printf into the report's pool. */
+const char *ct_report_printf(struct ct_report *report, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/** Appends a diagnostic (message printf-formatted). Returns false when out of memory. */
+bool ct_report_diag(struct ct_report *report, enum ct_severity severity, int tid, const char *code,
+		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/** True when any diagnostic is at warning level or higher. */
+bool ct_report_has_warnings(const struct ct_report *report);
+
+/** Appends a thread; returns it (zeroed) or NULL when out of memory. */
+struct ct_thread *ct_report_add_thread(struct ct_report *report);
+/** Appends a frame to @p thread; returns it (zeroed) or NULL when out of memory. */
+struct ct_frame *ct_thread_add_frame(struct ct_thread *thread);
+/** Appends a module; returns it (zeroed, build_id_match = -1) or NULL. */
+struct ct_module *ct_report_add_module(struct ct_report *report);
+/** Appends a crash evidence line (printf). */
+bool ct_crash_add_evidence(struct ct_report *report, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/** Appends a detail to the crash (string / int / address / bool). */
+bool ct_crash_add_detail_string(struct ct_report *report, const char *key, const char *value);
+bool ct_crash_add_detail_int(struct ct_report *report, const char *key, int64_t value);
+bool ct_crash_add_detail_address(struct ct_report *report, const char *key, uint64_t value);
+bool ct_crash_add_detail_bool(struct ct_report *report, const char *key, bool value);
+/** Appends an environment entry. */
+bool ct_report_add_environment(struct ct_report *report, const char *key, const char *value);
+
+/** The crashing thread (the one with crashed = true), or NULL. */
+struct ct_thread *ct_report_crashing_thread(const struct ct_report *report);
+/** The module containing @p address, or NULL. */
+const struct ct_module *ct_report_find_module(const struct ct_report *report, uint64_t address);
+
+/** Signal name ("SIGSEGV") or NULL for an unknown number. */
+const char *ct_signal_name(int signo);
+/** si_code name for @p signo ("SEGV_MAPERR", "SI_TKILL"), or NULL when unknown. */
+const char *ct_signal_code_name(int signo, int code);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

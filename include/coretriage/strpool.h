@@ -1,0 +1,33 @@
+/**
+ * @file strpool.h
+ * Interned strings owned by a report: each distinct string is stored once, so a million frames of
+ * the same function cost one copy. Pointers stay valid until ct_strpool_deinit().
+ */
+#ifndef CORETRIAGE_STRPOOL_H
+#define CORETRIAGE_STRPOOL_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ct_strpool_block;
+
+struct ct_strpool {
+	struct ct_strpool_block *blocks; /**< owned chain of arena blocks */
+	const char **slots; /**< open-addressing hash table of interned strings; owned */
+	size_t num_slots, count;
+};
+
+void ct_strpool_init(struct ct_strpool *pool);
+void ct_strpool_deinit(struct ct_strpool *pool);
+/** Interns @p len bytes of @p s (need not be NUL-terminated). NULL when out of memory. */
+const char *ct_strpool_intern_len(struct ct_strpool *pool, const char *s, size_t len);
+/** Interns a NUL-terminated string; NULL in gives NULL out. */
+const char *ct_strpool_intern(struct ct_strpool *pool, const char *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

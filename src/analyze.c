@@ -1,0 +1,57 @@
+// ct_analyze(): detect what the input is, by its bytes, and hand it to the right pipeline.
+#include <elf.h>
+#include <string.h>
+
+#include "coretriage/coretriage.h"
+#include "dump/mapped_file.h"
+#include "dump/sniff.h"
+#include "process/process.h"
+#if CT_HAVE_KDUMPFILE && __has_include("kernel/kernel.h")
+#define CT_KERNEL_SUPPORT 1
+#include "kernel/kernel.h"
+#endif
+
+void ct_options_init(struct ct_options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->debuginfod = true;
+	opts->debuginfod_timeout = 10;
+	opts->max_frames = CT_DEFAULT_MAX_FRAMES;
+	opts->max_threads = CT_DEFAULT_MAX_THREADS;
+	opts->unwinder = CT_UNWINDER_DWFL;
+}
+
+struct ct_error *ct_analyze(const struct ct_options *opts, struct ct_report *report)
+{
+	if (!opts->core_path)
+		return ct_error_create(CT_ERROR_INVALID_ARGUMENT, "no dump given");
+	if (opts->max_frames == 0 || opts->max_threads == 0)
+		return ct_error_create(CT_ERROR_INVALID_ARGUMENT, "frame and thread caps must be positive");
+	report->input.core = ct_report_strdup(report, opts->core_path);
+	report->input.executable = ct_report_strdup(report, opts->executable);
+	struct ct_mapped_file file;
+	struct ct_error *err = ct_mapped_file_open(opts->core_path, &file);
+	if (err)
+		return err;
+	enum ct_format format = ct_sniff(file.data, file.size);
+#ifdef CT_KERNEL_SUPPORT
+	// Kernel dumps first: an ELF vmcore is an ET_CORE too, and must never be read as a process.
+	const char *kind = ct_kernel_probe(file.data, file.size);
+	if (kind) {
+		ct_mapped_file_close(&file);
+		return ct_kernel_analyze(opts, kind, report);
+	}
+#endif
+	switch (format) {
+	case CT_FORMAT_ELF_CORE:
+		err = ct_process_analyze(opts, &file, report);
+		if (err)
+			err = ct_error_wrap(err, "%s", opts->core_path);
+		break;
+	default:
+		err = ct_sniff_error(format, opts->core_path, file.data, file.size);
+		break;
+	}
+	ct_mapped_file_close(&file);
+	return err;
+}

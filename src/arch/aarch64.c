@@ -1,0 +1,50 @@
+// aarch64: NT_PRSTATUS pr_reg is struct user_pt_regs {x0..x30, sp, pc, pstate}
+// (arch/arm64/include/uapi/asm/ptrace.h); DWARF numbers from the AAPCS64 DWARF supplement
+// (x0-x30 = 0-30, sp = 31; pc has no DWARF number and is handed to libdwfl separately).
+#include <capstone/capstone.h>
+#include <elf.h>
+
+#include "arch/arch.h"
+
+#define X(n) { "x" #n, n, (n) * 8, 8 }
+
+static const struct ct_arch_reg regs_aarch64[] = {
+	X(0),  X(1),  X(2),  X(3),  X(4),  X(5),  X(6),  X(7),  X(8),  X(9),  X(10),
+	X(11), X(12), X(13), X(14), X(15), X(16), X(17), X(18), X(19), X(20), X(21),
+	X(22), X(23), X(24), X(25), X(26), X(27), X(28), X(29), X(30),
+	{ "sp", 31, 31 * 8, 8 }, { "pc", -1, 32 * 8, 8 }, { "pstate", -1, 33 * 8, 8 },
+};
+
+// bl (0x94000000/0xfc000000) and blr (0xd63f0000/0xfffffc1f), little-endian.
+static bool is_after_call_aarch64(const uint8_t *b, size_t len)
+{
+	if (len < 4)
+		return false;
+	const uint8_t *p = b + len - 4;
+	uint32_t insn = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+	return (insn & 0xfc000000) == 0x94000000 || (insn & 0xfffffc1f) == 0xd63f0000;
+}
+
+const struct ct_arch_info ct_arch_aarch64 = {
+	.name = "aarch64",
+	.e_machine = EM_AARCH64,
+	.elf_class = ELFCLASS64,
+	.pointer_size = 8,
+	.regs = regs_aarch64,
+	.num_regs = sizeof(regs_aarch64) / sizeof(regs_aarch64[0]),
+	.pc_dwarf = -1,
+	.sp_dwarf = 31,
+	.fp_dwarf = 29,
+	.ra_dwarf = 30,
+	.pc_index = 32,
+	.num_dwarf = 32,
+	.prstatus_reg_offset = 112,
+	.prstatus_reg_size = 34 * 8,
+	.bad_call = CT_BAD_CALL_LINK_REGISTER,
+	.fp_saved_fp_offset = 0,
+	.fp_saved_ra_offset = 8,
+	.cs_arch = CS_ARCH_ARM64,
+	.cs_mode = CS_MODE_ARM,
+	.user_address_limit = 1ULL << 48,
+	.is_after_call = is_after_call_aarch64,
+};

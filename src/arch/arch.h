@@ -1,0 +1,79 @@
+/**
+ * @file arch.h
+ * Per-architecture tables. The target architecture comes only from the dump (e_machine), never
+ * from the host; everything that differs between architectures is data in struct ct_arch_info.
+ *
+ * To add an architecture:
+ *  1. Write src/arch/<name>.c with its register table (name, DWARF number, offset and size in
+ *     NT_PRSTATUS pr_reg), the pc/sp/fp/return-address numbers, the prstatus layout, capstone
+ *     arch/mode (or -1), and the bad-call rule (where the return address is right after a call).
+ *  2. Add it to the list in arch.c.
+ *  3. Add a core to tests (or check the external corpus has one), and list it in README.md
+ *     "Architectures" and docs/architectures.md.
+ */
+#ifndef CT_ARCH_H
+#define CT_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/** Enough DWARF register slots for the general registers of every supported architecture. */
+#define CT_MAX_DWARF_REGS 72
+
+struct ct_arch_reg {
+	const char *name;
+	/** DWARF register number, or -1 when the register has none. */
+	int dwarf;
+	/** Offset of the register in NT_PRSTATUS pr_reg. */
+	uint16_t offset;
+	/** Size in bytes (4 or 8). */
+	uint8_t size;
+};
+
+/** How the return address is found right after a call to a bad pc. */
+enum ct_bad_call_kind {
+	/** The call pushed the return address at [sp] (x86). */
+	CT_BAD_CALL_STACK,
+	/** The call put it in the link register (aarch64 x30, riscv ra, arm lr). */
+	CT_BAD_CALL_LINK_REGISTER,
+};
+
+struct ct_arch_info {
+	const char *name;
+	uint16_t e_machine;
+	/** ELFCLASS32 or ELFCLASS64 this table applies to. */
+	uint8_t elf_class;
+	unsigned pointer_size;
+	const struct ct_arch_reg *regs;
+	size_t num_regs;
+	/** DWARF numbers of pc (-1: pc is not a DWARF register, pass it separately), sp, fp, ra. */
+	int pc_dwarf, sp_dwarf, fp_dwarf, ra_dwarf;
+	/** Index in regs[] of pc (always present). */
+	int pc_index;
+	/** Number of DWARF registers handed to libdwfl (0..n-1 contiguous). */
+	int num_dwarf;
+	/** Offset of pr_reg in NT_PRSTATUS and its size. */
+	uint16_t prstatus_reg_offset, prstatus_reg_size;
+	enum ct_bad_call_kind bad_call;
+	/** Where the caller's frame pointer and return address sit relative to fp (fp chain). */
+	int fp_saved_fp_offset, fp_saved_ra_offset;
+	/** Capstone cs_arch and cs_mode, or -1 when capstone cannot decode it. */
+	int cs_arch, cs_mode;
+	/** Highest canonical user address + 1 (x86-64: 2^47); 0 = all addresses canonical. */
+	uint64_t user_address_limit;
+	/**
+	 * True when the bytes just before @p ret_addr (given as @p before, @p len bytes ending at
+	 * ret_addr) end with a call instruction. Used to validate stack-scan candidates.
+	 */
+	bool (*is_after_call)(const uint8_t *before, size_t len);
+};
+
+/** The table for @p e_machine / @p elf_class, or NULL when the architecture is not supported. */
+const struct ct_arch_info *ct_arch_find(uint16_t e_machine, uint8_t elf_class);
+/** Name for any e_machine (also unsupported ones), for messages: "s390x", "EM_123". */
+const char *ct_arch_machine_name(uint16_t e_machine, uint8_t elf_class);
+
+extern const struct ct_arch_info ct_arch_x86_64, ct_arch_i386, ct_arch_aarch64, ct_arch_riscv64;
+
+#endif

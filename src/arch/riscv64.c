@@ -1,0 +1,59 @@
+// riscv64: NT_PRSTATUS pr_reg is struct user_regs_struct {pc, ra, sp, gp, tp, t0..t6, s0..s11,
+// a0..a7} (arch/riscv/include/uapi/asm/ptrace.h), i.e. pc then x1..x31. DWARF x0-x31 = 0-31; pc
+// has no DWARF number. Capstone 4 has no RISC-V: no disassembly.
+#include <elf.h>
+
+#include "arch/arch.h"
+
+#define X(name, n) { name, n, (n) * 8, 8 }
+static const struct ct_arch_reg regs_riscv64[32] = {
+	{ "pc", -1, 0, 8 },
+	X("ra", 1), X("sp", 2), X("gp", 3), X("tp", 4), X("t0", 5), X("t1", 6),
+	X("t2", 7), X("s0", 8), X("s1", 9), X("a0", 10), X("a1", 11), X("a2", 12),
+	X("a3", 13), X("a4", 14), X("a5", 15), X("a6", 16), X("a7", 17), X("s2", 18),
+	X("s3", 19), X("s4", 20), X("s5", 21), X("s6", 22), X("s7", 23), X("s8", 24),
+	X("s9", 25), X("s10", 26), X("s11", 27), X("t3", 28), X("t4", 29), X("t5", 30),
+	X("t6", 31),
+};
+
+// jal/jalr with rd = ra: 4-byte forms; c.jalr (2 bytes) with rs1 != 0.
+static bool is_after_call_riscv64(const uint8_t *b, size_t len)
+{
+	if (len >= 4) {
+		const uint8_t *p = b + len - 4;
+		uint32_t insn = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+		uint32_t opcode = insn & 0x7f, rd = (insn >> 7) & 0x1f;
+		if ((opcode == 0x6f || opcode == 0x67) && rd == 1)
+			return true;
+	}
+	if (len >= 2) {
+		uint16_t c = b[len - 2] | b[len - 1] << 8;
+		if ((c & 0xf07f) == 0x9002 && ((c >> 7) & 0x1f) != 0)
+			return true;
+	}
+	return false;
+}
+
+const struct ct_arch_info ct_arch_riscv64 = {
+	.name = "riscv64",
+	.e_machine = EM_RISCV,
+	.elf_class = ELFCLASS64,
+	.pointer_size = 8,
+	.regs = regs_riscv64,
+	.num_regs = 32,
+	.pc_dwarf = -1,
+	.sp_dwarf = 2,
+	.fp_dwarf = 8,
+	.ra_dwarf = 1,
+	.pc_index = 0,
+	.num_dwarf = 32,
+	.prstatus_reg_offset = 112,
+	.prstatus_reg_size = 32 * 8,
+	.bad_call = CT_BAD_CALL_LINK_REGISTER,
+	.fp_saved_fp_offset = -16,
+	.fp_saved_ra_offset = -8,
+	.cs_arch = -1,
+	.cs_mode = -1,
+	.user_address_limit = 0,
+	.is_after_call = is_after_call_riscv64,
+};

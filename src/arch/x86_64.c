@@ -1,0 +1,74 @@
+// x86-64: NT_PRSTATUS layout (struct user_regs_struct, arch/x86/include/asm/user_64.h) and DWARF
+// numbers (System V AMD64 psABI, figure 3.36).
+#include <capstone/capstone.h>
+#include <elf.h>
+
+#include "arch/arch.h"
+
+#define R(name, dwarf, index) { name, dwarf, (index) * 8, 8 }
+
+static const struct ct_arch_reg regs_x86_64[] = {
+	R("rax", 0, 10), R("rbx", 3, 5),  R("rcx", 2, 11), R("rdx", 1, 12), R("rsi", 4, 13),
+	R("rdi", 5, 14), R("rbp", 6, 4),  R("rsp", 7, 19), R("r8", 8, 9),   R("r9", 9, 8),
+	R("r10", 10, 7), R("r11", 11, 6), R("r12", 12, 3), R("r13", 13, 2), R("r14", 14, 1),
+	R("r15", 15, 0), R("rip", 16, 16), R("eflags", 49, 18), R("cs", 51, 17), R("ss", 52, 20),
+	R("fs_base", 58, 21), R("gs_base", 59, 22), R("orig_rax", -1, 15),
+};
+
+// Call encodings that can end right before a return address: e8 rel32 (5 bytes), ff /2 with
+// modrm forms of 2, 3, 6 and 7 bytes (register, [reg], [reg+disp8], [reg+disp32], rip-relative).
+static bool is_after_call_x86_64(const uint8_t *b, size_t len)
+{
+	if (len >= 5 && b[len - 5] == 0xe8)
+		return true;
+	for (size_t n = 2; n <= 7 && n <= len; n++) {
+		const uint8_t *p = b + len - n;
+		if (p[0] != 0xff)
+			continue;
+		uint8_t modrm = p[1], reg = (modrm >> 3) & 7, mod = modrm >> 6, rm = modrm & 7;
+		if (reg != 2)
+			continue;
+		size_t want = 2;
+		if (mod == 0 && rm == 5)
+			want = 6;
+		else if (mod == 1)
+			want = 3;
+		else if (mod == 2)
+			want = 6;
+		if (mod != 3 && rm == 4)
+			want++; // SIB byte
+		if (mod == 0 && rm == 4 && n >= 3 && (p[2] & 7) == 5)
+			want += 4; // SIB with no base: disp32
+		if (want == n)
+			return true;
+	}
+	// REX-prefixed indirect call (41 ff d0: call r8).
+	if (len >= 3 && (b[len - 3] & 0xf0) == 0x40 && b[len - 2] == 0xff && ((b[len - 1] >> 3) & 7) == 2 &&
+	    (b[len - 1] >> 6) == 3)
+		return true;
+	return false;
+}
+
+const struct ct_arch_info ct_arch_x86_64 = {
+	.name = "x86_64",
+	.e_machine = EM_X86_64,
+	.elf_class = ELFCLASS64,
+	.pointer_size = 8,
+	.regs = regs_x86_64,
+	.num_regs = sizeof(regs_x86_64) / sizeof(regs_x86_64[0]),
+	.pc_dwarf = 16,
+	.sp_dwarf = 7,
+	.fp_dwarf = 6,
+	.ra_dwarf = 16,
+	.pc_index = 16,
+	.num_dwarf = 17,
+	.prstatus_reg_offset = 112,
+	.prstatus_reg_size = 27 * 8,
+	.bad_call = CT_BAD_CALL_STACK,
+	.fp_saved_fp_offset = 0,
+	.fp_saved_ra_offset = 8,
+	.cs_arch = CS_ARCH_X86,
+	.cs_mode = CS_MODE_64,
+	.user_address_limit = 1ULL << 47,
+	.is_after_call = is_after_call_x86_64,
+};

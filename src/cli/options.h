@@ -1,0 +1,48 @@
+/**
+ * @file options.h
+ * Command line → options. The help text here is the source of truth; man/coretriage.1 matches it
+ * (a test checks that every option in --help is in the man page).
+ */
+#ifndef CT_CLI_OPTIONS_H
+#define CT_CLI_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "coretriage/coretriage.h"
+
+/** Exit statuses (documented in --help, man page and docs/exit-codes.md). */
+enum {
+	CT_EXIT_OK = 0, /**< complete report */
+	CT_EXIT_PARTIAL = 1, /**< report written, but something was lost (warnings) */
+	CT_EXIT_FATAL = 2, /**< no report: the input could not be analyzed */
+	CT_EXIT_USAGE = 64, /**< bad command line (EX_USAGE) */
+};
+
+enum ct_output_format {
+	CT_OUTPUT_TEXT,
+	CT_OUTPUT_JSON,
+	CT_OUTPUT_NDJSON,
+	CT_OUTPUT_NUM_
+};
+
+enum ct_color_mode { CT_COLOR_AUTO, CT_COLOR_ALWAYS, CT_COLOR_NEVER };
+
+struct ct_cli {
+	struct ct_options opts;
+	enum ct_output_format format;
+	enum ct_color_mode color;
+	const char *output; /**< -o FILE, NULL for stdout */
+	const char *debug_dirs[64];
+	bool verbose, full_log;
+	unsigned timeout; /**< seconds, 0 = none */
+	unsigned long max_memory_mib; /**< 0 = none */
+	const char *positional[2];
+	size_t num_positional;
+	bool swapped; /**< the core and executable were given in the wrong order and swapped */
+};
+
+/** Parses argv; on a usage error prints it to stderr and returns CT_EXIT_USAGE; -1 to continue; 0 after --help/--version. */
+int ct_cli_parse(int argc, char **argv, struct ct_cli *cli);
+
+#endif

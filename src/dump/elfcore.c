@@ -1,0 +1,367 @@
+// ELF core: header, program headers, the segment table and bounded reads of the dumped memory.
+#include <elf.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump/elfcore.h"
+#include "dump/mapped_file.h"
+#include "util/bytes.h"
+
+void ct_core_problem(struct ct_core *core, const char *code, const char *fmt, ...)
+{
+	if (core->num_problems >= CT_MAX_PROBLEMS) {
+		core->num_problems_dropped++;
+		return;
+	}
+	char *msg = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	if (!msg) {
+		core->num_problems_dropped++;
+		return;
+	}
+	core->problems[core->num_problems].code = code;
+	core->problems[core->num_problems].message = msg;
+	core->num_problems++;
+}
+
+static const char *elf_type_name(uint16_t type)
+{
+	switch (type) {
+	case ET_REL: return "a relocatable object (.o)";
+	case ET_EXEC: return "an executable";
+	case ET_DYN: return "a shared object or PIE executable";
+	default: return "an ELF file of unknown type";
+	}
+}
+
+static int compare_segments(const void *a, const void *b)
+{
+	const struct ct_segment *x = a, *y = b;
+	if (x->vaddr != y->vaddr)
+		return x->vaddr < y->vaddr ? -1 : 1;
+	// Larger first, so a lookup in aliased tables finds the covering one.
+	return x->memsz > y->memsz ? -1 : x->memsz < y->memsz;
+}
+
+// Reads the fields of one program header (class and byte order from the core).
+struct phdr_fields {
+	uint32_t type, flags;
+	uint64_t offset, vaddr, filesz, memsz;
+};
+
+static void read_phdr(const struct ct_core *core, const uint8_t *p, struct phdr_fields *ph)
+{
+	bool be = core->big_endian;
+	if (core->elf_class == ELFCLASS64) {
+		ph->type = ct_load32(p, be);
+		ph->flags = ct_load32(p + 4, be);
+		ph->offset = ct_load64(p + 8, be);
+		ph->vaddr = ct_load64(p + 16, be);
+		ph->filesz = ct_load64(p + 32, be);
+		ph->memsz = ct_load64(p + 40, be);
+	} else {
+		ph->type = ct_load32(p, be);
+		ph->offset = ct_load32(p + 4, be);
+		ph->vaddr = ct_load32(p + 8, be);
+		ph->filesz = ct_load32(p + 16, be);
+		ph->memsz = ct_load32(p + 20, be);
+		ph->flags = ct_load32(p + 24, be);
+	}
+}
+
+static struct ct_error *parse_header(struct ct_core *core, size_t max_threads)
+{
+	const uint8_t *d = core->map;
+	size_t size = core->size;
+	if (size < EI_NIDENT || memcmp(d, ELFMAG, SELFMAG) != 0)
+		return ct_error_create(CT_ERROR_CORRUPT, "not an ELF file");
+	core->elf_class = d[EI_CLASS];
+	if (core->elf_class != ELFCLASS32 && core->elf_class != ELFCLASS64)
+		return ct_error_create(CT_ERROR_CORRUPT, "bad ELF class %u", d[EI_CLASS]);
+	if (d[EI_DATA] != ELFDATA2LSB && d[EI_DATA] != ELFDATA2MSB)
+		return ct_error_create(CT_ERROR_CORRUPT, "bad ELF byte order %u", d[EI_DATA]);
+	core->big_endian = d[EI_DATA] == ELFDATA2MSB;
+	bool is64 = core->elf_class == ELFCLASS64;
+	size_t ehsize = is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+	if (size < ehsize)
+		return ct_error_create(CT_ERROR_CORRUPT, "ELF header truncated (%zu of %zu bytes)", size, ehsize);
+	struct ct_bytes b = { d, size, core->big_endian };
+	uint16_t e_type = ct_bytes_uint_or0(&b, 16, 2);
+	core->e_machine = ct_bytes_uint_or0(&b, 18, 2);
+	core->arch_name = ct_arch_machine_name(core->e_machine, core->elf_class);
+	if (e_type != ET_CORE)
+		return ct_error_create(CT_ERROR_INVALID_ARGUMENT, "is %s, not a core file", elf_type_name(e_type));
+	core->arch = ct_arch_find(core->e_machine, core->elf_class);
+
+	uint64_t phoff = is64 ? ct_bytes_uint_or0(&b, 32, 8) : ct_bytes_uint_or0(&b, 28, 4);
+	uint64_t shoff = is64 ? ct_bytes_uint_or0(&b, 40, 8) : ct_bytes_uint_or0(&b, 32, 4);
+	unsigned phentsize = ct_bytes_uint_or0(&b, is64 ? 54 : 42, 2);
+	uint64_t phnum = ct_bytes_uint_or0(&b, is64 ? 56 : 44, 2);
+	unsigned shentsize = ct_bytes_uint_or0(&b, is64 ? 58 : 46, 2);
+	size_t want_phent = is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+	if (phnum == PN_XNUM) {
+		// The real count is in section header 0's sh_info (ELF gABI, "Extended numbering").
+		uint64_t info_off = shoff + (is64 ? 44 : 28);
+		uint64_t v;
+		if (shoff == 0 || shentsize < (is64 ? 64 : 40) || !ct_bytes_uint(&b, info_off, 4, &v))
+			return ct_error_create(CT_ERROR_CORRUPT,
+					       "e_phnum is PN_XNUM but section header 0 is missing or out of the file");
+		phnum = v;
+	}
+	if (phnum == 0)
+		return ct_error_create(CT_ERROR_CORRUPT, "core has no program headers");
+	if (phentsize != want_phent)
+		return ct_error_create(CT_ERROR_CORRUPT, "e_phentsize is %u, expected %zu", phentsize, want_phent);
+	if (phnum > CT_MAX_PHDRS)
+		return ct_error_create(CT_ERROR_LIMIT, "%" PRIu64 " program headers exceed the cap of %u", phnum,
+				       CT_MAX_PHDRS);
+	uint64_t ph_bytes = phnum * want_phent;
+	if (!ct_in_bounds(size, phoff, ph_bytes)) {
+		// A cut core may still hold some of its headers: keep the whole ones.
+		if (phoff >= size)
+			return ct_error_create(CT_ERROR_CORRUPT,
+					       "program headers at offset 0x%" PRIx64 " lie past the end of the file (%zu bytes)",
+					       phoff, size);
+		uint64_t have = (size - phoff) / want_phent;
+		ct_core_problem(core, "truncated-core", "only %" PRIu64 " of %" PRIu64 " program headers are in the file",
+				have, phnum);
+		core->truncated = true;
+		phnum = have;
+		if (phnum == 0)
+			return ct_error_create(CT_ERROR_CORRUPT, "program headers truncated");
+	}
+	const uint8_t *phdrs = d + phoff;
+
+	size_t nload = 0;
+	for (uint64_t i = 0; i < phnum; i++) {
+		struct phdr_fields ph;
+		read_phdr(core, phdrs + i * want_phent, &ph);
+		if (ph.type == PT_LOAD)
+			nload++;
+	}
+	core->segments = calloc(nload ? nload : 1, sizeof(*core->segments));
+	if (!core->segments)
+		return &ct_enomem;
+	uint64_t lost = 0;
+	for (uint64_t i = 0; i < phnum; i++) {
+		struct phdr_fields ph;
+		read_phdr(core, phdrs + i * want_phent, &ph);
+		if (ph.type != PT_LOAD || ph.memsz == 0)
+			continue;
+		uint64_t end;
+		if (ct_add_overflow(ph.vaddr, ph.memsz - 1, &end)) {
+			ct_core_problem(core, "corrupt-segment", "segment at 0x%" PRIx64 " wraps around the address space",
+					ph.vaddr);
+			continue;
+		}
+		struct ct_segment *s = &core->segments[core->num_segments];
+		s->vaddr = ph.vaddr;
+		s->memsz = ph.memsz;
+		s->offset = ph.offset;
+		s->filesz = ph.filesz < ph.memsz ? ph.filesz : ph.memsz;
+		s->flags = ph.flags;
+		if (s->filesz && !ct_in_bounds(size, s->offset, s->filesz)) {
+			uint64_t have = s->offset < size ? size - s->offset : 0;
+			lost += s->filesz - have;
+			s->filesz = have;
+			core->truncated = true;
+		}
+		core->num_segments++;
+	}
+	if (lost)
+		ct_core_problem(core, "truncated-core",
+				"the core file is truncated: %" PRIu64 " bytes of memory it should hold are missing", lost);
+	qsort(core->segments, core->num_segments, sizeof(*core->segments), compare_segments);
+	ct_core_parse_notes(core, phdrs, phnum, max_threads);
+	return NULL;
+}
+
+struct ct_error *ct_core_open_memory(const uint8_t *data, size_t size, size_t max_threads,
+				     struct ct_core **ret)
+{
+	struct ct_core *core = calloc(1, sizeof(*core));
+	if (!core)
+		return &ct_enomem;
+	core->fd = -1;
+	core->map = data;
+	core->size = size;
+	struct ct_error *err = parse_header(core, max_threads);
+	if (err) {
+		core->map = NULL;
+		ct_core_destroy(core);
+		return err;
+	}
+	*ret = core;
+	return NULL;
+}
+
+struct ct_error *ct_core_open(const char *path, size_t max_threads, struct ct_core **ret)
+{
+	struct ct_mapped_file mf;
+	struct ct_error *err = ct_mapped_file_open(path, &mf);
+	if (err)
+		return err;
+	struct ct_core *core;
+	err = ct_core_open_memory(mf.data, mf.size, max_threads, &core);
+	if (err) {
+		ct_mapped_file_close(&mf);
+		return ct_error_wrap(err, "%s", path);
+	}
+	core->fd = mf.fd;
+	*ret = core;
+	return NULL;
+}
+
+void ct_core_destroy(struct ct_core *core)
+{
+	if (!core)
+		return;
+	for (size_t i = 0; i < core->num_files; i++)
+		free(core->files[i].path);
+	free(core->files);
+	free(core->auxv);
+	free(core->threads);
+	free(core->segments);
+	for (size_t i = 0; i < core->num_problems; i++)
+		free(core->problems[i].message);
+	// The map belongs to the core only when the core opened the file (fd >= 0).
+	if (core->fd >= 0) {
+		struct ct_mapped_file mf = { core->fd, core->map, core->size };
+		ct_mapped_file_close(&mf);
+	}
+	free(core);
+}
+
+const struct ct_segment *ct_core_find_segment(const struct ct_core *core, uint64_t addr)
+{
+	size_t lo = 0, hi = core->num_segments;
+	// Last segment with vaddr <= addr.
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (core->segments[mid].vaddr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	// Walk back over overlapping (aliased) segments: a few at most in real cores.
+	for (size_t i = lo, n = 0; i > 0 && n < 8; i--, n++) {
+		const struct ct_segment *s = &core->segments[i - 1];
+		if (addr - s->vaddr < s->memsz)
+			return s;
+	}
+	return NULL;
+}
+
+// Copies what one segment holds of [addr, addr+len); returns bytes copied, or -1/-2 for fault/nodata.
+static long read_from_segment(const struct ct_core *core, uint64_t addr, uint8_t *buf, size_t len)
+{
+	const struct ct_segment *s = ct_core_find_segment(core, addr);
+	if (!s)
+		return -1;
+	uint64_t off = addr - s->vaddr;
+	if (off >= s->filesz)
+		return -2;
+	uint64_t n = s->filesz - off;
+	if (n > len)
+		n = len;
+	memcpy(buf, core->map + s->offset + off, n);
+	return (long)n;
+}
+
+bool ct_core_read_fast(const struct ct_core *core, uint64_t addr, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+	while (len) {
+		long n = read_from_segment(core, addr, p, len);
+		if (n <= 0)
+			return false;
+		p += n;
+		addr += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+struct ct_error *ct_core_read(const struct ct_core *core, uint64_t addr, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+	while (len) {
+		long n = read_from_segment(core, addr, p, len);
+		if (n == -1)
+			return ct_error_fault(addr, "address 0x%" PRIx64 " is not mapped in the core", addr);
+		if (n == -2) {
+			struct ct_error *err = ct_error_create(CT_ERROR_NODATA,
+							       "address 0x%" PRIx64 " is mapped but not saved in the core",
+							       addr);
+			if (err->needs_destroy)
+				err->address = addr;
+			return err;
+		}
+		p += n;
+		addr += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return NULL;
+}
+
+bool ct_core_read_word(const struct ct_core *core, uint64_t addr, uint64_t *ret)
+{
+	uint8_t b[8];
+	unsigned n = core->elf_class == ELFCLASS64 ? 8 : 4;
+	if (!ct_core_read_fast(core, addr, b, n))
+		return false;
+	*ret = n == 8 ? ct_load64(b, core->big_endian) : ct_load32(b, core->big_endian);
+	return true;
+}
+
+struct ct_error *ct_core_read_string(const struct ct_core *core, uint64_t addr, size_t max, char **ret)
+{
+	char *s = malloc(max + 1);
+	if (!s)
+		return &ct_enomem;
+	size_t i = 0;
+	// Byte-wise through segment lookups would be slow; read in chunks that stay inside a segment.
+	while (i < max) {
+		const struct ct_segment *seg = ct_core_find_segment(core, addr + i);
+		if (!seg || addr + i - seg->vaddr >= seg->filesz)
+			break;
+		uint64_t off = addr + i - seg->vaddr;
+		size_t n = seg->filesz - off < max - i ? (size_t)(seg->filesz - off) : max - i;
+		const uint8_t *src = core->map + seg->offset + off;
+		const uint8_t *nul = memchr(src, 0, n);
+		if (nul) {
+			memcpy(s + i, src, (size_t)(nul - src));
+			i += (size_t)(nul - src);
+			s[i] = '\0';
+			*ret = s;
+			return NULL;
+		}
+		memcpy(s + i, src, n);
+		i += n;
+	}
+	if (i == 0) {
+		free(s);
+		return ct_error_fault(addr, "cannot read string at 0x%" PRIx64, addr);
+	}
+	s[i] = '\0';
+	*ret = s;
+	return NULL;
+}
+
+bool ct_core_auxv(const struct ct_core *core, uint64_t type, uint64_t *ret)
+{
+	for (size_t i = 0; i < core->num_auxv; i++) {
+		if (core->auxv[2 * i] == type) {
+			*ret = core->auxv[2 * i + 1];
+			return true;
+		}
+	}
+	return false;
+}

@@ -1,0 +1,331 @@
+// Core notes: NT_PRSTATUS (threads), NT_PRPSINFO, NT_SIGINFO, NT_AUXV, NT_FILE.
+// Layouts: Linux include/uapi/linux/elfcore.h and fs/binfmt_elf.c (fill_note_info), v6.1.
+#include <elf.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump/elfcore.h"
+#include "util/bytes.h"
+
+#ifndef NT_SIGINFO
+#define NT_SIGINFO 0x53494749
+#endif
+#ifndef NT_FILE
+#define NT_FILE 0x46494c45
+#endif
+
+struct note_ctx {
+	struct ct_core *core;
+	size_t max_threads;
+	size_t threads_capacity;
+	size_t threads_seen;
+	size_t notes_seen;
+	bool saw_file, saw_siginfo, saw_prpsinfo;
+};
+
+static void parse_prstatus(struct note_ctx *ctx, const struct ct_bytes *desc)
+{
+	struct ct_core *core = ctx->core;
+	bool is64 = core->elf_class == ELFCLASS64;
+	ctx->threads_seen++;
+	if (core->num_threads >= ctx->max_threads) {
+		core->threads_capped = true;
+		return;
+	}
+	if (core->num_threads == ctx->threads_capacity) {
+		size_t n = ctx->threads_capacity ? ctx->threads_capacity * 2 : 4;
+		struct ct_core_thread *t = reallocarray(core->threads, n, sizeof(*t));
+		if (!t) {
+			ct_core_problem(core, "no-memory", "out of memory reading threads");
+			return;
+		}
+		core->threads = t;
+		ctx->threads_capacity = n;
+	}
+	struct ct_core_thread *t = &core->threads[core->num_threads];
+	memset(t, 0, sizeof(*t));
+	// struct elf_prstatus: pr_info (3 ints), pr_cursig (short) at 12, then sigpend/sighold (longs),
+	// then pr_pid, pr_ppid.
+	unsigned pid_off = is64 ? 32 : 24;
+	if (desc->size < pid_off + 8) {
+		ct_core_problem(core, "corrupt-note", "NT_PRSTATUS of %zu bytes is too small", desc->size);
+		return;
+	}
+	t->cursig = (int)ct_bytes_uint_or0(desc, 12, 2);
+	t->tid = (int)ct_bytes_uint_or0(desc, pid_off, 4);
+	t->ppid = (int)ct_bytes_uint_or0(desc, pid_off + 4, 4);
+	const struct ct_arch_info *arch = core->arch;
+	if (arch) {
+		struct ct_bytes regs;
+		if (!ct_bytes_sub(desc, arch->prstatus_reg_offset, arch->prstatus_reg_size, &regs)) {
+			ct_core_problem(core, "corrupt-note",
+					"NT_PRSTATUS of thread %d has no room for %s registers (%zu bytes)", t->tid,
+					arch->name, desc->size);
+		} else {
+			for (size_t i = 0; i < arch->num_regs && i < sizeof(t->values) / sizeof(t->values[0]); i++) {
+				const struct ct_arch_reg *r = &arch->regs[i];
+				uint64_t v = ct_bytes_uint_or0(&regs, r->offset, r->size);
+				t->values[i] = v;
+				if (r->dwarf >= 0 && r->dwarf < CT_MAX_DWARF_REGS) {
+					t->dwarf[r->dwarf] = v;
+					t->valid[r->dwarf] = true;
+				}
+			}
+			t->num_values = arch->num_regs;
+			t->pc = t->values[arch->pc_index];
+			t->sp = t->dwarf[arch->sp_dwarf];
+			t->has_regs = true;
+		}
+	}
+	core->num_threads++;
+}
+
+static void copy_cstr(char *dst, size_t dstsize, const struct ct_bytes *b, size_t off, size_t max)
+{
+	size_t n = 0;
+	if (off < b->size) {
+		size_t avail = b->size - off < max ? b->size - off : max;
+		const uint8_t *p = b->data + off;
+		while (n < avail && n + 1 < dstsize && p[n])
+			n++;
+		memcpy(dst, p, n);
+	}
+	dst[n] = '\0';
+}
+
+static void parse_prpsinfo(struct note_ctx *ctx, const struct ct_bytes *desc)
+{
+	struct ct_core *core = ctx->core;
+	if (ctx->saw_prpsinfo)
+		return;
+	ctx->saw_prpsinfo = true;
+	// struct elf_prpsinfo: 4 chars, pr_flag (long), uid/gid (__kernel_uid_t: 16-bit on i386 and
+	// arm, 32-bit elsewhere), pid, ppid, pgrp, sid, fname[16], psargs[80].
+	size_t uid_off, uid_size, pid_off, fname_off;
+	if (core->elf_class == ELFCLASS64) {
+		uid_off = 16, uid_size = 4, pid_off = 24, fname_off = 40;
+	} else if (desc->size == 124) {
+		uid_off = 8, uid_size = 2, pid_off = 12, fname_off = 28;
+	} else {
+		uid_off = 8, uid_size = 4, pid_off = 16, fname_off = 32;
+	}
+	if (desc->size < fname_off + 16) {
+		ct_core_problem(core, "corrupt-note", "NT_PRPSINFO of %zu bytes is too small", desc->size);
+		return;
+	}
+	core->has_prpsinfo = true;
+	core->uid = (unsigned)ct_bytes_uint_or0(desc, uid_off, uid_size);
+	core->gid = (unsigned)ct_bytes_uint_or0(desc, uid_off + uid_size, uid_size);
+	core->pid = (int)ct_bytes_uint_or0(desc, pid_off, 4);
+	core->ppid = (int)ct_bytes_uint_or0(desc, pid_off + 4, 4);
+	copy_cstr(core->fname, sizeof(core->fname), desc, fname_off, 16);
+	copy_cstr(core->psargs, sizeof(core->psargs), desc, fname_off + 16, 80);
+}
+
+static bool signal_has_address(int signo)
+{
+	// SIGILL, SIGTRAP, SIGBUS, SIGFPE, SIGSEGV carry si_addr (asm-generic numbering).
+	return signo == 4 || signo == 5 || signo == 7 || signo == 8 || signo == 11;
+}
+
+static void parse_siginfo(struct note_ctx *ctx, const struct ct_bytes *desc)
+{
+	struct ct_core *core = ctx->core;
+	if (ctx->saw_siginfo)
+		return;
+	ctx->saw_siginfo = true;
+	bool is64 = core->elf_class == ELFCLASS64;
+	size_t union_off = is64 ? 16 : 12;
+	if (desc->size < union_off + 8) {
+		ct_core_problem(core, "corrupt-note", "NT_SIGINFO of %zu bytes is too small", desc->size);
+		return;
+	}
+	core->has_siginfo = true;
+	core->si_signo = (int)ct_bytes_uint_or0(desc, 0, 4);
+	core->si_errno = (int)ct_bytes_uint_or0(desc, 4, 4);
+	core->si_code = (int)ct_bytes_uint_or0(desc, 8, 4);
+	if (core->si_code <= 0) {
+		// SI_USER, SI_QUEUE, SI_TKILL, …: the sender is in _kill/_rt.
+		core->si_has_sender = true;
+		core->si_pid = (int)ct_bytes_uint_or0(desc, union_off, 4);
+		core->si_uid = (int)ct_bytes_uint_or0(desc, union_off + 4, 4);
+	} else if (signal_has_address(core->si_signo)) {
+		core->si_has_addr = true;
+		core->si_addr = ct_bytes_uint_or0(desc, union_off, is64 ? 8 : 4);
+	}
+}
+
+static void parse_auxv(struct note_ctx *ctx, const struct ct_bytes *desc)
+{
+	struct ct_core *core = ctx->core;
+	if (core->auxv)
+		return;
+	unsigned w = core->elf_class == ELFCLASS64 ? 8 : 4;
+	// The kernel saves at most AT_VECTOR_SIZE (~50) pairs; 4096 is generous and bounded.
+	size_t n = desc->size / (2 * w);
+	if (n > 4096)
+		n = 4096;
+	core->auxv = calloc(n ? n * 2 : 2, sizeof(uint64_t));
+	if (!core->auxv)
+		return;
+	size_t i;
+	for (i = 0; i < n; i++) {
+		uint64_t type = ct_bytes_uint_or0(desc, 2 * w * i, w);
+		uint64_t val = ct_bytes_uint_or0(desc, 2 * w * i + w, w);
+		if (type == AT_NULL)
+			break;
+		core->auxv[2 * i] = type;
+		core->auxv[2 * i + 1] = val;
+	}
+	core->num_auxv = i;
+}
+
+static void parse_file(struct note_ctx *ctx, const struct ct_bytes *desc)
+{
+	struct ct_core *core = ctx->core;
+	if (ctx->saw_file)
+		return;
+	ctx->saw_file = true;
+	unsigned w = core->elf_class == ELFCLASS64 ? 8 : 4;
+	uint64_t count, page_size;
+	if (!ct_bytes_uint(desc, 0, w, &count) || !ct_bytes_uint(desc, w, w, &page_size)) {
+		ct_core_problem(core, "corrupt-note", "NT_FILE note too small");
+		return;
+	}
+	uint64_t table;
+	if (count > CT_MAX_FILE_ENTRIES || ct_mul_overflow(count, 3 * w, &table) ||
+	    !ct_in_bounds(desc->size, 2 * w, table)) {
+		ct_core_problem(core, "corrupt-note",
+				"NT_FILE claims %" PRIu64 " entries, more than its %zu bytes can hold (cap %u)", count,
+				desc->size, CT_MAX_FILE_ENTRIES);
+		return;
+	}
+	if (page_size == 0 || page_size > (1u << 30) || (page_size & (page_size - 1))) {
+		ct_core_problem(core, "corrupt-note", "NT_FILE page size %" PRIu64 " is not a power of two", page_size);
+		page_size = 4096;
+	}
+	core->file_page_size = page_size;
+	core->files = calloc(count ? count : 1, sizeof(*core->files));
+	if (!core->files)
+		return;
+	size_t str_off = 2 * w + table;
+	size_t kept = 0;
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t start = ct_bytes_uint_or0(desc, 2 * w + i * 3 * w, w);
+		uint64_t end = ct_bytes_uint_or0(desc, 2 * w + i * 3 * w + w, w);
+		uint64_t pgoff = ct_bytes_uint_or0(desc, 2 * w + i * 3 * w + 2 * w, w);
+		if (str_off >= desc->size) {
+			ct_core_problem(core, "corrupt-note", "NT_FILE names end after %zu of %" PRIu64 " entries",
+					kept, count);
+			break;
+		}
+		const char *name = (const char *)desc->data + str_off;
+		size_t len = strnlen(name, desc->size - str_off);
+		str_off += len + 1;
+		uint64_t file_offset;
+		if (end <= start || ct_mul_overflow(pgoff, page_size, &file_offset))
+			continue;
+		char *path = strndup(name, len);
+		if (!path)
+			break;
+		core->files[kept].start = start;
+		core->files[kept].end = end;
+		core->files[kept].file_offset = file_offset;
+		core->files[kept].path = path;
+		kept++;
+	}
+	core->num_files = kept;
+}
+
+static void parse_note(struct note_ctx *ctx, const char *name, size_t namesz, uint32_t type,
+		       const struct ct_bytes *desc)
+{
+	bool is_core = namesz == 5 && memcmp(name, "CORE", 5) == 0;
+	bool is_linux = namesz == 6 && memcmp(name, "LINUX", 6) == 0;
+	if (namesz == 11 && memcmp(name, "VMCOREINFO", 11) == 0)
+		ctx->core->has_vmcoreinfo = true;
+	if (!is_core && !is_linux)
+		return;
+	if (is_core) {
+		switch (type) {
+		case NT_PRSTATUS: parse_prstatus(ctx, desc); break;
+		case NT_PRPSINFO: parse_prpsinfo(ctx, desc); break;
+		case NT_SIGINFO: parse_siginfo(ctx, desc); break;
+		case NT_AUXV: parse_auxv(ctx, desc); break;
+		case NT_FILE: parse_file(ctx, desc); break;
+		default: break;
+		}
+	}
+}
+
+// Walks the notes of one PT_NOTE segment; stops with a problem at the first malformed one.
+static void parse_note_segment(struct note_ctx *ctx, const struct ct_bytes *seg)
+{
+	struct ct_core *core = ctx->core;
+	uint64_t off = 0;
+	while (off + 12 <= seg->size) {
+		if (++ctx->notes_seen > CT_MAX_NOTES) {
+			ct_core_problem(core, "limit", "more than %u notes; the rest are ignored", CT_MAX_NOTES);
+			return;
+		}
+		uint64_t namesz = ct_bytes_uint_or0(seg, off, 4);
+		uint64_t descsz = ct_bytes_uint_or0(seg, off + 4, 4);
+		uint32_t type = (uint32_t)ct_bytes_uint_or0(seg, off + 8, 4);
+		uint64_t name_off = off + 12, desc_off, next;
+		// Core notes are 4-byte aligned (gABI; Linux writes them so for both classes).
+		if (!ct_align_up(name_off + namesz, 4, &desc_off) || !ct_align_up(desc_off + descsz, 4, &next) ||
+		    !ct_in_bounds(seg->size, name_off, namesz) || !ct_in_bounds(seg->size, desc_off, descsz)) {
+			ct_core_problem(core, "corrupt-note",
+					"note at offset %" PRIu64 " (namesz %" PRIu64 ", descsz %" PRIu64
+					") runs past its segment; later notes are lost",
+					off, namesz, descsz);
+			return;
+		}
+		const char *name = (const char *)seg->data + name_off;
+		struct ct_bytes desc = { seg->data + desc_off, descsz, seg->big_endian };
+		parse_note(ctx, name, namesz, type, &desc);
+		off = next;
+	}
+}
+
+void ct_core_parse_notes(struct ct_core *core, const uint8_t *phdrs, size_t phnum, size_t max_threads)
+{
+	struct note_ctx ctx = { .core = core, .max_threads = max_threads };
+	if (ctx.max_threads > CT_MAX_CORE_THREADS)
+		ctx.max_threads = CT_MAX_CORE_THREADS;
+	bool is64 = core->elf_class == ELFCLASS64;
+	size_t phent = is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+	bool any = false;
+	for (size_t i = 0; i < phnum; i++) {
+		const uint8_t *p = phdrs + i * phent;
+		uint32_t type = ct_load32(p, core->big_endian);
+		if (type != PT_NOTE)
+			continue;
+		any = true;
+		uint64_t off = is64 ? ct_load64(p + 8, core->big_endian) : ct_load32(p + 4, core->big_endian);
+		uint64_t filesz = is64 ? ct_load64(p + 32, core->big_endian) : ct_load32(p + 16, core->big_endian);
+		struct ct_bytes seg;
+		struct ct_bytes whole = { core->map, core->size, core->big_endian };
+		if (!ct_bytes_sub(&whole, off, filesz, &seg)) {
+			// Keep what is there of a cut note segment.
+			if (off >= core->size) {
+				ct_core_problem(core, "truncated-core", "the notes segment lies past the end of the file");
+				core->truncated = true;
+				continue;
+			}
+			seg.data = core->map + off;
+			seg.size = core->size - off;
+			seg.big_endian = core->big_endian;
+			ct_core_problem(core, "truncated-core", "the notes segment is cut short (%zu of %" PRIu64 " bytes)",
+					seg.size, filesz);
+			core->truncated = true;
+		}
+		parse_note_segment(&ctx, &seg);
+	}
+	if (!any)
+		ct_core_problem(core, "no-notes", "the core has no notes: no threads, registers or file list");
+	if (core->threads_capped)
+		ct_core_problem(core, "limit", "%zu threads in the core; only the first %zu are analyzed (thread cap)",
+				ctx.threads_seen, ctx.max_threads);
+}

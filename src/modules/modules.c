@@ -1,0 +1,566 @@
+// Module discovery: NT_FILE mappings + ELF headers in the dump's memory → build-ids → matching
+// files on disk → libdwfl modules.
+#include <elf.h>
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "modules/modules.h"
+#include "modules/symbolize.h"
+#include "util/bytes.h"
+
+void ct_build_id_hex(const uint8_t *id, size_t len, char *buf)
+{
+	static const char hex[] = "0123456789abcdef";
+	for (size_t i = 0; i < len; i++) {
+		buf[2 * i] = hex[id[i] >> 4];
+		buf[2 * i + 1] = hex[id[i] & 15];
+	}
+	buf[2 * len] = '\0';
+}
+
+// Finds NT_GNU_BUILD_ID in a note area; returns its length (0 if none) and copies it to @p id.
+static size_t find_build_id_note(const struct ct_bytes *notes, uint8_t *id)
+{
+	uint64_t off = 0;
+	for (int n = 0; n < 64 && off + 12 <= notes->size; n++) {
+		uint64_t namesz = ct_bytes_uint_or0(notes, off, 4), descsz = ct_bytes_uint_or0(notes, off + 4, 4);
+		uint64_t type = ct_bytes_uint_or0(notes, off + 8, 4), desc_off, next;
+		if (!ct_align_up(off + 12 + namesz, 4, &desc_off) || !ct_align_up(desc_off + descsz, 4, &next) ||
+		    !ct_in_bounds(notes->size, desc_off, descsz))
+			return 0;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(notes->data + off + 12, "GNU", 4) == 0 &&
+		    descsz > 0 && descsz <= CT_MAX_BUILD_ID) {
+			memcpy(id, notes->data + desc_off, descsz);
+			return descsz;
+		}
+		off = next;
+	}
+	return 0;
+}
+
+/*
+ * Reads the ELF header and program headers of a module from the dump's memory at @p start (the
+ * kernel dumps the first page of every ELF mapping: coredump_filter bit 4, on by default), computes
+ * the load bias and reads the build-id note. Returns false when there is no ELF image there.
+ */
+static bool read_memory_image(struct ct_session *s, uint64_t start, struct ct_module_state *m)
+{
+	struct ct_core *core = s->core;
+	uint8_t ehdr[64];
+	if (!ct_core_read_fast(core, start, ehdr, 52) || memcmp(ehdr, ELFMAG, SELFMAG) != 0)
+		return false;
+	bool is64 = ehdr[EI_CLASS] == ELFCLASS64, be = ehdr[EI_DATA] == ELFDATA2MSB;
+	if (is64 && !ct_core_read_fast(core, start, ehdr, 64))
+		return false;
+	struct ct_bytes eb = { ehdr, is64 ? 64 : 52, be };
+	uint64_t phoff = ct_bytes_uint_or0(&eb, is64 ? 32 : 28, is64 ? 8 : 4);
+	unsigned phentsize = ct_bytes_uint_or0(&eb, is64 ? 54 : 42, 2);
+	unsigned phnum = ct_bytes_uint_or0(&eb, is64 ? 56 : 44, 2);
+	if (phentsize != (is64 ? 56 : 32) || phnum == 0 || phnum > 256 || phoff > 65536)
+		return true; // An ELF image we cannot read further: a module without build-id.
+	uint8_t ph[256 * 56];
+	if (!ct_core_read_fast(core, start + phoff, ph, (size_t)phnum * phentsize))
+		return true;
+	struct ct_bytes pb = { ph, (size_t)phnum * phentsize, be };
+	bool have_first = false;
+	uint64_t first_vaddr = 0;
+	for (unsigned i = 0; i < phnum; i++) {
+		uint64_t o = (uint64_t)i * phentsize;
+		uint32_t type = ct_bytes_uint_or0(&pb, o, 4);
+		uint64_t off = ct_bytes_uint_or0(&pb, o + (is64 ? 8 : 4), is64 ? 8 : 4);
+		uint64_t vaddr = ct_bytes_uint_or0(&pb, o + (is64 ? 16 : 8), is64 ? 8 : 4);
+		uint64_t align = ct_bytes_uint_or0(&pb, o + (is64 ? 48 : 28), is64 ? 8 : 4);
+		if (type == PT_LOAD && !have_first) {
+			// The mapping at file offset 0 holds the first PT_LOAD (which covers offset 0).
+			uint64_t a = align > 1 && !(align & (align - 1)) ? align : 4096;
+			if (a > core->file_page_size && core->file_page_size)
+				a = core->file_page_size;
+			first_vaddr = vaddr & ~(a - 1);
+			(void)off;
+			have_first = true;
+		}
+	}
+	m->bias = start - first_vaddr;
+	for (unsigned i = 0; i < phnum; i++) {
+		uint64_t o = (uint64_t)i * phentsize;
+		if (ct_bytes_uint_or0(&pb, o, 4) != PT_NOTE)
+			continue;
+		uint64_t vaddr = ct_bytes_uint_or0(&pb, o + (is64 ? 16 : 8), is64 ? 8 : 4);
+		uint64_t filesz = ct_bytes_uint_or0(&pb, o + (is64 ? 32 : 16), is64 ? 8 : 4);
+		if (filesz == 0 || filesz > 65536)
+			continue;
+		uint8_t notes[65536];
+		if (!ct_core_read_fast(core, m->bias + vaddr, notes, filesz))
+			continue;
+		struct ct_bytes nb = { notes, filesz, be };
+		m->build_id_len = find_build_id_note(&nb, m->build_id);
+		if (m->build_id_len)
+			break;
+	}
+	return true;
+}
+
+static char *basename_dup(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return strdup(slash ? slash + 1 : path);
+}
+
+// Opens @p path and reads its build-id. Returns the fd (>= 0) or -1.
+static int open_with_build_id(const char *path, uint8_t *id, size_t *id_len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		close(fd);
+		return -1;
+	}
+	const void *bid = NULL;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, &bid);
+	*id_len = 0;
+	if (n > 0 && n <= CT_MAX_BUILD_ID) {
+		memcpy(id, bid, (size_t)n);
+		*id_len = (size_t)n;
+	}
+	elf_end(elf);
+	return fd;
+}
+
+static char *join_sysroot(const char *sysroot, const char *path)
+{
+	char *out = NULL;
+	if (!sysroot || !*sysroot)
+		return strdup(path);
+	if (asprintf(&out, "%s%s%s", sysroot, path[0] == '/' ? "" : "/", path) < 0)
+		return NULL;
+	return out;
+}
+
+// Looks for DIR/.build-id/xx/rest[.debug|""] in the debug directories; returns a malloc'd path.
+static char *find_by_build_id(const struct ct_session *s, const uint8_t *id, size_t len, const char *suffix)
+{
+	if (len < 2)
+		return NULL;
+	char hex[2 * CT_MAX_BUILD_ID + 1];
+	ct_build_id_hex(id, len, hex);
+	size_t n = s->opts->num_debug_dirs;
+	for (size_t i = 0; i <= n; i++) {
+		const char *dir = i < n ? s->opts->debug_dirs[i] : "/usr/lib/debug";
+		char *p = NULL;
+		if (asprintf(&p, "%s/.build-id/%.2s/%s%s", dir, hex, hex + 2, suffix) < 0)
+			return NULL;
+		if (access(p, R_OK) == 0)
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+static void describe_mismatch(struct ct_session *s, struct ct_module_state *m, const char *file)
+{
+	char a[2 * CT_MAX_BUILD_ID + 1], b[2 * CT_MAX_BUILD_ID + 1];
+	ct_build_id_hex(m->build_id, m->build_id_len, a);
+	ct_build_id_hex(m->file_build_id, m->file_build_id_len, b);
+	ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "build-id-mismatch",
+		       "%s does not match the core: build-id %s in core, %s on disk; not used for symbols", file,
+		       a, m->file_build_id_len ? b : "(none)");
+}
+
+/*
+ * Chooses the file for module @p m: the executable named on the command line for the main
+ * program, else the path in the dump (under --sysroot; never with --safe), else a file found by
+ * build-id in the debug directories. Reports it to libdwfl.
+ */
+static void attach_file(struct ct_session *s, struct ct_module_state *m)
+{
+	const struct ct_options *o = s->opts;
+	char *candidates[3] = { NULL, NULL, NULL };
+	int nc = 0;
+	if (m->is_main && o->executable)
+		candidates[nc++] = strdup(o->executable);
+	if (m->path && !o->safe)
+		candidates[nc++] = join_sysroot(o->sysroot, m->path);
+	bool mismatch_seen = false;
+	for (int i = 0; i < nc && !m->file; i++) {
+		if (!candidates[i])
+			continue;
+		uint8_t id[CT_MAX_BUILD_ID];
+		size_t id_len = 0;
+		int fd = open_with_build_id(candidates[i], id, &id_len);
+		if (fd < 0)
+			continue;
+		bool same = m->build_id_len && id_len == m->build_id_len && memcmp(id, m->build_id, id_len) == 0;
+		memcpy(m->file_build_id, id, id_len);
+		m->file_build_id_len = id_len;
+		if (m->build_id_len && !same) {
+			describe_mismatch(s, m, candidates[i]);
+			mismatch_seen = true;
+			close(fd);
+			continue;
+		}
+		m->match = m->build_id_len ? 1 : -1;
+		m->file = candidates[i];
+		candidates[i] = NULL;
+		m->dwfl_module = dwfl_report_elf(s->dwfl, m->name, m->file, fd, m->bias, false);
+		if (!m->dwfl_module) {
+			ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "module-unusable", "%s: %s", m->file,
+				       dwfl_errmsg(-1));
+			close(fd);
+			free(m->file);
+			m->file = NULL;
+		}
+	}
+	for (int i = 0; i < nc; i++)
+		free(candidates[i]);
+	if (m->file)
+		return;
+	// No usable file at its path: a copy by build-id in the debug directories (an unstripped
+	// .debug file also carries the symbols and .debug_frame).
+	char *by_id = find_by_build_id(s, m->build_id, m->build_id_len, "");
+	if (!by_id)
+		by_id = find_by_build_id(s, m->build_id, m->build_id_len, ".debug");
+	if (by_id) {
+		int fd = open(by_id, O_RDONLY | O_CLOEXEC);
+		m->dwfl_module = fd >= 0 ? dwfl_report_elf(s->dwfl, m->name, by_id, fd, m->bias, false) : NULL;
+		if (m->dwfl_module) {
+			m->file = by_id;
+			m->match = 1;
+			memcpy(m->file_build_id, m->build_id, m->build_id_len);
+			m->file_build_id_len = m->build_id_len;
+			return;
+		}
+		if (fd >= 0)
+			close(fd);
+		free(by_id);
+	}
+	if (mismatch_seen)
+		m->match = 0;
+	// Without a file libdwfl still knows the range, so frames are attributed to the module.
+	m->dwfl_module = dwfl_report_module(s->dwfl, m->name, m->start, m->end);
+	if (!mismatch_seen && m->path && !m->is_vdso) {
+		ct_report_diag(s->report, CT_SEVERITY_INFO, 0, "module-file-missing",
+			       "%s: file not found%s; frames in it are not symbolized", m->path,
+			       o->safe ? " (--safe: files named in the dump are not opened)" : "");
+	}
+}
+
+// Modules without a usable file are reported with dwfl_report_module; libdwfl then asks here for
+// an ELF, and there is none to give: symbols and CFI are absent for them, on purpose.
+static int find_elf_cb(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		       char **file_name, Elf **elfp)
+{
+	*elfp = NULL;
+	return -1;
+}
+
+static int compare_modules(const void *a, const void *b)
+{
+	const struct ct_module_state *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+// The vdso: its image lives only in the dump; report it from a copy in memory.
+static void add_vdso(struct ct_session *s)
+{
+	uint64_t addr;
+	if (!ct_core_auxv(s->core, AT_SYSINFO_EHDR, &addr) || addr == 0)
+		return;
+	const struct ct_segment *seg = ct_core_find_segment(s->core, addr);
+	// The vdso is a few pages; 1 MiB bounds a hostile segment table.
+	if (!seg || addr - seg->vaddr >= seg->filesz || seg->filesz - (addr - seg->vaddr) > (1u << 20))
+		return;
+	size_t size = seg->filesz - (addr - seg->vaddr);
+	if (s->num_modules >= CT_MAX_MODULES)
+		return;
+	struct ct_module_state *m = &s->modules[s->num_modules];
+	memset(m, 0, sizeof(*m));
+	m->match = -1;
+	m->is_vdso = true;
+	m->name = strdup("[vdso]");
+	m->start = addr;
+	m->end = addr + size;
+	if (!m->name || !read_memory_image(s, addr, m))
+		goto fail;
+	m->image = malloc(size);
+	if (!m->image || !ct_core_read_fast(s->core, addr, m->image, size))
+		goto fail;
+	m->image_size = size;
+	// dwfl_report_elf wants a file descriptor: give it an anonymous memory file, so nothing is
+	// written to disk.
+	int fd = memfd_create("coretriage-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	if (write(fd, m->image, size) != (ssize_t)size) {
+		close(fd);
+		goto fail;
+	}
+	m->dwfl_module = dwfl_report_elf(s->dwfl, m->name, "[vdso]", fd, m->bias, false);
+	if (!m->dwfl_module) {
+		close(fd);
+		goto fail;
+	}
+	s->num_modules++;
+	return;
+fail:
+	free(m->name);
+	free(m->image);
+	memset(m, 0, sizeof(*m));
+}
+
+static char *debuginfo_path_for(const struct ct_options *o)
+{
+	// Standard libdwfl search path: the module's own dir, .debug beside it, /usr/lib/debug, then
+	// every --debug-dir (build-id layout).
+	size_t len = 64;
+	for (size_t i = 0; i < o->num_debug_dirs; i++)
+		len += strlen(o->debug_dirs[i]) + 1;
+	char *p = malloc(len);
+	if (!p)
+		return NULL;
+	strcpy(p, "-:.debug:/usr/lib/debug");
+	for (size_t i = 0; i < o->num_debug_dirs; i++) {
+		strcat(p, ":");
+		strcat(p, o->debug_dirs[i]);
+	}
+	return p;
+}
+
+struct ct_error *ct_modules_load(struct ct_session *s)
+{
+	struct ct_core *core = s->core;
+	s->debuginfo_path = debuginfo_path_for(s->opts);
+	if (!s->debuginfo_path)
+		return &ct_enomem;
+	s->callbacks.find_elf = find_elf_cb;
+	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->callbacks.debuginfo_path = &s->debuginfo_path;
+	s->dwfl = dwfl_begin(&s->callbacks);
+	if (!s->dwfl)
+		return ct_error_create(CT_ERROR_LIBRARY, "dwfl_begin: %s", dwfl_errmsg(-1));
+	dwfl_report_begin(s->dwfl);
+
+	size_t cap = core->num_files + 2;
+	if (cap > CT_MAX_MODULES + 1)
+		cap = CT_MAX_MODULES + 1;
+	s->modules = calloc(cap, sizeof(*s->modules));
+	if (!s->modules)
+		return &ct_enomem;
+
+	uint64_t entry = 0, phdr = 0;
+	bool have_entry = ct_core_auxv(core, AT_ENTRY, &entry);
+	bool have_phdr = ct_core_auxv(core, AT_PHDR, &phdr);
+	// One module per distinct path whose mapping at file offset 0 starts with an ELF header.
+	for (size_t i = 0; i < core->num_files && s->num_modules < CT_MAX_MODULES; i++) {
+		const struct ct_file_mapping *f = &core->files[i];
+		if (f->file_offset != 0)
+			continue;
+		bool seen = false;
+		for (size_t j = 0; j < s->num_modules; j++) {
+			if (s->modules[j].path && strcmp(s->modules[j].path, f->path) == 0 && f->start >= s->modules[j].start &&
+			    f->start < s->modules[j].end) {
+				seen = true;
+				break;
+			}
+		}
+		if (seen)
+			continue;
+		struct ct_module_state *m = &s->modules[s->num_modules];
+		memset(m, 0, sizeof(*m));
+		m->match = -1;
+		if (!read_memory_image(s, f->start, m))
+			continue;
+		m->path = strdup(f->path);
+		m->name = basename_dup(f->path);
+		if (!m->path || !m->name) {
+			free(m->path);
+			free(m->name);
+			return &ct_enomem;
+		}
+		m->start = f->start;
+		m->end = f->end;
+		// The module extends over the following mappings of the same file.
+		for (size_t j = i + 1; j < core->num_files; j++) {
+			const struct ct_file_mapping *g = &core->files[j];
+			if (strcmp(g->path, f->path) != 0 || g->start < m->end - 1)
+				break;
+			if (g->start - m->end > (64u << 20))
+				break;
+			m->end = g->end;
+		}
+		m->is_main = (have_entry && entry >= m->start && entry < m->end) ||
+			     (have_phdr && phdr >= m->start && phdr < m->end);
+		s->num_modules++;
+	}
+	if (s->num_modules >= CT_MAX_MODULES)
+		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "limit", "more than %u modules; the rest are ignored",
+			       CT_MAX_MODULES);
+	for (size_t i = 0; i < s->num_modules; i++)
+		attach_file(s, &s->modules[i]);
+	add_vdso(s);
+
+	if (core->num_files == 0 && !s->opts->executable) {
+		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "no-file-list",
+			       "the core has no NT_FILE note and no executable was given: modules cannot be identified");
+	}
+	if (core->num_files == 0 && s->opts->executable) {
+		// Old kernels and some tools write no NT_FILE: place the executable by AT_PHDR/AT_ENTRY.
+		struct ct_module_state *m = &s->modules[s->num_modules];
+		memset(m, 0, sizeof(*m));
+		m->match = -1;
+		m->is_main = true;
+		m->name = basename_dup(s->opts->executable);
+		m->file = strdup(s->opts->executable);
+		int fd = m->file ? open(m->file, O_RDONLY | O_CLOEXEC) : -1;
+		if (fd >= 0) {
+			// ET_EXEC ignores the base; a PIE is placed by libdwfl's core reporting below.
+			m->dwfl_module = dwfl_report_elf(s->dwfl, m->name, m->file, fd, 0, false);
+			if (m->dwfl_module) {
+				Dwarf_Addr lo, hi;
+				dwfl_module_info(m->dwfl_module, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
+				m->start = lo;
+				m->end = hi;
+				s->num_modules++;
+			} else {
+				close(fd);
+				free(m->name);
+				free(m->file);
+			}
+		} else {
+			free(m->name);
+			free(m->file);
+		}
+	}
+	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0)
+		return ct_error_create(CT_ERROR_LIBRARY, "dwfl_report_end: %s", dwfl_errmsg(-1));
+	qsort(s->modules, s->num_modules, sizeof(*s->modules), compare_modules);
+	// Find the separate debug files now, so the report can name them.
+	for (size_t i = 0; i < s->num_modules; i++) {
+		struct ct_module_state *m = &s->modules[i];
+		if (!m->dwfl_module || !m->file)
+			continue;
+		Dwarf_Addr bias;
+		if (!dwfl_module_getdwarf(m->dwfl_module, &bias))
+			continue;
+		const char *mainfile = NULL, *debugfile = NULL;
+		dwfl_module_info(m->dwfl_module, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
+		if (debugfile)
+			m->debug_file = strdup(debugfile);
+	}
+	return NULL;
+}
+
+void ct_modules_unload(struct ct_session *s)
+{
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	s->dwfl = NULL;
+	if (s->core_elf)
+		elf_end(s->core_elf);
+	s->core_elf = NULL;
+	for (size_t i = 0; i < s->num_modules; i++) {
+		struct ct_module_state *m = &s->modules[i];
+		free(m->name);
+		free(m->path);
+		free(m->file);
+		free(m->debug_file);
+		free(m->image);
+	}
+	free(s->modules);
+	s->modules = NULL;
+	s->num_modules = 0;
+	free(s->debuginfo_path);
+	s->debuginfo_path = NULL;
+}
+
+const struct ct_module_state *ct_modules_find(const struct ct_session *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->num_modules;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->modules[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	const struct ct_module_state *m = &s->modules[lo - 1];
+	return addr < m->end ? m : NULL;
+}
+
+bool ct_modules_is_code(const struct ct_session *s, uint64_t addr)
+{
+	const struct ct_segment *seg = ct_core_find_segment(s->core, addr);
+	if (seg)
+		return (seg->flags & PF_X) != 0;
+	return false;
+}
+
+void ct_modules_to_report(struct ct_session *s)
+{
+	struct ct_report *r = s->report;
+	for (size_t i = 0; i < s->num_modules; i++) {
+		const struct ct_module_state *m = &s->modules[i];
+		struct ct_module *rm = ct_report_add_module(r);
+		if (!rm)
+			return;
+		char hex[2 * CT_MAX_BUILD_ID + 1];
+		rm->name = ct_report_strdup(r, m->name);
+		rm->path = ct_report_strdup(r, m->path);
+		rm->base = m->start;
+		rm->end = m->end;
+		if (m->build_id_len) {
+			ct_build_id_hex(m->build_id, m->build_id_len, hex);
+			rm->build_id = ct_report_strdup(r, hex);
+		}
+		if (m->file_build_id_len) {
+			ct_build_id_hex(m->file_build_id, m->file_build_id_len, hex);
+			rm->file_build_id = ct_report_strdup(r, hex);
+		}
+		rm->build_id_match = m->match;
+		rm->file = ct_report_strdup(r, m->is_vdso ? "[dump memory]" : m->file);
+		rm->debug_info = ct_report_strdup(r, m->debug_file ? m->debug_file : NULL);
+	}
+}
+
+bool ct_modules_read_code(struct ct_session *s, uint64_t addr, void *buf, size_t len)
+{
+	if (ct_core_read_fast(s->core, addr, buf, len))
+		return true;
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+	if (!mod)
+		return false;
+	Dwarf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	if (!elf)
+		return false;
+	size_t raw_size;
+	const char *raw = elf_rawfile(elf, &raw_size);
+	size_t phnum;
+	if (!raw || elf_getphdrnum(elf, &phnum) != 0)
+		return false;
+	uint64_t vaddr = addr - bias;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr mem, *ph = gelf_getphdr(elf, (int)i, &mem);
+		if (!ph || ph->p_type != PT_LOAD || vaddr < ph->p_vaddr || vaddr - ph->p_vaddr >= ph->p_filesz)
+			continue;
+		uint64_t off = ph->p_offset + (vaddr - ph->p_vaddr);
+		if (!ct_in_bounds(raw_size, off, len) || vaddr - ph->p_vaddr + len > ph->p_filesz)
+			return false;
+		memcpy(buf, raw + off, len);
+		return true;
+	}
+	return false;
+}

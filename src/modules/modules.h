@@ -1,0 +1,84 @@
+/**
+ * @file modules.h
+ * Module discovery for a process core: which ELF files were mapped where, their build-ids as read
+ * from the dump's memory, the files on disk that match them, and the libdwfl session that
+ * symbolizes and unwinds with those files.
+ *
+ * A file whose build-id differs from the one in the dump is never used: the module is reported
+ * without a file (unwinding falls back to frame pointers and stack scanning) and a warning names
+ * both build-ids.
+ */
+#ifndef CT_MODULES_H
+#define CT_MODULES_H
+
+#include <elfutils/libdwfl.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "coretriage/coretriage.h"
+#include "dump/elfcore.h"
+
+/** Modules per process: 200-library programs exist; 65,536 bounds memory against a hostile NT_FILE. */
+#define CT_MAX_MODULES 65536
+#define CT_MAX_BUILD_ID 64
+
+struct ct_module_state {
+	char *name; /**< owned: basename of path, or "[vdso]" */
+	char *path; /**< owned: path recorded in the dump, NULL for the vdso */
+	char *file; /**< owned: file used, NULL when none */
+	char *debug_file; /**< owned: separate debug file, NULL when none or same as file */
+	uint64_t start, end; /**< mapped range */
+	uint64_t bias; /**< load bias */
+	uint8_t build_id[CT_MAX_BUILD_ID];
+	size_t build_id_len;
+	uint8_t file_build_id[CT_MAX_BUILD_ID];
+	size_t file_build_id_len;
+	int match; /**< -1 unknown, 0 mismatch, 1 match */
+	bool is_main, is_vdso;
+	/** Executable segments of the module (from the in-memory or file program headers). */
+	Dwfl_Module *dwfl_module; /**< borrowed from the Dwfl */
+	/** The vdso image copied out of the dump (owned) and its Elf. */
+	uint8_t *image;
+	size_t image_size;
+};
+
+/** Everything analysis of one process core needs; owned by ct_process_analyze(). */
+struct ct_session {
+	const struct ct_options *opts; /**< borrowed */
+	struct ct_core *core; /**< owned */
+	struct ct_report *report; /**< borrowed */
+	Dwfl *dwfl; /**< owned */
+	/** The core as an Elf, for libdwfl's architecture backend; owned, ended after the Dwfl. */
+	void *core_elf;
+	Dwfl_Callbacks callbacks;
+	char *debuginfo_path; /**< owned, for the standard find_debuginfo */
+	struct ct_module_state *modules; /**< owned, sorted by start */
+	size_t num_modules;
+	/** Registers for the next dwfl walk (set by the unwinder before each walk). */
+	const uint64_t *walk_regs;
+	const bool *walk_valid;
+	uint64_t walk_pc;
+	struct ct_symcache *symcache; /**< owned */
+};
+
+/** Finds the modules in the dump, matches files, creates the Dwfl. Non-fatal problems become diagnostics. */
+struct ct_error *ct_modules_load(struct ct_session *session);
+/** Releases module state and the Dwfl. */
+void ct_modules_unload(struct ct_session *session);
+/** The module containing @p addr, or NULL. */
+const struct ct_module_state *ct_modules_find(const struct ct_session *session, uint64_t addr);
+/** True when @p addr lies in executable memory: a module's code or an executable segment. */
+bool ct_modules_is_code(const struct ct_session *session, uint64_t addr);
+/** Copies module info into the report model. */
+void ct_modules_to_report(struct ct_session *session);
+/** Lowercase hex of a build-id into @p buf (2*len+1 bytes). */
+void ct_build_id_hex(const uint8_t *id, size_t len, char *buf);
+
+
+
+/**
+ * Reads code bytes at @p addr: from the dump when saved there, else from the module's file (the
+ * kernel does not dump unmodified file-backed text). False when neither has them.
+ */
+bool ct_modules_read_code(struct ct_session *session, uint64_t addr, void *buf, size_t len);
+#endif

@@ -1,0 +1,239 @@
+// The process-core pipeline: fills the report from the core's notes, modules, unwound threads.
+#include <elf.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump/elfcore.h"
+#include "modules/symbolize.h"
+#include "process/process.h"
+#include "unwind/unwind.h"
+
+static void fill_process(struct ct_session *s)
+{
+	struct ct_core *core = s->core;
+	struct ct_report *r = s->report;
+	if (core->has_prpsinfo) {
+		r->process.has_pid = true;
+		r->process.pid = core->pid;
+		r->process.ppid = core->ppid;
+		r->process.has_uid = true;
+		r->process.uid = core->uid;
+		r->process.gid = core->gid;
+		r->process.command = ct_report_strdup(r, core->fname);
+		// pr_psargs is the command line with NULs turned into spaces, cut at 80 bytes.
+		char *args = strdup(core->psargs);
+		size_t n = 0;
+		for (char *tok = args ? strtok(args, " ") : NULL; tok && n < 80; tok = strtok(NULL, " "))
+			n++;
+		free(args);
+		r->process.args = calloc(n ? n : 1, sizeof(char *));
+		args = strdup(core->psargs);
+		if (r->process.args && args) {
+			for (char *tok = strtok(args, " "); tok && r->process.num_args < n; tok = strtok(NULL, " "))
+				r->process.args[r->process.num_args++] = ct_report_strdup(r, tok);
+		}
+		free(args);
+	}
+	uint64_t execfn;
+	char *path = NULL;
+	if (ct_core_auxv(core, AT_EXECFN, &execfn) && !ct_core_read_string(core, execfn, 4096, &path)) {
+		r->process.executable_path = ct_report_strdup(r, path);
+		free(path);
+	}
+}
+
+static void fill_signal(struct ct_session *s)
+{
+	struct ct_core *core = s->core;
+	struct ct_report *r = s->report;
+	const struct ct_core_thread *crashed = NULL;
+	for (size_t i = 0; i < core->num_threads; i++) {
+		if (core->threads[i].cursig) {
+			crashed = &core->threads[i];
+			break;
+		}
+	}
+	if (core->has_siginfo && core->si_signo) {
+		r->signal.present = true;
+		r->signal.number = core->si_signo;
+		r->signal.has_code = true;
+		r->signal.code = core->si_code;
+		r->signal.err = core->si_errno;
+		r->signal.has_fault_address = core->si_has_addr;
+		r->signal.fault_address = core->si_addr;
+		r->signal.has_sender = core->si_has_sender;
+		r->signal.sender_pid = core->si_pid;
+		r->signal.sender_uid = core->si_uid;
+	} else if (crashed) {
+		// No NT_SIGINFO (older kernels, some tools): only the signal number is known.
+		r->signal.present = true;
+		r->signal.number = crashed->cursig;
+	}
+	r->crashing_thread = crashed ? crashed->tid : 0;
+}
+
+static bool symbolize_into(struct ct_session *s, const struct ct_raw_stack *raw, struct ct_thread *t)
+{
+	for (size_t i = 0; i < raw->count; i++) {
+		const struct ct_raw_frame *rf = &raw->frames[i];
+		// Callers are looked up at pc - 1: the return address may already be in the next line,
+		// or past the end of a noreturn function.
+		uint64_t lookup = rf->exact || rf->pc == 0 ? rf->pc : rf->pc - 1;
+		const struct ct_sym *syms;
+		size_t n = ct_symbolize(s, lookup, &syms);
+		for (size_t j = 0; j < n; j++) {
+			struct ct_frame *f = ct_thread_add_frame(t);
+			if (!f)
+				return false;
+			f->pc = rf->pc;
+			f->function = syms[j].function;
+			f->offset = syms[j].offset + (lookup != rf->pc && j == n - 1 ? 1 : 0);
+			f->module = syms[j].module;
+			f->file = syms[j].file;
+			f->line = syms[j].line;
+			f->column = syms[j].column;
+			f->inlined = syms[j].inlined;
+			f->trust = rf->trust;
+			f->has_sp = rf->has_sp;
+			f->sp = rf->sp;
+			f->signal_frame = rf->signal_trampoline;
+		}
+	}
+	return true;
+}
+
+static void fill_registers(struct ct_session *s, const struct ct_core_thread *ct, struct ct_thread *t)
+{
+	const struct ct_arch_info *arch = s->core->arch;
+	if (!arch || !ct->has_regs)
+		return;
+	t->registers = calloc(ct->num_values, sizeof(*t->registers));
+	if (!t->registers)
+		return;
+	for (size_t i = 0; i < ct->num_values; i++) {
+		t->registers[i].name = ct_report_strdup(s->report, arch->regs[i].name);
+		t->registers[i].value = ct->values[i];
+	}
+	t->num_registers = ct->num_values;
+}
+
+static int compare_threads(const void *a, const void *b)
+{
+	const struct ct_thread *x = a, *y = b;
+	if (x->crashed != y->crashed)
+		return x->crashed ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static void unwind_all(struct ct_session *s)
+{
+	struct ct_core *core = s->core;
+	struct ct_report *r = s->report;
+	bool crashed_assigned = false;
+	for (size_t i = 0; i < core->num_threads; i++) {
+		const struct ct_core_thread *ct = &core->threads[i];
+		struct ct_thread *t = ct_report_add_thread(r);
+		if (!t)
+			return;
+		t->tid = ct->tid;
+		t->signal = ct->cursig;
+		// The dumping thread carries the signal and comes first in the notes.
+		if (!crashed_assigned && ct->cursig && ct->tid == r->crashing_thread) {
+			t->crashed = true;
+			crashed_assigned = true;
+		}
+		const struct ct_segment *stack = ct_core_find_segment(core, ct->sp);
+		if (stack) {
+			t->has_stack = true;
+			t->stack_start = stack->vaddr;
+			t->stack_end = stack->vaddr + stack->memsz;
+		}
+		if (t->crashed || s->opts->all_registers)
+			fill_registers(s, ct, t);
+		if (!ct->has_regs) {
+			t->stop_reason = ct_report_strdup(r, "no registers in the core for this thread");
+			t->truncated = true;
+			continue;
+		}
+		struct ct_raw_stack raw = { 0 };
+		struct ct_error *err = NULL;
+		if (s->opts->unwinder == CT_UNWINDER_LIBUNWIND)
+			err = ct_unwind_thread_libunwind(s, ct, &raw);
+		else
+			ct_unwind_thread_dwfl(s, ct, &raw);
+		if (err) {
+			ct_report_diag(r, CT_SEVERITY_ERROR, ct->tid, "unwind-failed", "%s", ct_error_message(err));
+			ct_error_destroy(err);
+		}
+		t->truncated = raw.truncated;
+		t->stop_reason = ct_report_strdup(r, raw.stop_reason);
+		if (raw.truncated && raw.stop_reason && strcmp(raw.stop_reason, "frame cap reached") == 0) {
+			ct_report_diag(r, CT_SEVERITY_WARNING, ct->tid, "frame-cap",
+				       "thread %d: unwinding stopped at the frame cap of %zu frames (--max-frames)", ct->tid,
+				       s->opts->max_frames);
+		}
+		if (!symbolize_into(s, &raw, t))
+			ct_report_diag(r, CT_SEVERITY_ERROR, ct->tid, "no-memory", "out of memory symbolizing frames");
+		ct_raw_stack_free(&raw);
+	}
+	qsort(r->threads, r->num_threads, sizeof(*r->threads), compare_threads);
+}
+
+static void copy_core_problems(struct ct_session *s)
+{
+	struct ct_core *core = s->core;
+	for (size_t i = 0; i < core->num_problems; i++) {
+		enum ct_severity sev = strcmp(core->problems[i].code, "no-notes") == 0 ? CT_SEVERITY_ERROR
+											 : CT_SEVERITY_WARNING;
+		ct_report_diag(s->report, sev, 0, core->problems[i].code, "%s", core->problems[i].message);
+	}
+	if (core->num_problems_dropped)
+		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "limit", "%zu more problems with the core not listed",
+			       core->num_problems_dropped);
+}
+
+struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct ct_mapped_file *file,
+				    struct ct_report *report)
+{
+	struct ct_session s = { .opts = opts, .report = report };
+	struct ct_error *err = ct_core_open_memory(file->data, file->size, opts->max_threads, &s.core);
+	if (err)
+		return err;
+	report->input.kind = ct_report_strdup(report, "elf-core");
+	report->input.arch = ct_report_strdup(report, s.core->arch_name ? s.core->arch_name : "unknown");
+	report->input.truncated = s.core->truncated;
+	copy_core_problems(&s);
+	fill_process(&s);
+	fill_signal(&s);
+	if (!s.core->arch) {
+		err = ct_error_create(CT_ERROR_UNSUPPORTED, "%s core (e_machine %u, %u-bit): architecture not supported yet",
+				      s.core->arch_name ? s.core->arch_name : "unknown", s.core->e_machine,
+				      s.core->elf_class == ELFCLASS64 ? 64 : 32);
+		goto out;
+	}
+	s.symcache = ct_symcache_create();
+	if (!s.symcache) {
+		err = &ct_enomem;
+		goto out;
+	}
+	err = ct_modules_load(&s);
+	if (err)
+		goto out;
+	err = ct_unwind_attach(&s);
+	if (err)
+		goto out;
+	unwind_all(&s);
+	ct_modules_to_report(&s);
+	const struct ct_thread *crashed = ct_report_crashing_thread(report);
+	if (crashed && crashed->num_frames)
+		ct_process_disassemble(&s, crashed->frames[0].pc);
+	else if (!crashed && report->num_threads && report->threads[0].num_frames)
+		ct_process_disassemble(&s, report->threads[0].frames[0].pc);
+	ct_triage_process(&s);
+out:
+	ct_modules_unload(&s);
+	ct_symcache_destroy(s.symcache);
+	ct_core_destroy(s.core);
+	return err;
+}

@@ -1,0 +1,28 @@
+/**
+ * @file process.h
+ * Analysis of a process core: dump → modules → unwind → triage → report model.
+ */
+#ifndef CT_PROCESS_H
+#define CT_PROCESS_H
+
+#include "coretriage/coretriage.h"
+#include "dump/mapped_file.h"
+#include "modules/modules.h"
+
+/**
+ * Analyzes the ELF core in @p file (borrowed; stays mapped for the duration) into @p report.
+ * Errors: see ct_analyze().
+ */
+struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct ct_mapped_file *file,
+				    struct ct_report *report);
+
+/** Fills report->disasm with instructions around @p pc (capstone). */
+void ct_process_disassemble(struct ct_session *s, uint64_t pc);
+
+/**
+ * Triage hook (src/triage/): classifies the crash into report->crash, fills the abort message and
+ * the signature. Runs after threads, frames and modules are in the report.
+ */
+void ct_triage_process(struct ct_session *s);
+
+#endif

@@ -1,0 +1,269 @@
+// The report model's constructors and small accessors. No analysis, no output here.
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coretriage/report.h"
+
+static const char *const trust_names[CT_TRUST_NUM_] = {
+	[CT_TRUST_CONTEXT] = "context",	  [CT_TRUST_CFI] = "cfi",
+	[CT_TRUST_FRAME_POINTER] = "frame-pointer", [CT_TRUST_SCAN] = "scan",
+	[CT_TRUST_SIGNAL] = "signal",	  [CT_TRUST_BAD_CALL] = "bad-call",
+};
+
+const char *ct_trust_to_string(enum ct_trust trust)
+{
+	return (unsigned)trust < CT_TRUST_NUM_ ? trust_names[trust] : "?";
+}
+
+static const char *const severity_names[CT_SEVERITY_NUM_] = {
+	[CT_SEVERITY_INFO] = "info",
+	[CT_SEVERITY_WARNING] = "warning",
+	[CT_SEVERITY_ERROR] = "error",
+};
+
+const char *ct_severity_to_string(enum ct_severity severity)
+{
+	return (unsigned)severity < CT_SEVERITY_NUM_ ? severity_names[severity] : "?";
+}
+
+bool ct_report_init(struct ct_report *report)
+{
+	memset(report, 0, sizeof(*report));
+	ct_strpool_init(&report->strings);
+	report->crash.class_id = ct_report_strdup(report, "unknown");
+	report->crash.confidence = ct_report_strdup(report, "low");
+	report->crash.blame_frame = -1;
+	return report->crash.class_id && report->crash.confidence;
+}
+
+void ct_report_deinit(struct ct_report *report)
+{
+	for (size_t i = 0; i < report->num_threads; i++) {
+		free(report->threads[i].frames);
+		free(report->threads[i].registers);
+	}
+	free(report->threads);
+	free(report->modules);
+	free(report->disasm);
+	free(report->diagnostics);
+	free(report->environment);
+	free(report->process.args);
+	free(report->crash.evidence);
+	free(report->crash.details);
+	free(report->kernel.log_call_trace);
+	free(report->kernel.modules_linked_in);
+	ct_strpool_deinit(&report->strings);
+	memset(report, 0, sizeof(*report));
+}
+
+const char *ct_report_strdup(struct ct_report *report, const char *s)
+{
+	return ct_strpool_intern(&report->strings, s);
+}
+
+const char *ct_report_printf(struct ct_report *report, const char *fmt, ...)
+{
+	char *s = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return NULL;
+	const char *ret = ct_strpool_intern(&report->strings, s);
+	free(s);
+	return ret;
+}
+
+// Grows a report-owned array by one element; returns the new zeroed element or NULL.
+static void *array_push(void **array, size_t *count, size_t *capacity, size_t elem)
+{
+	if (*count == *capacity) {
+		size_t n = *capacity ? *capacity * 2 : 8;
+		void *p = reallocarray(*array, n, elem);
+		if (!p)
+			return NULL;
+		*array = p;
+		*capacity = n;
+	}
+	void *slot = (char *)*array + *count * elem;
+	memset(slot, 0, elem);
+	(*count)++;
+	return slot;
+}
+
+// Arrays other than frames grow by powers of two: capacity = next power of two >= count.
+static size_t pow2_capacity(size_t count)
+{
+	if (!count)
+		return 0;
+	size_t c = 8;
+	while (c < count)
+		c *= 2;
+	return c;
+}
+
+#define PUSH(arr, cnt) ({                                                    \
+	size_t cap_ = pow2_capacity(cnt);                                        \
+	(__typeof__(&(arr)[0]))array_push((void **)&(arr), &(cnt), &cap_, sizeof((arr)[0])); })
+
+bool ct_report_diag(struct ct_report *report, enum ct_severity severity, int tid, const char *code,
+		    const char *fmt, ...)
+{
+	char *msg = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return false;
+	// Cap diagnostics: a hostile dump must not grow the report without bound.
+	if (report->num_diagnostics >= 10000) {
+		free(msg);
+		return false;
+	}
+	struct ct_diagnostic *d = PUSH(report->diagnostics, report->num_diagnostics);
+	if (!d) {
+		free(msg);
+		return false;
+	}
+	d->severity = severity;
+	d->tid = tid;
+	d->code = ct_report_strdup(report, code);
+	d->message = ct_report_strdup(report, msg);
+	free(msg);
+	return d->message != NULL;
+}
+
+bool ct_report_has_warnings(const struct ct_report *report)
+{
+	for (size_t i = 0; i < report->num_diagnostics; i++) {
+		if (report->diagnostics[i].severity >= CT_SEVERITY_WARNING)
+			return true;
+	}
+	return false;
+}
+
+struct ct_thread *ct_report_add_thread(struct ct_report *report)
+{
+	return PUSH(report->threads, report->num_threads);
+}
+
+struct ct_frame *ct_thread_add_frame(struct ct_thread *thread)
+{
+	return array_push((void **)&thread->frames, &thread->num_frames, &thread->capacity_frames,
+			  sizeof(*thread->frames));
+}
+
+struct ct_module *ct_report_add_module(struct ct_report *report)
+{
+	struct ct_module *m = PUSH(report->modules, report->num_modules);
+	if (m)
+		m->build_id_match = -1;
+	return m;
+}
+
+bool ct_crash_add_evidence(struct ct_report *report, const char *fmt, ...)
+{
+	char *msg = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return false;
+	const char *s = ct_report_strdup(report, msg);
+	free(msg);
+	if (!s)
+		return false;
+	const char **slot = PUSH(report->crash.evidence, report->crash.num_evidence);
+	if (!slot)
+		return false;
+	*slot = s;
+	return true;
+}
+
+static struct ct_detail *add_detail(struct ct_report *report, const char *key)
+{
+	// Replace an existing key so details stay unique.
+	for (size_t i = 0; i < report->crash.num_details; i++) {
+		if (strcmp(report->crash.details[i].key, key) == 0)
+			return &report->crash.details[i];
+	}
+	struct ct_detail *d = PUSH(report->crash.details, report->crash.num_details);
+	if (d)
+		d->key = ct_report_strdup(report, key);
+	return d;
+}
+
+bool ct_crash_add_detail_string(struct ct_report *report, const char *key, const char *value)
+{
+	struct ct_detail *d = add_detail(report, key);
+	if (!d)
+		return false;
+	d->kind = CT_VALUE_STRING;
+	d->string = ct_report_strdup(report, value);
+	return true;
+}
+
+bool ct_crash_add_detail_int(struct ct_report *report, const char *key, int64_t value)
+{
+	struct ct_detail *d = add_detail(report, key);
+	if (!d)
+		return false;
+	d->kind = CT_VALUE_INT;
+	d->integer = value;
+	return true;
+}
+
+bool ct_crash_add_detail_address(struct ct_report *report, const char *key, uint64_t value)
+{
+	struct ct_detail *d = add_detail(report, key);
+	if (!d)
+		return false;
+	d->kind = CT_VALUE_ADDRESS;
+	d->address = value;
+	return true;
+}
+
+bool ct_crash_add_detail_bool(struct ct_report *report, const char *key, bool value)
+{
+	struct ct_detail *d = add_detail(report, key);
+	if (!d)
+		return false;
+	d->kind = CT_VALUE_BOOL;
+	d->integer = value;
+	return true;
+}
+
+bool ct_report_add_environment(struct ct_report *report, const char *key, const char *value)
+{
+	struct ct_detail *d = PUSH(report->environment, report->num_environment);
+	if (!d)
+		return false;
+	d->key = ct_report_strdup(report, key);
+	d->kind = CT_VALUE_STRING;
+	d->string = ct_report_strdup(report, value);
+	return true;
+}
+
+struct ct_thread *ct_report_crashing_thread(const struct ct_report *report)
+{
+	for (size_t i = 0; i < report->num_threads; i++) {
+		if (report->threads[i].crashed)
+			return &report->threads[i];
+	}
+	return NULL;
+}
+
+const struct ct_module *ct_report_find_module(const struct ct_report *report, uint64_t address)
+{
+	for (size_t i = 0; i < report->num_modules; i++) {
+		const struct ct_module *m = &report->modules[i];
+		if (address >= m->base && address < m->end)
+			return m;
+	}
+	return NULL;
+}

@@ -1,0 +1,82 @@
+// Recovery steps used when CFI cannot continue: bad call, frame-pointer chain, validated stack scan.
+#include <elf.h>
+
+#include "unwind/unwind.h"
+
+/** Stack scan reach: 256 KiB covers frames with large local arrays without reading whole stacks. */
+#define SCAN_LIMIT (256 * 1024)
+/** Bytes before a return address checked for a call instruction (longest x86 call is 7 bytes). */
+#define CALL_WINDOW 8
+
+bool ct_unwind_is_return_address(struct ct_session *s, uint64_t addr)
+{
+	const struct ct_arch_info *arch = s->core->arch;
+	if (!ct_modules_is_code(s, addr) || addr < CALL_WINDOW)
+		return false;
+	uint8_t before[CALL_WINDOW];
+	if (!ct_modules_read_code(s, addr - CALL_WINDOW, before, CALL_WINDOW))
+		return false;
+	return arch->is_after_call(before, CALL_WINDOW);
+}
+
+bool ct_unwind_bad_call(struct ct_session *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret)
+{
+	const struct ct_arch_info *arch = s->core->arch;
+	struct ct_unwind_regs next = *cur;
+	if (arch->bad_call == CT_BAD_CALL_STACK) {
+		uint64_t ra;
+		if (!ct_core_read_word(s->core, cur->sp, &ra) || !ct_modules_is_code(s, ra))
+			return false;
+		next.pc = ra;
+		next.sp = cur->sp + arch->pointer_size;
+	} else {
+		if (!cur->has_ra || !ct_modules_is_code(s, cur->ra))
+			return false;
+		next.pc = cur->ra;
+		next.has_ra = false;
+	}
+	*ret = next;
+	return true;
+}
+
+bool ct_unwind_frame_pointer(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
+			     struct ct_unwind_regs *ret)
+{
+	const struct ct_arch_info *arch = s->core->arch;
+	if (!cur->has_fp || cur->fp < cur->sp || cur->fp >= stack_end)
+		return false;
+	uint64_t saved_fp, ra;
+	if (!ct_core_read_word(s->core, cur->fp + arch->fp_saved_fp_offset, &saved_fp) ||
+	    !ct_core_read_word(s->core, cur->fp + arch->fp_saved_ra_offset, &ra))
+		return false;
+	if (!ct_unwind_is_return_address(s, ra))
+		return false;
+	ret->pc = ra;
+	ret->sp = cur->fp + arch->fp_saved_ra_offset + arch->pointer_size;
+	ret->fp = saved_fp;
+	ret->has_fp = saved_fp > cur->fp && saved_fp < stack_end;
+	ret->has_ra = false;
+	return ret->sp > cur->sp;
+}
+
+bool ct_unwind_scan(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
+		    struct ct_unwind_regs *ret)
+{
+	const struct ct_arch_info *arch = s->core->arch;
+	unsigned w = arch->pointer_size;
+	uint64_t start = (cur->sp + w - 1) & ~(uint64_t)(w - 1);
+	uint64_t limit = stack_end - start > SCAN_LIMIT ? start + SCAN_LIMIT : stack_end;
+	for (uint64_t a = start; a + w <= limit; a += w) {
+		uint64_t v;
+		if (!ct_core_read_word(s->core, a, &v))
+			return false;
+		if (!ct_unwind_is_return_address(s, v))
+			continue;
+		ret->pc = v;
+		ret->sp = a + w;
+		ret->has_fp = false;
+		ret->has_ra = false;
+		return true;
+	}
+	return false;
+}

@@ -1,0 +1,76 @@
+/**
+ * @file unwind.h
+ * The unwinding policy, one loop per thread (docs/unwinding.md):
+ *  1. frame 0 from the dump's registers (trust "context");
+ *  2. callers by DWARF CFI through libdwfl ("cfi"; libdwfl steps through signal frames: the frame
+ *     interrupted by a signal is marked "signal");
+ *  3. when the walk stops at a pc outside executable memory: the return address the call left
+ *     ([sp] on x86, the link register elsewhere) restarts the walk ("bad-call");
+ *  4. else the frame-pointer chain, if it stays in the stack and moves outward ("frame-pointer");
+ *  5. else a stack scan for a word that points just after a call instruction in code ("scan").
+ * It stops when the stack pointer stops moving outward, at the outermost frame, or at the frame
+ * cap, and records why in the thread's stop_reason.
+ */
+#ifndef CT_UNWIND_H
+#define CT_UNWIND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "coretriage/report.h"
+#include "dump/elfcore.h"
+#include "modules/modules.h"
+
+/** A frame before symbolization. */
+struct ct_raw_frame {
+	uint64_t pc;
+	uint64_t sp;
+	bool has_sp;
+	/** True when pc is exact (frame 0, or interrupted by a signal): no pc - 1 for lookups. */
+	bool exact;
+	/** True when this frame is a signal trampoline (the next frame was interrupted). */
+	bool signal_trampoline;
+	enum ct_trust trust;
+};
+
+struct ct_raw_stack {
+	struct ct_raw_frame *frames; /**< owned */
+	size_t count, capacity;
+	bool truncated;
+	const char *stop_reason; /**< static string or pooled */
+};
+
+/** Registers the libdwfl thread callbacks need (set up once per session). */
+struct ct_error *ct_unwind_attach(struct ct_session *s);
+
+/** Unwinds one thread with the policy above (libdwfl back end). */
+void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t, struct ct_raw_stack *out);
+
+/**
+ * Unwinds one thread with libunwind (the independent second unwinder, --unwinder=libunwind).
+ * Errors: CT_ERROR_UNSUPPORTED when built without libunwind or for an architecture other than
+ * the build host's (libunwind's coredump accessors are per-host).
+ */
+struct ct_error *ct_unwind_thread_libunwind(struct ct_session *s, const struct ct_core_thread *t,
+					    struct ct_raw_stack *out);
+
+/** Appends a raw frame; false when out of memory. */
+bool ct_raw_stack_push(struct ct_raw_stack *st, const struct ct_raw_frame *f);
+void ct_raw_stack_free(struct ct_raw_stack *st);
+
+/** Shared fallbacks (fallback.c): each fills *ret with the caller's registers or returns false. */
+struct ct_unwind_regs {
+	uint64_t pc, sp, fp;
+	bool has_fp;
+	uint64_t ra; /**< link register, when the architecture has one */
+	bool has_ra;
+};
+bool ct_unwind_bad_call(struct ct_session *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret);
+bool ct_unwind_frame_pointer(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
+			     struct ct_unwind_regs *ret);
+bool ct_unwind_scan(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
+		    struct ct_unwind_regs *ret);
+/** True when @p addr is a plausible return address: in code and right after a call instruction. */
+bool ct_unwind_is_return_address(struct ct_session *s, uint64_t addr);
+
+#endif

@@ -1,0 +1,301 @@
+// The unwinding policy loop over libdwfl with our own thread callbacks: registers come from the
+// parsed NT_PRSTATUS, memory from the mmapped core through a sorted segment table. (libdwfl's
+// dwfl_core_file_attach reads memory through elf_getdata_rawchunk, which is quadratic in elfutils
+// 0.188 on deep stacks: 117 s for 100k frames against 0.05 s this way.)
+#include <dwarf.h>
+#include <elf.h>
+#include <elfutils/libdw.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unwind/unwind.h"
+
+/** Restarts of the libdwfl walk after a recovery step; each must move sp outward. */
+#define MAX_RESTARTS 256
+/** Small direct-mapped cache of "has CFI for this pc" answers (deep recursion repeats pcs). */
+#define CFI_CACHE 1024
+
+bool ct_raw_stack_push(struct ct_raw_stack *st, const struct ct_raw_frame *f)
+{
+	if (st->count == st->capacity) {
+		size_t n = st->capacity ? st->capacity * 2 : 64;
+		struct ct_raw_frame *p = reallocarray(st->frames, n, sizeof(*p));
+		if (!p)
+			return false;
+		st->frames = p;
+		st->capacity = n;
+	}
+	st->frames[st->count++] = *f;
+	return true;
+}
+
+void ct_raw_stack_free(struct ct_raw_stack *st)
+{
+	free(st->frames);
+	memset(st, 0, sizeof(*st));
+}
+
+static pid_t next_thread_cb(Dwfl *dwfl, void *dwfl_arg, void **thread_argp)
+{
+	// Walks go through get_thread by tid; enumeration is never needed.
+	return 0;
+}
+
+static bool get_thread_cb(Dwfl *dwfl, pid_t tid, void *dwfl_arg, void **thread_argp)
+{
+	*thread_argp = dwfl_arg;
+	return true;
+}
+
+static bool memory_read_cb(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *dwfl_arg)
+{
+	struct ct_session *s = dwfl_arg;
+	uint64_t v;
+	if (!ct_core_read_word(s->core, addr, &v))
+		return false;
+	*result = v;
+	return true;
+}
+
+static bool set_initial_registers_cb(Dwfl_Thread *thread, void *thread_arg)
+{
+	struct ct_session *s = thread_arg;
+	const struct ct_arch_info *arch = s->core->arch;
+	for (int r = 0; r < arch->num_dwarf && r < CT_MAX_DWARF_REGS; r++) {
+		if (!s->walk_valid[r])
+			continue;
+		Dwarf_Word v = s->walk_regs[r];
+		if (!dwfl_thread_state_registers(thread, r, 1, &v))
+			return false;
+	}
+	if (arch->pc_dwarf < 0)
+		dwfl_thread_state_register_pc(thread, s->walk_pc);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = next_thread_cb,
+	.get_thread = get_thread_cb,
+	.memory_read = memory_read_cb,
+	.set_initial_registers = set_initial_registers_cb,
+};
+
+struct ct_error *ct_unwind_attach(struct ct_session *s)
+{
+	if (!s->core->arch)
+		return ct_error_create(CT_ERROR_UNSUPPORTED, "unwinding: not supported on %s", s->core->arch_name);
+	// libdwfl takes the architecture from this Elf's e_machine: the core's, never the host's.
+	Elf *elf = elf_memory((char *)s->core->map, s->core->size);
+	if (!elf)
+		return ct_error_create(CT_ERROR_LIBRARY, "elf_memory: %s", elf_errmsg(-1));
+	s->core_elf = elf;
+	pid_t pid = s->core->has_prpsinfo && s->core->pid > 0 ? s->core->pid : 1;
+	if (!dwfl_attach_state(s->dwfl, elf, pid, &thread_callbacks, s))
+		return ct_error_create(CT_ERROR_LIBRARY, "dwfl_attach_state: %s", dwfl_errmsg(-1));
+	return NULL;
+}
+
+struct cfi_cache_entry {
+	uint64_t pc;
+	int8_t has_cfi; // -1 unknown
+};
+
+struct walk {
+	struct ct_session *s;
+	struct ct_raw_stack *out;
+	size_t max_frames;
+	enum ct_trust first_trust;
+	size_t in_walk; // frames in this walk
+	// Last frame's registers, for recovery.
+	struct ct_unwind_regs last;
+	bool last_exact;
+	bool stop; // a stop condition was met (cap, loop): no recovery
+	bool bad_pc; // stopped at a pc outside code
+	const char *reason;
+	struct cfi_cache_entry *cfi_cache;
+};
+
+static bool pc_has_cfi(struct walk *w, uint64_t pc)
+{
+	struct cfi_cache_entry *e = &w->cfi_cache[(pc >> 2) % CFI_CACHE];
+	if (e->has_cfi >= 0 && e->pc == pc)
+		return e->has_cfi;
+	bool found = false;
+	Dwfl_Module *mod = dwfl_addrmodule(w->s->dwfl, pc);
+	if (mod) {
+		Dwarf_Addr bias;
+		Dwarf_CFI *cfis[2] = { dwfl_module_eh_cfi(mod, &bias), NULL };
+		Dwarf_Addr bias2;
+		cfis[1] = dwfl_module_dwarf_cfi(mod, &bias2);
+		for (int i = 0; i < 2 && !found; i++) {
+			if (!cfis[i])
+				continue;
+			Dwarf_Frame *frame = NULL;
+			if (dwarf_cfi_addrframe(cfis[i], pc - (i ? bias2 : bias), &frame) == 0) {
+				found = true;
+				free(frame);
+			}
+		}
+	}
+	e->pc = pc;
+	e->has_cfi = found;
+	return found;
+}
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct walk *w = arg;
+	struct ct_session *s = w->s;
+	const struct ct_arch_info *arch = s->core->arch;
+	Dwarf_Addr pc;
+	bool exact = false;
+	if (!dwfl_frame_pc(state, &pc, &exact))
+		return DWARF_CB_ABORT;
+	Dwarf_Word sp = 0, fp = 0, ra = 0;
+	bool has_sp = dwfl_frame_reg(state, arch->sp_dwarf, &sp) == 0;
+	bool has_fp = dwfl_frame_reg(state, arch->fp_dwarf, &fp) == 0;
+	bool has_ra = arch->ra_dwarf != arch->pc_dwarf && dwfl_frame_reg(state, arch->ra_dwarf, &ra) == 0;
+	struct ct_raw_stack *out = w->out;
+
+	if (out->count >= w->max_frames) {
+		out->truncated = true;
+		w->reason = "frame cap reached";
+		w->stop = true;
+		return DWARF_CB_ABORT;
+	}
+	struct ct_raw_frame f = { .pc = pc, .sp = sp, .has_sp = has_sp, .exact = exact };
+	if (w->in_walk == 0) {
+		f.trust = w->first_trust;
+		// Only the dump's own pc is exact; a restart begins at a return address.
+		f.exact = out->count == 0;
+	} else if (exact) {
+		// libdwfl marks the frame interrupted by a signal as an activation: its caller in the
+		// list is the sigreturn trampoline.
+		f.trust = CT_TRUST_SIGNAL;
+		out->frames[out->count - 1].signal_trampoline = true;
+	} else {
+		const struct ct_raw_frame *prev = &out->frames[out->count - 1];
+		f.trust = pc_has_cfi(w, prev->exact ? prev->pc : prev->pc - 1) ? CT_TRUST_CFI : CT_TRUST_FRAME_POINTER;
+	}
+	if (out->count > 0 && w->in_walk > 0) {
+		const struct ct_raw_frame *prev = &out->frames[out->count - 1];
+		// The stack grows down on every supported architecture: a caller's sp is never below its
+		// callee's. Equal sp is allowed once (leaf frames without a frame), not for the same pc.
+		if (has_sp && prev->has_sp && (sp < prev->sp || (sp == prev->sp && pc == prev->pc))) {
+			w->reason = "stack pointer did not move outward (corrupt stack or unwinding loop)";
+			out->truncated = true;
+			w->stop = true;
+			return DWARF_CB_ABORT;
+		}
+	}
+	if (!ct_raw_stack_push(out, &f)) {
+		w->reason = "out of memory";
+		out->truncated = true;
+		w->stop = true;
+		return DWARF_CB_ABORT;
+	}
+	w->in_walk++;
+	w->last = (struct ct_unwind_regs){ .pc = pc, .sp = sp, .fp = fp, .has_fp = has_fp, .ra = ra, .has_ra = has_ra };
+	w->last_exact = f.exact;
+	if (pc == 0 || !ct_modules_is_code(s, pc)) {
+		// Nothing to unwind from here with CFI: let the policy decide.
+		w->bad_pc = true;
+		return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
+}
+
+// Stack end for bounds of frame-pointer and scan steps: the end of the mapping holding sp.
+static uint64_t stack_end_for(struct ct_session *s, uint64_t sp)
+{
+	const struct ct_segment *seg = ct_core_find_segment(s->core, sp);
+	return seg ? seg->vaddr + seg->memsz : sp;
+}
+
+void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t, struct ct_raw_stack *out)
+{
+	const struct ct_arch_info *arch = s->core->arch;
+	uint64_t regs[CT_MAX_DWARF_REGS];
+	bool valid[CT_MAX_DWARF_REGS];
+	memcpy(regs, t->dwarf, sizeof(regs));
+	memcpy(valid, t->valid, sizeof(valid));
+	uint64_t pc = t->pc;
+	struct cfi_cache_entry *cache = calloc(CFI_CACHE, sizeof(*cache));
+	if (!cache) {
+		out->stop_reason = "out of memory";
+		out->truncated = true;
+		return;
+	}
+	for (size_t i = 0; i < CFI_CACHE; i++)
+		cache[i].has_cfi = -1;
+	struct walk w = {
+		.s = s,
+		.out = out,
+		.max_frames = s->opts->max_frames,
+		.first_trust = CT_TRUST_CONTEXT,
+		.cfi_cache = cache,
+	};
+	uint64_t stack_end = stack_end_for(s, t->sp);
+	for (int restart = 0; restart <= MAX_RESTARTS; restart++) {
+		s->walk_regs = regs;
+		s->walk_valid = valid;
+		s->walk_pc = pc;
+		w.in_walk = 0;
+		w.bad_pc = false;
+		size_t before = out->count;
+		int r = dwfl_getthread_frames(s->dwfl, t->tid, frame_cb, &w);
+		if (w.stop)
+			break;
+		if (r == 0 && !w.bad_pc) {
+			w.reason = "outermost frame reached";
+			break;
+		}
+		if (out->count == before) {
+			w.reason = r < 0 ? dwfl_errmsg(-1) : "no frame";
+			out->truncated = true;
+			break;
+		}
+		// The walk stopped early: try the recovery steps from the last frame.
+		struct ct_unwind_regs next;
+		enum ct_trust trust;
+		bool first_frame = out->count == 1;
+		if (w.bad_pc && first_frame && ct_unwind_bad_call(s, &w.last, &next)) {
+			trust = CT_TRUST_BAD_CALL;
+			// Registers other than pc and sp are still the caller's at a bad call.
+		} else if (!w.bad_pc && ct_unwind_frame_pointer(s, &w.last, stack_end, &next)) {
+			trust = CT_TRUST_FRAME_POINTER;
+			memset(valid, 0, sizeof(valid));
+		} else if (ct_unwind_scan(s, &w.last, stack_end, &next)) {
+			trust = CT_TRUST_SCAN;
+			memset(valid, 0, sizeof(valid));
+		} else {
+			w.reason = w.bad_pc ? "pc outside executable memory, no caller found"
+					    : "no unwind information and no caller found on the stack";
+			out->truncated = !w.bad_pc || out->count > 1;
+			break;
+		}
+		if (next.sp <= w.last.sp && trust != CT_TRUST_BAD_CALL) {
+			w.reason = "recovery did not move the stack pointer outward";
+			out->truncated = true;
+			break;
+		}
+		pc = next.pc;
+		if (arch->pc_dwarf >= 0) {
+			regs[arch->pc_dwarf] = next.pc;
+			valid[arch->pc_dwarf] = true;
+		}
+		regs[arch->sp_dwarf] = next.sp;
+		valid[arch->sp_dwarf] = true;
+		if (next.has_fp) {
+			regs[arch->fp_dwarf] = next.fp;
+			valid[arch->fp_dwarf] = true;
+		}
+		w.first_trust = trust;
+		if (restart == MAX_RESTARTS) {
+			w.reason = "too many recovery steps";
+			out->truncated = true;
+		}
+	}
+	out->stop_reason = w.reason;
+	free(cache);
+}
