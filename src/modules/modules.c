@@ -187,9 +187,20 @@ static void attach_file(struct ct_session *s, struct ct_module_state *m)
 {
 	const struct ct_options *o = s->opts;
 	char *candidates[3] = { NULL, NULL, NULL };
-	int nc = 0;
+	int nc = 0, beside = -1;
 	if (m->is_main && o->executable)
 		candidates[nc++] = strdup(o->executable);
+	if (m->path && !m->is_main && o->executable && !o->safe) {
+		// Libraries shipped beside the executable (a core copied from another machine together
+		// with its program and libraries), like gdb's solib-search-path. Only a build-id match
+		// is accepted, so a same-named library never slips in.
+		const char *slash = strrchr(o->executable, '/');
+		char *p = NULL;
+		if (asprintf(&p, "%.*s%s", slash ? (int)(slash - o->executable + 1) : 0, o->executable, m->name) >= 0) {
+			beside = nc;
+			candidates[nc++] = p;
+		}
+	}
 	if (m->path && !o->safe)
 		candidates[nc++] = join_sysroot(o->sysroot, m->path);
 	bool mismatch_seen = false;
@@ -202,6 +213,10 @@ static void attach_file(struct ct_session *s, struct ct_module_state *m)
 		if (fd < 0)
 			continue;
 		bool same = m->build_id_len && id_len == m->build_id_len && memcmp(id, m->build_id, id_len) == 0;
+		if (i == beside && !same) {
+			close(fd);
+			continue;
+		}
 		memcpy(m->file_build_id, id, id_len);
 		m->file_build_id_len = id_len;
 		if (m->build_id_len && !same) {

@@ -56,7 +56,11 @@ static void write_frame(const struct out *w, const struct ct_report *r, const st
 		fprintf(out, "%*s ", hw + 2, "[inlined]");
 	else
 		fprintf(out, "0x%0*" PRIx64 " ", hw, f->pc);
-	if (f->function) {
+	if (f->signal_frame) {
+		fprintf(out, "%s<signal handler called>%s", c(w, C_YELLOW), c(w, C_RESET));
+		if (f->function)
+			fprintf(out, " in %s", f->function);
+	} else if (f->function) {
 		fprintf(out, "in %s%s%s", c(w, C_CYAN), f->function, c(w, C_RESET));
 		if (!f->inlined)
 			fprintf(out, "+0x%" PRIx64, f->offset);
@@ -73,8 +77,6 @@ static void write_frame(const struct out *w, const struct ct_report *r, const st
 	if (f->trust != CT_TRUST_CFI && f->trust != CT_TRUST_CONTEXT)
 		fprintf(out, " %s[%s]%s", c(w, C_DIM), ct_trust_to_string(f->trust), c(w, C_RESET));
 	fputc('\n', out);
-	if (f->signal_frame)
-		fprintf(out, "  %s     <signal handler called>%s\n", c(w, C_DIM), c(w, C_RESET));
 }
 
 static void write_frames(const struct out *w, const struct ct_report *r, const struct ct_thread *t, size_t limit)

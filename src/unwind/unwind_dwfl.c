@@ -169,10 +169,14 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		// Only the dump's own pc is exact; a restart begins at a return address.
 		f.exact = out->count == 0;
 	} else if (exact) {
-		// libdwfl marks the frame interrupted by a signal as an activation: its caller in the
-		// list is the sigreturn trampoline.
-		f.trust = CT_TRUST_SIGNAL;
-		out->frames[out->count - 1].signal_trampoline = true;
+		// libdwfl reports two activations in a row at a signal: the sigreturn trampoline (its
+		// pc is the trampoline's start, not a return address) and then the interrupted frame.
+		if (out->frames[out->count - 1].signal_trampoline) {
+			f.trust = CT_TRUST_SIGNAL;
+		} else {
+			f.trust = CT_TRUST_CFI;
+			f.signal_trampoline = true;
+		}
 	} else {
 		const struct ct_raw_frame *prev = &out->frames[out->count - 1];
 		f.trust = pc_has_cfi(w, prev->exact ? prev->pc : prev->pc - 1) ? CT_TRUST_CFI : CT_TRUST_FRAME_POINTER;
