@@ -1,13 +1,15 @@
 // ct_analyze(): detect what the input is, by its bytes, and hand it to the right pipeline.
 #include <elf.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "coretriage/coretriage.h"
 #include "dump/mapped_file.h"
 #include "dump/sniff.h"
+#include "input/input.h"
 #include "process/process.h"
-#if CT_HAVE_KDUMPFILE && __has_include("kernel/kernel.h")
-#define CT_KERNEL_SUPPORT 1
+#if CT_KERNEL_SUPPORT
 #include "kernel/kernel.h"
 #endif
 
@@ -34,7 +36,25 @@ struct ct_error *ct_analyze(const struct ct_options *opts, struct ct_report *rep
 	if (err)
 		return err;
 	enum ct_format format = ct_sniff(file.data, file.size);
-#ifdef CT_KERNEL_SUPPORT
+	// Input hook (src/input/): systemd-coredump name metadata, and compressed cores streamed into
+	// an anonymous temporary file that replaces the input from here on.
+	ct_input_add_name_metadata(opts->core_path, report);
+	if (ct_input_is_compressed(format)) {
+		int tmp_fd;
+		ct_mapped_file_close(&file);
+		err = ct_input_decompress(opts->core_path, format, opts->max_core_size, &tmp_fd);
+		if (err)
+			return err;
+		char proc_path[64];
+		snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", tmp_fd);
+		err = ct_mapped_file_open(proc_path, &file);
+		close(tmp_fd);
+		if (err)
+			return ct_error_wrap(err, "%s: decompressed core", opts->core_path);
+		// From here on the decompressed bytes are the input (a kernel dump is probed below).
+		format = ct_sniff(file.data, file.size);
+	}
+#if CT_KERNEL_SUPPORT
 	// Kernel dumps first: an ELF vmcore is an ET_CORE too, and must never be read as a process.
 	const char *kind = ct_kernel_probe(file.data, file.size);
 	if (kind) {

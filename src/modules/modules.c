@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "modules/modules.h"
@@ -204,8 +205,20 @@ static void attach_file(struct ct_session *s, struct ct_module_state *m)
 	if (m->path && !o->safe)
 		candidates[nc++] = join_sysroot(o->sysroot, m->path);
 	bool mismatch_seen = false;
+	struct stat seen[3];
+	int nseen = 0;
 	for (int i = 0; i < nc && !m->file; i++) {
 		if (!candidates[i])
+			continue;
+		// The same file under two names (./exe and the path in the dump) is tried once.
+		struct stat st;
+		bool dup = false;
+		if (stat(candidates[i], &st) == 0) {
+			for (int k = 0; k < nseen; k++)
+				dup |= seen[k].st_dev == st.st_dev && seen[k].st_ino == st.st_ino;
+			seen[nseen++] = st;
+		}
+		if (dup)
 			continue;
 		uint8_t id[CT_MAX_BUILD_ID];
 		size_t id_len = 0;
@@ -520,6 +533,20 @@ bool ct_modules_is_code(const struct ct_session *s, uint64_t addr)
 	const struct ct_segment *seg = ct_core_find_segment(s->core, addr);
 	if (seg)
 		return (seg->flags & PF_X) != 0;
+	// gdb's gcore leaves unmodified file-backed text out of the core entirely: ask the module's
+	// own program headers.
+	Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, addr) : NULL;
+	Dwarf_Addr bias;
+	Elf *elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
+	size_t phnum;
+	if (!elf || elf_getphdrnum(elf, &phnum) != 0)
+		return false;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr mem, *ph = gelf_getphdr(elf, (int)i, &mem);
+		if (ph && ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && addr - bias >= ph->p_vaddr &&
+		    addr - bias - ph->p_vaddr < ph->p_memsz)
+			return true;
+	}
 	return false;
 }
 

@@ -54,7 +54,12 @@ static void fill_signal(struct ct_session *s)
 			break;
 		}
 	}
-	if (core->has_siginfo && core->si_signo) {
+	if (!crashed && core->has_siginfo && core->si_signo) {
+		// gcore of a live process: the siginfo is the debugger's SIGSTOP, no thread was signalled.
+		ct_report_diag(r, CT_SEVERITY_INFO, 0, "snapshot",
+			       "no thread carries a signal (a live snapshot such as gdb's gcore); NT_SIGINFO holds signal %d",
+			       core->si_signo);
+	} else if (core->has_siginfo && core->si_signo) {
 		r->signal.present = true;
 		r->signal.number = core->si_signo;
 		r->signal.has_code = true;
