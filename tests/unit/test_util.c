@@ -1,0 +1,114 @@
+// Unit tests of the error type, the string pool, signal names and recursion-cycle detection.
+#include <stdlib.h>
+
+#include "coretriage/error.h"
+#include "coretriage/report.h"
+#include "report/writers.h"
+#include "test.h"
+#include "util/bytes.h"
+
+TEST(error_wrap_prepends_context)
+{
+	struct ct_error *err = ct_error_create(CT_ERROR_CORRUPT, "bad note");
+	err = ct_error_wrap(err, "core %s", "c1");
+	CHECK_STR(ct_error_message(err), "core c1: bad note");
+	CHECK(ct_error_wrap(NULL, "x") == NULL);
+	ct_error_destroy(err);
+	// Wrapping a static error copies it.
+	struct ct_error *w = ct_error_wrap(&ct_not_found, "lookup");
+	CHECK(w != &ct_not_found);
+	CHECK_STR(ct_error_message(w), "lookup: not found");
+	CHECK_STR(ct_error_message(&ct_not_found), "not found");
+	CHECK(ct_error_catch(&w, CT_ERROR_NOT_FOUND));
+	CHECK(w == NULL);
+}
+
+TEST(strpool_interns)
+{
+	struct ct_strpool p;
+	ct_strpool_init(&p);
+	const char *a = ct_strpool_intern(&p, "main");
+	const char *b = ct_strpool_intern_len(&p, "mainly", 4);
+	CHECK(a == b);
+	for (int i = 0; i < 5000; i++) {
+		char buf[32];
+		snprintf(buf, sizeof(buf), "f%d", i);
+		CHECK(ct_strpool_intern(&p, buf) != NULL);
+	}
+	CHECK(ct_strpool_intern(&p, "main") == a);
+	// Embedded NUL: interned up to it.
+	CHECK(ct_strpool_intern_len(&p, "main\0xyz", 8) == a);
+	ct_strpool_deinit(&p);
+}
+
+TEST(signal_names)
+{
+	CHECK_STR(ct_signal_name(11), "SIGSEGV");
+	CHECK(ct_signal_name(0) == NULL);
+	CHECK(ct_signal_name(1000) == NULL);
+	CHECK_STR(ct_signal_code_name(11, 1), "SEGV_MAPERR");
+	CHECK_STR(ct_signal_code_name(11, 128), "SI_KERNEL");
+	CHECK_STR(ct_signal_code_name(6, -6), "SI_TKILL");
+	CHECK_STR(ct_signal_code_name(8, 1), "FPE_INTDIV");
+	CHECK_STR(ct_signal_code_name(7, 2), "BUS_ADRERR");
+	CHECK(ct_signal_code_name(11, 99) == NULL);
+}
+
+TEST(bounds_helpers)
+{
+	CHECK(ct_in_bounds(10, 0, 10));
+	CHECK(!ct_in_bounds(10, 1, 10));
+	CHECK(!ct_in_bounds(10, UINT64_MAX, 2));
+	CHECK(!ct_in_bounds(10, 2, UINT64_MAX));
+	uint64_t r;
+	CHECK(!ct_align_up(UINT64_MAX - 1, 4, &r));
+	CHECK(ct_align_up(5, 4, &r) && r == 8);
+	uint8_t be[4] = { 1, 2, 3, 4 };
+	CHECK_EQ(ct_load32(be, true), 0x01020304);
+	CHECK_EQ(ct_load32(be, false), 0x04030201);
+}
+
+TEST(cycle_detection)
+{
+	struct ct_thread t = { 0 };
+	// a b (c d)x20 e: the period-2 cycle is found at index 2 and spans 40 frames.
+	uint64_t pcs[] = { 1, 2 };
+	for (int i = 0; i < 2; i++)
+		ct_thread_add_frame(&t)->pc = pcs[i];
+	for (int i = 0; i < 20; i++) {
+		ct_thread_add_frame(&t)->pc = 3;
+		ct_thread_add_frame(&t)->pc = 4;
+	}
+	ct_thread_add_frame(&t)->pc = 5;
+	size_t period, repeats;
+	CHECK(!ct_find_cycle(&t, 0, 16, &period, &repeats));
+	CHECK(ct_find_cycle(&t, 2, 16, &period, &repeats));
+	CHECK_EQ(period, 2);
+	CHECK_EQ(repeats, 20);
+	CHECK(!ct_find_cycle(&t, 2, 41, &period, &repeats));
+	free(t.frames);
+}
+
+TEST(report_model_details_and_diagnostics)
+{
+	struct ct_report r;
+	CHECK(ct_report_init(&r));
+	CHECK_STR(r.crash.class_id, "unknown");
+	CHECK(!ct_report_has_warnings(&r));
+	ct_report_diag(&r, CT_SEVERITY_INFO, 0, "x", "info %d", 1);
+	CHECK(!ct_report_has_warnings(&r));
+	ct_report_diag(&r, CT_SEVERITY_WARNING, 7, "y", "warn");
+	CHECK(ct_report_has_warnings(&r));
+	ct_crash_add_detail_int(&r, "k", 1);
+	ct_crash_add_detail_string(&r, "k", "v"); // same key replaces
+	CHECK_EQ(r.crash.num_details, 1);
+	CHECK_STR(r.crash.details[0].string, "v");
+	struct ct_module *m = ct_report_add_module(&r);
+	m->base = 0x1000;
+	m->end = 0x2000;
+	CHECK(ct_report_find_module(&r, 0x1fff) == m);
+	CHECK(ct_report_find_module(&r, 0x2000) == NULL);
+	ct_report_deinit(&r);
+}
+
+TEST_MAIN()
