@@ -1,3 +1,7 @@
 # Unit tests: pure functions over hand-built inputs.
 ct_add_unit_test(test_notes ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_notes.c)
 ct_add_unit_test(test_util ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_util.c)
+
+# The man page documents every option of --help.
+add_test(NAME manpage_matches_help
+  COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_manpage.py ${CT_BIN} ${PROJECT_SOURCE_DIR}/man/coretriage.1)
