@@ -5,3 +5,8 @@ ct_add_unit_test(test_util ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_util.c)
 # The man page documents every option of --help.
 add_test(NAME manpage_matches_help
   COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_manpage.py ${CT_BIN} ${PROJECT_SOURCE_DIR}/man/coretriage.1)
+
+# Command-line behaviour end to end, on real cores.
+add_test(NAME cli_end_to_end
+  COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/cli/run_cli_tests.py ${CT_BIN} ${CT_CORES_DIR})
+set_tests_properties(cli_end_to_end PROPERTIES FIXTURES_REQUIRED cores TIMEOUT 300)
