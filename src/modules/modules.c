@@ -347,6 +347,52 @@ fail:
 	memset(m, 0, sizeof(*m));
 }
 
+// Module state for a module libdwfl found by itself (link_map mode).
+static int collect_module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start, void *arg)
+{
+	struct ct_session *s = arg;
+	if (s->num_modules >= CT_MAX_MODULES)
+		return DWARF_CB_ABORT;
+	struct ct_module_state *m = &s->modules[s->num_modules];
+	memset(m, 0, sizeof(*m));
+	Dwarf_Addr low, high;
+	const char *mainfile = NULL;
+	dwfl_module_info(mod, NULL, &low, &high, NULL, NULL, NULL, NULL);
+	m->start = low;
+	m->end = high;
+	m->name = basename_dup(name ? name : "?");
+	m->path = name && name[0] == '/' ? strdup(name) : NULL;
+	m->dwfl_module = mod;
+	m->match = -1;
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (len > 0 && len <= CT_MAX_BUILD_ID) {
+		memcpy(m->build_id, bits, (size_t)len);
+		m->build_id_len = (size_t)len;
+	}
+	Dwarf_Addr bias;
+	if (dwfl_module_getelf(mod, &bias)) {
+		dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &mainfile, NULL);
+		m->bias = bias;
+		if (mainfile)
+			m->file = strdup(mainfile);
+		// libdwfl accepts a file only when its build-id matches the one in the dump.
+		if (m->build_id_len) {
+			m->match = 1;
+			memcpy(m->file_build_id, m->build_id, m->build_id_len);
+			m->file_build_id_len = m->build_id_len;
+		}
+	}
+	if (!m->name) {
+		free(m->path);
+		free(m->file);
+		return DWARF_CB_ABORT;
+	}
+	s->num_modules++;
+	return DWARF_CB_OK;
+}
+
 static char *debuginfo_path_for(const struct ct_options *o)
 {
 	// Standard libdwfl search path: the module's own dir, .debug beside it, /usr/lib/debug, then
@@ -371,7 +417,14 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 	s->debuginfo_path = debuginfo_path_for(s->opts);
 	if (!s->debuginfo_path)
 		return &ct_enomem;
-	s->callbacks.find_elf = find_elf_cb;
+	// libdwfl takes the architecture from this Elf's e_machine: the core's, never the host's.
+	s->core_elf = elf_memory((char *)core->map, core->size);
+	if (!s->core_elf)
+		return ct_error_create(CT_ERROR_LIBRARY, "elf_memory: %s", elf_errmsg(-1));
+	// Without NT_FILE (old kernels, some dumpers) the modules come from the dynamic linker's
+	// link_map in the dump, through libdwfl's core reporting and its build-id checked lookup.
+	bool link_map_mode = core->num_files == 0 && !s->opts->safe;
+	s->callbacks.find_elf = link_map_mode ? dwfl_build_id_find_elf : find_elf_cb;
 	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
 	s->dwfl = dwfl_begin(&s->callbacks);
@@ -379,7 +432,7 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 		return ct_error_create(CT_ERROR_LIBRARY, "dwfl_begin: %s", dwfl_errmsg(-1));
 	dwfl_report_begin(s->dwfl);
 
-	size_t cap = core->num_files + 2;
+	size_t cap = link_map_mode ? CT_MAX_MODULES + 1 : core->num_files + 2;
 	if (cap > CT_MAX_MODULES + 1)
 		cap = CT_MAX_MODULES + 1;
 	s->modules = calloc(cap, sizeof(*s->modules));
@@ -438,40 +491,23 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 		attach_file(s, &s->modules[i]);
 	add_vdso(s);
 
-	if (core->num_files == 0 && !s->opts->executable) {
+	if (link_map_mode) {
+		int n = dwfl_core_file_report(s->dwfl, s->core_elf, s->opts->executable);
+		if (n <= 0)
+			ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "no-file-list",
+				       "the core has no NT_FILE note and its link_map gave no modules%s: frames are not symbolized",
+				       s->opts->executable ? "" : " (no executable given)");
+		else
+			ct_report_diag(s->report, CT_SEVERITY_INFO, 0, "link-map",
+				       "the core has no NT_FILE note: %d modules found from the dynamic linker's link_map", n);
+	} else if (core->num_files == 0) {
 		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "no-file-list",
-			       "the core has no NT_FILE note and no executable was given: modules cannot be identified");
-	}
-	if (core->num_files == 0 && s->opts->executable) {
-		// Old kernels and some tools write no NT_FILE: place the executable by AT_PHDR/AT_ENTRY.
-		struct ct_module_state *m = &s->modules[s->num_modules];
-		memset(m, 0, sizeof(*m));
-		m->match = -1;
-		m->is_main = true;
-		m->name = basename_dup(s->opts->executable);
-		m->file = strdup(s->opts->executable);
-		int fd = m->file ? open(m->file, O_RDONLY | O_CLOEXEC) : -1;
-		if (fd >= 0) {
-			// ET_EXEC ignores the base; a PIE is placed by libdwfl's core reporting below.
-			m->dwfl_module = dwfl_report_elf(s->dwfl, m->name, m->file, fd, 0, false);
-			if (m->dwfl_module) {
-				Dwarf_Addr lo, hi;
-				dwfl_module_info(m->dwfl_module, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
-				m->start = lo;
-				m->end = hi;
-				s->num_modules++;
-			} else {
-				close(fd);
-				free(m->name);
-				free(m->file);
-			}
-		} else {
-			free(m->name);
-			free(m->file);
-		}
+			       "the core has no NT_FILE note and --safe forbids reading the paths in its link_map");
 	}
 	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0)
 		return ct_error_create(CT_ERROR_LIBRARY, "dwfl_report_end: %s", dwfl_errmsg(-1));
+	if (link_map_mode)
+		dwfl_getmodules(s->dwfl, collect_module_cb, s, 0);
 	qsort(s->modules, s->num_modules, sizeof(*s->modules), compare_modules);
 	// Find the separate debug files now, so the report can name them.
 	for (size_t i = 0; i < s->num_modules; i++) {

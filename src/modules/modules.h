@@ -59,6 +59,8 @@ struct ct_session {
 	const bool *walk_valid;
 	uint64_t walk_pc;
 	struct ct_symcache *symcache; /**< owned */
+	/** Range of the function holding the program's entry point (AT_ENTRY): the outermost frame. */
+	uint64_t entry_lo, entry_hi;
 };
 
 /** Finds the modules in the dump, matches files, creates the Dwfl. Non-fatal problems become diagnostics. */

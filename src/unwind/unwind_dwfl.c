@@ -5,6 +5,7 @@
 #include <dwarf.h>
 #include <elf.h>
 #include <elfutils/libdw.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,11 +85,20 @@ struct ct_error *ct_unwind_attach(struct ct_session *s)
 {
 	if (!s->core->arch)
 		return ct_error_create(CT_ERROR_UNSUPPORTED, "unwinding: not supported on %s", s->core->arch_name);
-	// libdwfl takes the architecture from this Elf's e_machine: the core's, never the host's.
-	Elf *elf = elf_memory((char *)s->core->map, s->core->size);
-	if (!elf)
-		return ct_error_create(CT_ERROR_LIBRARY, "elf_memory: %s", elf_errmsg(-1));
-	s->core_elf = elf;
+	// The core's Elf (made by ct_modules_load) gives libdwfl the dump's architecture.
+	Elf *elf = s->core_elf;
+	// The function holding the entry point (_start) is the outermost frame of the main thread:
+	// what lies above it on the stack is argc/argv, not a caller.
+	uint64_t entry;
+	if (ct_core_auxv(s->core, AT_ENTRY, &entry)) {
+		Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, entry);
+		GElf_Off off;
+		GElf_Sym sym;
+		if (mod && dwfl_module_addrinfo(mod, entry, &off, &sym, NULL, NULL, NULL) && sym.st_size) {
+			s->entry_lo = entry - off;
+			s->entry_hi = entry - off + sym.st_size;
+		}
+	}
 	pid_t pid = s->core->has_prpsinfo && s->core->pid > 0 ? s->core->pid : 1;
 	if (!dwfl_attach_state(s->dwfl, elf, pid, &thread_callbacks, s))
 		return ct_error_create(CT_ERROR_LIBRARY, "dwfl_attach_state: %s", dwfl_errmsg(-1));
@@ -201,6 +211,12 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	w->in_walk++;
 	w->last = (struct ct_unwind_regs){ .pc = pc, .sp = sp, .fp = fp, .has_fp = has_fp, .ra = ra, .has_ra = has_ra };
 	w->last_exact = f.exact;
+	uint64_t lookup = f.exact ? pc : pc - 1;
+	if (out->count > 1 && lookup >= s->entry_lo && lookup < s->entry_hi) {
+		w->reason = "outermost frame reached (program entry point)";
+		w->stop = true;
+		return DWARF_CB_ABORT;
+	}
 	if (pc == 0 || !ct_modules_is_code(s, pc)) {
 		// Nothing to unwind from here with CFI: let the policy decide.
 		w->bad_pc = true;
