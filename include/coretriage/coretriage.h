@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "coretriage/error.h"
 #include "coretriage/report.h"
@@ -47,6 +48,8 @@ struct ct_options {
 	bool all_registers;
 	/** Show paths relative (basename) in the report, for golden tests. */
 	bool no_abs_paths;
+	/** Cap on the decompressed size of a compressed core (.zst/.xz/.lz4), bytes; 0 = 64 GiB. */
+	uint64_t max_core_size;
 };
 
 /** Fills @p opts with defaults. */

@@ -148,6 +148,9 @@ static size_t resolve(struct ct_session *s, uint64_t addr, struct ct_sym *out)
 	GElf_Off off = 0;
 	GElf_Sym sym;
 	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+	// ARM/AArch64 mapping symbols ("$x", "$d", "$a", "$t") mark code/data, they name nothing.
+	if (name && name[0] == '$')
+		name = NULL;
 	if (name) {
 		base.function = ct_demangle(s, name);
 		base.offset = off;

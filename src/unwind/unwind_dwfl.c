@@ -94,9 +94,23 @@ struct ct_error *ct_unwind_attach(struct ct_session *s)
 		Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, entry);
 		GElf_Off off;
 		GElf_Sym sym;
-		if (mod && dwfl_module_addrinfo(mod, entry, &off, &sym, NULL, NULL, NULL) && sym.st_size) {
+		if (mod && dwfl_module_addrinfo(mod, entry, &off, &sym, NULL, NULL, NULL) && sym.st_size &&
+		    off < sym.st_size) {
 			s->entry_lo = entry - off;
 			s->entry_hi = entry - off + sym.st_size;
+		} else if (mod) {
+			// The nearest symbol may be an ARM mapping symbol ("$x") of size 0: look for the
+			// function symbol that starts at the entry point.
+			int n = dwfl_module_getsymtab(mod);
+			for (int i = 1; i < n && i < 1000000; i++) {
+				GElf_Addr value;
+				if (dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL) &&
+				    value == entry && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_size) {
+					s->entry_lo = entry;
+					s->entry_hi = entry + sym.st_size;
+					break;
+				}
+			}
 		}
 	}
 	pid_t pid = s->core->has_prpsinfo && s->core->pid > 0 ? s->core->pid : 1;

@@ -1,0 +1,323 @@
+// Streaming decompression of compressed cores into an anonymous temporary file.
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "input/input.h"
+#include "util/cleanup.h"
+
+#if CT_HAVE_ZSTD
+#include <zstd.h>
+#endif
+#if CT_HAVE_LZMA
+#include <lzma.h>
+#endif
+#if CT_HAVE_LZ4
+#include <lz4frame.h>
+#endif
+
+/** Read size from the compressed file: large enough for few syscalls, small enough for cache. */
+#define IN_CHUNK (256u << 10)
+/** Decompressed output buffer; a multiple of HOLE_BLOCK. */
+#define OUT_CHUNK (1u << 20)
+/** Output blocks of all zeros this large are skipped with lseek, leaving holes (core pages are
+ * often zero). */
+#define HOLE_BLOCK 4096u
+
+bool ct_input_is_compressed(enum ct_format format)
+{
+	return format == CT_FORMAT_ZSTD || format == CT_FORMAT_XZ || format == CT_FORMAT_LZ4;
+}
+
+// The sink: a temporary file written sequentially, zero blocks as holes, with a size cap.
+struct sink {
+	int fd;
+	uint64_t size;
+	uint64_t max;
+	const char *path; /* borrowed, for messages */
+};
+
+static int open_tmpfile(void)
+{
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC | O_EXCL, 0600);
+	if (fd >= 0)
+		return fd;
+	// No O_TMPFILE (old kernel, some filesystems): an unlinked mkstemp file is as anonymous.
+	size_t n = strlen(dir) + sizeof("/coretriage-XXXXXX");
+	_cleanup_free_ char *tmpl = malloc(n);
+	if (!tmpl)
+		return -1;
+	snprintf(tmpl, n, "%s/coretriage-XXXXXX", dir);
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	unlink(tmpl);
+	return fd;
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	// p[0] == 0 and p[i] == p[i+1] for all i: every byte is zero.
+	if (n == 0 || p[0] != 0)
+		return n == 0;
+	return memcmp(p, p + 1, n - 1) == 0;
+}
+
+static struct ct_error *sink_write(struct sink *s, const uint8_t *buf, size_t n)
+{
+	if (n > s->max - s->size || s->size + n > s->max)
+		return ct_error_create(CT_ERROR_LIMIT,
+				       "decompressed core is larger than the limit of %llu bytes (%llu MiB); raise --max-core-size",
+				       (unsigned long long)s->max, (unsigned long long)(s->max >> 20));
+	size_t off = 0;
+	while (off < n) {
+		size_t len = n - off < HOLE_BLOCK ? n - off : HOLE_BLOCK;
+		// Hole for a whole zero block that starts block-aligned; the file size is fixed at the end.
+		if (len == HOLE_BLOCK && (s->size % HOLE_BLOCK) == 0 && all_zero(buf + off, len)) {
+			if (lseek(s->fd, (off_t)len, SEEK_CUR) < 0)
+				return ct_error_os(errno, "temporary file for %s", s->path);
+		} else {
+			const uint8_t *p = buf + off;
+			size_t left = len;
+			while (left) {
+				ssize_t w = write(s->fd, p, left);
+				if (w < 0) {
+					if (errno == EINTR)
+						continue;
+					return ct_error_os(errno, "writing the decompressed core of %s to $TMPDIR", s->path);
+				}
+				p += w;
+				left -= (size_t)w;
+			}
+		}
+		off += len;
+		s->size += len;
+	}
+	return NULL;
+}
+
+static struct ct_error *sink_finish(struct sink *s)
+{
+	if (ftruncate(s->fd, (off_t)s->size) < 0)
+		return ct_error_os(errno, "temporary file for %s", s->path);
+	return NULL;
+}
+
+static ssize_t read_some(int fd, uint8_t *buf, size_t n)
+{
+	for (;;) {
+		ssize_t r = read(fd, buf, n);
+		if (r >= 0 || errno != EINTR)
+			return r;
+	}
+}
+
+#if CT_HAVE_ZSTD
+static struct ct_error *decompress_zstd(int in, struct sink *s, uint8_t *ibuf, uint8_t *obuf)
+{
+	ZSTD_DStream *ds = ZSTD_createDStream();
+	if (!ds)
+		return &ct_enomem;
+	struct ct_error *err = NULL;
+	size_t last = 1; // 0 once a frame is complete
+	bool any = false;
+	for (;;) {
+		ssize_t r = read_some(in, ibuf, IN_CHUNK);
+		if (r < 0) {
+			err = ct_error_os(errno, "%s", s->path);
+			break;
+		}
+		if (r == 0)
+			break;
+		any = true;
+		ZSTD_inBuffer zin = { ibuf, (size_t)r, 0 };
+		while (zin.pos < zin.size) {
+			ZSTD_outBuffer zout = { obuf, OUT_CHUNK, 0 };
+			last = ZSTD_decompressStream(ds, &zout, &zin);
+			if (ZSTD_isError(last)) {
+				err = ct_error_create(CT_ERROR_CORRUPT, "%s: zstd: %s", s->path, ZSTD_getErrorName(last));
+				goto out;
+			}
+			if ((err = sink_write(s, obuf, zout.pos)))
+				goto out;
+		}
+	}
+	if (!err) {
+		// Flush what the decoder still holds.
+		for (;;) {
+			ZSTD_inBuffer zin = { ibuf, 0, 0 };
+			ZSTD_outBuffer zout = { obuf, OUT_CHUNK, 0 };
+			size_t ret = ZSTD_decompressStream(ds, &zout, &zin);
+			if (ZSTD_isError(ret))
+				break;
+			if ((err = sink_write(s, obuf, zout.pos)))
+				break;
+			if (zout.pos < OUT_CHUNK)
+				break;
+		}
+	}
+	if (!err && (!any || last != 0))
+		err = ct_error_create(CT_ERROR_CORRUPT, "%s: zstd stream is truncated", s->path);
+out:
+	ZSTD_freeDStream(ds);
+	return err;
+}
+#endif
+
+#if CT_HAVE_LZMA
+static struct ct_error *decompress_xz(int in, struct sink *s, uint8_t *ibuf, uint8_t *obuf)
+{
+	lzma_stream strm = LZMA_STREAM_INIT;
+	// No decoder memory limit beyond the worker's own: xz -9 needs 65 MiB, which is fine.
+	if (lzma_stream_decoder(&strm, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
+		return ct_error_create(CT_ERROR_LIBRARY, "lzma_stream_decoder failed");
+	struct ct_error *err = NULL;
+	lzma_action action = LZMA_RUN;
+	strm.next_out = obuf;
+	strm.avail_out = OUT_CHUNK;
+	for (;;) {
+		if (strm.avail_in == 0 && action == LZMA_RUN) {
+			ssize_t r = read_some(in, ibuf, IN_CHUNK);
+			if (r < 0) {
+				err = ct_error_os(errno, "%s", s->path);
+				break;
+			}
+			strm.next_in = ibuf;
+			strm.avail_in = (size_t)r;
+			if (r == 0)
+				action = LZMA_FINISH;
+		}
+		lzma_ret ret = lzma_code(&strm, action);
+		if (strm.avail_out == 0 || ret == LZMA_STREAM_END) {
+			if ((err = sink_write(s, obuf, OUT_CHUNK - strm.avail_out)))
+				break;
+			strm.next_out = obuf;
+			strm.avail_out = OUT_CHUNK;
+		}
+		if (ret == LZMA_STREAM_END)
+			break;
+		if (ret != LZMA_OK) {
+			err = ct_error_create(CT_ERROR_CORRUPT, "%s: xz: %s", s->path,
+					      ret == LZMA_BUF_ERROR ? "stream is truncated" :
+					      ret == LZMA_MEM_ERROR ? "out of memory" :
+					      ret == LZMA_FORMAT_ERROR ? "not an xz stream" : "corrupt data");
+			break;
+		}
+	}
+	lzma_end(&strm);
+	return err;
+}
+#endif
+
+#if CT_HAVE_LZ4
+static struct ct_error *decompress_lz4(int in, struct sink *s, uint8_t *ibuf, uint8_t *obuf)
+{
+	LZ4F_dctx *dctx;
+	if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION)))
+		return &ct_enomem;
+	struct ct_error *err = NULL;
+	size_t hint = 1;
+	bool any = false;
+	for (;;) {
+		ssize_t r = read_some(in, ibuf, IN_CHUNK);
+		if (r < 0) {
+			err = ct_error_os(errno, "%s", s->path);
+			break;
+		}
+		if (r == 0)
+			break;
+		any = true;
+		size_t pos = 0;
+		while (pos < (size_t)r) {
+			size_t src_size = (size_t)r - pos, dst_size = OUT_CHUNK;
+			hint = LZ4F_decompress(dctx, obuf, &dst_size, ibuf + pos, &src_size, NULL);
+			if (LZ4F_isError(hint)) {
+				err = ct_error_create(CT_ERROR_CORRUPT, "%s: lz4: %s", s->path, LZ4F_getErrorName(hint));
+				goto out;
+			}
+			pos += src_size;
+			if ((err = sink_write(s, obuf, dst_size)))
+				goto out;
+		}
+	}
+	// Drain output still buffered in the context.
+	for (int i = 0; !err && i < 1024; i++) {
+		size_t src_size = 0, dst_size = OUT_CHUNK;
+		size_t ret = LZ4F_decompress(dctx, obuf, &dst_size, ibuf, &src_size, NULL);
+		if (LZ4F_isError(ret) || dst_size == 0)
+			break;
+		err = sink_write(s, obuf, dst_size);
+	}
+	if (!err && (!any || hint != 0))
+		err = ct_error_create(CT_ERROR_CORRUPT, "%s: lz4 stream is truncated", s->path);
+out:
+	LZ4F_freeDecompressionContext(dctx);
+	return err;
+}
+#endif
+
+struct ct_error *ct_input_decompress(const char *path, enum ct_format format, uint64_t max_size, int *fd_ret)
+{
+	typedef struct ct_error *(*decompress_fn)(int, struct sink *, uint8_t *, uint8_t *);
+	decompress_fn fn = NULL;
+	const char *lib = NULL;
+	switch (format) {
+	case CT_FORMAT_ZSTD:
+#if CT_HAVE_ZSTD
+		fn = decompress_zstd;
+#endif
+		lib = "libzstd";
+		break;
+	case CT_FORMAT_XZ:
+#if CT_HAVE_LZMA
+		fn = decompress_xz;
+#endif
+		lib = "liblzma";
+		break;
+	case CT_FORMAT_LZ4:
+#if CT_HAVE_LZ4
+		fn = decompress_lz4;
+#endif
+		lib = "liblz4";
+		break;
+	default:
+		return ct_error_create(CT_ERROR_UNSUPPORTED, "%s: %s input cannot be decompressed by this build", path,
+				       ct_format_to_string(format));
+	}
+	if (!fn)
+		return ct_error_create(CT_ERROR_UNSUPPORTED,
+				       "%s: %s core, but this build has no %s support (rebuild with %s); or decompress it first",
+				       path, ct_format_to_string(format), lib, lib);
+	_cleanup_close_ int in = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (in < 0)
+		return ct_error_os(errno, "%s", path);
+	struct stat st;
+	if (fstat(in, &st) < 0)
+		return ct_error_os(errno, "%s", path);
+	if (!S_ISREG(st.st_mode))
+		return ct_error_create(CT_ERROR_INVALID_ARGUMENT, "%s: not a regular file", path);
+	_cleanup_close_ int out = open_tmpfile();
+	if (out < 0)
+		return ct_error_os(errno, "%s: cannot create a temporary file in $TMPDIR to decompress into", path);
+	_cleanup_free_ uint8_t *ibuf = malloc(IN_CHUNK);
+	_cleanup_free_ uint8_t *obuf = malloc(OUT_CHUNK);
+	if (!ibuf || !obuf)
+		return &ct_enomem;
+	struct sink s = { .fd = out, .max = max_size ? max_size : CT_DEFAULT_MAX_CORE_SIZE, .path = path };
+	struct ct_error *err = fn(in, &s, ibuf, obuf);
+	if (!err)
+		err = sink_finish(&s);
+	if (err)
+		return err;
+	// Hand the descriptor over to the caller; the guard then closes nothing.
+	*fd_ret = out;
+	out = -1;
+	return NULL;
+}

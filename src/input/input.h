@@ -1,0 +1,65 @@
+/**
+ * @file input.h
+ * Inputs as users store them: compressed cores (systemd-coredump's .zst, .xz, .lz4) and the
+ * metadata systemd-coredump puts in the file name.
+ *
+ * Decompression streams into an anonymous temporary file (O_TMPFILE in $TMPDIR, else an unlinked
+ * mkstemp file), so a core is never held in memory whole; the file disappears when its last
+ * descriptor closes, also when the process is killed. Runs of zero bytes become holes, so a
+ * mostly-empty core costs little disk.
+ */
+#ifndef CT_INPUT_H
+#define CT_INPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "coretriage/error.h"
+#include "coretriage/report.h"
+#include "dump/sniff.h"
+
+/** Default cap on the decompressed size of a core: larger than any sane process core. */
+#define CT_DEFAULT_MAX_CORE_SIZE (UINT64_C(64) << 30)
+
+/** True when @p format is a compression container this module handles (built in or not). */
+bool ct_input_is_compressed(enum ct_format format);
+
+/**
+ * Decompresses @p path (already sniffed as @p format) into a new anonymous temporary file.
+ * On success *@p fd_ret is a read/write descriptor of that file (owned by the caller, O_CLOEXEC),
+ * positioned anywhere; its size is the decompressed size.
+ * Errors: CT_ERROR_UNSUPPORTED (format not built in: says which library is missing),
+ * CT_ERROR_LIMIT (the output would exceed @p max_size bytes), CT_ERROR_CORRUPT (bad or truncated
+ * stream), CT_ERROR_OS (read/write/temporary file, e.g. ENOSPC), CT_ERROR_NO_MEMORY.
+ */
+struct ct_error *ct_input_decompress(const char *path, enum ct_format format, uint64_t max_size, int *fd_ret);
+
+/**
+ * Parsed systemd-coredump file name: core.COMM.UID.BOOTID.PID.TIMESTAMP[.zst|.xz|.lz4].
+ * COMM keeps systemd's \xNN escapes decoded. Strings are owned by the struct.
+ */
+struct ct_coredump_name {
+	char *comm;
+	unsigned long uid;
+	char boot_id[33];
+	unsigned long pid;
+	/** Microseconds since the epoch (systemd's "now" when the core arrived). */
+	uint64_t timestamp_usec;
+	const char *compression; /**< "zst", "xz", "lz4" or NULL; static */
+};
+
+/**
+ * Parses the base name of @p path. Returns false (and leaves @p ret untouched) when the name is
+ * not a systemd-coredump name or allocation fails.
+ */
+bool ct_coredump_name_parse(const char *path, struct ct_coredump_name *ret);
+void ct_coredump_name_deinit(struct ct_coredump_name *name);
+
+/**
+ * Adds the systemd-coredump metadata of @p path's name to @p report's environment
+ * ("coredump.comm", "coredump.uid", "coredump.boot_id", "coredump.pid", "coredump.timestamp" in
+ * microseconds, "coredump.time" in ISO 8601 UTC). Does nothing for other names.
+ */
+void ct_input_add_name_metadata(const char *path, struct ct_report *report);
+
+#endif
