@@ -245,7 +245,8 @@ struct ct_report {
 	struct ct_process process;
 	struct ct_signal_info signal;
 	struct ct_crash crash;
-	/** tid of the crashing thread, 0 when none. */
+	/** tid of the crashing thread (CPU number for vmcores), valid when has_crashing_thread. */
+	bool has_crashing_thread;
 	int crashing_thread;
 	/** Threads: crashing thread first, then by tid. Owned array. */
 	struct ct_thread *threads;

@@ -180,6 +180,45 @@ static void describe_mismatch(struct ct_session *s, struct ct_module_state *m, c
 }
 
 /*
+ * Places a module whose ELF header is not in the dump, from the file's own headers: the main
+ * program by its entry point (AT_ENTRY - e_entry), a library by its first PT_LOAD at the start of
+ * its first mapping. False when the file is not an ELF object that fits.
+ */
+static bool place_by_file(struct ct_session *s, struct ct_module_state *m, int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	GElf_Ehdr eh;
+	size_t phnum;
+	bool ok = false;
+	if (!elf || !gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &phnum) != 0 ||
+	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) || eh.e_machine != s->core->e_machine)
+		goto out;
+	uint64_t entry;
+	if (eh.e_type == ET_EXEC) {
+		m->bias = 0;
+		ok = true;
+	} else if (m->is_main && ct_core_auxv(s->core, AT_ENTRY, &entry) && entry >= eh.e_entry) {
+		m->bias = entry - eh.e_entry;
+		ok = true;
+	} else {
+		for (size_t i = 0; i < phnum; i++) {
+			GElf_Phdr mem, *ph = gelf_getphdr(elf, (int)i, &mem);
+			if (ph && ph->p_type == PT_LOAD) {
+				uint64_t align = ph->p_align > 1 ? ph->p_align : 4096;
+				if (align > 4096)
+					align = 4096;
+				m->bias = m->start - (ph->p_vaddr & ~(align - 1));
+				ok = ph->p_offset == 0;
+				break;
+			}
+		}
+	}
+out:
+	elf_end(elf);
+	return ok;
+}
+
+/*
  * Chooses the file for module @p m: the executable named on the command line for the main
  * program, else the path in the dump (under --sysroot; never with --safe), else a file found by
  * build-id in the debug directories. Reports it to libdwfl.
@@ -226,7 +265,7 @@ static void attach_file(struct ct_session *s, struct ct_module_state *m)
 		if (fd < 0)
 			continue;
 		bool same = m->build_id_len && id_len == m->build_id_len && memcmp(id, m->build_id, id_len) == 0;
-		if (i == beside && !same) {
+		if (i == beside && m->build_id_len && !same) {
 			close(fd);
 			continue;
 		}
@@ -238,9 +277,17 @@ static void attach_file(struct ct_session *s, struct ct_module_state *m)
 			close(fd);
 			continue;
 		}
+		if (m->no_header && !place_by_file(s, m, fd)) {
+			close(fd);
+			continue;
+		}
 		m->match = m->build_id_len ? 1 : -1;
 		m->file = candidates[i];
 		candidates[i] = NULL;
+		if (m->no_header)
+			ct_report_diag(s->report, CT_SEVERITY_INFO, 0, "unverified-file",
+				       "%s: the dump holds no ELF header or build-id for this mapping; %s is used unverified",
+				       m->path, m->file);
 		m->dwfl_module = dwfl_report_elf(s->dwfl, m->name, m->file, fd, m->bias, false);
 		if (!m->dwfl_module) {
 			ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "module-unusable", "%s: %s", m->file,
@@ -273,6 +320,8 @@ static void attach_file(struct ct_session *s, struct ct_module_state *m)
 			close(fd);
 		free(by_id);
 	}
+	if (m->no_header)
+		return;
 	if (mismatch_seen)
 		m->match = 0;
 	// Without a file libdwfl still knows the range, so frames are attributed to the module.
@@ -423,7 +472,11 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 		return ct_error_create(CT_ERROR_LIBRARY, "elf_memory: %s", elf_errmsg(-1));
 	// Without NT_FILE (old kernels, some dumpers) the modules come from the dynamic linker's
 	// link_map in the dump, through libdwfl's core reporting and its build-id checked lookup.
-	bool link_map_mode = core->num_files == 0 && !s->opts->safe;
+	bool link_map_mode = core->num_files == 0 && !s->opts->safe && core->num_segments <= CT_MAX_LINK_MAP_SEGMENTS;
+	if (core->num_files == 0 && core->num_segments > CT_MAX_LINK_MAP_SEGMENTS)
+		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "limit",
+			       "the core has no NT_FILE note and %zu segments, more than the %u its link_map is searched in",
+			       core->num_segments, CT_MAX_LINK_MAP_SEGMENTS);
 	s->callbacks.find_elf = link_map_mode ? dwfl_build_id_find_elf : find_elf_cb;
 	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
@@ -460,8 +513,19 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 		struct ct_module_state *m = &s->modules[s->num_modules];
 		memset(m, 0, sizeof(*m));
 		m->match = -1;
-		if (!read_memory_image(s, f->start, m))
-			continue;
+		if (!read_memory_image(s, f->start, m)) {
+			// No ELF header in the dump (coredump_filter without bit 4, or a data file): the
+			// module can only come from a file, placed by its own program headers. Only the
+			// first mapping of a path at offset 0 is a candidate.
+			bool dup = false;
+			for (size_t j = 0; j < s->num_modules; j++)
+				dup |= s->modules[j].path && strcmp(s->modules[j].path, f->path) == 0;
+			if (dup || s->opts->safe)
+				continue;
+			memset(m, 0, sizeof(*m));
+			m->match = -1;
+			m->no_header = true;
+		}
 		m->path = strdup(f->path);
 		m->name = basename_dup(f->path);
 		if (!m->path || !m->name) {
@@ -489,6 +553,18 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 			       CT_MAX_MODULES);
 	for (size_t i = 0; i < s->num_modules; i++)
 		attach_file(s, &s->modules[i]);
+	// Header-less mappings without an ELF file behind them were data, not modules.
+	size_t kept = 0;
+	for (size_t i = 0; i < s->num_modules; i++) {
+		struct ct_module_state *m = &s->modules[i];
+		if (m->no_header && !m->file) {
+			free(m->name);
+			free(m->path);
+			continue;
+		}
+		s->modules[kept++] = *m;
+	}
+	s->num_modules = kept;
 	add_vdso(s);
 
 	if (link_map_mode) {

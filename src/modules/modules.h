@@ -21,6 +21,11 @@
 /** Modules per process: 200-library programs exist; 65,536 bounds memory against a hostile NT_FILE. */
 #define CT_MAX_MODULES 65536
 #define CT_MAX_BUILD_ID 64
+/**
+ * libdwfl's link_map search (dwfl_core_file_report) is quadratic in the core's segments (a core
+ * with 131,070 program headers takes minutes); beyond this many it is not attempted.
+ */
+#define CT_MAX_LINK_MAP_SEGMENTS 8192
 
 struct ct_module_state {
 	char *name; /**< owned: basename of path, or "[vdso]" */
@@ -35,6 +40,8 @@ struct ct_module_state {
 	size_t file_build_id_len;
 	int match; /**< -1 unknown, 0 mismatch, 1 match */
 	bool is_main, is_vdso;
+	/** The dump holds no ELF header for this mapping: placed from the file's headers, unverified. */
+	bool no_header;
 	/** Executable segments of the module (from the in-memory or file program headers). */
 	Dwfl_Module *dwfl_module; /**< borrowed from the Dwfl */
 	/** The vdso image copied out of the dump (owned) and its Elf. */

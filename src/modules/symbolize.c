@@ -167,6 +167,19 @@ static size_t resolve(struct ct_session *s, uint64_t addr, struct ct_sym *out)
 	Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, &bias);
 	Dwarf_Die *scopes = NULL;
 	int n = cudie ? dwarf_getscopes(cudie, addr - bias, &scopes) : 0;
+	if (n > 0) {
+		// dwarf_getscopes continues into the abstract origin's scopes after the first inlined
+		// level; the physical nesting (inline inside inline inside …) comes from the innermost
+		// scope's own parents, as eu-addr2line -i does.
+		Dwarf_Die innermost = scopes[0];
+		Dwarf_Die *physical = NULL;
+		int m = dwarf_getscopes_die(&innermost, &physical);
+		free(scopes);
+		scopes = m > 0 ? physical : NULL;
+		n = m > 0 ? m : 0;
+		if (m <= 0)
+			free(physical);
+	}
 	size_t count = 0;
 	// scopes[0] is innermost. Each inlined_subroutine is a frame of its own; its call site gives
 	// the location in the scope that contains it.

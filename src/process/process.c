@@ -37,9 +37,14 @@ static void fill_process(struct ct_session *s)
 	}
 	uint64_t execfn;
 	char *path = NULL;
-	if (ct_core_auxv(core, AT_EXECFN, &execfn) && !ct_core_read_string(core, execfn, 4096, &path)) {
-		r->process.executable_path = ct_report_strdup(r, path);
-		free(path);
+	if (ct_core_auxv(core, AT_EXECFN, &execfn)) {
+		// The string page may not be in the dump (gcore, filtered cores): then it is unknown.
+		struct ct_error *err = ct_core_read_string(core, execfn, 4096, &path);
+		if (!err) {
+			r->process.executable_path = ct_report_strdup(r, path);
+			free(path);
+		}
+		ct_error_destroy(err);
 	}
 }
 
@@ -75,6 +80,7 @@ static void fill_signal(struct ct_session *s)
 		r->signal.present = true;
 		r->signal.number = crashed->cursig;
 	}
+	r->has_crashing_thread = crashed != NULL;
 	r->crashing_thread = crashed ? crashed->tid : 0;
 }
 
@@ -182,7 +188,8 @@ static void unwind_all(struct ct_session *s)
 			ct_report_diag(r, CT_SEVERITY_ERROR, ct->tid, "no-memory", "out of memory symbolizing frames");
 		ct_raw_stack_free(&raw);
 	}
-	qsort(r->threads, r->num_threads, sizeof(*r->threads), compare_threads);
+	if (r->num_threads > 1)
+		qsort(r->threads, r->num_threads, sizeof(*r->threads), compare_threads);
 }
 
 static void copy_core_problems(struct ct_session *s)

@@ -248,7 +248,7 @@ int ct_write_json(FILE *out, const struct ct_report *r, const struct ct_write_op
 		field(&w, "signal", json_null());
 	}
 	field(&w, "crash", crash_json(r));
-	field(&w, "crashing_thread", r->crashing_thread ? json_integer(r->crashing_thread) : json_null());
+	field(&w, "crashing_thread", r->has_crashing_thread ? json_integer(r->crashing_thread) : json_null());
 	if (r->kernel.present)
 		field(&w, "kernel", kernel_json(r));
 	write_threads(&w, r);

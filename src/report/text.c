@@ -203,7 +203,7 @@ static void write_kernel(const struct out *w, const struct ct_report *r)
 	if (k->has_pid)
 		fprintf(out, "  pid: %d%s%s\n", k->pid, k->comm ? " comm: " : "", k->comm ? k->comm : "");
 	if (k->taint)
-		fprintf(out, "  taint: %s\n", k->taint);
+		fprintf(out, "  taint: %s\n", *k->taint ? k->taint : "none");
 	if (k->num_log_call_trace) {
 		fprintf(out, "  call trace (from the log):\n");
 		for (size_t i = 0; i < k->num_log_call_trace; i++)

@@ -80,3 +80,26 @@ bool ct_unwind_scan(struct ct_session *s, const struct ct_unwind_regs *cur, uint
 	}
 	return false;
 }
+
+bool ct_unwind_scan_below(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t limit,
+			  struct ct_unwind_regs *ret)
+{
+	const struct ct_arch_info *arch = s->core->arch;
+	unsigned w = arch->pointer_size;
+	uint64_t start = (cur->sp + w - 1) & ~(uint64_t)(w - 1);
+	if (limit <= start || limit - start > SCAN_LIMIT)
+		return false;
+	bool found = false;
+	for (uint64_t a = start; a + w <= limit; a += w) {
+		uint64_t v;
+		if (!ct_core_read_word(s->core, a, &v))
+			return found;
+		if (!ct_unwind_is_return_address(s, v))
+			continue;
+		ret->pc = v;
+		ret->sp = a + w;
+		ret->has_ra = false;
+		found = true;
+	}
+	return found;
+}

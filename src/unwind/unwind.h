@@ -70,6 +70,12 @@ bool ct_unwind_frame_pointer(struct ct_session *s, const struct ct_unwind_regs *
 			     struct ct_unwind_regs *ret);
 bool ct_unwind_scan(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
 		    struct ct_unwind_regs *ret);
+/**
+ * The outermost validated return address in [cur->sp, limit): used when a frame-pointer step
+ * skipped frames, to find the return into the function that owns the frame pointer.
+ */
+bool ct_unwind_scan_below(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t limit,
+			  struct ct_unwind_regs *ret);
 /** True when @p addr is a plausible return address: in code and right after a call instruction. */
 bool ct_unwind_is_return_address(struct ct_session *s, uint64_t addr);
 

@@ -137,6 +137,10 @@ struct walk {
 	bool bad_pc; // stopped at a pc outside code
 	const char *reason;
 	struct cfi_cache_entry *cfi_cache;
+	uint64_t stack_end;
+	// A scanned caller that replaces libdwfl's frame-pointer step (see frame_cb).
+	struct ct_unwind_regs override;
+	bool has_override;
 };
 
 static bool pc_has_cfi(struct walk *w, uint64_t pc)
@@ -203,7 +207,22 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		}
 	} else {
 		const struct ct_raw_frame *prev = &out->frames[out->count - 1];
-		f.trust = pc_has_cfi(w, prev->exact ? prev->pc : prev->pc - 1) ? CT_TRUST_CFI : CT_TRUST_FRAME_POINTER;
+		bool cfi = pc_has_cfi(w, prev->exact ? prev->pc : prev->pc - 1);
+		f.trust = cfi ? CT_TRUST_CFI : CT_TRUST_FRAME_POINTER;
+		// Without unwind information libdwfl follows the frame pointer, but a function that
+		// never set one up (a libc leaf, say) still holds its caller's: the step then skips
+		// frames up to the function F that owns the frame pointer. The return address into F
+		// is the outermost validated one below F's frame (deeper slots may hold stale return
+		// addresses of finished calls), and F keeps the frame pointer.
+		struct ct_unwind_regs cand;
+		if (!cfi && w->last.has_fp && w->last.fp > w->last.sp &&
+		    ct_unwind_scan_below(s, &w->last, w->last.fp, &cand) && cand.pc != pc) {
+			cand.fp = w->last.fp;
+			cand.has_fp = true;
+			w->override = cand;
+			w->has_override = true;
+			return DWARF_CB_ABORT;
+		}
 	}
 	if (out->count > 0 && w->in_walk > 0) {
 		const struct ct_raw_frame *prev = &out->frames[out->count - 1];
@@ -270,12 +289,14 @@ void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t,
 		.cfi_cache = cache,
 	};
 	uint64_t stack_end = stack_end_for(s, t->sp);
+	w.stack_end = stack_end;
 	for (int restart = 0; restart <= MAX_RESTARTS; restart++) {
 		s->walk_regs = regs;
 		s->walk_valid = valid;
 		s->walk_pc = pc;
 		w.in_walk = 0;
 		w.bad_pc = false;
+		w.has_override = false;
 		size_t before = out->count;
 		int r = dwfl_getthread_frames(s->dwfl, t->tid, frame_cb, &w);
 		if (w.stop)
@@ -293,7 +314,11 @@ void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t,
 		struct ct_unwind_regs next;
 		enum ct_trust trust;
 		bool first_frame = out->count == 1;
-		if (w.bad_pc && first_frame && ct_unwind_bad_call(s, &w.last, &next)) {
+		if (w.has_override) {
+			next = w.override;
+			trust = CT_TRUST_SCAN;
+			memset(valid, 0, sizeof(valid));
+		} else if (w.bad_pc && first_frame && ct_unwind_bad_call(s, &w.last, &next)) {
 			trust = CT_TRUST_BAD_CALL;
 			// Registers other than pc and sp are still the caller's at a bad call.
 		} else if (!w.bad_pc && ct_unwind_frame_pointer(s, &w.last, stack_end, &next)) {

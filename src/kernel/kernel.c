@@ -1,0 +1,289 @@
+// ct_kernel_analyze(): the vmcore pipeline. dump → VMCOREINFO → kernel log → panic record → class;
+// kallsyms → per-CPU registers and stacks; optional vmlinux (build-id check, DWARF lines).
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libkdumpfile/kdumpfile.h>
+
+#include "kernel/kernel.h"
+#include "kernel/vmcore.h"
+
+static void fill_kernel_facts(struct ct_vmcore *vm, struct ct_report *r)
+{
+	struct ct_kernel *k = &r->kernel;
+	const struct ct_vmcoreinfo *vi = &vm->vmcoreinfo;
+	k->present = true;
+	k->release = ct_report_strdup(r, ct_vmcoreinfo_get(vi, "OSRELEASE"));
+	k->build_id = ct_report_strdup(r, ct_vmcoreinfo_get(vi, "BUILD-ID"));
+	const char *arch = NULL;
+	if (kdump_get_string_attr(vm->ctx, KDUMP_ATTR_ARCH_NAME, &arch) == KDUMP_OK && arch) {
+		k->machine = ct_report_strdup(r, arch);
+		r->input.arch = k->machine;
+	}
+	const char *ps = ct_vmcoreinfo_get(vi, "PAGESIZE");
+	if (ps) {
+		k->has_page_size = true;
+		k->page_size = strtoull(ps, NULL, 10);
+	}
+	// CRASHTIME is written by the crashing kernel (crash_save_vmcoreinfo); QEMU dumps lack it.
+	const char *ct = ct_vmcoreinfo_get(vi, "CRASHTIME");
+	if (ct) {
+		k->has_crash_time = true;
+		k->crash_time = strtoll(ct, NULL, 10);
+	}
+	k->has_kaslr_offset = vm->has_kaslr_offset;
+	k->kaslr_offset = vm->kaslr_offset;
+	int64_t phys_base;
+	if (ct_vmcoreinfo_number(vi, "phys_base", &phys_base))
+		ct_report_add_environment(r, "phys_base", ct_report_printf(r, "%" PRId64, phys_base));
+}
+
+static void fill_panic_facts(struct ct_report *r, struct ct_panic_record *rec)
+{
+	struct ct_kernel *k = &r->kernel;
+	if (rec->panic_reason)
+		k->panic_message = ct_report_printf(r, "Kernel panic - not syncing: %s", rec->panic_reason);
+	else if (rec->headline)
+		k->panic_message = rec->headline;
+	k->taint = rec->taint;
+	k->has_pid = rec->has_pid;
+	k->pid = rec->pid;
+	k->comm = rec->comm;
+	k->has_uptime = rec->has_uptime;
+	k->uptime = rec->uptime;
+	// Ownership of the arrays moves to the report.
+	k->log_call_trace = rec->call_trace;
+	k->num_log_call_trace = rec->num_call_trace;
+	rec->call_trace = NULL;
+	rec->num_call_trace = 0;
+	k->modules_linked_in = rec->modules;
+	k->num_modules_linked_in = rec->num_modules;
+	rec->modules = NULL;
+	rec->num_modules = 0;
+}
+
+/* Functions only a CPU that is crashing or panicking runs: used when the log does not name the CPU. */
+static bool is_panic_function(const char *name)
+{
+	static const char *const names[] = { "panic", "__crash_kexec", "crash_kexec", "oops_end", "die", "__die",
+					     "page_fault_oops", "vpanic", "nmi_panic", "do_exit", "make_task_dead" };
+	for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+static int find_panic_cpu(struct ct_vmcore *vm, const struct ct_panic_record *rec, struct ct_report *r,
+			  const char **how)
+{
+	// 1. The log's "CPU: N PID: …" line of the panic record names it.
+	if (rec->has_cpu && rec->cpu >= 0 && (size_t)rec->cpu < vm->num_cpus) {
+		*how = "the log's \"CPU: N PID:\" line";
+		return rec->cpu;
+	}
+	// 2. kdump: pr_pid is the task pid, so the log's PID picks the CPU. Not for QEMU (vCPU + 1 there).
+	if (!vm->qemu && rec->has_pid && rec->pid > 0) {
+		for (size_t i = 0; i < vm->num_cpus; i++) {
+			if (vm->cpus[i].has_pid && vm->cpus[i].pid == rec->pid) {
+				*how = "NT_PRSTATUS pr_pid equal to the log's PID";
+				return (int)i;
+			}
+		}
+	}
+	// 3. The CPU whose stack runs panic or crash code.
+	for (size_t t = 0; t < r->num_threads; t++) {
+		const struct ct_thread *th = &r->threads[t];
+		for (size_t i = 0; i < th->num_frames; i++) {
+			if (is_panic_function(th->frames[i].function)) {
+				*how = "its stack runs panic/crash code";
+				return th->tid;
+			}
+		}
+	}
+	return -1;
+}
+
+static void add_registers(struct ct_report *r, struct ct_thread *th, const struct ct_cpu_state *c)
+{
+	th->registers = calloc(27, sizeof(*th->registers));
+	if (!th->registers)
+		return;
+	for (size_t i = 0; i < 27; i++) {
+		th->registers[i].name = ct_report_strdup(r, ct_x86_64_reg_names[i]);
+		th->registers[i].value = c->regs[i];
+	}
+	th->num_registers = 27;
+}
+
+/* Function name of a "func+0x1/0x2 [mod]" / "? func+0x1/0x2" Call Trace line, into @p buf. */
+static const char *trace_function(const char *line, char *buf, size_t size, bool *unreliable)
+{
+	*unreliable = strncmp(line, "? ", 2) == 0;
+	if (*unreliable)
+		line += 2;
+	size_t n = strcspn(line, "+ ");
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, line, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+/*
+ * How well the stack found in the dump agrees with the kernel's own Call Trace: every reliable
+ * (non-"?") function of the log should be among the scanned frames. Evidence either way.
+ */
+static void compare_with_log(struct ct_report *r, const struct ct_thread *th)
+{
+	const struct ct_kernel *k = &r->kernel;
+	size_t reliable = 0, found = 0;
+	const char *missing = NULL;
+	for (size_t i = 0; i < k->num_log_call_trace; i++) {
+		char fn[256];
+		bool unreliable;
+		trace_function(k->log_call_trace[i], fn, sizeof(fn), &unreliable);
+		if (unreliable || !*fn)
+			continue;
+		reliable++;
+		bool hit = false;
+		for (size_t j = 0; j < th->num_frames && !hit; j++)
+			hit = th->frames[j].function && strcmp(th->frames[j].function, fn) == 0;
+		if (hit)
+			found++;
+		else if (!missing)
+			missing = k->log_call_trace[i];
+	}
+	if (reliable == 0)
+		return;
+	ct_crash_add_evidence(r, "stack of CPU %d from the dump has %zu of the %zu reliable functions of the log's Call Trace%s%s",
+			      th->tid, found, reliable, missing ? "; first missing: " : "", missing ? missing : "");
+}
+
+/* Frame 0 in a module has no kallsyms name in the core tables; the log's RIP line names it. */
+static void name_frame0_from_log(struct ct_report *r, struct ct_thread *th, const struct ct_panic_record *rec)
+{
+	if (!th->num_frames || th->frames[0].function || !rec->rip_line)
+		return;
+	const char *p = rec->rip_line + strlen("RIP: 0010:");
+	char fn[256];
+	size_t n = strcspn(p, "+ ");
+	if (n == 0 || n >= sizeof(fn) || strncmp(p, "0x", 2) == 0)
+		return;
+	memcpy(fn, p, n);
+	fn[n] = '\0';
+	th->frames[0].function = ct_report_strdup(r, fn);
+	const char *plus = strchr(p, '+');
+	if (plus)
+		th->frames[0].offset = strtoull(plus + 1, NULL, 16);
+	const char *mod = strchr(p, '[');
+	if (mod) {
+		size_t m = strcspn(mod + 1, "]");
+		th->frames[0].module = ct_strpool_intern_len(&r->strings, mod + 1, m);
+	}
+	ct_report_diag(r, CT_SEVERITY_INFO, th->tid, "frame-from-log",
+		       "frame 0 (0x%016" PRIx64 ") is outside core kernel text; named from the log's RIP line",
+		       th->frames[0].pc);
+}
+
+struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *kind, struct ct_report *report)
+{
+	struct ct_vmcore vm;
+	report->input.kind = ct_report_strdup(report, kind);
+	struct ct_error *err = ct_vmcore_open(opts->core_path, kind, report, &vm);
+	if (err)
+		return ct_error_wrap(err, "%s", opts->core_path);
+	fill_kernel_facts(&vm, report);
+	if (opts->executable) {
+		err = ct_vmlinux_check(&vm, opts->executable, report);
+		if (err) {
+			ct_vmcore_close(&vm);
+			return err;
+		}
+	}
+
+	char *log = NULL;
+	size_t log_len = 0;
+	struct ct_panic_record rec;
+	memset(&rec, 0, sizeof(rec));
+	// Without VMCOREINFO there is no map to the log or the symbols: one diagnostic says so already.
+	bool have_vi = vm.vmcoreinfo.num_entries > 0;
+	err = have_vi ? ct_printk_read(&vm, &log, &log_len) : ct_error_create(CT_ERROR_NOT_FOUND, "no VMCOREINFO");
+	if (err && !have_vi) {
+		ct_error_destroy(err);
+		err = NULL;
+	} else if (err) {
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "no-kernel-log", "%s", ct_error_message(err));
+		ct_error_destroy(err);
+		err = NULL;
+	} else {
+		report->kernel.log = ct_strpool_intern_len(&report->strings, log, log_len);
+		ct_panic_parse(report, log, &rec);
+		free(log);
+		if (!rec.found)
+			ct_report_diag(report, CT_SEVERITY_WARNING, 0, "no-panic-record",
+				       "the kernel log has no panic or Oops record");
+	}
+	fill_panic_facts(report, &rec);
+	ct_kernel_classify(report, &rec);
+
+	struct ct_kallsyms ks = { 0 };
+	err = have_vi ? ct_kallsyms_load(&vm, &ks) : NULL;
+	if (err) {
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "no-kallsyms", "kernel symbols: %s", ct_error_message(err));
+		ct_error_destroy(err);
+		err = NULL;
+	}
+	bool x86 = report->input.arch && strcmp(report->input.arch, "x86_64") == 0;
+	if (!x86 && vm.num_cpus)
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "arch-unsupported",
+			       "registers and stacks of %s vmcores are not supported yet",
+			       report->input.arch ? report->input.arch : "unknown-architecture");
+	size_t max_threads = opts->max_threads ? opts->max_threads : vm.num_cpus;
+	for (size_t i = 0; x86 && i < vm.num_cpus && i < max_threads; i++) {
+		struct ct_thread *th = ct_report_add_thread(report);
+		if (!th)
+			break;
+		th->tid = vm.cpus[i].cpu;
+		if (!vm.cpus[i].has_regs) {
+			th->stop_reason = ct_report_strdup(report, "no registers saved for this CPU");
+			continue;
+		}
+		add_registers(report, th, &vm.cpus[i]);
+		ct_kstack_unwind(&vm, &ks, &vm.cpus[i], report, th, opts->max_frames);
+	}
+	const char *how = NULL;
+	int panic_cpu = find_panic_cpu(&vm, &rec, report, &how);
+	if (panic_cpu >= 0) {
+		report->kernel.has_panic_cpu = true;
+		report->kernel.panic_cpu = panic_cpu;
+		report->has_crashing_thread = true;
+		report->crashing_thread = panic_cpu;
+		ct_crash_add_evidence(report, "panic CPU %d, found by %s", panic_cpu, how);
+		// Crashing thread first (report.h order), the others stay by CPU number.
+		for (size_t t = 0; t < report->num_threads; t++) {
+			if (report->threads[t].tid != panic_cpu)
+				continue;
+			report->threads[t].crashed = true;
+			struct ct_thread tmp = report->threads[t];
+			memmove(&report->threads[1], &report->threads[0], t * sizeof(tmp));
+			report->threads[0] = tmp;
+			name_frame0_from_log(report, &report->threads[0], &rec);
+			compare_with_log(report, &report->threads[0]);
+			break;
+		}
+	} else if (vm.num_cpus) {
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "no-panic-cpu", "could not tell which CPU panicked");
+	}
+	if (vm.qemu)
+		ct_report_diag(report, CT_SEVERITY_INFO, 0, "qemu-dump",
+			       "written by QEMU dump-guest-memory: pr_pid is the vCPU number + 1, and the log may stop before "
+			       "the last panic lines");
+	if (opts->executable)
+		ct_vmlinux_symbolize(&vm, opts->executable, report);
+	ct_kallsyms_deinit(&ks);
+	ct_panic_record_deinit(&rec);
+	ct_vmcore_close(&vm);
+	return NULL;
+}

@@ -1,0 +1,418 @@
+// The panic record, parsed from the kernel log: what the kernel itself said when it died. Handles the
+// ways a log ends: "Kernel panic - not syncing" with its own Call Trace; an Oops that went straight to
+// crash_kexec (kdump loaded: no panic line follows); and QEMU dumps, cut before the last lines.
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/vmcore.h"
+
+// A 2^18-byte log holds ~4,000 lines; 2^20 lines bounds a huge log_buf_len= buffer.
+#define MAX_LINES (1u << 20)
+// The CPU:/RIP:/Call Trace lines of one event follow its headline within a screenful; an OOM report
+// puts the task table in between, hence the generous window.
+#define EVENT_WINDOW 400
+// A Call Trace longer than this is a stack overflow's recursion; the head is what people read.
+#define MAX_TRACE_LINES 256
+
+struct line {
+	const char *s; /**< message text, after the "[    t.tttttt] " prefix */
+	size_t len;
+	bool has_ts;
+	double ts;
+};
+
+static bool has(const struct line *l, const char *needle)
+{
+	size_t n = strlen(needle);
+	if (n > l->len)
+		return false;
+	for (size_t i = 0; i + n <= l->len; i++) {
+		if (memcmp(l->s + i, needle, n) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool starts(const struct line *l, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return l->len >= n && memcmp(l->s, prefix, n) == 0;
+}
+
+/* Pooled copy of the line's text from @p from (a pointer into it) to its end. */
+static const char *pool_rest(struct ct_report *r, const struct line *l, const char *from)
+{
+	return ct_strpool_intern_len(&r->strings, from, l->len - (size_t)(from - l->s));
+}
+
+static const char *find_in(const struct line *l, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (size_t i = 0; n <= l->len && i + n <= l->len; i++) {
+		if (memcmp(l->s + i, needle, n) == 0)
+			return l->s + i;
+	}
+	return NULL;
+}
+
+static size_t split_lines(const char *log, struct line **ret)
+{
+	size_t cap = 1024, n = 0;
+	struct line *lines = malloc(cap * sizeof(*lines));
+	if (!lines)
+		return 0;
+	for (const char *p = log; *p && n < MAX_LINES;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		struct line l = { .s = p, .len = len };
+		// "[    3.459698] text": remember the timestamp, keep the text.
+		if (len > 2 && p[0] == '[') {
+			const char *close = memchr(p, ']', len);
+			if (close) {
+				char *end;
+				double t = strtod(p + 1, &end);
+				if (end == close) {
+					l.has_ts = true;
+					l.ts = t;
+				}
+				l.s = close + 1;
+				if (l.s < p + len && *l.s == ' ')
+					l.s++;
+				l.len = len - (size_t)(l.s - p);
+			}
+		}
+		if (n == cap) {
+			struct line *t = realloc(lines, cap * 2 * sizeof(*lines));
+			if (!t)
+				break;
+			lines = t;
+			cap *= 2;
+		}
+		lines[n++] = l;
+		p = nl ? nl + 1 : p + len;
+	}
+	*ret = lines;
+	return n;
+}
+
+static bool parse_hex_after(const struct line *l, const char *key, uint64_t *ret)
+{
+	const char *p = find_in(l, key);
+	if (!p)
+		return false;
+	p += strlen(key);
+	while (p < l->s + l->len && *p == ' ')
+		p++;
+	char buf[24];
+	size_t n = 0;
+	if (p + 2 <= l->s + l->len && p[0] == '0' && p[1] == 'x')
+		p += 2;
+	while (p < l->s + l->len && isxdigit((unsigned char)*p) && n < sizeof(buf) - 1)
+		buf[n++] = *p++;
+	if (n == 0)
+		return false;
+	buf[n] = '\0';
+	*ret = strtoull(buf, NULL, 16);
+	return true;
+}
+
+/* "CPU: 1 PID: 100 Comm: insmod Kdump: loaded Tainted: G           OE      6.1.0-57-amd64 #1 …" */
+static void parse_cpu_line(struct ct_report *r, const struct line *l, struct ct_panic_record *rec)
+{
+	const char *end = l->s + l->len, *p;
+	char buf[512];
+	size_t n = l->len < sizeof(buf) - 1 ? l->len : sizeof(buf) - 1;
+	memcpy(buf, l->s, n);
+	buf[n] = '\0';
+	int cpu, pid;
+	if (sscanf(buf, "CPU: %d PID: %d", &cpu, &pid) == 2) {
+		rec->has_cpu = rec->has_pid = true;
+		rec->cpu = cpu;
+		rec->pid = pid;
+	}
+	p = find_in(l, " Comm: ");
+	if (p) {
+		p += 7;
+		const char *stop = end;
+		const char *markers[] = { " Kdump: ", " Not tainted", " Tainted: " };
+		for (size_t i = 0; i < 3; i++) {
+			struct line rest = { .s = p, .len = (size_t)(end - p) };
+			const char *m = find_in(&rest, markers[i]);
+			if (m && m < stop)
+				stop = m;
+		}
+		rec->comm = ct_strpool_intern_len(&r->strings, p, (size_t)(stop - p));
+	}
+	if (find_in(l, " Kdump: loaded"))
+		rec->kdump_loaded = true;
+	p = find_in(l, " Tainted: ");
+	if (p) {
+		// The taint field is one column per flag, blank when clear, then the release (which has
+		// digits). 'G' only says "no proprietary module": it is not a taint.
+		char taint[64];
+		size_t tn = 0;
+		p += 10;
+		while (p < end) {
+			while (p < end && *p == ' ')
+				p++;
+			const char *w = p;
+			while (p < end && *p != ' ')
+				p++;
+			bool letters = p > w;
+			for (const char *q = w; q < p; q++)
+				letters = letters && isupper((unsigned char)*q);
+			if (!letters)
+				break;
+			for (const char *q = w; q < p && tn < sizeof(taint) - 1; q++) {
+				if (*q != 'G')
+					taint[tn++] = *q;
+			}
+		}
+		taint[tn] = '\0';
+		rec->taint = ct_report_strdup(r, taint);
+	} else if (find_in(l, " Not tainted")) {
+		rec->taint = ct_report_strdup(r, "");
+	}
+}
+
+static void parse_modules(struct ct_report *r, const struct line *l, struct ct_panic_record *rec)
+{
+	const char *p = l->s + strlen("Modules linked in:"), *end = l->s + l->len;
+	size_t cap = 0;
+	// One module name per word; a list longer than this is cut (the kernel prints all of them).
+	for (unsigned n = 0; p < end && n < 4096; n++) {
+		while (p < end && *p == ' ')
+			p++;
+		const char *w = p;
+		while (p < end && *p != ' ')
+			p++;
+		if (p == w)
+			break;
+		if (rec->num_modules == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			const char **t = realloc(rec->modules, ncap * sizeof(*t));
+			if (!t)
+				return;
+			rec->modules = t;
+			cap = ncap;
+		}
+		rec->modules[rec->num_modules++] = ct_strpool_intern_len(&r->strings, w, (size_t)(p - w));
+	}
+}
+
+static bool is_trace_entry(const struct line *l)
+{
+	const char *p = l->s, *end = l->s + l->len;
+	while (p < end && *p == ' ')
+		p++;
+	if (p < end && *p == '<')
+		return true; // <TASK>, </TASK>, <IRQ>, </IRQ>, <NMI>, …
+	struct line rest = { .s = p, .len = (size_t)(end - p) };
+	return find_in(&rest, "+0x") && !starts(&rest, "RIP: ") && !starts(&rest, "Code: ");
+}
+
+static void parse_call_trace(struct ct_report *r, const struct line *lines, size_t n, size_t from,
+			     struct ct_panic_record *rec)
+{
+	size_t cap = 0;
+	for (size_t i = from; i < n && rec->num_call_trace < MAX_TRACE_LINES; i++) {
+		if (!is_trace_entry(&lines[i]))
+			break;
+		const char *p = lines[i].s, *end = p + lines[i].len;
+		while (p < end && *p == ' ')
+			p++;
+		if (*p == '<') {
+			// </TASK> closes the kernel part; what follows are the user registers.
+			if (p + 2 < end && p[1] == '/' && p[2] == 'T')
+				break;
+			continue;
+		}
+		if (rec->num_call_trace == cap) {
+			size_t ncap = cap ? cap * 2 : 32;
+			const char **t = realloc(rec->call_trace, ncap * sizeof(*t));
+			if (!t)
+				return;
+			rec->call_trace = t;
+			cap = ncap;
+		}
+		rec->call_trace[rec->num_call_trace++] = ct_strpool_intern_len(&r->strings, p, (size_t)(end - p));
+	}
+}
+
+enum headline_kind { HL_NONE, HL_NULL, HL_PAGE_FAULT, HL_GPF, HL_BUG, HL_STACK, HL_SOFT, HL_HARD, HL_HUNG, HL_WARN,
+		     HL_MCE, HL_SYSRQ, HL_OOM };
+
+static enum headline_kind headline_kind(const struct line *l)
+{
+	if (starts(l, "BUG: kernel NULL pointer dereference") || has(l, "unable to handle kernel NULL pointer"))
+		return HL_NULL;
+	if (starts(l, "BUG: unable to handle page fault") || has(l, "unable to handle kernel paging request"))
+		return HL_PAGE_FAULT;
+	if (starts(l, "general protection fault"))
+		return HL_GPF;
+	if (starts(l, "kernel BUG at "))
+		return HL_BUG;
+	if (has(l, "kernel stack overflow") || starts(l, "BUG: stack guard page was hit"))
+		return HL_STACK;
+	if (has(l, "BUG: soft lockup"))
+		return HL_SOFT;
+	if (has(l, "Watchdog detected hard LOCKUP"))
+		return HL_HARD;
+	if (starts(l, "INFO: task ") && has(l, "blocked for more than"))
+		return HL_HUNG;
+	if (starts(l, "WARNING: CPU: "))
+		return HL_WARN;
+	if (starts(l, "mce: [Hardware Error]") || has(l, "Machine check"))
+		return HL_MCE;
+	if (starts(l, "sysrq: Trigger a crash"))
+		return HL_SYSRQ;
+	if (has(l, " invoked oom-killer: "))
+		return HL_OOM;
+	return HL_NONE;
+}
+
+void ct_panic_parse(struct ct_report *r, const char *log, struct ct_panic_record *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	struct line *lines = NULL;
+	size_t n = split_lines(log, &lines);
+	if (!lines)
+		return;
+	// The last "Kernel panic" is the one that stopped the machine.
+	size_t panic_idx = n;
+	for (size_t i = n; i-- > 0;) {
+		const char *p = find_in(&lines[i], "Kernel panic - not syncing: ");
+		if (p) {
+			panic_idx = i;
+			rec->panic_reason = pool_rest(r, &lines[i], p + strlen("Kernel panic - not syncing: "));
+			break;
+		}
+	}
+	// The headline: the last crash event before the panic (or before the end of the log, when the
+	// Oops went straight to crash_kexec or QEMU stopped early). A WARN only counts when the panic says
+	// panic_on_warn: warnings are common and usually harmless.
+	bool warn_panic = rec->panic_reason && (strstr(rec->panic_reason, "panic_on_warn") != NULL);
+	size_t head_idx = n;
+	enum headline_kind kind = HL_NONE;
+	for (size_t i = panic_idx; i-- > 0;) {
+		enum headline_kind k = headline_kind(&lines[i]);
+		if (k == HL_NONE || (k == HL_WARN && !warn_panic))
+			continue;
+		head_idx = i;
+		kind = k;
+		break;
+	}
+	// OOM reports start with "… invoked oom-killer" but the panic decides; same for sysrq.
+	size_t anchor = head_idx < n ? head_idx : panic_idx;
+	if (anchor == n) {
+		rec->found = false;
+	} else {
+		rec->found = true;
+		if (head_idx < n)
+			rec->headline = pool_rest(r, &lines[head_idx], lines[head_idx].s);
+		switch (kind) {
+		case HL_NULL: rec->null_deref = true; break;
+		case HL_PAGE_FAULT: rec->page_fault = true; break;
+		case HL_GPF: rec->gpf = true; break;
+		case HL_BUG: rec->kernel_bug = true; break;
+		case HL_STACK: rec->stack_overflow = true; break;
+		case HL_SOFT: rec->lockup_soft = true; break;
+		case HL_HARD: rec->lockup_hard = true; break;
+		case HL_HUNG: rec->hung_task = true; break;
+		case HL_WARN: rec->warn = true; break;
+		case HL_MCE: rec->mce = true; break;
+		case HL_SYSRQ: rec->sysrq = true; break;
+		case HL_OOM: rec->oom = true; break;
+		case HL_NONE: break;
+		}
+		if (rec->panic_reason) {
+			const char *pr = rec->panic_reason;
+			rec->sysrq |= strstr(pr, "sysrq triggered crash") != NULL;
+			rec->oom |= strstr(pr, "Out of memory") != NULL;
+			rec->init_killed = strstr(pr, "Attempted to kill init!") != NULL;
+			rec->lockup_soft |= strstr(pr, "softlockup") != NULL;
+			rec->lockup_hard |= strstr(pr, "hard LOCKUP") != NULL;
+			rec->hung_task |= strstr(pr, "hung_task") != NULL;
+			rec->mce |= strstr(pr, "Machine check") != NULL;
+			rec->stack_overflow |= strstr(pr, "stack overflow") != NULL || strstr(pr, "stack-protector") != NULL;
+		}
+		if (head_idx < n) {
+			uint64_t a;
+			if (parse_hex_after(&lines[head_idx], "address: ", &a) ||
+			    parse_hex_after(&lines[head_idx], "non-canonical address ", &a) ||
+			    parse_hex_after(&lines[head_idx], "dereference at ", &a) ||
+			    parse_hex_after(&lines[head_idx], "paging request at ", &a)) {
+				rec->has_address = true;
+				rec->address = a;
+			}
+			// "general protection fault, …: 0000 [#1] …": the hex word before " [#" is the error code.
+			const struct line *h = &lines[head_idx];
+			const char *br = find_in(h, " [#");
+			if (kind == HL_GPF && br) {
+				const char *p = br;
+				while (p > h->s && isxdigit((unsigned char)p[-1]) && br - p < 16)
+					p--;
+				if (p < br && p - h->s >= 2 && p[-1] == ' ' && p[-2] == ':') {
+					char buf[17];
+					memcpy(buf, p, (size_t)(br - p));
+					buf[br - p] = '\0';
+					rec->has_error_code = true;
+					rec->error_code = strtoull(buf, NULL, 16);
+				}
+			}
+		}
+		size_t end = anchor + EVENT_WINDOW < n ? anchor + EVENT_WINDOW : n;
+		bool have_cpu = false, have_trace = false;
+		size_t pf = 0;
+		for (size_t i = anchor; i < end; i++) {
+			const struct line *l = &lines[i];
+			if (!have_cpu && starts(l, "CPU: ") && find_in(l, " PID: ")) {
+				parse_cpu_line(r, l, rec);
+				have_cpu = true;
+			} else if (!rec->oops_line && starts(l, "Oops: ")) {
+				rec->oops_line = pool_rest(r, l, l->s);
+				uint64_t code;
+				if (!rec->has_error_code && parse_hex_after(l, "Oops: ", &code)) {
+					rec->has_error_code = true;
+					rec->error_code = code;
+				}
+			} else if (starts(l, "#PF: ") && pf < 2) {
+				rec->pf_lines[pf++] = pool_rest(r, l, l->s);
+				uint64_t code;
+				if (parse_hex_after(l, "error_code(", &code)) {
+					rec->has_error_code = true;
+					rec->error_code = code;
+				}
+			} else if (!rec->rip_line && starts(l, "RIP: 0010:")) {
+				rec->rip_line = pool_rest(r, l, l->s);
+			} else if (starts(l, "CR2: ") && !find_in(l, "CR3:") && !rec->has_address) {
+				uint64_t a;
+				if (parse_hex_after(l, "CR2: ", &a)) {
+					rec->has_address = true;
+					rec->address = a;
+				}
+			} else if (!rec->modules && starts(l, "Modules linked in:")) {
+				parse_modules(r, l, rec);
+			} else if (!have_trace && (starts(l, "Call Trace:") || starts(l, " Call Trace:"))) {
+				parse_call_trace(r, lines, n, i + 1, rec);
+				have_trace = true;
+			}
+		}
+		const struct line *t = panic_idx < n ? &lines[panic_idx] : &lines[anchor];
+		if (t->has_ts) {
+			rec->has_uptime = true;
+			rec->uptime = t->ts;
+		}
+	}
+	free(lines);
+}
+
+void ct_panic_record_deinit(struct ct_panic_record *rec)
+{
+	free(rec->call_trace);
+	free(rec->modules);
+	memset(rec, 0, sizeof(*rec));
+}

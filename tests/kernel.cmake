@@ -1,0 +1,27 @@
+# Kernel vmcore tests (issue 5). Real vmcores, made at test time by scripts/make-vmcores from Debian
+# packages (QEMU/TCG guests that panic; one genuine kdump capture), cached in ${CT_VMCORE_DIR} by recipe
+# hash. A failed generation fails every vmcore test; CT_NO_VMCORE=1 skips them (exit 77) instead.
+# scripts/test shares one cache between its build passes through CT_VMCORE_CACHE.
+if(DEFINED ENV{CT_VMCORE_CACHE})
+  set(CT_VMCORE_DIR $ENV{CT_VMCORE_CACHE})
+else()
+  set(CT_VMCORE_DIR ${CMAKE_BINARY_DIR}/vmcores)
+endif()
+set(CT_KTEST ${CMAKE_CURRENT_SOURCE_DIR}/kernel)
+
+add_test(NAME kernel_make_vmcores
+  COMMAND sh -c "[ \"$CT_NO_VMCORE\" = 1 ] || exec \"$0\" \"$1\"" ${PROJECT_SOURCE_DIR}/scripts/make-vmcores ${CT_VMCORE_DIR})
+# About 100 s on 2 cores the first time (the guests run in parallel), seconds when cached.
+set_tests_properties(kernel_make_vmcores PROPERTIES FIXTURES_SETUP vmcores TIMEOUT 900 RUN_SERIAL TRUE)
+
+foreach(case sysrq oom init oops oops-kdump)
+  add_test(NAME kernel_vmcore_${case} COMMAND ${CT_PYTHON} ${CT_KTEST}/check_vmcore.py ${CT_BIN} ${CT_VMCORE_DIR} ${case})
+  set_tests_properties(kernel_vmcore_${case} PROPERTIES FIXTURES_REQUIRED vmcores SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
+
+add_test(NAME kernel_vmlinux_mismatch COMMAND ${CT_PYTHON} ${CT_KTEST}/check_vmlinux.py ${CT_BIN} ${CT_VMCORE_DIR})
+set_tests_properties(kernel_vmlinux_mismatch PROPERTIES FIXTURES_REQUIRED vmcores SKIP_RETURN_CODE 77 TIMEOUT 120)
+
+# Heads of real dumps from the external corpus: clear error or partial report, never a crash.
+add_test(NAME kernel_corpus_heads COMMAND ${CT_PYTHON} ${CT_KTEST}/check_heads.py ${CT_BIN} ${CT_SHARED_DIR})
+set_tests_properties(kernel_corpus_heads PROPERTIES TIMEOUT 120)
