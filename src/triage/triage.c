@@ -1,12 +1,31 @@
-// Triage entry point. The classifier itself is built in issue #3; until then the class stays
-// "unknown" with the signal facts as evidence.
+// Triage entry point for process cores: gather facts, run the ordered rules, build the signature,
+// copy the abort message into the report.
 #include "process/process.h"
+#include "triage/facts.h"
+#include "triage/gather.h"
+
+static void fill_abort_message(struct ct_report *r, const struct ct_abort_facts *a)
+{
+	if (!a->present)
+		return;
+	struct ct_abort_message *m = &r->abort_message;
+	m->present = true;
+	m->text = a->text;
+	m->kind = ct_report_strdup(r, ct_abort_kind_to_string(a->kind));
+	m->assert_file = a->file;
+	m->assert_function = a->function;
+	m->assert_expression = a->expression;
+	m->assert_line = a->line;
+}
 
 void ct_triage_process(struct ct_session *s)
 {
 	struct ct_report *r = s->report;
-	if (r->signal.present) {
-		const char *name = ct_signal_name(r->signal.number);
-		ct_crash_add_evidence(r, "signal %d (%s)", r->signal.number, name ? name : "?");
-	}
+	struct ct_facts facts;
+	struct ct_facts_storage storage = { 0 };
+	ct_facts_gather(s, &facts, &storage);
+	ct_classify(&facts, r);
+	fill_abort_message(r, &facts.abort_msg);
+	ct_signature_build(&facts, r);
+	ct_facts_storage_deinit(&storage);
 }

@@ -1,0 +1,1146 @@
+// The classifier: an ordered rule table over struct ct_facts (docs/classes.md, taxonomy.md). The first
+// rule whose `when` holds wins; its `fill` writes the verdict. Both are pure functions of the facts.
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "triage/facts.h"
+
+static const char *const access_names[CT_ACCESS_NUM_] = {
+	[CT_ACCESS_NONE] = NULL, [CT_ACCESS_READ] = "read", [CT_ACCESS_WRITE] = "write", [CT_ACCESS_EXEC] = "exec",
+};
+
+const char *ct_access_to_string(enum ct_access access)
+{
+	return access < CT_ACCESS_NUM_ ? access_names[access] : NULL;
+}
+
+static const char *const confidence_names[CT_CONFIDENCE_NUM_] = {
+	[CT_CONFIDENCE_LOW] = "low", [CT_CONFIDENCE_MEDIUM] = "medium", [CT_CONFIDENCE_HIGH] = "high",
+};
+
+const char *ct_confidence_to_string(enum ct_confidence c)
+{
+	return c < CT_CONFIDENCE_NUM_ ? confidence_names[c] : "low";
+}
+
+/* ---- helpers over facts ---- */
+
+static bool sig_is(const struct ct_facts *f, int signo)
+{
+	return f->sig.fatal && f->sig.signo == signo;
+}
+
+static bool code_is(const struct ct_facts *f, int code)
+{
+	return f->sig.has_code && f->sig.code == code;
+}
+
+/** A fault the kernel raised (not sent by a process). Without siginfo, assume it when not known sent. */
+static bool kernel_fault(const struct ct_facts *f)
+{
+	return f->sig.fatal && (f->sig.kernel_sent || !f->sig.has_code);
+}
+
+/** The kernel's fault address is meaningful (x86 #GP reports SI_KERNEL and 0). */
+static bool kernel_address_usable(const struct ct_facts *f)
+{
+	return f->sig.has_fault_address && f->fault.valid && !code_is(f, CT_SI_KERNEL);
+}
+
+/** The data address the rules use: the kernel's, else the one the instruction computes. */
+static const struct ct_address_facts *data_address(const struct ct_facts *f)
+{
+	if (kernel_address_usable(f))
+		return &f->fault;
+	if (f->computed.valid)
+		return &f->computed;
+	return NULL;
+}
+
+/** The function at frame @p i is one of @p names (library frames are fair evidence). */
+static long find_frame(const struct ct_facts *f, const char *const *names)
+{
+	for (size_t i = 0; i < f->num_frames; i++) {
+		const char *fn = f->frames[i].function;
+		if (!fn || f->frames[i].own)
+			continue;
+		for (const char *const *n = names; *n; n++) {
+			size_t len = strlen(*n);
+			// Demangled C++ names carry parameters: "std::terminate()" matches "std::terminate".
+			if (strncmp(fn, *n, len) == 0 && (fn[len] == '\0' || fn[len] == '('))
+				return (long)i;
+		}
+	}
+	return -1;
+}
+
+static const char *const assert_frames[] = { "__assert_fail", "__assert_perror_fail", "__assert_fail_base", NULL };
+static const char *const stack_chk_frames[] = { "__stack_chk_fail", "__stack_chk_fail_local", NULL };
+static const char *const fortify_frames[] = { "__chk_fail", "__fortify_fail", NULL };
+static const char *const malloc_abort_frames[] = { "malloc_printerr", NULL };
+static const char *const throw_frames[] = { "__cxa_throw", "__cxa_rethrow", "std::rethrow_exception",
+					    "_Unwind_Resume", "__gxx_personality_v0", NULL };
+static const char *const terminate_frames[] = { "std::terminate", "__cxxabiv1::__terminate",
+						"__gnu_cxx::__verbose_terminate_handler", "__cxa_call_terminate", NULL };
+static const char *const abort_frames[] = { "abort", NULL };
+// glibc 2.36 malloc/malloc.c internals and the public entry points that reach them.
+static const char *const allocator_frames[] = {
+	"_int_free",	 "_int_malloc",	   "_int_realloc",   "_int_memalign", "malloc_consolidate",
+	"unlink_chunk",	 "tcache_get",	   "tcache_put",     "tcache_init",   "tcache_thread_shutdown",
+	"malloc",	 "free",	   "realloc",	     "calloc",	      "__libc_malloc",
+	"__libc_free",	 "__libc_realloc", "__libc_calloc",  "cfree",	      "sysmalloc",
+	"_int_free_merge_chunk", "_int_free_create_chunk", "_int_free_maybe_consolidate", NULL,
+};
+
+static bool is_fill_pattern(uint64_t v)
+{
+	// 0x4141…, 0xdead…, 0xcccc…: the same byte repeated. The lowest byte is ignored (a jump to a
+	// pattern is aligned down on aarch64/riscv: 0x4141414141414140); 32- and 48-bit patterns count.
+	uint8_t b = (uint8_t)(v >> 8);
+	if (b == 0 || b == 0xff)
+		return false;
+	int same = 1;
+	for (int i = 2; i < 8 && (uint8_t)(v >> (8 * i)) == b; i++)
+		same++;
+	// At least 0x??414141?? (three repeated bytes above the lowest one), and nothing else above them.
+	return same >= 3 && (same == 7 || v >> (8 * (same + 1)) == 0);
+}
+
+/** Location of the blamed frame: "list_sum (crashme.c:63)". Pooled. */
+static const char *blame_location(const struct ct_facts *f, struct ct_report *r)
+{
+	if (f->blame < 0 || (size_t)f->blame >= f->num_frames)
+		return NULL;
+	const struct ct_frame_fact *fr = &f->frames[f->blame];
+	const char *fn = fr->function ? fr->function
+		: fr->module && fr->has_module_offset ? ct_report_printf(r, "%s+0x%" PRIx64, fr->module, fr->module_offset)
+						      : "??";
+	if (fr->file && fr->line) {
+		const char *base = strrchr(fr->file, '/');
+		return ct_report_printf(r, "%s (%s:%d)", fn, base ? base + 1 : fr->file, fr->line);
+	}
+	return ct_report_printf(r, "%s", fn);
+}
+
+/** " in list_sum (crashme.c:63)" or "". Pooled. */
+static const char *in_blame(const struct ct_facts *f, struct ct_report *r)
+{
+	const char *loc = blame_location(f, r);
+	return loc ? ct_report_printf(r, " in %s", loc) : "";
+}
+
+static const char *perms(struct ct_report *r, uint32_t flags)
+{
+	return ct_report_printf(r, "%c%c%c", flags & CT_PF_R ? 'r' : '-', flags & CT_PF_W ? 'w' : '-',
+				flags & CT_PF_X ? 'x' : '-');
+}
+
+static const char *mapping_text(struct ct_report *r, const struct ct_mapping_fact *m)
+{
+	return ct_report_printf(r, "0x%" PRIx64 "-0x%" PRIx64 " %s%s%s%s", m->start, m->end, perms(r, m->flags),
+				m->file ? " " : "", m->file ? m->file : (m->is_stack ? " [stack]" : " [anon]"), "");
+}
+
+static void evidence_address(struct ct_report *r, const char *what, const struct ct_address_facts *a)
+{
+	if (!a || !a->valid)
+		return;
+	if (a->mapping.present) {
+		ct_crash_add_evidence(r, "%s 0x%" PRIx64 " is in mapping %s", what, a->address,
+				      mapping_text(r, &a->mapping));
+	} else if (a->non_canonical) {
+		ct_crash_add_evidence(r, "%s 0x%" PRIx64 " is non-canonical", what, a->address);
+	} else if (a->nearest.present) {
+		ct_crash_add_evidence(r, "%s 0x%" PRIx64 " is unmapped; nearest mapping %s at distance 0x%" PRIx64, what,
+				      a->address, mapping_text(r, &a->nearest), a->distance);
+	} else {
+		ct_crash_add_evidence(r, "%s 0x%" PRIx64 " is unmapped", what, a->address);
+	}
+}
+
+static void evidence_insn(const struct ct_facts *f, struct ct_report *r)
+{
+	const struct ct_insn_facts *in = &f->insn;
+	if (!in->decoded)
+		return;
+	char ops[256] = "";
+	size_t used = 0;
+	for (size_t i = 0; i < in->num_mem && used < sizeof(ops); i++) {
+		const struct ct_mem_operand *m = &in->mem[i];
+		if (m->base && m->has_base_value)
+			used += (size_t)snprintf(ops + used, sizeof(ops) - used, " with %s = 0x%" PRIx64, m->base,
+						 m->base_value);
+		if (m->has_address && used < sizeof(ops))
+			used += (size_t)snprintf(ops + used, sizeof(ops) - used, ", address 0x%" PRIx64, m->address);
+	}
+	ct_crash_add_evidence(r, "instruction at 0x%" PRIx64 ": %s%s", in->address, in->text, ops);
+}
+
+/** Common verdict setter. */
+static void verdict(struct ct_report *r, const char *class_id, const char *subclass, enum ct_confidence c)
+{
+	r->crash.class_id = ct_report_strdup(r, class_id);
+	r->crash.subclass = subclass ? ct_report_strdup(r, subclass) : NULL;
+	r->crash.confidence = ct_report_strdup(r, ct_confidence_to_string(c));
+}
+
+static void set_address(struct ct_report *r, const struct ct_address_facts *a, const char *kind)
+{
+	if (!a || !a->valid)
+		return;
+	r->crash.has_address = true;
+	r->crash.address = a->address;
+	r->crash.address_kind = kind ? ct_report_strdup(r, kind) : NULL;
+}
+
+static const char *address_kind(const struct ct_address_facts *a)
+{
+	if (a->near_null)
+		return "null";
+	if (a->non_canonical)
+		return "non-canonical";
+	if (a->in_stack_guard)
+		return "stack-guard";
+	if (!a->mapping.present)
+		return "unmapped";
+	return "mapped";
+}
+
+static const char *access_or(const struct ct_facts *f, const char *fallback)
+{
+	const char *a = ct_access_to_string(f->insn.access);
+	return a ? a : fallback;
+}
+
+static void set_access(const struct ct_facts *f, struct ct_report *r)
+{
+	const char *a = ct_access_to_string(f->insn.access);
+	r->crash.access = a ? ct_report_strdup(r, a) : NULL;
+}
+
+/**
+ * Compares the kernel's fault address with the computed one. Returns true when they disagree (and
+ * says so in the evidence).
+ */
+static bool addresses_disagree(const struct ct_facts *f, struct ct_report *r)
+{
+	if (!kernel_address_usable(f) || !f->computed.valid)
+		return false;
+	uint64_t k = f->fault.address, c = f->computed.address;
+	unsigned size = 16;
+	if (f->insn.fault_mem >= 0 && f->insn.mem[f->insn.fault_mem].size > size)
+		size = f->insn.mem[f->insn.fault_mem].size;
+	// The kernel reports the first byte that faulted: at or just after the operand's start.
+	if (k >= c && k - c < size)
+		return false;
+	ct_crash_add_evidence(r,
+			      "conflict: the kernel's fault address 0x%" PRIx64
+			      " differs from the address the instruction computes, 0x%" PRIx64,
+			      k, c);
+	return true;
+}
+
+static enum ct_confidence lower(enum ct_confidence c)
+{
+	return c == CT_CONFIDENCE_HIGH ? CT_CONFIDENCE_MEDIUM : CT_CONFIDENCE_LOW;
+}
+
+static const char *signal_name(const struct ct_facts *f, struct ct_report *r)
+{
+	const char *n = ct_signal_name(f->sig.signo);
+	return n ? n : ct_report_printf(r, "signal %d", f->sig.signo);
+}
+
+/* ---- rules ---- */
+
+static bool when_no_signal(const struct ct_facts *f)
+{
+	return !f->sig.fatal;
+}
+
+static void fill_no_signal(const struct ct_facts *f, struct ct_report *r)
+{
+	verdict(r, "no-signal", NULL, CT_CONFIDENCE_HIGH);
+	ct_crash_add_evidence(r, "no thread's prstatus carries a signal (pr_cursig 0): a live snapshot");
+	if (f->sig.signo)
+		ct_crash_add_evidence(r, "siginfo holds signal %d (%s) but no thread stopped on it (e.g. a debugger's attach)",
+				      f->sig.signo, signal_name(f, r));
+	const char *loc = blame_location(f, r);
+	r->crash.summary = ct_report_printf(r, "no crash: snapshot of a running process%s%s", loc ? ", first thread in " : "",
+					    loc ? loc : "");
+}
+
+static bool when_external_signal(const struct ct_facts *f)
+{
+	if (!f->sig.fatal || !f->sig.user_sent)
+		return false;
+	// Unknown sender (no siginfo sender): treated as external, with low confidence.
+	return !f->sig.has_sender || !f->sig.has_pid || f->sig.sender_pid != f->sig.pid;
+}
+
+static void fill_external_signal(const struct ct_facts *f, struct ct_report *r)
+{
+	if (!f->sig.has_sender) {
+		verdict(r, "external-signal", NULL, CT_CONFIDENCE_LOW);
+		ct_crash_add_evidence(r, "si_code says a process sent the signal, but the sender is not recorded");
+		r->crash.summary = ct_report_printf(r, "%s sent by a process (sender unknown)", signal_name(f, r));
+		return;
+	}
+	verdict(r, "external-signal", NULL, f->sig.has_pid ? CT_CONFIDENCE_HIGH : CT_CONFIDENCE_MEDIUM);
+	ct_crash_add_evidence(r, "sender pid %d (uid %d) is not the dumped process (pid %d)", f->sig.sender_pid,
+			      f->sig.sender_uid, f->sig.pid);
+	ct_crash_add_detail_int(r, "sender_pid", f->sig.sender_pid);
+	ct_crash_add_detail_int(r, "sender_uid", f->sig.sender_uid);
+	const char *loc = blame_location(f, r);
+	r->crash.summary = ct_report_printf(r, "%s sent by another process (pid %d, uid %d)%s%s", signal_name(f, r),
+					    f->sig.sender_pid, f->sig.sender_uid, loc ? " while in " : "", loc ? loc : "");
+}
+
+/** SIGABRT from the process itself (abort() raises it with SI_TKILL from its own pid). */
+static bool self_abort(const struct ct_facts *f)
+{
+	return sig_is(f, CT_SIGABRT) && (!f->sig.has_code || f->sig.user_sent || f->sig.code == CT_SI_KERNEL);
+}
+
+/**
+ * Shared by the abort-family rules: the frame evidence and the message evidence; records agreement
+ * and returns the confidence.
+ */
+static enum ct_confidence abort_confidence(const struct ct_facts *f, struct ct_report *r, long frame,
+					   bool msg_matches, const char *what)
+{
+	if (frame >= 0)
+		ct_crash_add_evidence(r, "frame #%ld is %s (%s)", frame, f->frames[frame].function,
+				      f->frames[frame].module ? f->frames[frame].module : "?");
+	if (f->abort_msg.present)
+		ct_crash_add_evidence(r, "glibc __abort_msg: \"%s\"", f->abort_msg.text);
+	if (frame >= 0 && msg_matches)
+		return CT_CONFIDENCE_HIGH;
+	if (frame >= 0 && f->abort_msg.present) {
+		ct_crash_add_evidence(r, "conflict: the frames show %s but the abort message is of kind %s", what,
+				      ct_abort_kind_to_string(f->abort_msg.kind));
+		return CT_CONFIDENCE_MEDIUM;
+	}
+	if (msg_matches && frame < 0) {
+		ct_crash_add_evidence(r, "conflict: the abort message says %s but no such library frame was unwound", what);
+		return CT_CONFIDENCE_MEDIUM;
+	}
+	// Frame only, no message (no libc symbols, or the message was not saved): the frame is strong.
+	return CT_CONFIDENCE_HIGH;
+}
+
+static bool when_assertion(const struct ct_facts *f)
+{
+	return self_abort(f) && (f->abort_msg.kind == CT_ABORT_ASSERTION || find_frame(f, assert_frames) >= 0);
+}
+
+static void fill_assertion(const struct ct_facts *f, struct ct_report *r)
+{
+	long fr = find_frame(f, assert_frames);
+	bool msg = f->abort_msg.kind == CT_ABORT_ASSERTION;
+	verdict(r, "assertion-failure", NULL, abort_confidence(f, r, fr, msg, "a failed assertion"));
+	const struct ct_abort_facts *a = &f->abort_msg;
+	if (msg) {
+		if (a->file)
+			ct_crash_add_detail_string(r, "assert_file", a->file);
+		if (a->line)
+			ct_crash_add_detail_int(r, "assert_line", a->line);
+		if (a->function)
+			ct_crash_add_detail_string(r, "assert_function", a->function);
+		if (a->expression)
+			ct_crash_add_detail_string(r, "assert_expression", a->expression);
+		// The assert's function and the blamed frame should be the same function.
+		if (a->function && f->blame >= 0 && f->frames[f->blame].function &&
+		    !strstr(f->frames[f->blame].function, a->function)) {
+			ct_crash_add_evidence(r, "conflict: the assertion names function %s but the blamed frame is %s",
+					      a->function, f->frames[f->blame].function);
+			r->crash.confidence = ct_report_strdup(r, "medium");
+		}
+		r->crash.summary = ct_report_printf(r, "assertion `%s` failed in %s (%s:%d)",
+						    a->expression ? a->expression : "?", a->function ? a->function : "?",
+						    a->file ? a->file : "?", a->line);
+	} else {
+		r->crash.summary = ct_report_printf(r, "assertion failed%s (message not recovered)", in_blame(f, r));
+	}
+}
+
+static bool when_stack_smashing(const struct ct_facts *f)
+{
+	return self_abort(f) && (f->abort_msg.kind == CT_ABORT_STACK_SMASHING || find_frame(f, stack_chk_frames) >= 0);
+}
+
+static void fill_stack_smashing(const struct ct_facts *f, struct ct_report *r)
+{
+	long fr = find_frame(f, stack_chk_frames);
+	verdict(r, "stack-buffer-overflow", NULL,
+		abort_confidence(f, r, fr, f->abort_msg.kind == CT_ABORT_STACK_SMASHING, "a stack-protector failure"));
+	if (f->abort_msg.present)
+		ct_crash_add_detail_string(r, "message", f->abort_msg.text);
+	r->crash.summary = ct_report_printf(r, "stack buffer overflow: the stack-protector canary of %s was overwritten",
+					    blame_location(f, r) ? blame_location(f, r) : "a frame");
+}
+
+static bool when_fortify(const struct ct_facts *f)
+{
+	return self_abort(f) && (f->abort_msg.kind == CT_ABORT_FORTIFY || find_frame(f, fortify_frames) >= 0);
+}
+
+static void fill_fortify(const struct ct_facts *f, struct ct_report *r)
+{
+	long fr = find_frame(f, fortify_frames);
+	verdict(r, "fortify-failure", NULL,
+		abort_confidence(f, r, fr, f->abort_msg.kind == CT_ABORT_FORTIFY, "a _FORTIFY_SOURCE check failure"));
+	if (f->abort_msg.present)
+		ct_crash_add_detail_string(r, "message", f->abort_msg.text);
+	// The checked call: the library frame just inside the blamed frame (e.g. the inline memcpy wrapper).
+	const char *checked = NULL;
+	if (f->blame > 0 && f->frames[f->blame - 1].function)
+		checked = f->frames[f->blame - 1].function;
+	if (checked)
+		ct_crash_add_detail_string(r, "checked_call", checked);
+	r->crash.summary = ct_report_printf(r, "buffer overflow detected by _FORTIFY_SOURCE%s%s%s%s",
+					    checked ? " (checked " : "", checked ? checked : "", checked ? ")" : "",
+					    in_blame(f, r));
+}
+
+/** The innermost non-signal frames (before the first own frame) are allocator internals. */
+static long allocator_fault_frame(const struct ct_facts *f)
+{
+	for (size_t i = 0; i < f->num_frames; i++) {
+		const struct ct_frame_fact *fr = &f->frames[i];
+		if (fr->own)
+			return -1;
+		if (fr->signal_frame || !fr->function)
+			continue;
+		for (const char *const *n = allocator_frames; *n; n++) {
+			if (strcmp(fr->function, *n) == 0)
+				return (long)i;
+		}
+		// Only the innermost library frames count; a memcpy under free() does not make it heap.
+		if (i >= 3)
+			return -1;
+	}
+	return -1;
+}
+
+static bool when_heap(const struct ct_facts *f)
+{
+	if (self_abort(f))
+		return f->abort_msg.kind == CT_ABORT_MALLOC || find_frame(f, malloc_abort_frames) >= 0;
+	return (sig_is(f, CT_SIGSEGV) || sig_is(f, CT_SIGBUS)) && kernel_fault(f) && allocator_fault_frame(f) >= 0;
+}
+
+static void fill_heap(const struct ct_facts *f, struct ct_report *r)
+{
+	if (self_abort(f)) {
+		long fr = find_frame(f, malloc_abort_frames);
+		bool msg = f->abort_msg.kind == CT_ABORT_MALLOC;
+		enum ct_confidence c = abort_confidence(f, r, fr, msg, "a glibc malloc check failure");
+		verdict(r, "heap-corruption", msg ? f->abort_msg.heap_subclass : NULL, c);
+		if (f->abort_msg.present)
+			ct_crash_add_detail_string(r, "message", f->abort_msg.text);
+		const char *what = !msg ? "heap corruption detected by glibc malloc"
+			: strcmp(f->abort_msg.heap_subclass, "double-free") == 0 ? "double free"
+			: strcmp(f->abort_msg.heap_subclass, "invalid-free") == 0 ? "free of an invalid pointer"
+										  : "corrupted heap metadata";
+		r->crash.summary = ct_report_printf(r, "%s%s%s%s%s", what, msg ? " (\"" : "", msg ? f->abort_msg.text : "",
+						    msg ? "\")" : "", in_blame(f, r));
+		return;
+	}
+	long fr = allocator_fault_frame(f);
+	verdict(r, "heap-corruption", "corrupted-metadata", CT_CONFIDENCE_MEDIUM);
+	ct_crash_add_evidence(r, "the fault is inside the allocator: frame #%ld %s (%s)", fr, f->frames[fr].function,
+			      f->frames[fr].module ? f->frames[fr].module : "?");
+	evidence_insn(f, r);
+	const struct ct_address_facts *a = data_address(f);
+	evidence_address(r, "data address", a);
+	set_access(f, r);
+	set_address(r, a, a ? address_kind(a) : NULL);
+	r->crash.summary = ct_report_printf(r, "heap metadata corrupted: %s faulted inside %s%s", signal_name(f, r),
+					    f->frames[fr].function, in_blame(f, r));
+}
+
+static bool when_uncaught(const struct ct_facts *f)
+{
+	return self_abort(f) && (find_frame(f, terminate_frames) >= 0 || find_frame(f, throw_frames) >= 0);
+}
+
+static void fill_uncaught(const struct ct_facts *f, struct ct_report *r)
+{
+	long term = find_frame(f, terminate_frames), thr = find_frame(f, throw_frames);
+	enum ct_confidence c = CT_CONFIDENCE_HIGH;
+	if (term >= 0)
+		ct_crash_add_evidence(r, "frame #%ld is %s", term, f->frames[term].function);
+	if (thr >= 0)
+		ct_crash_add_evidence(r, "frame #%ld is %s", thr, f->frames[thr].function);
+	if (thr < 0 && !f->exception_type) {
+		ct_crash_add_evidence(r, "std::terminate was reached without a throw frame (noexcept violation or a direct call?)");
+		c = CT_CONFIDENCE_MEDIUM;
+	}
+	if (f->exception_type) {
+		ct_crash_add_evidence(r, "exception type %s (from the std::type_info the throw left on the stack)",
+				      f->exception_type);
+		ct_crash_add_detail_string(r, "exception_type", f->exception_type);
+	}
+	verdict(r, "uncaught-exception", NULL, c);
+	r->crash.summary = ct_report_printf(r, "uncaught C++ exception%s%s%s", f->exception_type ? " of type " : "",
+					    f->exception_type ? f->exception_type : "",
+					    blame_location(f, r) ? ct_report_printf(r, " thrown from %s", blame_location(f, r)) : "");
+}
+
+static bool when_abort(const struct ct_facts *f)
+{
+	if (!self_abort(f))
+		return false;
+	if (find_frame(f, abort_frames) >= 0 || f->abort_msg.present)
+		return true;
+	// No frames to tell abort() from raise(SIGABRT): SI_TKILL from its own pid is what abort() sends.
+	return f->sig.has_code && f->sig.code == CT_SI_TKILL && f->sig.from_self;
+}
+
+static void fill_abort(const struct ct_facts *f, struct ct_report *r)
+{
+	long fr = find_frame(f, abort_frames);
+	enum ct_confidence c = CT_CONFIDENCE_HIGH;
+	if (fr >= 0) {
+		ct_crash_add_evidence(r, "frame #%ld is abort (%s)", fr, f->frames[fr].module ? f->frames[fr].module : "?");
+	} else {
+		ct_crash_add_evidence(r, "no abort frame unwound; SIGABRT SI_TKILL from the process itself");
+		c = CT_CONFIDENCE_MEDIUM;
+	}
+	if (f->abort_msg.present) {
+		ct_crash_add_evidence(r, "glibc __abort_msg: \"%s\"", f->abort_msg.text);
+		ct_crash_add_detail_string(r, "message", f->abort_msg.text);
+	}
+	verdict(r, "abort", NULL, c);
+	r->crash.summary = ct_report_printf(r, "abort() called%s%s%s%s", in_blame(f, r),
+					    f->abort_msg.present ? ": \"" : "",
+					    f->abort_msg.present ? f->abort_msg.text : "", f->abort_msg.present ? "\"" : "");
+}
+
+static bool when_self_signal(const struct ct_facts *f)
+{
+	return f->sig.fatal && f->sig.user_sent && f->sig.has_sender && f->sig.from_self;
+}
+
+static void fill_self_signal(const struct ct_facts *f, struct ct_report *r)
+{
+	verdict(r, "self-signal", NULL, CT_CONFIDENCE_HIGH);
+	ct_crash_add_evidence(r, "sender pid %d is the dumped process itself (%s)", f->sig.sender_pid,
+			      f->sig.code_name ? f->sig.code_name : "user-sent");
+	ct_crash_add_detail_int(r, "sender_pid", f->sig.sender_pid);
+	r->crash.summary = ct_report_printf(r, "the process sent itself %s (%s, not a fault)%s", signal_name(f, r),
+					    f->sig.code == CT_SI_TKILL ? "raise/tgkill" : f->sig.code_name ? f->sig.code_name : "kill",
+					    in_blame(f, r));
+}
+
+static bool segv_like(const struct ct_facts *f)
+{
+	return (sig_is(f, CT_SIGSEGV) || sig_is(f, CT_SIGBUS)) && kernel_fault(f);
+}
+
+static bool when_null_call(const struct ct_facts *f)
+{
+	return segv_like(f) && f->has_pc && f->pc < CT_NEAR_NULL_LIMIT;
+}
+
+static void fill_null_call(const struct ct_facts *f, struct ct_report *r)
+{
+	enum ct_confidence c = CT_CONFIDENCE_HIGH;
+	ct_crash_add_evidence(r, "pc 0x%" PRIx64 " is in the null page", f->pc);
+	if (f->has_sp_word) {
+		ct_crash_add_evidence(r, "return address at [sp]: 0x%" PRIx64 "%s", f->sp_word,
+				      f->sp_word_after_call ? ", right after a call instruction" : "");
+		if (!f->sp_word_after_call)
+			c = CT_CONFIDENCE_MEDIUM;
+	}
+	verdict(r, "null-call", NULL, c);
+	r->crash.access = ct_report_strdup(r, "exec");
+	set_address(r, &f->pc_addr, "null");
+	r->crash.summary = ct_report_printf(r, "call through a NULL function pointer (pc 0x%" PRIx64 ")%s", f->pc,
+					    blame_location(f, r) ? ct_report_printf(r, " from %s", blame_location(f, r)) : "");
+}
+
+static bool when_exec_nx(const struct ct_facts *f)
+{
+	if (!segv_like(f) || !f->has_pc)
+		return false;
+	if (f->pc_addr.mapping.present && !(f->pc_addr.mapping.flags & CT_PF_X))
+		return true;
+	return code_is(f, CT_SEGV_ACCERR) && f->sig.has_fault_address && f->sig.fault_address == f->pc;
+}
+
+static void fill_exec_nx(const struct ct_facts *f, struct ct_report *r)
+{
+	verdict(r, "exec-non-executable", NULL, CT_CONFIDENCE_HIGH);
+	evidence_address(r, "pc", &f->pc_addr);
+	if (f->sig.has_fault_address && f->sig.fault_address == f->pc)
+		ct_crash_add_evidence(r, "the fault address equals pc: the instruction fetch faulted");
+	if (f->has_sp_word && f->sp_word_after_call)
+		ct_crash_add_evidence(r, "return address at [sp]: 0x%" PRIx64 ", right after a call instruction", f->sp_word);
+	r->crash.access = ct_report_strdup(r, "exec");
+	set_address(r, &f->pc_addr, "mapped");
+	const struct ct_mapping_fact *m = &f->pc_addr.mapping;
+	if (m->present) {
+		ct_crash_add_detail_string(r, "mapping_permissions", perms(r, m->flags));
+		if (m->file)
+			ct_crash_add_detail_string(r, "mapping_file", m->file);
+	}
+	const char *what = !m->present ? "memory" : m->is_stack ? "the stack" : m->file ? m->file : "anonymous memory (heap)";
+	r->crash.summary = ct_report_printf(r, "jump into non-executable %s at 0x%" PRIx64 " (%s)%s", what, f->pc,
+					    m->present ? perms(r, m->flags) : "?",
+					    blame_location(f, r) ? ct_report_printf(r, " from %s", blame_location(f, r)) : "");
+}
+
+static bool when_stack_overflow(const struct ct_facts *f)
+{
+	if (!segv_like(f))
+		return false;
+	const struct ct_address_facts *a = data_address(f);
+	if (a && a->in_stack_guard)
+		return true;
+	return f->stack.valid && (f->stack.sp_outside || f->stack.sp_in_guard) && f->stack.has_stack;
+}
+
+static void fill_stack_overflow(const struct ct_facts *f, struct ct_report *r)
+{
+	const struct ct_address_facts *a = data_address(f);
+	enum ct_confidence c = CT_CONFIDENCE_HIGH;
+	if (a)
+		evidence_address(r, "fault address", a);
+	if (f->stack.valid && f->stack.has_stack)
+		ct_crash_add_evidence(r, "sp 0x%" PRIx64 ", stack mapping 0x%" PRIx64 "-0x%" PRIx64 "%s", f->stack.sp,
+				      f->stack.stack_start, f->stack.stack_end,
+				      f->stack.sp_outside ? " (sp is outside it)" : "");
+	if (f->stack.recursion_depth >= 2) {
+		ct_crash_add_evidence(r, "recursion: a cycle of %zu frame(s) repeats %zu times from frame #%zu",
+				      f->stack.cycle_length, f->stack.recursion_depth, f->stack.cycle_start);
+		ct_crash_add_detail_int(r, "recursion_depth", (int64_t)f->stack.recursion_depth);
+		ct_crash_add_detail_int(r, "recursion_cycle_length", (int64_t)f->stack.cycle_length);
+	} else {
+		// A guard-gap hit without recursion: one huge frame (alloca, a large array) or a small stack.
+		c = CT_CONFIDENCE_MEDIUM;
+	}
+	ct_crash_add_detail_int(r, "frames", (int64_t)f->num_frames);
+	evidence_insn(f, r);
+	verdict(r, "stack-overflow", NULL, c);
+	set_access(f, r);
+	set_address(r, a, "stack-guard");
+	const char *cycle = NULL;
+	if (f->stack.recursion_depth >= 2 && f->stack.cycle_start < f->num_frames &&
+	    f->frames[f->stack.cycle_start].function)
+		cycle = f->frames[f->stack.cycle_start].function;
+	if (cycle)
+		r->crash.summary = ct_report_printf(r, "stack overflow: unbounded recursion in %s (%zu%s frames)", cycle,
+						    f->num_frames, f->stack.truncated ? "+" : "");
+	else
+		r->crash.summary = ct_report_printf(r, "stack overflow%s (%zu frames)", in_blame(f, r), f->num_frames);
+}
+
+static bool bad_code_address(const struct ct_facts *f, uint64_t v, const struct ct_address_facts *placed)
+{
+	if (placed && placed->valid)
+		return !placed->mapping.present || !(placed->mapping.flags & CT_PF_X);
+	return is_fill_pattern(v);
+}
+
+static bool when_stack_corruption(const struct ct_facts *f)
+{
+	if (!segv_like(f))
+		return false;
+	if (f->insn.decoded && f->insn.is_ret && f->insn.has_return_address)
+		return bad_code_address(f, f->insn.return_address, &f->computed) || f->computed.non_canonical ||
+		       is_fill_pattern(f->insn.return_address);
+	// The ret itself faulted reading [sp]: the stack pointer was corrupted (restored from the stack).
+	if (f->insn.decoded && f->insn.is_ret && !f->insn.has_return_address && f->computed.valid &&
+	    !f->computed.mapping.present)
+		return true;
+	// The ret already happened: pc is garbage and it is the word the ret popped.
+	if (f->has_pc && !f->pc_addr.mapping.present && f->has_popped_word && f->popped_word == f->pc &&
+	    !(f->has_sp_word && f->sp_word_after_call))
+		return true;
+	return f->has_pc && !f->pc_addr.mapping.present && is_fill_pattern(f->pc);
+}
+
+static void fill_stack_corruption(const struct ct_facts *f, struct ct_report *r)
+{
+	enum ct_confidence c = CT_CONFIDENCE_HIGH;
+	uint64_t target;
+	if (f->insn.decoded && f->insn.is_ret && !f->insn.has_return_address) {
+		evidence_insn(f, r);
+		evidence_address(r, "sp", &f->computed);
+		ct_crash_add_evidence(r, "ret faulted reading its return address: the stack pointer itself was corrupted");
+		verdict(r, "stack-corruption", NULL, CT_CONFIDENCE_HIGH);
+		r->crash.access = ct_report_strdup(r, "read");
+		set_address(r, &f->computed, address_kind(&f->computed));
+		ct_crash_add_detail_address(r, "stack_pointer", f->computed.address);
+		r->crash.summary = ct_report_printf(r, "stack corruption: ret with a corrupted stack pointer 0x%" PRIx64 "%s",
+						    f->computed.address, in_blame(f, r));
+		return;
+	}
+	if (f->insn.decoded && f->insn.is_ret && f->insn.has_return_address) {
+		target = f->insn.return_address;
+		evidence_insn(f, r);
+		ct_crash_add_evidence(r, "ret would return to 0x%" PRIx64 " (read at [sp]), which is %s", target,
+				      f->computed.non_canonical ? "non-canonical"
+				      : !f->computed.mapping.present ? "unmapped" : "not executable");
+	} else {
+		target = f->pc;
+		evidence_address(r, "pc", &f->pc_addr);
+		if (f->has_popped_word && f->popped_word == f->pc)
+			ct_crash_add_evidence(r, "pc equals the word just below sp: a ret popped it from the stack");
+		else
+			c = CT_CONFIDENCE_MEDIUM;
+	}
+	if (is_fill_pattern(target))
+		ct_crash_add_evidence(r, "0x%" PRIx64 " looks like a fill pattern (repeated bytes)", target);
+	ct_crash_add_detail_address(r, "return_address", target);
+	verdict(r, "stack-corruption", NULL, c);
+	r->crash.access = ct_report_strdup(r, "exec");
+	r->crash.has_address = true;
+	r->crash.address = target;
+	r->crash.address_kind = ct_report_strdup(r, f->computed.non_canonical || (f->pc_addr.valid && f->pc_addr.non_canonical)
+						       ? "non-canonical"
+						       : "unmapped");
+	r->crash.summary = ct_report_printf(r, "stack corruption: return address overwritten with 0x%" PRIx64 "%s", target,
+					    in_blame(f, r));
+}
+
+static bool when_null_deref(const struct ct_facts *f)
+{
+	if (!sig_is(f, CT_SIGSEGV) || !kernel_fault(f))
+		return false;
+	const struct ct_address_facts *a = data_address(f);
+	return a && a->near_null;
+}
+
+static void fill_null_deref(const struct ct_facts *f, struct ct_report *r)
+{
+	const struct ct_address_facts *a = data_address(f);
+	enum ct_confidence c = CT_CONFIDENCE_HIGH;
+	if (kernel_address_usable(f))
+		ct_crash_add_evidence(r, "fault address 0x%" PRIx64 " is below 64 KiB (near NULL)", f->fault.address);
+	else
+		ct_crash_add_evidence(r, "the kernel gave no fault address; the instruction computes 0x%" PRIx64, a->address);
+	evidence_insn(f, r);
+	if (addresses_disagree(f, r))
+		c = lower(c);
+	if (!kernel_address_usable(f))
+		c = lower(c);
+	if (f->culprit) {
+		ct_crash_add_evidence(r, "%s held the NULL pointer", f->culprit);
+		ct_crash_add_detail_string(r, "culprit", f->culprit);
+	}
+	const struct ct_mem_operand *m = f->insn.fault_mem >= 0 ? &f->insn.mem[f->insn.fault_mem] : NULL;
+	if (m && m->base && m->has_base_value) {
+		ct_crash_add_detail_string(r, "base_register", m->base);
+		ct_crash_add_detail_int(r, "offset", m->disp);
+	}
+	verdict(r, "null-deref", NULL, c);
+	set_access(f, r);
+	set_address(r, a, "null");
+	const char *acc = access_or(f, "access");
+	if (f->culprit)
+		r->crash.summary = ct_report_printf(r, "NULL pointer %s at offset 0x%" PRIx64 ": %s is NULL%s", acc,
+						    a->address, f->culprit, in_blame(f, r));
+	else
+		r->crash.summary = ct_report_printf(r, "NULL pointer %s at 0x%" PRIx64 "%s%s%s", acc, a->address,
+						    m && m->text[0] ? " (" : "", m && m->text[0] ? m->text : "",
+						    m && m->text[0] ? ct_report_printf(r, ")%s", in_blame(f, r)) : in_blame(f, r));
+}
+
+static bool misaligned(const struct ct_facts *f)
+{
+	return f->insn.decoded && f->insn.needs_alignment && f->insn.alignment && f->computed.valid &&
+	       f->computed.address % f->insn.alignment != 0;
+}
+
+static bool when_misaligned(const struct ct_facts *f)
+{
+	if (sig_is(f, CT_SIGBUS) && code_is(f, CT_BUS_ADRALN))
+		return true;
+	return sig_is(f, CT_SIGSEGV) && code_is(f, CT_SI_KERNEL) && misaligned(f);
+}
+
+static void fill_misaligned(const struct ct_facts *f, struct ct_report *r)
+{
+	enum ct_confidence c = CT_CONFIDENCE_HIGH;
+	evidence_insn(f, r);
+	if (misaligned(f))
+		ct_crash_add_evidence(r, "%s needs %u-byte alignment; address 0x%" PRIx64 " is off by %" PRIu64,
+				      f->insn.text, f->insn.alignment, f->computed.address,
+				      f->computed.address % f->insn.alignment);
+	else
+		c = CT_CONFIDENCE_MEDIUM;
+	verdict(r, "misaligned-access", NULL, c);
+	set_access(f, r);
+	const struct ct_address_facts *a = f->computed.valid ? &f->computed : data_address(f);
+	set_address(r, a, "misaligned");
+	if (f->insn.needs_alignment)
+		ct_crash_add_detail_int(r, "alignment", f->insn.alignment);
+	r->crash.summary = ct_report_printf(r, "misaligned %s at 0x%" PRIx64 " by %s%s", access_or(f, "access"),
+					    a ? a->address : 0, f->insn.decoded ? f->insn.text : "an alignment-checked access",
+					    in_blame(f, r));
+}
+
+static bool when_wild(const struct ct_facts *f)
+{
+	if (!segv_like(f))
+		return false;
+	// A call or jump to an unmapped place (not null: that is null-call).
+	if (f->has_pc && f->pc_addr.valid && !f->pc_addr.mapping.present)
+		return true;
+	const struct ct_address_facts *a = data_address(f);
+	if (!a)
+		return false;
+	if (a->non_canonical)
+		return true;
+	if (!a->mapping.present && !a->in_stack_guard)
+		return true;
+	// Mapped but without any access (PROT_NONE), not a stack guard.
+	return a->mapping.present && !(a->mapping.flags & (CT_PF_R | CT_PF_W | CT_PF_X));
+}
+
+static void fill_wild(const struct ct_facts *f, struct ct_report *r)
+{
+	enum ct_confidence c = CT_CONFIDENCE_HIGH;
+	if (f->has_pc && f->pc_addr.valid && !f->pc_addr.mapping.present) {
+		evidence_address(r, "pc", &f->pc_addr);
+		if (f->has_sp_word && f->sp_word_after_call)
+			ct_crash_add_evidence(r, "return address at [sp]: 0x%" PRIx64 ", right after a call: a call through a wild function pointer",
+					      f->sp_word);
+		else
+			c = CT_CONFIDENCE_MEDIUM;
+		verdict(r, "wild-pointer", NULL, c);
+		r->crash.access = ct_report_strdup(r, "exec");
+		set_address(r, &f->pc_addr, f->pc_addr.non_canonical ? "non-canonical" : "unmapped");
+		r->crash.summary = ct_report_printf(r, "jump to unmapped address 0x%" PRIx64 "%s", f->pc,
+						    blame_location(f, r) ? ct_report_printf(r, " from %s", blame_location(f, r)) : "");
+		return;
+	}
+	const struct ct_address_facts *a = data_address(f);
+	if (!kernel_address_usable(f))
+		ct_crash_add_evidence(r, "the kernel gave no fault address (%s); the instruction computes 0x%" PRIx64,
+				      f->sig.code_name ? f->sig.code_name : "no si_addr", a->address);
+	evidence_insn(f, r);
+	evidence_address(r, "address", a);
+	if (addresses_disagree(f, r))
+		c = lower(c);
+	const char *kind = a->non_canonical ? "non-canonical" : a->mapping.present ? "no-access" : "unmapped";
+	if (a->mapping.present)
+		c = lower(c);
+	if (!a->non_canonical && !a->mapping.present && a->nearest.present)
+		ct_crash_add_detail_address(r, "nearest_mapping", a->nearest.start);
+	if (is_fill_pattern(a->address))
+		ct_crash_add_evidence(r, "0x%" PRIx64 " looks like a fill pattern (repeated bytes)", a->address);
+	if (f->culprit) {
+		ct_crash_add_evidence(r, "%s held the bad pointer", f->culprit);
+		ct_crash_add_detail_string(r, "culprit", f->culprit);
+	}
+	verdict(r, "wild-pointer", NULL, c);
+	set_access(f, r);
+	set_address(r, a, kind);
+	if (f->insn.is_indirect_branch && f->insn.access == CT_ACCESS_READ) {
+		ct_crash_add_detail_bool(r, "indirect_branch", true);
+		r->crash.summary = ct_report_printf(r, "wild pointer: %s reads its target from %s address 0x%" PRIx64 "%s",
+						    f->insn.is_call ? "indirect call" : "indirect jump", kind, a->address,
+						    in_blame(f, r));
+		return;
+	}
+	r->crash.summary = ct_report_printf(r, "wild pointer %s at %s address 0x%" PRIx64 "%s%s%s",
+					    access_or(f, "access"), kind, a->address, f->culprit ? " through " : "",
+					    f->culprit ? f->culprit : "", in_blame(f, r));
+}
+
+static bool when_readonly(const struct ct_facts *f)
+{
+	if (!sig_is(f, CT_SIGSEGV) || !code_is(f, CT_SEGV_ACCERR))
+		return false;
+	const struct ct_address_facts *a = data_address(f);
+	if (!a || !a->mapping.present || (a->mapping.flags & CT_PF_W))
+		return false;
+	return f->insn.access == CT_ACCESS_WRITE || !f->insn.decoded;
+}
+
+static void fill_readonly(const struct ct_facts *f, struct ct_report *r)
+{
+	const struct ct_address_facts *a = data_address(f);
+	enum ct_confidence c = CT_CONFIDENCE_HIGH;
+	evidence_address(r, "fault address", a);
+	evidence_insn(f, r);
+	if (!f->insn.decoded) {
+		ct_crash_add_evidence(r, "instruction not decoded: a write is inferred from SEGV_ACCERR on a readable mapping");
+		c = CT_CONFIDENCE_MEDIUM;
+	}
+	if (addresses_disagree(f, r))
+		c = lower(c);
+	verdict(r, "write-to-readonly", NULL, c);
+	r->crash.access = ct_report_strdup(r, "write");
+	set_address(r, a, "mapped");
+	ct_crash_add_detail_string(r, "mapping_permissions", perms(r, a->mapping.flags));
+	if (a->mapping.file)
+		ct_crash_add_detail_string(r, "mapping_file", a->mapping.file);
+	r->crash.summary = ct_report_printf(r, "write to read-only memory at 0x%" PRIx64 " (%s%s%s)%s", a->address,
+					    perms(r, a->mapping.flags), a->mapping.file ? " " : "",
+					    a->mapping.file ? a->mapping.file : "", in_blame(f, r));
+}
+
+static bool when_bus(const struct ct_facts *f)
+{
+	return sig_is(f, CT_SIGBUS) && kernel_fault(f);
+}
+
+static void fill_bus(const struct ct_facts *f, struct ct_report *r)
+{
+	const struct ct_address_facts *a = data_address(f);
+	enum ct_confidence c = CT_CONFIDENCE_HIGH;
+	evidence_address(r, "fault address", a);
+	evidence_insn(f, r);
+	set_access(f, r);
+	const char *why = f->sig.code_name ? f->sig.code_name : "unknown si_code";
+	const char *text;
+	if (code_is(f, CT_BUS_ADRERR) && a && a->mapping.present && a->mapping.file) {
+		uint64_t off = a->mapping.file_offset + (a->address - a->mapping.start);
+		ct_crash_add_detail_string(r, "mapped_file", a->mapping.file);
+		ct_crash_add_detail_address(r, "file_offset", off);
+		ct_crash_add_evidence(r, "offset 0x%" PRIx64 " of %s is past the end of the file", off, a->mapping.file);
+		text = ct_report_printf(r, "bus error: %s at offset 0x%" PRIx64 " past the end of the mapped file %s",
+					access_or(f, "access"), off, a->mapping.file);
+	} else if (f->sig.code == 4 || f->sig.code == 5) {
+		text = ct_report_printf(r, "bus error: hardware memory error (%s)", why);
+	} else {
+		if (!a || !a->mapping.present)
+			c = CT_CONFIDENCE_MEDIUM;
+		text = ct_report_printf(r, "bus error (%s)%s", why,
+					a ? ct_report_printf(r, " at 0x%" PRIx64, a->address) : "");
+	}
+	verdict(r, "bus-error", NULL, c);
+	ct_crash_add_detail_string(r, "si_code", why);
+	set_address(r, a, a ? address_kind(a) : NULL);
+	r->crash.summary = ct_report_printf(r, "%s%s", text, in_blame(f, r));
+}
+
+static bool when_int_overflow(const struct ct_facts *f)
+{
+	if (!sig_is(f, CT_SIGFPE))
+		return false;
+	if (code_is(f, CT_FPE_INTOVF))
+		return true;
+	// x86 #DE covers both: a nonzero divisor means the quotient overflowed.
+	return code_is(f, CT_FPE_INTDIV) && f->insn.has_divisor && f->insn.divisor != 0;
+}
+
+static void fill_int_overflow(const struct ct_facts *f, struct ct_report *r)
+{
+	enum ct_confidence c = CT_CONFIDENCE_HIGH;
+	evidence_insn(f, r);
+	if (f->insn.has_divisor) {
+		ct_crash_add_detail_int(r, "divisor", f->insn.divisor);
+		if (f->insn.has_dividend)
+			ct_crash_add_detail_int(r, "dividend", f->insn.dividend);
+		ct_crash_add_evidence(r, "divisor %" PRId64 ", dividend %s%" PRId64, f->insn.divisor,
+				      f->insn.dividend_is_min ? "the minimum value " : "", f->insn.dividend);
+		if (code_is(f, CT_FPE_INTDIV))
+			ct_crash_add_evidence(r, "the kernel reports FPE_INTDIV for every #DE; the divisor is not 0, so the quotient overflowed");
+	}
+	verdict(r, "integer-overflow", NULL, c);
+	if (f->insn.has_divisor && f->insn.divisor == -1 && f->insn.dividend_is_min)
+		r->crash.summary = ct_report_printf(r, "integer overflow: %u-bit minimum value divided by -1%s",
+						    f->insn.div_size * 8, in_blame(f, r));
+	else
+		r->crash.summary = ct_report_printf(r, "integer overflow (%s)%s",
+						    f->sig.code_name ? f->sig.code_name : "SIGFPE", in_blame(f, r));
+}
+
+static bool when_div_zero(const struct ct_facts *f)
+{
+	return sig_is(f, CT_SIGFPE) && code_is(f, CT_FPE_INTDIV);
+}
+
+static void fill_div_zero(const struct ct_facts *f, struct ct_report *r)
+{
+	enum ct_confidence c = CT_CONFIDENCE_HIGH;
+	evidence_insn(f, r);
+	if (f->insn.has_divisor) {
+		ct_crash_add_evidence(r, "divisor is 0");
+		ct_crash_add_detail_int(r, "divisor", 0);
+	} else {
+		ct_crash_add_evidence(r, "FPE_INTDIV; the divisor could not be read from the instruction");
+		c = CT_CONFIDENCE_MEDIUM;
+	}
+	verdict(r, "divide-by-zero", NULL, c);
+	r->crash.summary = ct_report_printf(r, "integer division by zero%s%s%s", f->insn.decoded ? " (" : "",
+					    f->insn.decoded ? ct_report_printf(r, "%s)", f->insn.text) : "", in_blame(f, r));
+}
+
+static bool when_fpe(const struct ct_facts *f)
+{
+	return sig_is(f, CT_SIGFPE);
+}
+
+static void fill_fpe(const struct ct_facts *f, struct ct_report *r)
+{
+	evidence_insn(f, r);
+	verdict(r, "floating-point-exception", NULL, f->sig.has_code ? CT_CONFIDENCE_HIGH : CT_CONFIDENCE_MEDIUM);
+	r->crash.summary = ct_report_printf(r, "floating-point exception (%s)%s",
+					    f->sig.code_name ? f->sig.code_name : "unknown si_code", in_blame(f, r));
+}
+
+static bool when_trap(const struct ct_facts *f)
+{
+	if (sig_is(f, CT_SIGILL))
+		return f->insn.decoded && f->insn.is_trap;
+	return sig_is(f, CT_SIGTRAP) && kernel_fault(f);
+}
+
+static void fill_trap(const struct ct_facts *f, struct ct_report *r)
+{
+	enum ct_confidence c = CT_CONFIDENCE_HIGH;
+	evidence_insn(f, r);
+	if (sig_is(f, CT_SIGTRAP) && !f->insn.is_breakpoint) {
+		ct_crash_add_evidence(r, "SIGTRAP (%s) without a breakpoint instruction at pc",
+				      f->sig.code_name ? f->sig.code_name : "?");
+		c = CT_CONFIDENCE_MEDIUM;
+	}
+	verdict(r, "trap", NULL, c);
+	if (f->insn.is_breakpoint) {
+		ct_crash_add_evidence(r, "int3 breakpoint just before pc (SIGTRAP leaves pc after it)");
+		r->crash.summary = ct_report_printf(r, "deliberate trap (int3 breakpoint before 0x%" PRIx64 ")%s", f->pc,
+						    in_blame(f, r));
+	} else {
+		r->crash.summary = ct_report_printf(r, "deliberate trap (%s)%s",
+						    f->insn.decoded ? f->insn.text : signal_name(f, r), in_blame(f, r));
+	}
+}
+
+static bool when_illegal(const struct ct_facts *f)
+{
+	return sig_is(f, CT_SIGILL);
+}
+
+static void fill_illegal(const struct ct_facts *f, struct ct_report *r)
+{
+	enum ct_confidence c = CT_CONFIDENCE_HIGH;
+	if (f->insn.have_bytes) {
+		char hex[3 * 16 + 1] = "";
+		for (size_t i = 0; i < f->insn.size && i < 16; i++)
+			snprintf(hex + 3 * i, 4, "%02x ", f->insn.bytes[i]);
+		ct_crash_add_evidence(r, "bytes at pc: %s%s", hex,
+				      f->insn.decoded ? ct_report_printf(r, "(%s)", f->insn.text) : "(undecodable)");
+	} else {
+		c = CT_CONFIDENCE_MEDIUM;
+	}
+	const char *what = f->insn.is_privileged ? "privileged instruction" : f->insn.decoded ? "unsupported instruction"
+												: "undecodable instruction";
+	verdict(r, "illegal-instruction", NULL, c);
+	r->crash.summary = ct_report_printf(r, "illegal instruction: %s%s%s (%s)%s", what, f->insn.decoded ? " " : "",
+					    f->insn.decoded ? f->insn.text : "",
+					    f->sig.code_name ? f->sig.code_name : "SIGILL", in_blame(f, r));
+}
+
+static bool when_unknown(const struct ct_facts *f)
+{
+	return true;
+}
+
+static void fill_unknown(const struct ct_facts *f, struct ct_report *r)
+{
+	verdict(r, "unknown", NULL, CT_CONFIDENCE_LOW);
+	evidence_insn(f, r);
+	const struct ct_address_facts *a = data_address(f);
+	if (a)
+		evidence_address(r, "address", a);
+	else if (sig_is(f, CT_SIGSEGV) && code_is(f, CT_SI_KERNEL))
+		ct_crash_add_evidence(r, "general-protection fault and the faulting address could not be computed from the instruction");
+	set_access(f, r);
+	if (a)
+		set_address(r, a, address_kind(a));
+	r->crash.summary = ct_report_printf(r, "%s%s%s%s", f->sig.fatal ? signal_name(f, r) : "no signal",
+					    f->sig.code_name ? ct_report_printf(r, " (%s)", f->sig.code_name) : "",
+					    " not classified", in_blame(f, r));
+}
+
+struct rule {
+	const char *name;
+	bool (*when)(const struct ct_facts *f);
+	void (*fill)(const struct ct_facts *f, struct ct_report *r);
+};
+
+// Order matters: the first rule that matches wins (taxonomy.md).
+static const struct rule rules[] = {
+	{ "no-signal", when_no_signal, fill_no_signal },
+	{ "external-signal", when_external_signal, fill_external_signal },
+	{ "assertion-failure", when_assertion, fill_assertion },
+	{ "stack-buffer-overflow", when_stack_smashing, fill_stack_smashing },
+	{ "fortify-failure", when_fortify, fill_fortify },
+	{ "heap-corruption", when_heap, fill_heap },
+	{ "uncaught-exception", when_uncaught, fill_uncaught },
+	{ "abort", when_abort, fill_abort },
+	{ "self-signal", when_self_signal, fill_self_signal },
+	{ "null-call", when_null_call, fill_null_call },
+	{ "exec-non-executable", when_exec_nx, fill_exec_nx },
+	{ "stack-overflow", when_stack_overflow, fill_stack_overflow },
+	{ "stack-corruption", when_stack_corruption, fill_stack_corruption },
+	{ "null-deref", when_null_deref, fill_null_deref },
+	{ "misaligned-access", when_misaligned, fill_misaligned },
+	{ "wild-pointer", when_wild, fill_wild },
+	{ "write-to-readonly", when_readonly, fill_readonly },
+	{ "bus-error", when_bus, fill_bus },
+	{ "integer-overflow", when_int_overflow, fill_int_overflow },
+	{ "divide-by-zero", when_div_zero, fill_div_zero },
+	{ "floating-point-exception", when_fpe, fill_fpe },
+	{ "trap", when_trap, fill_trap },
+	{ "illegal-instruction", when_illegal, fill_illegal },
+	{ "unknown", when_unknown, fill_unknown },
+};
+#define NUM_RULES (sizeof(rules) / sizeof(rules[0]))
+
+const char *ct_rule_name(size_t index)
+{
+	return index < NUM_RULES ? rules[index].name : NULL;
+}
+
+static void signal_evidence(const struct ct_facts *f, struct ct_report *r)
+{
+	if (!f->sig.fatal)
+		return;
+	char buf[256];
+	int n = snprintf(buf, sizeof(buf), "%s", signal_name(f, r));
+	if (f->sig.has_code && n > 0 && (size_t)n < sizeof(buf))
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, ", si_code %d (%s)", f->sig.code,
+			      f->sig.code_name ? f->sig.code_name : "?");
+	if (f->sig.has_fault_address && f->sig.kernel_sent && n > 0 && (size_t)n < sizeof(buf))
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, ", fault address 0x%" PRIx64 "%s", f->sig.fault_address,
+			      code_is(f, CT_SI_KERNEL) ? " (not meaningful with SI_KERNEL)" : "");
+	if (f->sig.user_sent && f->sig.has_sender && n > 0 && (size_t)n < sizeof(buf))
+		snprintf(buf + n, sizeof(buf) - (size_t)n, ", sent by pid %d (uid %d)%s", f->sig.sender_pid,
+			 f->sig.sender_uid, f->sig.from_self ? ", the process itself" : "");
+	ct_crash_add_evidence(r, "%s", buf);
+}
+
+size_t ct_classify(const struct ct_facts *f, struct ct_report *r)
+{
+	signal_evidence(f, r);
+	size_t i;
+	for (i = 0; i < NUM_RULES - 1; i++) {
+		if (rules[i].when(f))
+			break;
+	}
+	rules[i].fill(f, r);
+	r->crash.blame_frame = f->blame;
+	if (f->blame >= 0) {
+		const struct ct_frame_fact *b = &f->frames[f->blame];
+		ct_crash_add_evidence(r, "blamed frame #%ld: %s (%s), the first frame in the program's own code", f->blame,
+				      b->function ? b->function : "??", b->module ? b->module : "?");
+	} else if (f->num_frames) {
+		ct_crash_add_evidence(r, "no frame in the program's own code was found");
+	}
+	// The instruction matters for faults; for a sent signal or abort() it is only libc's syscall return.
+	if (f->insn.decoded && !r->crash.has_instruction && kernel_fault(f) && !sig_is(f, CT_SIGABRT)) {
+		r->crash.has_instruction = true;
+		r->crash.instruction_address = f->insn.address;
+		r->crash.instruction_text = ct_report_strdup(r, f->insn.text);
+	}
+	return i;
+}

@@ -1,0 +1,206 @@
+// The variable that held the bad pointer: the faulting operand's base register → the DWARF variable
+// or parameter located in it at pc (dwarf_getscopes + dwarf_getlocation_addr), or, at -O0, the
+// frame slot the register was loaded from by the previous write of that register.
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "triage/gather.h"
+#include "triage/insn.h"
+
+/** Code decoded from the function start to find the slot load: -O0 functions are rarely longer. */
+#define MAX_FUNCTION_BYTES 4096
+/** Location expressions per attribute examined (location lists give one per range). */
+#define MAX_EXPRS 4
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	if (!dwarf_attr_integrate(die, DW_AT_name, &attr))
+		return NULL;
+	return dwarf_formstring(&attr);
+}
+
+/** Evaluates a one-op DW_OP_bregN expression from the registers. */
+static bool eval_breg(const Dwarf_Op *ops, size_t n, const uint64_t *regs, const bool *valid, uint64_t *ret)
+{
+	if (n != 1)
+		return false;
+	uint64_t r;
+	int64_t off;
+	if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+		r = ops[0].atom - DW_OP_breg0;
+		off = (int64_t)ops[0].number;
+	} else if (ops[0].atom == DW_OP_bregx) {
+		// libdw's dwarf_frame_cfa describes "register + offset" CFA rules as DW_OP_bregx.
+		r = ops[0].number;
+		off = (int64_t)ops[0].number2;
+	} else {
+		return false;
+	}
+	if (r >= CT_MAX_DWARF_REGS || !valid[r])
+		return false;
+	*ret = regs[r] + (uint64_t)off;
+	return true;
+}
+
+static bool frame_cfa(Dwfl_Module *mod, uint64_t pc, const uint64_t *regs, const bool *valid, uint64_t *ret)
+{
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfis[2] = { dwfl_module_eh_cfi(mod, &bias), NULL };
+	Dwarf_Addr bias2;
+	cfis[1] = dwfl_module_dwarf_cfi(mod, &bias2);
+	for (int i = 0; i < 2; i++) {
+		if (!cfis[i])
+			continue;
+		Dwarf_Frame *frame = NULL;
+		if (dwarf_cfi_addrframe(cfis[i], pc - (i ? bias2 : bias), &frame) != 0)
+			continue;
+		Dwarf_Op *ops;
+		size_t nops;
+		bool ok = dwarf_frame_cfa(frame, &ops, &nops) == 0 && eval_breg(ops, nops, regs, valid, ret);
+		free(frame);
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
+/** The frame base of @p fn at @p pc (DW_OP_call_frame_cfa or DW_OP_bregN). */
+static bool frame_base(Dwfl_Module *mod, Dwarf_Die *fn, uint64_t pc, Dwarf_Addr bias, const uint64_t *regs,
+		       const bool *valid, uint64_t *ret)
+{
+	Dwarf_Attribute attr;
+	if (!dwarf_attr_integrate(fn, DW_AT_frame_base, &attr))
+		return false;
+	Dwarf_Op *expr;
+	size_t len;
+	if (dwarf_getlocation_addr(&attr, pc - bias, &expr, &len, 1) != 1)
+		return false;
+	if (len == 1 && expr[0].atom == DW_OP_call_frame_cfa)
+		return frame_cfa(mod, pc, regs, valid, ret);
+	return eval_breg(expr, len, regs, valid, ret);
+}
+
+struct want {
+	int reg; /**< match DW_OP_regN with this register, or -1 */
+	bool has_slot;
+	uint64_t slot; /**< match a memory location at this address */
+	bool has_fb;
+	uint64_t fb; /**< frame base for DW_OP_fbreg */
+};
+
+static bool location_matches(Dwarf_Die *var, uint64_t pc, Dwarf_Addr bias, const struct want *w, const uint64_t *regs,
+			     const bool *valid)
+{
+	Dwarf_Attribute attr;
+	if (!dwarf_attr_integrate(var, DW_AT_location, &attr))
+		return false;
+	Dwarf_Op *exprs[MAX_EXPRS];
+	size_t lens[MAX_EXPRS];
+	int n = dwarf_getlocation_addr(&attr, pc - bias, exprs, lens, MAX_EXPRS);
+	for (int i = 0; i < n; i++) {
+		const Dwarf_Op *op = exprs[i];
+		if (lens[i] == 0)
+			continue;
+		int reg = op[0].atom >= DW_OP_reg0 && op[0].atom <= DW_OP_reg31 ? (int)(op[0].atom - DW_OP_reg0)
+			: op[0].atom == DW_OP_regx ? (int)op[0].number
+						 : -1;
+		if (w->reg >= 0 && reg == w->reg && (lens[i] == 1 || op[1].atom == DW_OP_piece))
+			return true;
+		if (!w->has_slot || lens[i] != 1)
+			continue;
+		uint64_t addr;
+		if (op[0].atom == DW_OP_fbreg && w->has_fb && w->fb + (uint64_t)(int64_t)op[0].number == w->slot)
+			return true;
+		if (eval_breg(op, 1, regs, valid, &addr) && addr == w->slot)
+			return true;
+	}
+	return false;
+}
+
+static const char *search(struct ct_session *s, Dwarf_Die *scopes, int nscopes, uint64_t pc, Dwarf_Addr bias,
+			  const struct want *w, const uint64_t *regs, const bool *valid)
+{
+	for (int i = 0; i < nscopes; i++) {
+		Dwarf_Die child;
+		if (dwarf_child(&scopes[i], &child) != 0)
+			continue;
+		do {
+			int tag = dwarf_tag(&child);
+			if (tag != DW_TAG_variable && tag != DW_TAG_formal_parameter)
+				continue;
+			if (!location_matches(&child, pc, bias, w, regs, valid))
+				continue;
+			const char *name = die_name(&child);
+			if (!name)
+				continue;
+			// The function the variable belongs to: the nearest enclosing subprogram or inline.
+			const char *fn = NULL;
+			for (int j = i; j < nscopes && !fn; j++) {
+				int t = dwarf_tag(&scopes[j]);
+				if (t == DW_TAG_subprogram || t == DW_TAG_inlined_subroutine)
+					fn = die_name(&scopes[j]);
+			}
+			return ct_report_printf(s->report, "`%s` (%s of %s)", name,
+						tag == DW_TAG_formal_parameter ? "parameter" : "local variable", fn ? fn : "?");
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	return NULL;
+}
+
+const char *ct_find_culprit(struct ct_session *s, const struct ct_facts *f, const uint64_t *regs, const bool *valid)
+{
+	const struct ct_insn_facts *in = &f->insn;
+	if (in->fault_mem < 0 || !s->dwfl)
+		return NULL;
+	int reg = in->mem[in->fault_mem].base_dwarf;
+	if (reg < 0)
+		return NULL;
+	uint64_t pc = f->pc;
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, pc);
+	if (!mod)
+		return NULL;
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias);
+	if (!cu)
+		return NULL;
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes(cu, pc - bias, &scopes);
+	if (n <= 0)
+		return NULL;
+	struct want w = { .reg = reg };
+	const char *found = search(s, scopes, n, pc, bias, &w, regs, valid);
+	if (!found) {
+		// -O0: the register was loaded from a frame slot just before ("mov rax, [rbp - 0x10]").
+		Dwarf_Die *fn = NULL;
+		for (int i = 0; i < n && !fn; i++) {
+			if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+				fn = &scopes[i];
+		}
+		Dwarf_Addr low;
+		if (fn && dwarf_lowpc(fn, &low) == 0 && pc - (low + bias) < MAX_FUNCTION_BYTES) {
+			uint64_t start = low + bias;
+			size_t len = (size_t)(pc - start) + 16;
+			uint8_t *code = malloc(len);
+			int base;
+			int64_t disp;
+			while (code && len > (size_t)(pc - start) && !ct_modules_read_code(s, start, code, len))
+				len--;
+			if (code && len > (size_t)(pc - start) &&
+			    ct_insn_find_slot_load(f->arch, code, len, start, pc, reg, &base, &disp) && base >= 0 &&
+			    base < CT_MAX_DWARF_REGS && valid[base]) {
+				w.reg = -1;
+				w.has_slot = true;
+				w.slot = regs[base] + (uint64_t)disp;
+				w.has_fb = frame_base(mod, fn, pc, bias, regs, valid, &w.fb);
+				found = search(s, scopes, n, pc, bias, &w, regs, valid);
+			}
+			free(code);
+		}
+	}
+	free(scopes);
+	return found;
+}

@@ -1,0 +1,45 @@
+/**
+ * @file gather.h
+ * Gathering struct ct_facts from a process-core session (the only part of triage that touches the
+ * core, libdwfl and libdw).
+ */
+#ifndef CT_TRIAGE_GATHER_H
+#define CT_TRIAGE_GATHER_H
+
+#include "modules/modules.h"
+#include "triage/facts.h"
+
+/** Storage the gathered facts borrow (frames, mappings); released by ct_facts_storage_deinit(). */
+struct ct_facts_storage {
+	struct ct_frame_fact *frames; /**< owned */
+	struct ct_mapping_fact *maps; /**< owned, sorted by start */
+	size_t num_maps;
+};
+
+/** Gathers every fact from @p s into @p facts. Strings are pooled in the session's report. */
+void ct_facts_gather(struct ct_session *s, struct ct_facts *facts, struct ct_facts_storage *storage);
+void ct_facts_storage_deinit(struct ct_facts_storage *storage);
+
+/**
+ * Reads glibc's __abort_msg from the dump: the symbol from libc's (or a static executable's) symbol
+ * table, the pointer from the dumped .data/.bss, the text from the dumped mmap. Returns the message
+ * (pooled) or NULL when there is none.
+ */
+const char *ct_read_abort_msg(struct ct_session *s);
+
+/**
+ * Recovers the type name of the exception being thrown ("std::runtime_error") from the crashing
+ * thread's stack: a pointer to a __cxa_exception header (exception class "GNUCC++") whose
+ * exceptionType is a typeinfo symbol, or else a stack word that is a typeinfo symbol. Pooled or NULL.
+ */
+const char *ct_find_exception_type(struct ct_session *s, uint64_t sp, uint64_t stack_end);
+
+/**
+ * Names the variable that held the faulting operand's base register at @p pc in frame 0: located in
+ * that register, or (at -O0) in the frame slot the register was loaded from just before. "`n`
+ * (local variable of list_sum)", pooled, or NULL.
+ */
+const char *ct_find_culprit(struct ct_session *s, const struct ct_facts *facts, const uint64_t *regs,
+			    const bool *valid);
+
+#endif

@@ -1,0 +1,16 @@
+# Triage (issue #3): classifier rules and fact helpers (unit), and every crash case end to end.
+ct_add_unit_test(test_triage_classify ${CMAKE_CURRENT_LIST_DIR}/triage/test_classify.c)
+ct_add_unit_test(test_triage_facts ${CMAKE_CURRENT_LIST_DIR}/triage/test_facts.c)
+
+if(CT_PYTHON)
+  # Each case of testdata/cases.tsv: crash.class and the blamed frame's function.
+  add_test(NAME triage_cases
+    COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/triage/check_cases.py
+            ${CT_BIN} ${PROJECT_SOURCE_DIR}/testdata/cases.tsv ${CT_CORES_DIR})
+  set_tests_properties(triage_cases PROPERTIES FIXTURES_REQUIRED cores TIMEOUT 600 SKIP_RETURN_CODE 77)
+  # The CASR corpus: our class against CASR's verdict through the documented mapping.
+  add_test(NAME triage_casr_agreement
+    COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/triage/casr_agreement.py
+            ${CT_BIN} ${CT_SHARED_DIR}/corpus/external/casr)
+  set_tests_properties(triage_casr_agreement PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()

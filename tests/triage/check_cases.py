@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""End-to-end triage check: for every line of testdata/cases.tsv whose core exists, run
+coretriage --format json on CORES/<case>/{exe,core} and compare crash.class and the blamed
+frame's function with the manifest.
+
+usage: check_cases.py CORETRIAGE CASES_TSV CORES_DIR
+Exit 0 when all pass, 1 on a failure (or an XPASS), 77 when no core exists at all.
+"""
+import json
+import os
+import subprocess
+import sys
+
+# Cases that cannot pass for a reason outside triage, with the reason. An XFAIL that starts to pass
+# fails the test, so the list is kept honest.
+XFAIL = {}
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__)
+        return 2
+    tool, tsv, cores = sys.argv[1:]
+    ran = failed = 0
+    for line in open(tsv, encoding="utf-8"):
+        cols = line.rstrip("\n").split("\t")
+        if len(cols) < 6 or not cols[0]:
+            continue
+        case, expected_class, expected_blame = cols[0], cols[4], cols[5]
+        exe = os.path.join(cores, case, "exe")
+        core = os.path.join(cores, case, "core")
+        if not os.path.exists(core):
+            continue
+        ran += 1
+        proc = subprocess.run([tool, "--format", "json", exe, core], capture_output=True, text=True,
+                              timeout=300, check=False)
+        try:
+            report = json.loads(proc.stdout)
+        except ValueError as e:
+            print(f"FAIL {case}: no JSON (exit {proc.returncode}): {e}")
+            failed += 1
+            continue
+        crash = report.get("crash") or {}
+        threads = report.get("threads") or []
+        thread = next((t for t in threads if t.get("crashed")), threads[0] if threads else None)
+        blame = crash.get("blame_frame")
+        function = None
+        if thread is not None and blame is not None and 0 <= blame < len(thread["frames"]):
+            function = thread["frames"][blame].get("function")
+        problems = []
+        if crash.get("class") != expected_class:
+            problems.append(f"class {crash.get('class')!r}, expected {expected_class!r}")
+        # "-": no named frame can be blamed (e.g. the mismatched build: its symbols must not be used).
+        if function != (None if expected_blame == "-" else expected_blame):
+            problems.append(f"blame {function!r}, expected {expected_blame!r}")
+        if not crash.get("summary"):
+            problems.append("no summary")
+        if not (report.get("signature") or {}).get("hash"):
+            problems.append("no signature")
+        if case in XFAIL:
+            if problems:
+                print(f"XFAIL {case}: {'; '.join(problems)} ({XFAIL[case]})")
+            else:
+                print(f"XPASS {case}: passes now; remove it from XFAIL")
+                failed += 1
+            continue
+        if problems:
+            print(f"FAIL {case}: {'; '.join(problems)}")
+            failed += 1
+        else:
+            print(f"ok   {case}: {crash['class']} ({crash.get('confidence')}), blame {function}")
+    if ran == 0:
+        print("no cores found (run scripts/make-cores)")
+        return 77
+    print(f"{ran - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
