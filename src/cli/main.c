@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "cli/batch.h"
 #include "cli/options.h"
 #include "report/writers.h"
 
@@ -26,8 +27,10 @@ static void apply_limits(const struct ct_cli *cli)
 		alarm(cli->timeout);
 	}
 	if (cli->max_memory_mib) {
+		// RLIMIT_DATA (Linux >= 4.7 counts private writable mappings, i.e. the heap), not
+		// RLIMIT_AS: the dump itself is mmapped read-only and may be far larger than the limit.
 		struct rlimit rl = { .rlim_cur = (rlim_t)cli->max_memory_mib << 20, .rlim_max = (rlim_t)cli->max_memory_mib << 20 };
-		setrlimit(RLIMIT_AS, &rl);
+		setrlimit(RLIMIT_DATA, &rl);
 	}
 }
 
@@ -54,24 +57,68 @@ static int report_exit_status(const struct ct_report *r)
 	return CT_EXIT_OK;
 }
 
+static void setup_environment(const struct ct_cli *cli)
+{
+	// debuginfod is reached through libdwfl's standard callbacks, which read DEBUGINFOD_URLS: with
+	// --no-debuginfod or --safe it must not be seen at all.
+	if (!cli->opts.debuginfod || cli->opts.safe)
+		unsetenv("DEBUGINFOD_URLS");
+	if (!getenv("DEBUGINFOD_TIMEOUT")) {
+		char buf[16];
+		snprintf(buf, sizeof(buf), "%d", cli->opts.debuginfod_timeout);
+		setenv("DEBUGINFOD_TIMEOUT", buf, 1);
+	}
+	// Never let a debuginfod client show progress on the terminal or prompt.
+	unsetenv("DEBUGINFOD_PROGRESS");
+}
+
+// One core's report in the chosen format.
+static int write_report(FILE *out, const struct ct_cli *cli, const struct ct_report *report)
+{
+	struct ct_write_options wo;
+	ct_write_options_init(&wo);
+	wo.no_abs_paths = cli->opts.no_abs_paths;
+	wo.verbose = cli->verbose;
+	wo.full_log = cli->full_log;
+	wo.color = cli->format == CT_OUTPUT_TEXT && want_color(cli, out);
+	switch (cli->format) {
+	case CT_OUTPUT_JSON: return ct_write_json(out, report, &wo, false);
+	case CT_OUTPUT_NDJSON: return ct_write_json(out, report, &wo, true);
+	case CT_OUTPUT_MARKDOWN: return ct_write_markdown(out, report, &wo);
+	case CT_OUTPUT_FOLDED: return ct_write_folded(out, report);
+	case CT_OUTPUT_SARIF: {
+		// One core is one bucket.
+		json_t *meta = ct_cli_core_meta(report, cli->opts.core_path);
+		struct ct_bucket b;
+		if (!meta || !ct_cli_bucket_from_meta(meta, &b)) {
+			json_decref(meta);
+			errno = ENOMEM;
+			return -1;
+		}
+		b.example = cli->opts.core_path;
+		struct ct_sarif_options so = { .source_root = cli->source_root, .no_abs_paths = cli->opts.no_abs_paths };
+		int r = ct_write_sarif(out, &b, 1, &so);
+		free((void *)b.stack);
+		json_decref(meta);
+		return r;
+	}
+	default: return ct_write_text(out, report, &wo);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct ct_cli cli = { 0 };
 	int rc = ct_cli_parse(argc, argv, &cli);
 	if (rc >= 0)
 		return rc;
-	apply_limits(&cli);
-	// debuginfod is reached through libdwfl's standard callbacks, which read DEBUGINFOD_URLS: with
-	// --no-debuginfod or --safe it must not be seen at all.
-	if (!cli.opts.debuginfod || cli.opts.safe)
-		unsetenv("DEBUGINFOD_URLS");
-	if (!getenv("DEBUGINFOD_TIMEOUT")) {
-		char buf[16];
-		snprintf(buf, sizeof(buf), "%d", cli.opts.debuginfod_timeout);
-		setenv("DEBUGINFOD_TIMEOUT", buf, 1);
+	setup_environment(&cli);
+	if (cli.batch) {
+		// Limits apply to each worker, not to the batch itself (src/cli/batch.c).
+		rc = ct_cli_batch(&cli);
+		return rc;
 	}
-	// Never let a debuginfod client show progress on the terminal or prompt.
-	unsetenv("DEBUGINFOD_PROGRESS");
+	apply_limits(&cli);
 
 	struct ct_report report;
 	if (!ct_report_init(&report)) {
@@ -98,17 +145,10 @@ int main(int argc, char **argv)
 			return CT_EXIT_FATAL;
 		}
 	}
-	struct ct_write_options wo;
-	ct_write_options_init(&wo);
-	wo.no_abs_paths = cli.opts.no_abs_paths;
-	wo.verbose = cli.verbose;
-	wo.full_log = cli.full_log;
-	wo.color = cli.format == CT_OUTPUT_TEXT && want_color(&cli, out);
-	int wr;
-	switch (cli.format) {
-	case CT_OUTPUT_JSON: wr = ct_write_json(out, &report, &wo, false); break;
-	case CT_OUTPUT_NDJSON: wr = ct_write_json(out, &report, &wo, true); break;
-	default: wr = ct_write_text(out, &report, &wo); break;
+	int wr = write_report(out, &cli, &report);
+	if (wr == 0 && cli.flamegraph && ct_cli_write_report_flamegraph(cli.flamegraph, &report) != 0) {
+		fprintf(stderr, "coretriage: %s: %s\n", cli.flamegraph, strerror(errno));
+		wr = -1;
 	}
 	if (fflush(out) != 0 || wr != 0) {
 		fprintf(stderr, "coretriage: writing the report: %s\n", strerror(errno));

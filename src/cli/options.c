@@ -1,5 +1,7 @@
 // Command-line parsing and --help.
+#include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,13 +14,19 @@
 static const char help_text[] =
 	"Usage: coretriage [OPTIONS] [EXECUTABLE] CORE\n"
 	"       coretriage [OPTIONS] [VMLINUX] VMCORE\n"
+	"       coretriage batch [OPTIONS] PATH...\n"
 	"\n"
 	"Tells why a program (or a Linux kernel) crashed, from its core dump: every thread's\n"
 	"backtrace with source lines, the faulting instruction, and the crash class with evidence.\n"
 	"The executable is found from the core when it is not given (and its build-id matches).\n"
+	"CORE may be compressed as systemd-coredump stores it (.zst, .xz, .lz4): it is decompressed\n"
+	"by streaming into an anonymous temporary file in $TMPDIR, and the metadata of a\n"
+	"systemd-coredump file name (core.COMM.UID.BOOTID.PID.TIMESTAMP) goes into the report.\n"
 	"\n"
 	"Options:\n"
-	"  -f, --format=FORMAT        text (default), json or ndjson (one line)\n"
+	"  -f, --format=FORMAT        text (default), json, ndjson (json on one line), markdown (a\n"
+	"                             bug report to paste into an issue), sarif (SARIF 2.1.0 for CI\n"
+	"                             code scanning), folded (stacks for flame-graph tools)\n"
 	"  -o, --output=FILE          write the report to FILE instead of standard output\n"
 	"  -e, --exe=FILE             the executable (same as the EXECUTABLE argument)\n"
 	"      --sysroot=DIR          resolve file paths recorded in the core under DIR\n"
@@ -27,23 +35,52 @@ static const char help_text[] =
 	"      --debuginfod-timeout=S give up on debuginfod after S seconds (default 10)\n"
 	"      --safe                 open only the files given and the debug directories; no network;\n"
 	"                             for untrusted cores (see docs/security.md)\n"
-	"      --timeout=S            stop after S seconds of wall time (exit 2)\n"
-	"      --max-memory=MIB       limit the address space to MIB mebibytes\n"
+	"      --timeout=S            stop after S seconds of wall time (exit 2); in batch, per core\n"
+	"                             (default 120)\n"
+	"      --max-memory=MIB       limit the memory the analysis allocates to MIB mebibytes (the\n"
+	"                             mapped dump does not count); in batch, per core (default 4096)\n"
+	"      --max-core-size=SIZE   refuse to decompress a core larger than SIZE bytes (suffix K, M,\n"
+	"                             G or T; default 64G)\n"
 	"      --max-frames=N         frames per thread at most (default 1000000)\n"
 	"      --max-threads=N        threads at most (default 100000)\n"
 	"      --unwinder=NAME        dwfl (default) or libunwind\n"
 	"      --all-registers        record every thread's registers, not only the crashing one's\n"
 	"      --color=WHEN           auto (default: on a terminal, unless NO_COLOR is set), always, never\n"
 	"      --no-abs-paths         show file names without directories (reproducible output)\n"
+	"      --source-root=DIR      sarif: give source files under DIR relative to DIR (uriBaseId\n"
+	"                             SRCROOT), so code scanning finds them in the repository\n"
+	"      --flamegraph=FILE      also write an interactive SVG flame graph to FILE: every\n"
+	"                             thread's stack; in batch, the crash stack of each bucket\n"
 	"      --log                  print the whole kernel log (vmcores)\n"
 	"  -v, --verbose              also list modules in the text report\n"
 	"  -h, --help                 show this help and exit\n"
 	"  -V, --version              show the version and exit\n"
 	"\n"
+	"Batch mode: coretriage batch [OPTIONS] PATH...\n"
+	"  Analyzes many cores in parallel, each in its own worker process with a time and memory\n"
+	"  limit (a core that crashes or hangs a worker fails alone), and groups them into buckets by\n"
+	"  crash signature. A PATH is a core file (compressed or not), a directory (searched\n"
+	"  recursively for files that are cores) or a quoted glob pattern. Each core's executable is\n"
+	"  found from the core unless --exe is given. Every option above applies to each core.\n"
+	"  With -f: text (default) is the bucket table, json the bucket summary, ndjson one full JSON\n"
+	"  report per core in input order (streamed; a core that failed gives an \"error\" object),\n"
+	"  markdown the bucket table, sarif one result per bucket at its blame line, folded one line\n"
+	"  per bucket weighted by its number of cores.\n"
+	"  -j, --jobs=N               analyze N cores at once (default: the number of CPUs)\n"
+	"      --summary=FILE         also write the bucket summary as JSON to FILE\n"
+	"      --known=FILE           signatures already filed: lines \"HASH URL\" ('#' starts a\n"
+	"                             comment); buckets not listed are new (docs/batch.md)\n"
+	"      --fail-on-new          exit 3 when a bucket is new, else 0 (unless fatal)\n"
+	"      --progress=WHEN        auto (default: a progress bar on stderr when it is a terminal),\n"
+	"                             always, never\n"
+	"\n"
 	"Exit status:\n"
-	"  0   complete report\n"
-	"  1   partial report: written, but something was lost (see its warnings)\n"
-	"  2   fatal error: no report (unreadable or unsupported input, timeout)\n"
+	"  0   complete report (batch: every core analyzed completely)\n"
+	"  1   partial report: written, but something was lost (see its warnings); batch: some\n"
+	"      cores failed or gave partial reports\n"
+	"  2   fatal error: no report (unreadable or unsupported input, timeout); batch: no core\n"
+	"      could be analyzed, or the output could not be written\n"
+	"  3   batch with --fail-on-new: at least one bucket is not in --known\n"
 	"  64  usage error\n";
 
 enum {
@@ -61,6 +98,13 @@ enum {
 	OPT_COLOR,
 	OPT_NO_ABS_PATHS,
 	OPT_LOG,
+	OPT_MAX_CORE_SIZE,
+	OPT_SOURCE_ROOT,
+	OPT_FLAMEGRAPH,
+	OPT_SUMMARY,
+	OPT_KNOWN,
+	OPT_FAIL_ON_NEW,
+	OPT_PROGRESS,
 };
 
 static const struct option long_options[] = {
@@ -81,6 +125,14 @@ static const struct option long_options[] = {
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "no-abs-paths", no_argument, NULL, OPT_NO_ABS_PATHS },
 	{ "log", no_argument, NULL, OPT_LOG },
+	{ "max-core-size", required_argument, NULL, OPT_MAX_CORE_SIZE },
+	{ "source-root", required_argument, NULL, OPT_SOURCE_ROOT },
+	{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "summary", required_argument, NULL, OPT_SUMMARY },
+	{ "known", required_argument, NULL, OPT_KNOWN },
+	{ "fail-on-new", no_argument, NULL, OPT_FAIL_ON_NEW },
+	{ "progress", required_argument, NULL, OPT_PROGRESS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -110,6 +162,52 @@ static bool parse_count(const char *s, unsigned long max, unsigned long *ret)
 	return true;
 }
 
+// "64G", "512M", "1048576": bytes with an optional binary suffix.
+static bool parse_size(const char *s, uint64_t *ret)
+{
+	char *end;
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || v == 0)
+		return false;
+	unsigned shift = 0;
+	if (*end) {
+		switch (*end) {
+		case 'k': case 'K': shift = 10; break;
+		case 'm': case 'M': shift = 20; break;
+		case 'g': case 'G': shift = 30; break;
+		case 't': case 'T': shift = 40; break;
+		default: return false;
+		}
+		end++;
+		if (*end == 'i' && end[1] == 'B')
+			end += 2;
+		else if (*end == 'B')
+			end++;
+		if (*end)
+			return false;
+	}
+	if (v > (UINT64_MAX >> shift))
+		return false;
+	*ret = (uint64_t)v << shift;
+	return true;
+}
+
+static int parse_when(const char *opt, const char *arg, enum ct_color_mode *ret)
+{
+	if (!strcmp(arg, "auto"))
+		*ret = CT_COLOR_AUTO;
+	else if (!strcmp(arg, "always"))
+		*ret = CT_COLOR_ALWAYS;
+	else if (!strcmp(arg, "never"))
+		*ret = CT_COLOR_NEVER;
+	else
+		return usage_error("%s: '%s' is not auto, always or never", opt, arg);
+	return -1;
+}
+
 // Sniffs a positional argument without failing: CT_FORMAT_UNKNOWN when unreadable.
 static enum ct_format sniff_path(const char *path)
 {
@@ -129,11 +227,20 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 	ct_options_init(&cli->opts);
 	cli->format = CT_OUTPUT_TEXT;
 	cli->color = CT_COLOR_AUTO;
+	cli->progress = CT_COLOR_AUTO;
 	size_t ndebug = 0;
-	int c;
+	int c, rc;
 	unsigned long v;
+	const char *batch_only = NULL;
+	// "coretriage batch …": the rest is parsed as usual, with batch options allowed.
+	if (argc >= 2 && !strcmp(argv[1], "batch")) {
+		cli->batch = true;
+		argv++;
+		argc--;
+	}
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+f:o:e:vhV", long_options, NULL)) != -1) {
+	// Permute (no '+'): in batch, options may follow the paths ("batch cores/ -j4").
+	while ((c = getopt_long(argc, argv, cli->batch ? "f:o:e:j:vhV" : "+f:o:e:vhV", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "text"))
@@ -142,8 +249,15 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 				cli->format = CT_OUTPUT_JSON;
 			else if (!strcmp(optarg, "ndjson"))
 				cli->format = CT_OUTPUT_NDJSON;
+			else if (!strcmp(optarg, "markdown") || !strcmp(optarg, "md"))
+				cli->format = CT_OUTPUT_MARKDOWN;
+			else if (!strcmp(optarg, "sarif"))
+				cli->format = CT_OUTPUT_SARIF;
+			else if (!strcmp(optarg, "folded"))
+				cli->format = CT_OUTPUT_FOLDED;
 			else
-				return usage_error("unknown format '%s' (text, json, ndjson)", optarg);
+				return usage_error("unknown format '%s' (text, json, ndjson, markdown, sarif, folded)", optarg);
+			cli->format_given = true;
 			break;
 		case 'o': cli->output = optarg; break;
 		case 'e': cli->opts.executable = optarg; break;
@@ -190,15 +304,29 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 			break;
 		case OPT_ALL_REGISTERS: cli->opts.all_registers = true; break;
 		case OPT_COLOR:
-			if (!strcmp(optarg, "auto"))
-				cli->color = CT_COLOR_AUTO;
-			else if (!strcmp(optarg, "always"))
-				cli->color = CT_COLOR_ALWAYS;
-			else if (!strcmp(optarg, "never"))
-				cli->color = CT_COLOR_NEVER;
-			else
-				return usage_error("--color: '%s' is not auto, always or never", optarg);
+			if ((rc = parse_when("--color", optarg, &cli->color)) >= 0)
+				return rc;
 			break;
+		case OPT_PROGRESS:
+			if ((rc = parse_when("--progress", optarg, &cli->progress)) >= 0)
+				return rc;
+			batch_only = "--progress";
+			break;
+		case OPT_MAX_CORE_SIZE:
+			if (!parse_size(optarg, &cli->opts.max_core_size))
+				return usage_error("--max-core-size: '%s' is not a size (e.g. 64G, 512M, 1048576)", optarg);
+			break;
+		case OPT_SOURCE_ROOT: cli->source_root = optarg; break;
+		case OPT_FLAMEGRAPH: cli->flamegraph = optarg; break;
+		case 'j':
+			if (!parse_count(optarg, 4096, &v))
+				return usage_error("--jobs: '%s' is not a number from 1 to 4096", optarg);
+			cli->jobs = (unsigned)v;
+			batch_only = "--jobs";
+			break;
+		case OPT_SUMMARY: cli->summary = optarg; batch_only = "--summary"; break;
+		case OPT_KNOWN: cli->known = optarg; batch_only = "--known"; break;
+		case OPT_FAIL_ON_NEW: cli->fail_on_new = true; batch_only = "--fail-on-new"; break;
 		case OPT_NO_ABS_PATHS: cli->opts.no_abs_paths = true; break;
 		case OPT_LOG: cli->full_log = true; break;
 		case 'v': cli->verbose = true; break;
@@ -212,6 +340,15 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 	}
 	cli->opts.debug_dirs = cli->debug_dirs;
 	cli->opts.num_debug_dirs = ndebug;
+	if (cli->batch) {
+		if (optind >= argc)
+			return usage_error("batch: no PATH given (cores, directories or glob patterns)");
+		cli->paths = argv + optind;
+		cli->num_paths = (size_t)(argc - optind);
+		return -1;
+	}
+	if (batch_only)
+		return usage_error("%s is a batch option: coretriage batch [OPTIONS] PATH...", batch_only);
 	for (int i = optind; i < argc; i++) {
 		if (cli->num_positional == 2)
 			return usage_error("too many arguments: '%s' (expected [EXECUTABLE] CORE)", argv[i]);

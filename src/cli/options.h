@@ -16,6 +16,7 @@ enum {
 	CT_EXIT_OK = 0, /**< complete report */
 	CT_EXIT_PARTIAL = 1, /**< report written, but something was lost (warnings) */
 	CT_EXIT_FATAL = 2, /**< no report: the input could not be analyzed */
+	CT_EXIT_NEW_BUCKETS = 3, /**< batch --fail-on-new: a bucket not in --known was found */
 	CT_EXIT_USAGE = 64, /**< bad command line (EX_USAGE) */
 };
 
@@ -23,6 +24,9 @@ enum ct_output_format {
 	CT_OUTPUT_TEXT,
 	CT_OUTPUT_JSON,
 	CT_OUTPUT_NDJSON,
+	CT_OUTPUT_MARKDOWN,
+	CT_OUTPUT_SARIF,
+	CT_OUTPUT_FOLDED,
 	CT_OUTPUT_NUM_
 };
 
@@ -30,7 +34,10 @@ enum ct_color_mode { CT_COLOR_AUTO, CT_COLOR_ALWAYS, CT_COLOR_NEVER };
 
 struct ct_cli {
 	struct ct_options opts;
+	/** `coretriage batch …`: many cores, buckets (src/cli/batch.c). */
+	bool batch;
 	enum ct_output_format format;
+	bool format_given;
 	enum ct_color_mode color;
 	const char *output; /**< -o FILE, NULL for stdout */
 	const char *debug_dirs[64];
@@ -39,6 +46,17 @@ struct ct_cli {
 	unsigned long max_memory_mib; /**< 0 = none */
 	const char *positional[2];
 	size_t num_positional;
+	/** --flamegraph=FILE, --source-root=DIR (SARIF); NULL when not given. Borrowed from argv. */
+	const char *flamegraph;
+	const char *source_root;
+	/* Batch only. */
+	char **paths; /**< PATH arguments, borrowed from argv */
+	size_t num_paths;
+	unsigned jobs; /**< 0 = number of CPUs */
+	const char *known; /**< --known=FILE */
+	const char *summary; /**< --summary=FILE (JSON) */
+	bool fail_on_new;
+	enum ct_color_mode progress; /**< auto: on a terminal */
 	bool swapped; /**< the core and executable were given in the wrong order and swapped */
 };
 

@@ -108,41 +108,52 @@ static struct ct_error *parse_header(struct ct_core *core, size_t max_threads)
 	size_t want_phent = is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
 	if (phnum == PN_XNUM) {
 		// The real count is in section header 0's sh_info (ELF gABI, "Extended numbering").
-		uint64_t info_off = shoff + (is64 ? 44 : 28);
-		uint64_t v;
-		if (shoff == 0 || shentsize < (is64 ? 64 : 40) || !ct_bytes_uint(&b, info_off, 4, &v))
+		uint64_t info_off, v;
+		if (shoff == 0 || shentsize < (is64 ? 64 : 40) || ct_add_overflow(shoff, is64 ? 44 : 28, &info_off) ||
+		    !ct_bytes_uint(&b, info_off, 4, &v))
 			return ct_error_create(CT_ERROR_CORRUPT,
 					       "e_phnum is PN_XNUM but section header 0 is missing or out of the file");
 		phnum = v;
 	}
 	if (phnum == 0)
 		return ct_error_create(CT_ERROR_CORRUPT, "core has no program headers");
-	if (phentsize != want_phent)
+	// gABI: e_phentsize is the size of one entry; larger entries (future fields) are stepped over,
+	// smaller ones cannot hold the fields we need.
+	if (phentsize < want_phent || phentsize > 4096)
 		return ct_error_create(CT_ERROR_CORRUPT, "e_phentsize is %u, expected %zu", phentsize, want_phent);
-	if (phnum > CT_MAX_PHDRS)
-		return ct_error_create(CT_ERROR_LIMIT, "%" PRIu64 " program headers exceed the cap of %u", phnum,
-				       CT_MAX_PHDRS);
-	uint64_t ph_bytes = phnum * want_phent;
+	if (phentsize != want_phent)
+		ct_core_problem(core, "corrupt-header", "e_phentsize is %u, expected %zu; read with stride %u",
+				phentsize, want_phent, phentsize);
+	core->phentsize = phentsize;
+	if (phnum > CT_MAX_PHDRS) {
+		ct_core_problem(core, "limit",
+				"the core claims %" PRIu64 " program headers; only the first %u are read (cap CT_MAX_PHDRS)",
+				phnum, CT_MAX_PHDRS);
+		phnum = CT_MAX_PHDRS;
+	}
+	uint64_t ph_bytes = phnum * phentsize; // < 2^20 * 2^12: no overflow
 	if (!ct_in_bounds(size, phoff, ph_bytes)) {
 		// A cut core may still hold some of its headers: keep the whole ones.
 		if (phoff >= size)
 			return ct_error_create(CT_ERROR_CORRUPT,
 					       "program headers at offset 0x%" PRIx64 " lie past the end of the file (%zu bytes)",
 					       phoff, size);
-		uint64_t have = (size - phoff) / want_phent;
+		uint64_t have = (size - phoff) / phentsize;
+		if (have == 0)
+			return ct_error_create(CT_ERROR_CORRUPT,
+					       "program headers truncated: the file ends %" PRIu64 " bytes after their start",
+					       (uint64_t)size - phoff);
 		ct_core_problem(core, "truncated-core", "only %" PRIu64 " of %" PRIu64 " program headers are in the file",
 				have, phnum);
 		core->truncated = true;
 		phnum = have;
-		if (phnum == 0)
-			return ct_error_create(CT_ERROR_CORRUPT, "program headers truncated");
 	}
 	const uint8_t *phdrs = d + phoff;
 
 	size_t nload = 0;
 	for (uint64_t i = 0; i < phnum; i++) {
 		struct phdr_fields ph;
-		read_phdr(core, phdrs + i * want_phent, &ph);
+		read_phdr(core, phdrs + i * phentsize, &ph);
 		if (ph.type == PT_LOAD)
 			nload++;
 	}
@@ -152,7 +163,7 @@ static struct ct_error *parse_header(struct ct_core *core, size_t max_threads)
 	uint64_t lost = 0;
 	for (uint64_t i = 0; i < phnum; i++) {
 		struct phdr_fields ph;
-		read_phdr(core, phdrs + i * want_phent, &ph);
+		read_phdr(core, phdrs + i * phentsize, &ph);
 		if (ph.type != PT_LOAD || ph.memsz == 0)
 			continue;
 		uint64_t end;
@@ -179,6 +190,15 @@ static struct ct_error *parse_header(struct ct_core *core, size_t max_threads)
 		ct_core_problem(core, "truncated-core",
 				"the core file is truncated: %" PRIu64 " bytes of memory it should hold are missing", lost);
 	qsort(core->segments, core->num_segments, sizeof(*core->segments), compare_segments);
+	size_t overlaps = 0;
+	for (size_t i = 1; i < core->num_segments; i++) {
+		const struct ct_segment *p = &core->segments[i - 1], *q = &core->segments[i];
+		if (q->vaddr - p->vaddr < p->memsz)
+			overlaps++;
+	}
+	// Real cores never overlap; lookups prefer the segment starting last (see ct_core_find_segment).
+	if (overlaps)
+		ct_core_problem(core, "corrupt-segment", "%zu PT_LOAD segments overlap the one before them", overlaps);
 	ct_core_parse_notes(core, phdrs, phnum, max_threads);
 	return NULL;
 }
@@ -329,6 +349,8 @@ struct ct_error *ct_core_read_string(const struct ct_core *core, uint64_t addr, 
 	size_t i = 0;
 	// Byte-wise through segment lookups would be slow; read in chunks that stay inside a segment.
 	while (i < max) {
+		if (addr + i < addr)
+			break; // wrapped past the top of the address space
 		const struct ct_segment *seg = ct_core_find_segment(core, addr + i);
 		if (!seg || addr + i - seg->vaddr >= seg->filesz)
 			break;

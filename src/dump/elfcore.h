@@ -23,8 +23,14 @@
 #define CT_MAX_CORE_THREADS 100000
 /** NT_FILE entries: a process with thousands of libraries has ~10^4 mappings. */
 #define CT_MAX_FILE_ENTRIES 1000000
+/** PT_NOTE segments: process cores have one, vmcores one per CPU at most (kexec-tools merges them). */
+#define CT_MAX_NOTE_SEGMENTS 64
 /** Notes in one core: a thread contributes ~5, so this is ~200k threads. */
 #define CT_MAX_NOTES 1000000
+/** NT_AUXV pairs: the kernel saves at most AT_VECTOR_SIZE (~50); 4096 is generous and bounded. */
+#define CT_MAX_AUXV 4096
+/** Path length in NT_FILE: PATH_MAX on Linux; longer names cannot have come from the kernel. */
+#define CT_MAX_PATH 4096
 /** Problems recorded before further ones are only counted. */
 #define CT_MAX_PROBLEMS 64
 
@@ -70,6 +76,8 @@ struct ct_core {
 	size_t size;
 	bool big_endian;
 	uint8_t elf_class;
+	/** e_phentsize: the stride of the program header table (>= the class's Phdr size). */
+	unsigned phentsize;
 	uint16_t e_machine;
 	/** NULL when the architecture has no table (the core still opens; unwinding is unsupported). */
 	const struct ct_arch_info *arch;
@@ -139,7 +147,10 @@ struct ct_error *ct_core_read_string(const struct ct_core *core, uint64_t addr, 
 /** Value of auxv entry @p type, false when absent. */
 bool ct_core_auxv(const struct ct_core *core, uint64_t type, uint64_t *ret);
 
-/** Parses the notes of all PT_NOTE segments (called by ct_core_open). Internal, in notes.c. */
+/**
+ * Parses the notes of all PT_NOTE segments (called by ct_core_open). Internal, in notes.c.
+ * @p phdrs holds @p phnum entries of core->phentsize bytes, already bounds-checked.
+ */
 void ct_core_parse_notes(struct ct_core *core, const uint8_t *phdrs, size_t phnum, size_t max_threads);
 
 #endif

@@ -162,10 +162,12 @@ static void parse_auxv(struct note_ctx *ctx, const struct ct_bytes *desc)
 	if (core->auxv)
 		return;
 	unsigned w = core->elf_class == ELFCLASS64 ? 8 : 4;
-	// The kernel saves at most AT_VECTOR_SIZE (~50) pairs; 4096 is generous and bounded.
 	size_t n = desc->size / (2 * w);
-	if (n > 4096)
-		n = 4096;
+	if (n > CT_MAX_AUXV) {
+		ct_core_problem(core, "limit", "NT_AUXV holds %zu entries; only the first %u are read (cap CT_MAX_AUXV)", n,
+				CT_MAX_AUXV);
+		n = CT_MAX_AUXV;
+	}
 	core->auxv = calloc(n ? n * 2 : 2, sizeof(uint64_t));
 	if (!core->auxv)
 		return;
@@ -194,11 +196,16 @@ static void parse_file(struct note_ctx *ctx, const struct ct_bytes *desc)
 		return;
 	}
 	uint64_t table;
-	if (count > CT_MAX_FILE_ENTRIES || ct_mul_overflow(count, 3 * w, &table) ||
-	    !ct_in_bounds(desc->size, 2 * w, table)) {
+	if (count > CT_MAX_FILE_ENTRIES) {
+		ct_core_problem(core, "limit", "NT_FILE claims %" PRIu64 " entries, over the cap of %u (CT_MAX_FILE_ENTRIES); "
+				"the file list is ignored", count, CT_MAX_FILE_ENTRIES);
+		return;
+	}
+	// The name strings follow the whole table: a count that does not fit means the layout is lost.
+	if (ct_mul_overflow(count, 3 * w, &table) || !ct_in_bounds(desc->size, 2 * w, table)) {
 		ct_core_problem(core, "corrupt-note",
-				"NT_FILE claims %" PRIu64 " entries, more than its %zu bytes can hold (cap %u)", count,
-				desc->size, CT_MAX_FILE_ENTRIES);
+				"NT_FILE claims %" PRIu64 " entries, more than its %zu bytes can hold; the file list is ignored",
+				count, desc->size);
 		return;
 	}
 	if (page_size == 0 || page_size > (1u << 30) || (page_size & (page_size - 1))) {
@@ -210,7 +217,7 @@ static void parse_file(struct note_ctx *ctx, const struct ct_bytes *desc)
 	if (!core->files)
 		return;
 	size_t str_off = 2 * w + table;
-	size_t kept = 0;
+	size_t kept = 0, long_paths = 0;
 	for (uint64_t i = 0; i < count; i++) {
 		uint64_t start = ct_bytes_uint_or0(desc, 2 * w + i * 3 * w, w);
 		uint64_t end = ct_bytes_uint_or0(desc, 2 * w + i * 3 * w + w, w);
@@ -223,6 +230,13 @@ static void parse_file(struct note_ctx *ctx, const struct ct_bytes *desc)
 		const char *name = (const char *)desc->data + str_off;
 		size_t len = strnlen(name, desc->size - str_off);
 		str_off += len + 1;
+		if (len > CT_MAX_PATH) {
+			if (!long_paths++)
+				ct_core_problem(core, "corrupt-note",
+						"NT_FILE entry %" PRIu64 " has a %zu-byte path; paths are cut at %u bytes (cap CT_MAX_PATH)",
+						i, len, CT_MAX_PATH);
+			len = CT_MAX_PATH;
+		}
 		uint64_t file_offset;
 		if (end <= start || ct_mul_overflow(pgoff, page_size, &file_offset))
 			continue;
@@ -266,7 +280,8 @@ static void parse_note_segment(struct note_ctx *ctx, const struct ct_bytes *seg)
 	uint64_t off = 0;
 	while (off + 12 <= seg->size) {
 		if (++ctx->notes_seen > CT_MAX_NOTES) {
-			ct_core_problem(core, "limit", "more than %u notes; the rest are ignored", CT_MAX_NOTES);
+			ct_core_problem(core, "limit", "more than %u notes; the rest are ignored (cap CT_MAX_NOTES)",
+					CT_MAX_NOTES);
 			return;
 		}
 		uint64_t namesz = ct_bytes_uint_or0(seg, off, 4);
@@ -295,8 +310,12 @@ void ct_core_parse_notes(struct ct_core *core, const uint8_t *phdrs, size_t phnu
 	if (ctx.max_threads > CT_MAX_CORE_THREADS)
 		ctx.max_threads = CT_MAX_CORE_THREADS;
 	bool is64 = core->elf_class == ELFCLASS64;
-	size_t phent = is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+	size_t phent = core->phentsize ? core->phentsize : is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
 	bool any = false;
+	// (offset, size) of the note segments parsed so far: a hostile core can point 10^6 program
+	// headers at the same notes, turning a few KiB into 10^5 threads.
+	uint64_t seen[CT_MAX_NOTE_SEGMENTS][2];
+	size_t num_seen = 0, skipped = 0;
 	for (size_t i = 0; i < phnum; i++) {
 		const uint8_t *p = phdrs + i * phent;
 		uint32_t type = ct_load32(p, core->big_endian);
@@ -305,6 +324,16 @@ void ct_core_parse_notes(struct ct_core *core, const uint8_t *phdrs, size_t phnu
 		any = true;
 		uint64_t off = is64 ? ct_load64(p + 8, core->big_endian) : ct_load32(p + 4, core->big_endian);
 		uint64_t filesz = is64 ? ct_load64(p + 32, core->big_endian) : ct_load32(p + 16, core->big_endian);
+		bool dup = false;
+		for (size_t j = 0; j < num_seen && !dup; j++)
+			dup = seen[j][0] == off && seen[j][1] == filesz;
+		if (dup || num_seen == CT_MAX_NOTE_SEGMENTS) {
+			skipped++;
+			continue;
+		}
+		seen[num_seen][0] = off;
+		seen[num_seen][1] = filesz;
+		num_seen++;
 		struct ct_bytes seg;
 		struct ct_bytes whole = { core->map, core->size, core->big_endian };
 		if (!ct_bytes_sub(&whole, off, filesz, &seg)) {
@@ -323,9 +352,14 @@ void ct_core_parse_notes(struct ct_core *core, const uint8_t *phdrs, size_t phnu
 		}
 		parse_note_segment(&ctx, &seg);
 	}
+	if (skipped)
+		ct_core_problem(core, "limit",
+				"%zu PT_NOTE segments not read: repeats of another, or beyond the cap of %u (CT_MAX_NOTE_SEGMENTS)",
+				skipped, CT_MAX_NOTE_SEGMENTS);
 	if (!any)
 		ct_core_problem(core, "no-notes", "the core has no notes: no threads, registers or file list");
 	if (core->threads_capped)
-		ct_core_problem(core, "limit", "%zu threads in the core; only the first %zu are analyzed (thread cap)",
-				ctx.threads_seen, ctx.max_threads);
+		ct_core_problem(core, "limit",
+				"%zu threads in the core; only the first %zu are analyzed (cap: --max-threads, at most %u)",
+				ctx.threads_seen, ctx.max_threads, CT_MAX_CORE_THREADS);
 }

@@ -35,11 +35,16 @@ enum ct_format ct_sniff(const uint8_t *data, size_t size)
 	if (starts_with(data, size, ELFMAG, SELFMAG)) {
 		if (size < 20 || (data[EI_DATA] != ELFDATA2LSB && data[EI_DATA] != ELFDATA2MSB))
 			return CT_FORMAT_ELF_BROKEN;
-		uint16_t type = ct_load16(data + 16, data[EI_DATA] == ELFDATA2MSB);
+		bool be = data[EI_DATA] == ELFDATA2MSB;
+		uint16_t type = ct_load16(data + 16, be), swapped = ct_load16(data + 16, !be);
 		if (type == ET_CORE)
 			return CT_FORMAT_ELF_CORE;
 		if (type == ET_EXEC || type == ET_DYN)
 			return CT_FORMAT_ELF_EXECUTABLE;
+		// e_type only makes sense in the other byte order: EI_DATA lies (a damaged header), and
+		// "not a core file" would send the user the wrong way.
+		if (type > ET_CORE && type < ET_LOOS && swapped >= ET_REL && swapped <= ET_CORE)
+			return CT_FORMAT_ELF_BROKEN;
 		return CT_FORMAT_ELF_OTHER;
 	}
 	if (starts_with(data, size, "\x28\xb5\x2f\xfd", 4))
@@ -68,7 +73,15 @@ struct ct_error *ct_sniff_error(enum ct_format format, const char *path, const u
 	case CT_FORMAT_ELF_OTHER:
 		return ct_error_create(CT_ERROR_INVALID_ARGUMENT, "%s: is an ELF object, not a core file", path);
 	case CT_FORMAT_ELF_BROKEN:
-		return ct_error_create(CT_ERROR_CORRUPT, "%s: ELF header is truncated or invalid", path);
+		if (size < 20)
+			return ct_error_create(CT_ERROR_CORRUPT, "%s: ELF header is truncated (%zu bytes)", path, size);
+		if (data[EI_DATA] != ELFDATA2LSB && data[EI_DATA] != ELFDATA2MSB)
+			return ct_error_create(CT_ERROR_CORRUPT, "%s: ELF header is invalid (byte order EI_DATA=%u)", path,
+					       data[EI_DATA]);
+		return ct_error_create(CT_ERROR_CORRUPT,
+				       "%s: ELF header is invalid: e_type 0x%04x makes sense only in the other byte order "
+				       "(EI_DATA is wrong; a damaged core?)",
+				       path, ct_load16(data + 16, data[EI_DATA] == ELFDATA2MSB));
 	case CT_FORMAT_ZSTD:
 	case CT_FORMAT_XZ:
 	case CT_FORMAT_LZ4:

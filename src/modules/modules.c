@@ -288,7 +288,7 @@ static void attach_file(struct ct_session *s, struct ct_module_state *m)
 			ct_report_diag(s->report, CT_SEVERITY_INFO, 0, "unverified-file",
 				       "%s: the dump holds no ELF header or build-id for this mapping; %s is used unverified",
 				       m->path, m->file);
-		m->dwfl_module = dwfl_report_elf(s->dwfl, m->name, m->file, fd, m->bias, false);
+		m->dwfl_module = dwfl_report_elf(s->dwfl, m->name, m->file, fd, m->bias, true);
 		if (!m->dwfl_module) {
 			ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "module-unusable", "%s: %s", m->file,
 				       dwfl_errmsg(-1));
@@ -308,7 +308,7 @@ static void attach_file(struct ct_session *s, struct ct_module_state *m)
 		by_id = find_by_build_id(s, m->build_id, m->build_id_len, ".debug");
 	if (by_id) {
 		int fd = open(by_id, O_RDONLY | O_CLOEXEC);
-		m->dwfl_module = fd >= 0 ? dwfl_report_elf(s->dwfl, m->name, by_id, fd, m->bias, false) : NULL;
+		m->dwfl_module = fd >= 0 ? dwfl_report_elf(s->dwfl, m->name, by_id, fd, m->bias, true) : NULL;
 		if (m->dwfl_module) {
 			m->file = by_id;
 			m->match = 1;
@@ -383,7 +383,7 @@ static void add_vdso(struct ct_session *s)
 		close(fd);
 		goto fail;
 	}
-	m->dwfl_module = dwfl_report_elf(s->dwfl, m->name, "[vdso]", fd, m->bias, false);
+	m->dwfl_module = dwfl_report_elf(s->dwfl, m->name, "[vdso]", fd, m->bias, true);
 	if (!m->dwfl_module) {
 		close(fd);
 		goto fail;

@@ -38,4 +38,70 @@ const char *ct_display_path(const char *path, const struct ct_write_options *o);
  */
 bool ct_find_cycle(const struct ct_thread *t, size_t i, size_t min_frames, size_t *period, size_t *repeats);
 
+/* ---- Batch buckets and the extra formats (markdown.c, sarif.c, folded.c, flamegraph.c) ---- */
+
+/**
+ * One bucket of a batch: the cores whose signature hash is the same. Every pointer is borrowed from
+ * whoever built the bucket and must outlive the writer call.
+ */
+struct ct_bucket {
+	const char *hash; /**< signature hash (the bucket key) */
+	const char *signature; /**< signature text */
+	bool fallback; /**< the signature was made by the CLI's fallback recipe (docs/batch.md) */
+	const char *class_id; /**< crash class, NULL when unknown */
+	const char *summary; /**< one line of the example core, or NULL */
+	const char *blame_function, *blame_module, *blame_file; /**< blamed frame, each may be NULL */
+	int blame_line; /**< 0 when unknown */
+	/** The example's crashing stack, outermost first, as folded frame names. */
+	const char *const *stack;
+	size_t num_stack;
+	size_t count; /**< cores in the bucket */
+	bool has_time;
+	long long first_seen, last_seen; /**< seconds since the epoch */
+	const char *example; /**< path of the first core (in input order) */
+	const char *known_url; /**< bug link from --known, NULL when the bucket is new */
+};
+
+/** A stack with a weight, outermost frame first, for folded output and flame graphs. */
+struct ct_folded_stack {
+	const char *const *frames; /**< borrowed */
+	size_t num_frames;
+	unsigned long long count;
+};
+
+/**
+ * Folded name of a frame: function, else "module+0xOFF", else "0xPC"; ';' and control characters
+ * replaced. Writes at most @p size bytes (NUL included) to @p buf and returns @p buf.
+ */
+char *ct_folded_frame_name(const struct ct_report *report, const struct ct_frame *f, char *buf, size_t size);
+
+/** Ready-to-paste Markdown bug report of one core (GitHub/GitLab flavored). Returns 0 or -1. */
+int ct_write_markdown(FILE *out, const struct ct_report *report, const struct ct_write_options *o);
+/** Markdown table of batch buckets (most frequent first, as given). Returns 0 or -1. */
+int ct_write_markdown_buckets(FILE *out, const struct ct_bucket *buckets, size_t num_buckets, size_t num_cores,
+			      size_t num_failed);
+
+/** Options of the SARIF writer. */
+struct ct_sarif_options {
+	/** Prefix removed from source paths to make them relative to the repository (uriBaseId
+	 * SRCROOT); NULL to keep paths as recorded. Borrowed. */
+	const char *source_root;
+	bool no_abs_paths;
+};
+/** SARIF 2.1.0 log: one result per bucket, located at the blame frame's file:line. Returns 0 or -1. */
+int ct_write_sarif(FILE *out, const struct ct_bucket *buckets, size_t num_buckets, const struct ct_sarif_options *o);
+
+/** Every thread's stack of one core in folded format ("outer;…;inner count"), identical stacks
+ * merged, sorted. Returns 0 or -1. */
+int ct_write_folded(FILE *out, const struct ct_report *report);
+/** One folded line per stack, weighted by its count, in the order given. Returns 0 or -1. */
+int ct_write_folded_stacks(FILE *out, const struct ct_folded_stack *stacks, size_t num_stacks);
+
+/**
+ * Interactive SVG flame graph (tooltips, click to zoom) of @p stacks; @p unit names what a count
+ * counts, singular ("core", "thread"). Returns 0 or -1.
+ */
+int ct_write_flamegraph(FILE *out, const struct ct_folded_stack *stacks, size_t num_stacks, const char *title,
+			const char *unit);
+
 #endif

@@ -94,10 +94,12 @@ struct ct_error *ct_unwind_attach(struct ct_session *s)
 		Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, entry);
 		GElf_Off off;
 		GElf_Sym sym;
-		if (mod && dwfl_module_addrinfo(mod, entry, &off, &sym, NULL, NULL, NULL) && sym.st_size &&
-		    off < sym.st_size) {
+		const char *name = mod ? dwfl_module_addrinfo(mod, entry, &off, &sym, NULL, NULL, NULL) : NULL;
+		if (name && sym.st_size && off < sym.st_size) {
 			s->entry_lo = entry - off;
 			s->entry_hi = entry - off + sym.st_size;
+		} else if (name && name[0] != '$' && off == 0) {
+			s->entry_lo = entry; // a sized-less entry symbol: see in_entry_function()
 		} else if (mod) {
 			// The nearest symbol may be an ARM mapping symbol ("$x") of size 0: look for the
 			// function symbol that starts at the entry point.
@@ -168,6 +170,22 @@ static bool pc_has_cfi(struct walk *w, uint64_t pc)
 	e->pc = pc;
 	e->has_cfi = found;
 	return found;
+}
+
+// True when @p addr is in the function holding the program's entry point. Entry symbols written in
+// assembly often have no size: then the symbol containing @p addr must start where the entry's does.
+static bool in_entry_function(struct ct_session *s, uint64_t addr)
+{
+	if (!s->entry_lo || addr < s->entry_lo)
+		return false;
+	if (s->entry_hi)
+		return addr < s->entry_hi;
+	if (addr - s->entry_lo >= 4096)
+		return false;
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+	GElf_Off off;
+	GElf_Sym sym;
+	return mod && dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL) && addr - off == s->entry_lo;
 }
 
 static int frame_cb(Dwfl_Frame *state, void *arg)
@@ -245,7 +263,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	w->last = (struct ct_unwind_regs){ .pc = pc, .sp = sp, .fp = fp, .has_fp = has_fp, .ra = ra, .has_ra = has_ra };
 	w->last_exact = f.exact;
 	uint64_t lookup = f.exact ? pc : pc - 1;
-	if (out->count > 1 && lookup >= s->entry_lo && lookup < s->entry_hi) {
+	if (out->count > 1 && in_entry_function(s, lookup)) {
 		w->reason = "outermost frame reached (program entry point)";
 		w->stop = true;
 		return DWARF_CB_ABORT;

@@ -1,0 +1,814 @@
+// `coretriage batch`: expand PATHs into cores, analyze each in a forked worker process with a time
+// and memory limit, stream NDJSON reports in input order, group the cores into buckets by
+// signature, and write the summary (text table, JSON, Markdown, SARIF, folded, flame graph).
+//
+// Isolation: a worker is a fork of this small parent; it gets RLIMIT_DATA (heap) and RLIMIT_CORE 0,
+// an alarm(2) for its time limit, PR_SET_PDEATHSIG so it dies with the batch, and writes its result
+// into a pipe: one line of bucketing facts ("meta", cli/meta.c), then the NDJSON report when asked.
+// Whatever happens to a worker (crash, time or memory limit, garbage), the parent records a
+// failure for that core and goes on.
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/batch.h"
+#include "dump/sniff.h"
+#include "input/input.h"
+
+/** Defaults of the per-core limits in batch mode (docs/batch.md): generous for real cores,
+ * small enough that a hostile core cannot stall CI or exhaust the machine. */
+#define BATCH_DEFAULT_TIMEOUT 120
+#define BATCH_DEFAULT_MEMORY_MIB 4096
+/** Extra seconds the parent waits past a worker's own alarm before SIGKILL. */
+#define BATCH_KILL_GRACE 5
+/** Directory depth searched below a directory PATH (and a bound on symlink games). */
+#define BATCH_MAX_DEPTH 16
+/** Cores in one batch at most: bounds the parent's memory for results. */
+#define BATCH_MAX_CORES 1000000
+/** Progress bar redraws at most this often (ms). */
+#define PROGRESS_INTERVAL_MS 100
+
+enum job_state { JOB_PENDING, JOB_RUNNING, JOB_DONE };
+
+struct job {
+	char *path; /* owned */
+	enum job_state state;
+	pid_t pid;
+	int fd; /* read end of the worker's pipe, -1 when closed */
+	char *buf; /* everything the worker wrote; owned */
+	size_t len, cap;
+	double start;
+	json_t *meta; /* owned; always set once done */
+	int status; /* 0/1 report, 2 failed */
+	bool written; /* ndjson line flushed */
+};
+
+struct batch {
+	struct ct_cli *cli;
+	struct job *jobs;
+	size_t num_jobs, cap_jobs;
+	size_t num_missing; /* glob patterns that matched nothing */
+	unsigned timeout, memory_mib, workers;
+	FILE *out;
+	bool ndjson;
+	bool progress;
+	size_t next_write; /* ndjson: first job not yet written */
+	bool write_error;
+	double last_draw;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- Inputs ---- */
+
+static bool add_job(struct batch *b, const char *path)
+{
+	if (b->num_jobs >= BATCH_MAX_CORES)
+		return false;
+	if (b->num_jobs == b->cap_jobs) {
+		size_t cap = b->cap_jobs ? 2 * b->cap_jobs : 64;
+		struct job *j = realloc(b->jobs, cap * sizeof(*j));
+		if (!j)
+			return false;
+		b->jobs = j;
+		b->cap_jobs = cap;
+	}
+	struct job *j = &b->jobs[b->num_jobs];
+	memset(j, 0, sizeof(*j));
+	j->path = strdup(path);
+	if (!j->path)
+		return false;
+	j->fd = -1;
+	b->num_jobs++;
+	return true;
+}
+
+// Whether a file found in a directory is a core: an ELF core, or a compressed file (which may be
+// a systemd-coredump core; the worker says if it is not). Reads 64 bytes; never follows FIFOs.
+static bool looks_like_core(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return false;
+	uint8_t head[64];
+	struct stat st;
+	ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, head, sizeof(head)) : -1;
+	close(fd);
+	if (n <= 0)
+		return false;
+	enum ct_format f = ct_sniff(head, (size_t)n);
+	return f == CT_FORMAT_ELF_CORE || ct_input_is_compressed(f) || f == CT_FORMAT_KDUMP;
+}
+
+static int filter_dots(const struct dirent *d)
+{
+	return strcmp(d->d_name, ".") && strcmp(d->d_name, "..");
+}
+
+static bool walk_dir(struct batch *b, const char *dir, int depth)
+{
+	struct dirent **names;
+	// Sorted: the input order, and so the NDJSON order, is deterministic.
+	int n = scandir(dir, &names, filter_dots, alphasort);
+	if (n < 0) {
+		fprintf(stderr, "coretriage: %s: %s\n", dir, strerror(errno));
+		b->num_missing++;
+		return true;
+	}
+	bool ok = true;
+	for (int i = 0; i < n; i++) {
+		size_t len = strlen(dir) + strlen(names[i]->d_name) + 2;
+		char *p = malloc(len);
+		if (p) {
+			snprintf(p, len, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", names[i]->d_name);
+			struct stat st;
+			// lstat: symlinked directories are not followed (loops); symlinked files are.
+			if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+				if (depth < BATCH_MAX_DEPTH)
+					ok = ok && walk_dir(b, p, depth + 1);
+			} else if (looks_like_core(p)) {
+				ok = ok && add_job(b, p);
+			}
+			free(p);
+		} else {
+			ok = false;
+		}
+		free(names[i]);
+	}
+	free(names);
+	return ok;
+}
+
+static bool add_path(struct batch *b, const char *arg)
+{
+	struct stat st;
+	if (stat(arg, &st) == 0)
+		return S_ISDIR(st.st_mode) ? walk_dir(b, arg, 0) : add_job(b, arg);
+	if (strpbrk(arg, "*?[")) {
+		glob_t g;
+		int r = glob(arg, GLOB_BRACE | GLOB_TILDE, NULL, &g);
+		if (r == GLOB_NOMATCH) {
+			fprintf(stderr, "coretriage: %s: no file matches\n", arg);
+			b->num_missing++;
+			return true;
+		}
+		if (r != 0)
+			return false;
+		bool ok = true;
+		for (size_t i = 0; i < g.gl_pathc && ok; i++) {
+			if (stat(g.gl_pathv[i], &st) == 0 && S_ISDIR(st.st_mode))
+				ok = walk_dir(b, g.gl_pathv[i], 0);
+			else
+				ok = add_job(b, g.gl_pathv[i]);
+		}
+		globfree(&g);
+		return ok;
+	}
+	// A path that does not exist is still a job: its failure shows in the report stream.
+	return add_job(b, arg);
+}
+
+/* ---- Workers ---- */
+
+static int report_status(const struct ct_report *r)
+{
+	if (ct_report_has_warnings(r))
+		return CT_EXIT_PARTIAL;
+	for (size_t i = 0; i < r->num_threads; i++) {
+		if (r->threads[i].num_frames == 0)
+			return CT_EXIT_PARTIAL;
+	}
+	return CT_EXIT_OK;
+}
+
+static void worker_limits(const struct batch *b)
+{
+	// A crash in the analysis must not drop a core file into the directory being scanned.
+	struct rlimit none = { 0, 0 };
+	setrlimit(RLIMIT_CORE, &none);
+	struct rlimit mem = { (rlim_t)b->memory_mib << 20, (rlim_t)b->memory_mib << 20 };
+	setrlimit(RLIMIT_DATA, &mem);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	sigset_t all;
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	signal(SIGALRM, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	alarm(b->timeout);
+}
+
+static _Noreturn void worker(const struct batch *b, const struct job *j, int fd)
+{
+	worker_limits(b);
+	FILE *out = fdopen(fd, "w");
+	if (!out)
+		_exit(CT_EXIT_FATAL);
+	struct ct_options opts = b->cli->opts;
+	opts.core_path = j->path;
+	struct ct_report report;
+	if (!ct_report_init(&report))
+		_exit(CT_EXIT_FATAL);
+	struct ct_error *err = ct_analyze(&opts, &report);
+	int status;
+	json_t *meta;
+	if (err) {
+		meta = json_object();
+		json_object_set_new(meta, "error", json_string(ct_error_message(err)));
+		status = CT_EXIT_FATAL;
+	} else {
+		meta = ct_cli_core_meta(&report, j->path);
+		status = report_status(&report);
+	}
+	if (!meta)
+		_exit(CT_EXIT_FATAL);
+	json_object_set_new(meta, "status", json_integer(status));
+	json_dumpf(meta, out, JSON_COMPACT | JSON_ENSURE_ASCII);
+	fputc('\n', out);
+	if (!err && b->ndjson) {
+		struct ct_write_options wo;
+		ct_write_options_init(&wo);
+		wo.no_abs_paths = opts.no_abs_paths;
+		ct_write_json(out, &report, &wo, true);
+	}
+	if (fflush(out) != 0)
+		_exit(CT_EXIT_FATAL);
+	// No cleanup: the process ends here, and exit handlers of libraries must not run twice.
+	_exit(status);
+}
+
+static bool start_job(struct batch *b, struct job *j)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return false;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return false;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		worker(b, j, p[1]);
+	}
+	close(p[1]);
+	j->pid = pid;
+	j->fd = p[0];
+	j->state = JOB_RUNNING;
+	j->start = now();
+	return true;
+}
+
+static void fail_job(struct job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail_job(struct job *j, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	json_decref(j->meta);
+	j->meta = json_object();
+	json_object_set_new(j->meta, "error", json_string(msg));
+	json_object_set_new(j->meta, "status", json_integer(CT_EXIT_FATAL));
+	j->status = CT_EXIT_FATAL;
+}
+
+// The worker closed its pipe: reap it and make sense of what it wrote.
+static void finish_job(struct batch *b, struct job *j)
+{
+	int ws = 0;
+	while (waitpid(j->pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	close(j->fd);
+	j->fd = -1;
+	j->state = JOB_DONE;
+	char *nl = j->buf ? memchr(j->buf, '\n', j->len) : NULL;
+	json_t *meta = nl ? json_loadb(j->buf, (size_t)(nl - j->buf), 0, NULL) : NULL;
+	if (WIFSIGNALED(ws)) {
+		int sig = WTERMSIG(ws);
+		json_decref(meta);
+		if (sig == SIGALRM || (sig == SIGKILL && now() - j->start >= b->timeout))
+			fail_job(j, "time limit of %u s reached (--timeout)", b->timeout);
+		else if (sig == SIGKILL)
+			fail_job(j, "worker killed by SIGKILL (out of memory?)");
+		else
+			fail_job(j, "the analysis crashed on this core (%s); please report it", strsignal(sig));
+	} else if (!json_is_object(meta)) {
+		json_decref(meta);
+		fail_job(j, "worker exited with status %d without a result (memory limit of %u MiB?)",
+			 WIFEXITED(ws) ? WEXITSTATUS(ws) : -1, b->memory_mib);
+	} else {
+		j->meta = meta;
+		j->status = (int)json_integer_value(json_object_get(meta, "status"));
+		if (b->ndjson && j->status != CT_EXIT_FATAL && (size_t)(j->buf + j->len - (nl + 1)) < 2) {
+			fail_job(j, "worker ended before writing its report (memory limit of %u MiB?)", b->memory_mib);
+		}
+	}
+	if (!b->ndjson || j->status == CT_EXIT_FATAL) {
+		free(j->buf);
+		j->buf = NULL;
+		j->len = j->cap = 0;
+	}
+}
+
+static void write_ndjson(struct batch *b)
+{
+	while (b->next_write < b->num_jobs && b->jobs[b->next_write].state == JOB_DONE) {
+		struct job *j = &b->jobs[b->next_write++];
+		if (j->status != CT_EXIT_FATAL && j->buf) {
+			char *nl = memchr(j->buf, '\n', j->len);
+			fwrite(nl + 1, 1, (size_t)(j->buf + j->len - (nl + 1)), b->out);
+		} else {
+			// The same top level as a report, so one reader handles both: input, and the error.
+			json_t *o = json_object(), *tool = json_object(), *input = json_object(), *e = json_object();
+			json_object_set_new(o, "schema_version", json_integer(CT_SCHEMA_VERSION));
+			json_object_set_new(tool, "name", json_string("coretriage"));
+			json_object_set_new(tool, "version", json_string(CT_VERSION));
+			json_object_set_new(o, "tool", tool);
+			json_object_set_new(input, "core", json_string(j->path));
+			json_object_set_new(o, "input", input);
+			json_object_set_new(e, "message", json_incref(json_object_get(j->meta, "error")));
+			json_object_set_new(o, "error", e);
+			json_dumpf(o, b->out, JSON_COMPACT | JSON_PRESERVE_ORDER);
+			fputc('\n', b->out);
+			json_decref(o);
+		}
+		free(j->buf);
+		j->buf = NULL;
+		j->written = true;
+		if (fflush(b->out) != 0)
+			b->write_error = true;
+	}
+}
+
+static void draw_progress(struct batch *b, size_t done, double t0, bool final)
+{
+	if (!b->progress)
+		return;
+	double t = now();
+	if (!final && t - b->last_draw < PROGRESS_INTERVAL_MS / 1000.0)
+		return;
+	b->last_draw = t;
+	if (final) {
+		fputs("\r\033[K", stderr);
+		return;
+	}
+	double el = t - t0, rate = el > 0 ? (double)done / el : 0;
+	size_t total = b->num_jobs;
+	int width = 30, fill = total ? (int)((double)width * (double)done / (double)total) : width;
+	char bar[64];
+	for (int i = 0; i < width; i++)
+		bar[i] = i < fill ? '#' : '.';
+	bar[width] = '\0';
+	fprintf(stderr, "\r\033[K[%s] %zu/%zu cores  %.1f/s", bar, done, total, rate);
+	if (rate > 0 && done < total)
+		fprintf(stderr, "  ETA %.0fs", (double)(total - done) / rate);
+	fflush(stderr);
+}
+
+static bool run_jobs(struct batch *b)
+{
+	size_t next = 0, running = 0, done = 0;
+	double t0 = now();
+	struct pollfd *pfd = calloc(b->workers, sizeof(*pfd));
+	size_t *idx = calloc(b->workers, sizeof(*idx));
+	if (!pfd || !idx) {
+		free(pfd);
+		free(idx);
+		return false;
+	}
+	while (done < b->num_jobs) {
+		while (running < b->workers && next < b->num_jobs) {
+			struct job *j = &b->jobs[next++];
+			if (!start_job(b, j)) {
+				fail_job(j, "cannot start a worker: %s", strerror(errno));
+				j->state = JOB_DONE;
+				done++;
+				continue;
+			}
+			running++;
+		}
+		size_t n = 0;
+		for (size_t i = 0; i < b->num_jobs && n < running; i++) {
+			if (b->jobs[i].state == JOB_RUNNING) {
+				pfd[n].fd = b->jobs[i].fd;
+				pfd[n].events = POLLIN;
+				idx[n++] = i;
+			}
+		}
+		int r = poll(pfd, n, PROGRESS_INTERVAL_MS);
+		if (r < 0 && errno != EINTR)
+			break;
+		for (size_t k = 0; r > 0 && k < n; k++) {
+			if (!pfd[k].revents)
+				continue;
+			struct job *j = &b->jobs[idx[k]];
+			if (j->cap - j->len < 65536) {
+				size_t cap = j->cap ? 2 * j->cap : 131072;
+				char *nb = realloc(j->buf, cap);
+				if (!nb) {
+					kill(j->pid, SIGKILL);
+					continue;
+				}
+				j->buf = nb;
+				j->cap = cap;
+			}
+			ssize_t got = read(j->fd, j->buf + j->len, j->cap - j->len);
+			if (got > 0) {
+				j->len += (size_t)got;
+			} else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
+				finish_job(b, j);
+				running--;
+				done++;
+			}
+		}
+		// Watchdog: the worker's own alarm should have fired; this catches one that blocked it.
+		double t = now();
+		for (size_t k = 0; k < n; k++) {
+			struct job *j = &b->jobs[idx[k]];
+			if (j->state == JOB_RUNNING && t - j->start > b->timeout + BATCH_KILL_GRACE)
+				kill(j->pid, SIGKILL);
+		}
+		if (b->ndjson)
+			write_ndjson(b);
+		draw_progress(b, done, t0, false);
+	}
+	draw_progress(b, done, t0, true);
+	free(pfd);
+	free(idx);
+	return done == b->num_jobs;
+}
+
+/* ---- Buckets ---- */
+
+struct bucket_entry {
+	struct ct_bucket b;
+	size_t first; /* input index of the example */
+	json_t *cores; /* array of paths */
+};
+
+static int cmp_bucket(const void *x, const void *y)
+{
+	const struct bucket_entry *a = x, *b = y;
+	if (a->b.count != b->b.count)
+		return a->b.count > b->b.count ? -1 : 1;
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+// --known FILE: "HASH URL" per line; '#' comments and blank lines ignored; URL optional.
+static json_t *load_known(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "coretriage: --known: %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	json_t *map = json_object();
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned lineno = 0;
+	while (getline(&line, &cap, f) > 0) {
+		lineno++;
+		char *save, *hash = strtok_r(line, " \t\r\n", &save);
+		if (!hash || hash[0] == '#')
+			continue;
+		char *url = strtok_r(NULL, " \t\r\n", &save);
+		json_object_set_new(map, hash, url && url[0] != '#' ? json_string(url) : json_string(""));
+	}
+	free(line);
+	fclose(f);
+	return map;
+}
+
+static void iso_time(long long t, char *buf, size_t size)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	if (!gmtime_r(&tt, &tm) || !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, size, "?");
+}
+
+static json_t *summary_json(const struct batch *b, const struct bucket_entry *e, size_t n, size_t analyzed,
+			    size_t failed, size_t num_new)
+{
+	json_t *s = json_object(), *tool = json_object();
+	json_object_set_new(s, "schema_version", json_integer(CT_SCHEMA_VERSION));
+	json_object_set_new(tool, "name", json_string("coretriage"));
+	json_object_set_new(tool, "version", json_string(CT_VERSION));
+	json_object_set_new(s, "tool", tool);
+	json_object_set_new(s, "cores", json_integer((json_int_t)b->num_jobs));
+	json_object_set_new(s, "analyzed", json_integer((json_int_t)analyzed));
+	json_object_set_new(s, "failed", json_integer((json_int_t)failed));
+	json_object_set_new(s, "new_buckets", json_integer((json_int_t)num_new));
+	json_t *arr = json_array();
+	char buf[32];
+	for (size_t i = 0; i < n; i++) {
+		const struct ct_bucket *k = &e[i].b;
+		json_t *o = json_object(), *blame = json_object();
+		json_object_set_new(o, "hash", json_string(k->hash));
+		json_object_set_new(o, "signature", k->signature ? json_string(k->signature) : json_null());
+		json_object_set_new(o, "signature_fallback", json_boolean(k->fallback));
+		json_object_set_new(o, "count", json_integer((json_int_t)k->count));
+		json_object_set_new(o, "class", k->class_id ? json_string(k->class_id) : json_null());
+		json_object_set_new(o, "summary", k->summary ? json_string(k->summary) : json_null());
+		json_object_set_new(blame, "function", k->blame_function ? json_string(k->blame_function) : json_null());
+		json_object_set_new(blame, "module", k->blame_module ? json_string(k->blame_module) : json_null());
+		json_object_set_new(blame, "file", k->blame_file ? json_string(k->blame_file) : json_null());
+		json_object_set_new(blame, "line", k->blame_line ? json_integer(k->blame_line) : json_null());
+		json_object_set_new(o, "blame", blame);
+		if (k->has_time) {
+			iso_time(k->first_seen, buf, sizeof(buf));
+			json_object_set_new(o, "first_seen", json_string(buf));
+			iso_time(k->last_seen, buf, sizeof(buf));
+			json_object_set_new(o, "last_seen", json_string(buf));
+		} else {
+			json_object_set_new(o, "first_seen", json_null());
+			json_object_set_new(o, "last_seen", json_null());
+		}
+		json_object_set_new(o, "example", json_string(k->example));
+		json_object_set_new(o, "new", json_boolean(!k->known_url));
+		json_object_set_new(o, "bug", k->known_url && *k->known_url ? json_string(k->known_url) : json_null());
+		json_object_set_new(o, "cores", json_incref(e[i].cores));
+		json_array_append_new(arr, o);
+	}
+	json_object_set_new(s, "buckets", arr);
+	json_t *fails = json_array();
+	for (size_t i = 0; i < b->num_jobs; i++) {
+		const struct job *j = &b->jobs[i];
+		if (j->status != CT_EXIT_FATAL)
+			continue;
+		json_t *o = json_object();
+		json_object_set_new(o, "core", json_string(j->path));
+		json_object_set_new(o, "error", json_incref(json_object_get(j->meta, "error")));
+		json_array_append_new(fails, o);
+	}
+	json_object_set_new(s, "failures", fails);
+	return s;
+}
+
+static void short_time(long long t, char *buf, size_t size)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	if (!gmtime_r(&tt, &tm) || !strftime(buf, size, "%Y-%m-%d %H:%M", &tm))
+		snprintf(buf, size, "?");
+}
+
+static void summary_text(FILE *out, const struct batch *b, const struct bucket_entry *e, size_t n, size_t analyzed,
+			 size_t failed, size_t num_new)
+{
+	fprintf(out, "%zu core%s: %zu analyzed, %zu failed; %zu bucket%s, %zu new\n\n", b->num_jobs,
+		b->num_jobs == 1 ? "" : "s", analyzed, failed, n, n == 1 ? "" : "s", num_new);
+	if (n)
+		fprintf(out, "%3s %6s  %-16s %-20s %-40s %-16s %-16s %s\n", "#", "COUNT", "BUCKET", "CLASS", "BLAME",
+			"FIRST SEEN (UTC)", "LAST SEEN (UTC)", "BUG / EXAMPLE");
+	for (size_t i = 0; i < n; i++) {
+		const struct ct_bucket *k = &e[i].b;
+		char blame[512], first[32] = "-", last[32] = "-";
+		if (k->blame_file) {
+			const char *slash = strrchr(k->blame_file, '/');
+			snprintf(blame, sizeof(blame), "%s (%s:%d)", k->blame_function ? k->blame_function : "??",
+				 slash ? slash + 1 : k->blame_file, k->blame_line);
+		} else {
+			snprintf(blame, sizeof(blame), "%s", k->blame_function ? k->blame_function : "??");
+		}
+		if (k->has_time) {
+			short_time(k->first_seen, first, sizeof(first));
+			short_time(k->last_seen, last, sizeof(last));
+		}
+		fprintf(out, "%3zu %6zu  %-16.16s %-20.20s %-40.40s %-16s %-16s %s\n", i + 1, k->count, k->hash,
+			k->class_id ? k->class_id : "unknown", blame, first, last,
+			k->known_url ? (*k->known_url ? k->known_url : "known") : "NEW");
+		fprintf(out, "%79s example: %s\n", "", k->example);
+	}
+	if (failed) {
+		fprintf(out, "\nNot analyzed:\n");
+		for (size_t i = 0; i < b->num_jobs; i++) {
+			const struct job *j = &b->jobs[i];
+			if (j->status == CT_EXIT_FATAL)
+				fprintf(out, "  %s: %s\n", j->path, json_string_value(json_object_get(j->meta, "error")));
+		}
+	}
+}
+
+static int write_flamegraph(const char *path, const struct bucket_entry *e, size_t n, size_t cores)
+{
+	struct ct_folded_stack *st = calloc(n ? n : 1, sizeof(*st));
+	if (!st)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		st[i].frames = e[i].b.stack;
+		st[i].num_frames = e[i].b.num_stack;
+		st[i].count = e[i].b.count;
+	}
+	FILE *f = fopen(path, "w");
+	int r = -1;
+	if (f) {
+		char title[128];
+		snprintf(title, sizeof(title), "Crash stacks of %zu core%s", cores, cores == 1 ? "" : "s");
+		r = ct_write_flamegraph(f, st, n, title, "core");
+		if (fclose(f) != 0)
+			r = -1;
+	}
+	free(st);
+	return r;
+}
+
+static unsigned cpu_count(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return (unsigned)CPU_COUNT(&set);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned)n : 1;
+}
+
+int ct_cli_batch(struct ct_cli *cli)
+{
+	struct batch b = { .cli = cli };
+	b.timeout = cli->timeout ? cli->timeout : BATCH_DEFAULT_TIMEOUT;
+	b.memory_mib = cli->max_memory_mib ? (unsigned)cli->max_memory_mib : BATCH_DEFAULT_MEMORY_MIB;
+	if (cli->opts.executable && access(cli->opts.executable, R_OK) != 0) {
+		fprintf(stderr, "coretriage: --exe %s: %s\n", cli->opts.executable, strerror(errno));
+		return CT_EXIT_USAGE;
+	}
+	json_t *known = NULL;
+	if (cli->known && !(known = load_known(cli->known)))
+		return CT_EXIT_USAGE;
+	enum ct_output_format fmt = cli->format_given ? cli->format : CT_OUTPUT_TEXT;
+	b.ndjson = fmt == CT_OUTPUT_NDJSON;
+	int rc = CT_EXIT_OK;
+	for (size_t i = 0; i < cli->num_paths; i++) {
+		if (!add_path(&b, cli->paths[i])) {
+			fprintf(stderr, "coretriage: %s: out of memory or too many cores (at most %u)\n", cli->paths[i],
+				BATCH_MAX_CORES);
+			rc = CT_EXIT_FATAL;
+			goto out;
+		}
+	}
+	if (b.num_jobs == 0) {
+		fprintf(stderr, "coretriage: batch: no cores found\n");
+		rc = CT_EXIT_FATAL;
+		goto out;
+	}
+	b.workers = cli->jobs ? cli->jobs : cpu_count();
+	if (b.workers > b.num_jobs)
+		b.workers = (unsigned)b.num_jobs;
+	b.progress = cli->progress == CT_COLOR_ALWAYS || (cli->progress == CT_COLOR_AUTO && isatty(STDERR_FILENO));
+	b.out = stdout;
+	if (cli->output && !(b.out = fopen(cli->output, "w"))) {
+		fprintf(stderr, "coretriage: %s: %s\n", cli->output, strerror(errno));
+		rc = CT_EXIT_FATAL;
+		goto out;
+	}
+	// A closed output pipe must end the batch (EPIPE) rather than kill it silently mid-line.
+	signal(SIGPIPE, SIG_IGN);
+	if (!run_jobs(&b))
+		fprintf(stderr, "coretriage: batch: poll: %s\n", strerror(errno));
+
+	// Buckets, in order of first appearance, then sorted by count.
+	struct bucket_entry *e = calloc(b.num_jobs, sizeof(*e));
+	json_t *index = json_object(); // hash → bucket number
+	size_t n = 0, analyzed = 0, failed = 0, partial = 0, num_new = 0;
+	for (size_t i = 0; e && i < b.num_jobs; i++) {
+		struct job *j = &b.jobs[i];
+		if (j->status == CT_EXIT_FATAL) {
+			failed++;
+			continue;
+		}
+		analyzed++;
+		partial += j->status == CT_EXIT_PARTIAL;
+		const char *hash = json_string_value(json_object_get(j->meta, "hash"));
+		if (!hash)
+			continue;
+		json_t *at = json_object_get(index, hash);
+		json_t *tm = json_object_get(j->meta, "time");
+		if (at) {
+			struct bucket_entry *x = &e[json_integer_value(at)];
+			x->b.count++;
+			json_array_append_new(x->cores, json_string(j->path));
+			if (json_is_integer(tm)) {
+				long long t = json_integer_value(tm);
+				if (!x->b.has_time) {
+					x->b.has_time = true;
+					x->b.first_seen = x->b.last_seen = t;
+				}
+				x->b.first_seen = t < x->b.first_seen ? t : x->b.first_seen;
+				x->b.last_seen = t > x->b.last_seen ? t : x->b.last_seen;
+			}
+			continue;
+		}
+		struct bucket_entry *x = &e[n];
+		if (!ct_cli_bucket_from_meta(j->meta, &x->b))
+			continue;
+		x->b.example = j->path;
+		x->first = i;
+		x->cores = json_array();
+		json_array_append_new(x->cores, json_string(j->path));
+		if (known) {
+			json_t *url = json_object_get(known, hash);
+			x->b.known_url = url ? json_string_value(url) : NULL;
+		}
+		num_new += !x->b.known_url;
+		json_object_set_new(index, hash, json_integer((json_int_t)n));
+		n++;
+	}
+	json_decref(index);
+	if (e)
+		qsort(e, n, sizeof(*e), cmp_bucket);
+	struct ct_bucket *plain = calloc(n ? n : 1, sizeof(*plain));
+	for (size_t i = 0; plain && i < n; i++)
+		plain[i] = e[i].b;
+	int wr = 0;
+	switch (fmt) {
+	case CT_OUTPUT_NDJSON: break; // streamed already
+	case CT_OUTPUT_JSON: {
+		json_t *s = summary_json(&b, e, n, analyzed, failed, num_new);
+		wr = json_dumpf(s, b.out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', b.out);
+		json_decref(s);
+		break;
+	}
+	case CT_OUTPUT_MARKDOWN: wr = ct_write_markdown_buckets(b.out, plain, n, b.num_jobs, failed); break;
+	case CT_OUTPUT_SARIF: {
+		struct ct_sarif_options so = { .source_root = cli->source_root, .no_abs_paths = cli->opts.no_abs_paths };
+		wr = ct_write_sarif(b.out, plain, n, &so);
+		break;
+	}
+	case CT_OUTPUT_FOLDED: {
+		struct ct_folded_stack *st = calloc(n ? n : 1, sizeof(*st));
+		for (size_t i = 0; st && i < n; i++) {
+			st[i].frames = plain[i].stack;
+			st[i].num_frames = plain[i].num_stack;
+			st[i].count = plain[i].count;
+		}
+		wr = st ? ct_write_folded_stacks(b.out, st, n) : -1;
+		free(st);
+		break;
+	}
+	default: summary_text(b.out, &b, e, n, analyzed, failed, num_new); break;
+	}
+	if (cli->summary) {
+		FILE *f = fopen(cli->summary, "w");
+		json_t *s = summary_json(&b, e, n, analyzed, failed, num_new);
+		if (!f || json_dumpf(s, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 || fputc('\n', f) == EOF ||
+		    fclose(f) != 0) {
+			fprintf(stderr, "coretriage: --summary %s: %s\n", cli->summary, strerror(errno));
+			wr = -1;
+		}
+		json_decref(s);
+	}
+	if (cli->flamegraph && write_flamegraph(cli->flamegraph, e, n, analyzed) != 0) {
+		fprintf(stderr, "coretriage: --flamegraph %s: %s\n", cli->flamegraph, strerror(errno));
+		wr = -1;
+	}
+	if (fflush(b.out) != 0 || ferror(b.out) || wr != 0 || b.write_error) {
+		fprintf(stderr, "coretriage: writing the output: %s\n", strerror(errno));
+		rc = CT_EXIT_FATAL;
+	} else if (analyzed == 0) {
+		rc = CT_EXIT_FATAL;
+	} else if (cli->fail_on_new) {
+		rc = num_new ? CT_EXIT_NEW_BUCKETS : CT_EXIT_OK;
+	} else {
+		rc = failed || partial || b.num_missing ? CT_EXIT_PARTIAL : CT_EXIT_OK;
+	}
+	if (b.out != stdout)
+		fclose(b.out);
+	for (size_t i = 0; e && i < n; i++) {
+		free((void *)e[i].b.stack);
+		json_decref(e[i].cores);
+	}
+	free(plain);
+	free(e);
+out:
+	for (size_t i = 0; i < b.num_jobs; i++) {
+		free(b.jobs[i].path);
+		free(b.jobs[i].buf);
+		json_decref(b.jobs[i].meta);
+	}
+	free(b.jobs);
+	json_decref(known);
+	return rc;
+}

@@ -1,0 +1,39 @@
+/**
+ * @file batch.h
+ * `coretriage batch`: many cores in isolated worker processes, bucketed by signature; and the
+ * per-core summary ("meta") that workers send back, also used by the single-core SARIF and
+ * flame-graph outputs.
+ */
+#ifndef CT_CLI_BATCH_H
+#define CT_CLI_BATCH_H
+
+#include <jansson.h>
+
+#include "cli/options.h"
+#include "report/writers.h"
+
+/** Innermost frames of the crashing thread kept in a core's meta (bucket stacks, flame graphs). */
+#define CT_META_STACK_FRAMES 128
+
+/**
+ * The bucketing facts of one analyzed core as a JSON object: signature (the report's, or the
+ * fallback recipe of docs/batch.md: class + top 3 frames from the blame frame), class, summary,
+ * blame frame, crashing stack (outermost first), time (systemd-coredump name, else file mtime).
+ * Returns a new reference, or NULL when out of memory.
+ */
+json_t *ct_cli_core_meta(const struct ct_report *report, const char *path);
+
+/**
+ * Fills @p b from @p meta (as made by ct_cli_core_meta). Strings are borrowed from @p meta;
+ * b->stack is a malloc'd array the caller frees. Returns false when out of memory.
+ */
+bool ct_cli_bucket_from_meta(json_t *meta, struct ct_bucket *b);
+
+/** Folded stacks of every thread of @p report (identical stacks merged) for a flame graph.
+ * Writes the SVG to @p path. Returns 0, or -1 with errno set. */
+int ct_cli_write_report_flamegraph(const char *path, const struct ct_report *report);
+
+/** Runs batch mode; returns the exit status. */
+int ct_cli_batch(struct ct_cli *cli);
+
+#endif

@@ -1,0 +1,214 @@
+// The per-core bucketing facts ("meta") and their conversion to a bucket; the fallback signature.
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/batch.h"
+#include "input/input.h"
+
+/** Frames in the fallback signature, counted from the blame frame (docs/batch.md). */
+#define FALLBACK_FRAMES 3
+/** Longest folded frame name kept. */
+#define NAME_MAX_LEN 512
+
+static json_t *jstr(const char *s)
+{
+	if (!s)
+		return json_null();
+	json_t *j = json_string(s);
+	return j ? j : json_string("\xef\xbf\xbd");
+}
+
+// FNV-1a, 64 bits: stable across hosts and versions, enough to key buckets of one fleet.
+static uint64_t fnv1a64(const char *s)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * UINT64_C(0x100000001b3);
+	return h;
+}
+
+// The module name of the main program, to skip library frames (raise, abort, …) when no frame is
+// blamed.
+static const char *main_module(const struct ct_report *r)
+{
+	if (!r->process.executable_path)
+		return NULL;
+	for (size_t i = 0; i < r->num_modules; i++) {
+		if (r->modules[i].path && !strcmp(r->modules[i].path, r->process.executable_path))
+			return r->modules[i].name;
+	}
+	const char *slash = strrchr(r->process.executable_path, '/');
+	return slash ? slash + 1 : r->process.executable_path;
+}
+
+static size_t fallback_start(const struct ct_report *r, const struct ct_thread *t)
+{
+	if (r->crash.blame_frame >= 0 && (size_t)r->crash.blame_frame < t->num_frames)
+		return (size_t)r->crash.blame_frame;
+	const char *mm = main_module(r);
+	if (mm) {
+		for (size_t i = 0; i < t->num_frames; i++) {
+			if (t->frames[i].module && !strcmp(t->frames[i].module, mm))
+				return i;
+		}
+	}
+	return 0;
+}
+
+json_t *ct_cli_core_meta(const struct ct_report *r, const char *path)
+{
+	json_t *m = json_object();
+	if (!m)
+		return NULL;
+	const struct ct_thread *t = ct_report_crashing_thread(r);
+	const char *cls = r->crash.class_id ? r->crash.class_id : "unknown";
+	char name[NAME_MAX_LEN];
+	if (r->signature.present && r->signature.hash) {
+		json_object_set_new(m, "hash", jstr(r->signature.hash));
+		json_object_set_new(m, "signature", jstr(r->signature.text));
+		json_object_set_new(m, "fallback", json_false());
+	} else {
+		// Fallback recipe until src/triage/ provides a signature: class + 3 frames from the blamed
+		// one (or the first frame of the main program), by folded name.
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		if (!f) {
+			json_decref(m);
+			return NULL;
+		}
+		fprintf(f, "%s", cls);
+		if (t) {
+			size_t start = fallback_start(r, t);
+			for (size_t i = start; i < t->num_frames && i < start + FALLBACK_FRAMES; i++)
+				fprintf(f, "|%s", ct_folded_frame_name(r, &t->frames[i], name, sizeof(name)));
+		}
+		fclose(f);
+		char hash[17];
+		snprintf(hash, sizeof(hash), "%016" PRIx64, fnv1a64(text ? text : ""));
+		json_object_set_new(m, "hash", json_string(hash));
+		json_object_set_new(m, "signature", jstr(text));
+		json_object_set_new(m, "fallback", json_true());
+		free(text);
+	}
+	json_object_set_new(m, "class", jstr(cls));
+	json_object_set_new(m, "summary", jstr(r->crash.summary));
+	const struct ct_frame *bf = NULL;
+	if (t && r->crash.blame_frame >= 0 && (size_t)r->crash.blame_frame < t->num_frames)
+		bf = &t->frames[r->crash.blame_frame];
+	else if (t && t->num_frames)
+		bf = &t->frames[fallback_start(r, t)];
+	if (bf) {
+		json_object_set_new(m, "blame_function",
+				    jstr(bf->function ? bf->function : ct_folded_frame_name(r, bf, name, sizeof(name))));
+		json_object_set_new(m, "blame_module", jstr(bf->module));
+		json_object_set_new(m, "blame_file", jstr(bf->file));
+		json_object_set_new(m, "blame_line", bf->line ? json_integer(bf->line) : json_null());
+	}
+	json_t *stack = json_array();
+	if (t) {
+		size_t n = t->num_frames < CT_META_STACK_FRAMES ? t->num_frames : CT_META_STACK_FRAMES;
+		for (size_t i = n; i-- > 0;)
+			json_array_append_new(stack, jstr(ct_folded_frame_name(r, &t->frames[i], name, sizeof(name))));
+	}
+	json_object_set_new(m, "stack", stack);
+	json_object_set_new(m, "command", jstr(r->process.command));
+	if (r->process.has_pid)
+		json_object_set_new(m, "pid", json_integer(r->process.pid));
+	// When it crashed: systemd-coredump's timestamp in the name, else the file's modification time.
+	struct ct_coredump_name cn;
+	struct stat st;
+	if (path && ct_coredump_name_parse(path, &cn)) {
+		json_object_set_new(m, "time", json_integer((json_int_t)(cn.timestamp_usec / 1000000)));
+		json_object_set_new(m, "time_source", json_string("coredump-name"));
+		ct_coredump_name_deinit(&cn);
+	} else if (path && stat(path, &st) == 0) {
+		json_object_set_new(m, "time", json_integer((json_int_t)st.st_mtime));
+		json_object_set_new(m, "time_source", json_string("mtime"));
+	}
+	return m;
+}
+
+static const char *get_str(json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+bool ct_cli_bucket_from_meta(json_t *meta, struct ct_bucket *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->hash = get_str(meta, "hash");
+	b->signature = get_str(meta, "signature");
+	b->fallback = json_is_true(json_object_get(meta, "fallback"));
+	b->class_id = get_str(meta, "class");
+	b->summary = get_str(meta, "summary");
+	b->blame_function = get_str(meta, "blame_function");
+	b->blame_module = get_str(meta, "blame_module");
+	b->blame_file = get_str(meta, "blame_file");
+	b->blame_line = (int)json_integer_value(json_object_get(meta, "blame_line"));
+	json_t *stack = json_object_get(meta, "stack");
+	size_t n = json_array_size(stack);
+	const char **frames = calloc(n ? n : 1, sizeof(*frames));
+	if (!frames)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const char *s = json_string_value(json_array_get(stack, i));
+		frames[i] = s ? s : "??";
+	}
+	b->stack = frames;
+	b->num_stack = n;
+	b->count = 1;
+	json_t *time = json_object_get(meta, "time");
+	if (json_is_integer(time)) {
+		b->has_time = true;
+		b->first_seen = b->last_seen = json_integer_value(time);
+	}
+	return true;
+}
+
+int ct_cli_write_report_flamegraph(const char *path, const struct ct_report *r)
+{
+	// Every thread's stack (outermost first), identical ones merged by the flame graph's tree.
+	size_t n = r->num_threads;
+	struct ct_folded_stack *stacks = calloc(n ? n : 1, sizeof(*stacks));
+	char ***names = calloc(n ? n : 1, sizeof(*names));
+	int ret = -1;
+	if (!stacks || !names)
+		goto out;
+	char buf[NAME_MAX_LEN];
+	for (size_t i = 0; i < n; i++) {
+		const struct ct_thread *t = &r->threads[i];
+		names[i] = calloc(t->num_frames ? t->num_frames : 1, sizeof(char *));
+		if (!names[i])
+			goto out;
+		for (size_t k = 0; k < t->num_frames; k++) {
+			names[i][t->num_frames - 1 - k] = strdup(ct_folded_frame_name(r, &t->frames[k], buf, sizeof(buf)));
+			if (!names[i][t->num_frames - 1 - k])
+				goto out;
+		}
+		stacks[i].frames = (const char *const *)names[i];
+		stacks[i].num_frames = t->num_frames;
+		stacks[i].count = 1;
+	}
+	FILE *f = fopen(path, "w");
+	if (!f)
+		goto out;
+	char title[256];
+	snprintf(title, sizeof(title), "Threads of %s (%zu)", r->process.command ? r->process.command : "the process", n);
+	ret = ct_write_flamegraph(f, stacks, n, title, "thread");
+	if (fclose(f) != 0)
+		ret = -1;
+out:
+	for (size_t i = 0; names && i < n; i++) {
+		if (!names[i])
+			continue;
+		for (size_t k = 0; k < r->threads[i].num_frames; k++)
+			free(names[i][k]);
+		free(names[i]);
+	}
+	free(names);
+	free(stacks);
+	return ret;
+}

@@ -1,0 +1,384 @@
+// Markdown: a ready-to-paste bug report for GitHub/GitLab issues, and the batch bucket table.
+// Everything from the dump is untrusted text: outside code blocks it is escaped (Markdown and
+// HTML), inside code blocks control characters are replaced and the fence is ~~~~ (never in names).
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "coretriage/coretriage.h"
+#include "report/writers.h"
+
+/** Frames of the crashing thread shown before "… N more frames" (a bug report stays readable). */
+#define MD_CRASH_FRAMES 100
+/** Frames per other thread, and other thread groups shown. */
+#define MD_OTHER_FRAMES 30
+#define MD_OTHER_GROUPS 64
+
+// Markdown/HTML-safe inline text.
+static void md_text(FILE *out, const char *s)
+{
+	if (!s)
+		return;
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		switch (ch) {
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '&': fputs("&amp;", out); break;
+		case '\\': case '`': case '*': case '_': case '[': case ']': case '|': case '#': case '~':
+			fputc('\\', out);
+			fputc(ch, out);
+			break;
+		default:
+			fputc(ch < 0x20 ? ' ' : ch, out);
+		}
+	}
+}
+
+// Inline code: backticks cannot be escaped inside a code span, so they become quotes. In a table
+// cell '|' would end the cell even inside code: GitHub and GitLab take "\|" there.
+static void md_code_in(FILE *out, const char *s, bool in_table)
+{
+	fputc('`', out);
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '|' && in_table)
+			fputs("\\|", out);
+		else
+			fputc(ch == '`' ? '\'' : ch < 0x20 ? ' ' : ch, out);
+	}
+	fputc('`', out);
+}
+
+static void md_code(FILE *out, const char *s)
+{
+	md_code_in(out, s, false);
+}
+
+static void md_cell(FILE *out, const char *s)
+{
+	md_code_in(out, s, true);
+}
+
+// Text inside a fenced block.
+static void block_text(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		fputc(ch < 0x20 ? ' ' : ch, out);
+	}
+}
+
+static void frame_line(FILE *out, const struct ct_frame *f, size_t index, const struct ct_write_options *o)
+{
+	fprintf(out, "#%-3zu ", index);
+	if (f->inlined)
+		fputs("[inlined]          ", out);
+	else
+		fprintf(out, "0x%016" PRIx64 " ", f->pc);
+	fputs("in ", out);
+	block_text(out, f->function ? f->function : "??");
+	if (f->module) {
+		fputs(" (", out);
+		block_text(out, f->module);
+		fputc(')', out);
+	}
+	if (f->file) {
+		fputs(" at ", out);
+		block_text(out, ct_display_path(f->file, o));
+		fprintf(out, ":%d", f->line);
+	}
+	fputc('\n', out);
+}
+
+static void frames_block(FILE *out, const struct ct_thread *t, size_t limit, const struct ct_write_options *o)
+{
+	fputs("~~~~\n", out);
+	size_t shown = 0;
+	for (size_t i = 0; i < t->num_frames;) {
+		size_t period, repeats;
+		if (ct_find_cycle(t, i, 16, &period, &repeats)) {
+			for (size_t k = 0; k < period; k++)
+				frame_line(out, &t->frames[i + k], i + k, o);
+			fprintf(out, "     ... the %zu frame(s) above repeat %zu more times (recursion)\n", period, repeats - 1);
+			i += period * repeats;
+			shown += period + 1;
+		} else {
+			frame_line(out, &t->frames[i], i, o);
+			i++;
+			shown++;
+		}
+		if (shown >= limit && i < t->num_frames) {
+			fprintf(out, "     ... %zu more frames\n", t->num_frames - i);
+			break;
+		}
+	}
+	if (!t->num_frames)
+		fputs("(no frames)\n", out);
+	if (t->truncated && t->stop_reason) {
+		fputs("     (unwinding stopped: ", out);
+		block_text(out, t->stop_reason);
+		fputs(")\n", out);
+	}
+	fputs("~~~~\n", out);
+}
+
+static bool same_stack(const struct ct_thread *a, const struct ct_thread *b)
+{
+	if (a->num_frames != b->num_frames)
+		return false;
+	for (size_t i = 0; i < a->num_frames; i++) {
+		if (a->frames[i].pc != b->frames[i].pc)
+			return false;
+	}
+	return true;
+}
+
+int ct_write_markdown(FILE *out, const struct ct_report *r, const struct ct_write_options *o)
+{
+	const struct ct_crash *c = &r->crash;
+	const struct ct_thread *crashed = ct_report_crashing_thread(r);
+	const char *sig = r->signal.present ? ct_signal_name(r->signal.number) : NULL;
+
+	// Title line: what crashed, how.
+	fputs("### ", out);
+	if (r->process.command)
+		md_code(out, r->process.command);
+	else
+		fputs(r->kernel.present ? "Linux kernel" : "process", out);
+	fputs(" crashed", out);
+	if (c->class_id) {
+		fputs(": ", out);
+		md_text(out, c->class_id);
+		if (c->subclass) {
+			fputs(" (", out);
+			md_text(out, c->subclass);
+			fputc(')', out);
+		}
+	}
+	if (sig) {
+		fprintf(out, " — %s", sig);
+		const char *cn = r->signal.has_code ? ct_signal_code_name(r->signal.number, r->signal.code) : NULL;
+		if (cn)
+			fprintf(out, " %s", cn);
+		if (r->signal.has_fault_address)
+			fprintf(out, " at `0x%" PRIx64 "`", r->signal.fault_address);
+	}
+	fputs("\n\n", out);
+
+	fputs("**Verdict:** ", out);
+	if (c->summary)
+		md_text(out, c->summary);
+	else
+		md_text(out, c->class_id ? c->class_id : "unknown");
+	if (c->confidence) {
+		fputs(" (confidence ", out);
+		md_text(out, c->confidence);
+		fputc(')', out);
+	}
+	fputs("  \n", out);
+	if (crashed && c->blame_frame >= 0 && (size_t)c->blame_frame < crashed->num_frames) {
+		const struct ct_frame *f = &crashed->frames[c->blame_frame];
+		fputs("**Blame:** ", out);
+		md_code(out, f->function ? f->function : "??");
+		if (f->file) {
+			fputs(" at ", out);
+			char loc[4096];
+			snprintf(loc, sizeof(loc), "%s:%d", ct_display_path(f->file, o), f->line);
+			md_code(out, loc);
+		}
+		fprintf(out, " (frame #%ld)  \n", c->blame_frame);
+	}
+	if (r->signature.present) {
+		fputs("**Signature:** ", out);
+		md_code(out, r->signature.text);
+		if (r->signature.hash) {
+			fputs(" ", out);
+			md_code(out, r->signature.hash);
+		}
+		fputs("  \n", out);
+	}
+	if (r->abort_message.present) {
+		fputs("**Abort message:** ", out);
+		md_code(out, r->abort_message.text);
+		fputs("  \n", out);
+	}
+	if (c->num_evidence) {
+		fputs("\n**Evidence:**\n\n", out);
+		for (size_t i = 0; i < c->num_evidence; i++) {
+			fputs("- ", out);
+			md_text(out, c->evidence[i]);
+			fputc('\n', out);
+		}
+	}
+	bool any_warning = false;
+	for (size_t i = 0; i < r->num_diagnostics; i++) {
+		const struct ct_diagnostic *d = &r->diagnostics[i];
+		if (d->severity < CT_SEVERITY_WARNING)
+			continue;
+		if (!any_warning)
+			fputs("\n**Warnings:**\n\n", out);
+		any_warning = true;
+		fputs("- ", out);
+		md_text(out, d->message);
+		fputc('\n', out);
+	}
+
+	if (crashed) {
+		fprintf(out, "\n#### Crashing %s %d\n\n", r->kernel.present ? "CPU" : "thread", crashed->tid);
+		frames_block(out, crashed, MD_CRASH_FRAMES, o);
+	}
+
+	// Other threads, collapsed: they matter less, and a 500-thread server would bury the crash.
+	size_t others = 0;
+	for (size_t i = 0; i < r->num_threads; i++)
+		others += !r->threads[i].crashed;
+	if (others) {
+		fprintf(out, "\n<details><summary>Other threads (%zu)</summary>\n\n", others);
+		bool *done = calloc(r->num_threads, sizeof(bool));
+		size_t groups = 0;
+		for (size_t i = 0; i < r->num_threads && done; i++) {
+			const struct ct_thread *t = &r->threads[i];
+			if (t->crashed || done[i])
+				continue;
+			size_t n = 1;
+			for (size_t j = i + 1; j < r->num_threads; j++) {
+				if (!r->threads[j].crashed && !done[j] && same_stack(t, &r->threads[j])) {
+					done[j] = true;
+					n++;
+				}
+			}
+			if (++groups > MD_OTHER_GROUPS) {
+				fputs("\n(more threads left out)\n", out);
+				break;
+			}
+			if (n == 1)
+				fprintf(out, "%s %d:\n\n", r->kernel.present ? "CPU" : "Thread", t->tid);
+			else
+				fprintf(out, "%zu threads with this stack (first: %d):\n\n", n, t->tid);
+			frames_block(out, t, MD_OTHER_FRAMES, o);
+			fputc('\n', out);
+		}
+		free(done);
+		fputs("</details>\n", out);
+	}
+
+	fputs("\n#### Environment\n\n| | |\n|---|---|\n", out);
+	if (r->process.num_args) {
+		fputs("| command line | ", out);
+		char *cmd = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&cmd, &len);
+		if (m) {
+			for (size_t i = 0; i < r->process.num_args; i++)
+				fprintf(m, "%s%s", i ? " " : "", r->process.args[i]);
+			fclose(m);
+			md_cell(out, cmd);
+			free(cmd);
+		}
+		fputs(" |\n", out);
+	}
+	if (r->process.has_pid)
+		fprintf(out, "| pid | %d |\n", r->process.pid);
+	if (r->input.arch) {
+		fputs("| architecture | ", out);
+		md_text(out, r->input.arch);
+		fputs(" |\n", out);
+	}
+	if (r->kernel.present && r->kernel.release) {
+		fputs("| kernel | ", out);
+		md_cell(out, r->kernel.release);
+		fputs(" |\n", out);
+	}
+	fputs("| core | ", out);
+	md_cell(out, ct_display_path(r->input.core, o));
+	fputs(" |\n", out);
+	if (r->input.executable || r->process.executable_path) {
+		fputs("| executable | ", out);
+		md_cell(out, ct_display_path(r->input.executable ? r->input.executable : r->process.executable_path, o));
+		fputs(" |\n", out);
+	}
+	for (size_t i = 0; i < r->num_modules; i++) {
+		const struct ct_module *m = &r->modules[i];
+		if (!m->build_id || !m->path)
+			continue;
+		// The main program's build-id identifies the exact build; libraries would be noise here.
+		if (r->process.executable_path && strcmp(m->path, r->process.executable_path) != 0)
+			continue;
+		fputs("| build-id | ", out);
+		md_cell(out, m->build_id);
+		fputs(" |\n", out);
+		break;
+	}
+	for (size_t i = 0; i < r->num_environment; i++) {
+		const struct ct_detail *d = &r->environment[i];
+		fputs("| ", out);
+		md_text(out, d->key);
+		fputs(" | ", out);
+		if (d->kind == CT_VALUE_STRING)
+			md_cell(out, d->string);
+		else if (d->kind == CT_VALUE_ADDRESS)
+			fprintf(out, "`0x%" PRIx64 "`", d->address);
+		else
+			fprintf(out, "%" PRId64, d->integer);
+		fputs(" |\n", out);
+	}
+	fprintf(out, "| analyzed by | coretriage %s |\n", CT_VERSION);
+	return ferror(out) ? -1 : 0;
+}
+
+static void md_time(FILE *out, long long t)
+{
+	char buf[32];
+	time_t tt = (time_t)t;
+	struct tm tm;
+	if (gmtime_r(&tt, &tm) && strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%SZ", &tm))
+		fputs(buf, out);
+	else
+		fputs("?", out);
+}
+
+int ct_write_markdown_buckets(FILE *out, const struct ct_bucket *b, size_t n, size_t num_cores, size_t num_failed)
+{
+	fprintf(out, "### Crash buckets: %zu core%s, %zu bucket%s", num_cores, num_cores == 1 ? "" : "s", n,
+		n == 1 ? "" : "s");
+	if (num_failed)
+		fprintf(out, ", %zu not analyzed", num_failed);
+	fputs("\n\n| # | count | class | blame | first seen | last seen | example | bug |\n"
+	      "|---|---|---|---|---|---|---|---|\n", out);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "| %zu | %zu | ", i + 1, b[i].count);
+		md_text(out, b[i].class_id ? b[i].class_id : "unknown");
+		fputs(" | ", out);
+		md_cell(out, b[i].blame_function ? b[i].blame_function : "??");
+		if (b[i].blame_file) {
+			char loc[4096];
+			const char *slash = strrchr(b[i].blame_file, '/');
+			snprintf(loc, sizeof(loc), "%s:%d", slash ? slash + 1 : b[i].blame_file, b[i].blame_line);
+			fputs(" ", out);
+			md_cell(out, loc);
+		}
+		fputs(" | ", out);
+		if (b[i].has_time)
+			md_time(out, b[i].first_seen);
+		fputs(" | ", out);
+		if (b[i].has_time)
+			md_time(out, b[i].last_seen);
+		fputs(" | ", out);
+		md_cell(out, b[i].example);
+		fputs(" | ", out);
+		if (b[i].known_url && *b[i].known_url) {
+			// An autolink; '>' and spaces cannot be part of it.
+			fputc('<', out);
+			for (const char *u = b[i].known_url; *u; u++)
+				fputc(*u == '>' || *u == ' ' || *u == '|' ? '_' : *u, out);
+			fputc('>', out);
+		} else if (b[i].known_url)
+			fputs("known", out);
+		else
+			fputs("**new**", out);
+		fputs(" |\n", out);
+	}
+	return ferror(out) ? -1 : 0;
+}
