@@ -48,6 +48,8 @@ struct ct_options {
 	bool all_registers;
 	/** Show paths relative (basename) in the report, for golden tests. */
 	bool no_abs_paths;
+	/** Cache directory for decompressed debug files; NULL for none (docs/performance.md). */
+	const char *cache_dir;
 	/** Cap on the decompressed size of a compressed core (.zst/.xz/.lz4), bytes; 0 = 64 GiB. */
 	uint64_t max_core_size;
 };

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/batch.h"
@@ -106,6 +107,35 @@ static int write_report(FILE *out, const struct ct_cli *cli, const struct ct_rep
 	}
 }
 
+// The cache of decompressed debug files (src/modules/debugfile.c): --cache-dir, else the XDG
+// cache directory; none with --no-cache or --safe (a bot must not write outside its output).
+static void choose_cache_dir(struct ct_cli *cli)
+{
+	static char path[4096];
+	cli->opts.cache_dir = NULL;
+	if (cli->no_cache || cli->opts.safe)
+		return;
+	if (cli->cache_dir) {
+		cli->opts.cache_dir = cli->cache_dir;
+		return;
+	}
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	int n = -1;
+	if (xdg && xdg[0] == '/')
+		n = snprintf(path, sizeof(path), "%s/coretriage", xdg);
+	else if (home && home[0] == '/')
+		n = snprintf(path, sizeof(path), "%s/.cache/coretriage", home);
+	if (n > 0 && (size_t)n < sizeof(path)) {
+		// ~/.cache may not exist yet on a fresh account; the cache makes its own directory.
+		if (!xdg && home) {
+			char parent[4096];
+			snprintf(parent, sizeof(parent), "%s/.cache", home);
+			mkdir(parent, 0700);
+		}
+		cli->opts.cache_dir = path;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct ct_cli cli = { 0 };
@@ -113,6 +143,7 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	setup_environment(&cli);
+	choose_cache_dir(&cli);
 	if (cli.batch) {
 		// Limits apply to each worker, not to the batch itself (src/cli/batch.c).
 		rc = ct_cli_batch(&cli);

@@ -32,6 +32,9 @@ static const char help_text[] =
 	"      --sysroot=DIR          resolve file paths recorded in the core under DIR\n"
 	"      --debug-dir=DIR        look for debug files in DIR/.build-id/xx/rest.debug (repeatable)\n"
 	"      --no-debuginfod        never query debuginfod servers (DEBUGINFOD_URLS)\n"
+	"      --cache-dir=DIR        keep decompressed copies of compressed debug files in DIR\n"
+	"                             (default $XDG_CACHE_HOME/coretriage or ~/.cache/coretriage)\n"
+	"      --no-cache             do not read or write that cache (also with --safe)\n"
 	"      --debuginfod-timeout=S give up on debuginfod after S seconds (default 10)\n"
 	"      --safe                 open only the files given and the debug directories; no network;\n"
 	"                             for untrusted cores (see docs/security.md)\n"
@@ -87,6 +90,8 @@ enum {
 	OPT_SYSROOT = 256,
 	OPT_DEBUG_DIR,
 	OPT_NO_DEBUGINFOD,
+	OPT_CACHE_DIR,
+	OPT_NO_CACHE,
 	OPT_DEBUGINFOD_TIMEOUT,
 	OPT_SAFE,
 	OPT_TIMEOUT,
@@ -114,6 +119,8 @@ static const struct option long_options[] = {
 	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
+	{ "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
+	{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 	{ "debuginfod-timeout", required_argument, NULL, OPT_DEBUGINFOD_TIMEOUT },
 	{ "safe", no_argument, NULL, OPT_SAFE },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -268,6 +275,8 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 			cli->debug_dirs[ndebug++] = optarg;
 			break;
 		case OPT_NO_DEBUGINFOD: cli->opts.debuginfod = false; break;
+		case OPT_CACHE_DIR: cli->cache_dir = optarg; break;
+		case OPT_NO_CACHE: cli->no_cache = true; break;
 		case OPT_DEBUGINFOD_TIMEOUT:
 			if (!parse_count(optarg, 3600, &v))
 				return usage_error("--debuginfod-timeout: '%s' is not a number of seconds (1-3600)", optarg);

@@ -58,6 +58,9 @@ struct ct_cli {
 	bool fail_on_new;
 	enum ct_color_mode progress; /**< auto: on a terminal */
 	bool swapped; /**< the core and executable were given in the wrong order and swapped */
+	/** --cache-dir (borrowed from argv) and --no-cache. */
+	const char *cache_dir;
+	bool no_cache;
 };
 
 /** Parses argv; on a usage error prints it to stderr and returns CT_EXIT_USAGE; -1 to continue; 0 after --help/--version. */

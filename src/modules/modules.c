@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "modules/debugfile.h"
 #include "modules/modules.h"
 #include "modules/symbolize.h"
 #include "util/bytes.h"
@@ -289,6 +290,7 @@ static void attach_file(struct ct_session *s, struct ct_module_state *m)
 				       "%s: the dump holds no ELF header or build-id for this mapping; %s is used unverified",
 				       m->path, m->file);
 		m->dwfl_module = dwfl_report_elf(s->dwfl, m->name, m->file, fd, m->bias, true);
+		ct_debugfile_attach(s, m->dwfl_module);
 		if (!m->dwfl_module) {
 			ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "module-unusable", "%s: %s", m->file,
 				       dwfl_errmsg(-1));
@@ -309,6 +311,7 @@ static void attach_file(struct ct_session *s, struct ct_module_state *m)
 	if (by_id) {
 		int fd = open(by_id, O_RDONLY | O_CLOEXEC);
 		m->dwfl_module = fd >= 0 ? dwfl_report_elf(s->dwfl, m->name, by_id, fd, m->bias, true) : NULL;
+		ct_debugfile_attach(s, m->dwfl_module);
 		if (m->dwfl_module) {
 			m->file = by_id;
 			m->match = 1;
@@ -384,6 +387,7 @@ static void add_vdso(struct ct_session *s)
 		goto fail;
 	}
 	m->dwfl_module = dwfl_report_elf(s->dwfl, m->name, "[vdso]", fd, m->bias, true);
+	ct_debugfile_attach(s, m->dwfl_module);
 	if (!m->dwfl_module) {
 		close(fd);
 		goto fail;
@@ -413,6 +417,7 @@ static int collect_module_cb(Dwfl_Module *mod, void **userdata, const char *name
 	m->path = name && name[0] == '/' ? strdup(name) : NULL;
 	m->dwfl_module = mod;
 	m->match = -1;
+	*userdata = s;
 	const unsigned char *bits;
 	GElf_Addr vaddr;
 	int len = dwfl_module_build_id(mod, &bits, &vaddr);
@@ -478,7 +483,7 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 			       "the core has no NT_FILE note and %zu segments, more than the %u its link_map is searched in",
 			       core->num_segments, CT_MAX_LINK_MAP_SEGMENTS);
 	s->callbacks.find_elf = link_map_mode ? dwfl_build_id_find_elf : find_elf_cb;
-	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->callbacks.find_debuginfo = ct_find_debuginfo;
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
 	s->dwfl = dwfl_begin(&s->callbacks);
 	if (!s->dwfl)
@@ -585,19 +590,8 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 	if (link_map_mode)
 		dwfl_getmodules(s->dwfl, collect_module_cb, s, 0);
 	qsort(s->modules, s->num_modules, sizeof(*s->modules), compare_modules);
-	// Find the separate debug files now, so the report can name them.
-	for (size_t i = 0; i < s->num_modules; i++) {
-		struct ct_module_state *m = &s->modules[i];
-		if (!m->dwfl_module || !m->file)
-			continue;
-		Dwarf_Addr bias;
-		if (!dwfl_module_getdwarf(m->dwfl_module, &bias))
-			continue;
-		const char *mainfile = NULL, *debugfile = NULL;
-		dwfl_module_info(m->dwfl_module, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
-		if (debugfile)
-			m->debug_file = strdup(debugfile);
-	}
+	// Debug files are found lazily, for the modules frames land in (libdw inflates a debug file's
+	// compressed sections on opening it): the report names those that were used.
 	return NULL;
 }
 
@@ -614,7 +608,6 @@ void ct_modules_unload(struct ct_session *s)
 		free(m->name);
 		free(m->path);
 		free(m->file);
-		free(m->debug_file);
 		free(m->image);
 	}
 	free(s->modules);
@@ -685,7 +678,10 @@ void ct_modules_to_report(struct ct_session *s)
 		}
 		rm->build_id_match = m->match;
 		rm->file = ct_report_strdup(r, m->is_vdso ? "[dump memory]" : m->file);
-		rm->debug_info = ct_report_strdup(r, m->debug_file ? m->debug_file : NULL);
+		const char *debugfile = NULL;
+		if (m->dwfl_module)
+			dwfl_module_info(m->dwfl_module, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+		rm->debug_info = ct_report_strdup(r, debugfile);
 	}
 }
 

@@ -31,7 +31,6 @@ struct ct_module_state {
 	char *name; /**< owned: basename of path, or "[vdso]" */
 	char *path; /**< owned: path recorded in the dump, NULL for the vdso */
 	char *file; /**< owned: file used, NULL when none */
-	char *debug_file; /**< owned: separate debug file, NULL when none or same as file */
 	uint64_t start, end; /**< mapped range */
 	uint64_t bias; /**< load bias */
 	uint8_t build_id[CT_MAX_BUILD_ID];
@@ -66,6 +65,8 @@ struct ct_session {
 	const bool *walk_valid;
 	uint64_t walk_pc;
 	struct ct_symcache *symcache; /**< owned */
+	/** A debuginfod query failed for lack of an answer: do not ask again in this analysis. */
+	bool debuginfod_failed;
 	/** Range of the function holding the program's entry point (AT_ENTRY): the outermost frame. */
 	uint64_t entry_lo, entry_hi;
 };
