@@ -281,6 +281,8 @@ bool ct_report_diag(struct ct_report *report, enum ct_severity severity, int tid
 		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /** True when any diagnostic is at warning level or higher. */
 bool ct_report_has_warnings(const struct ct_report *report);
+/** True when nothing was lost: no warning and every thread has frames (exit status 0, not 1). */
+bool ct_report_is_complete(const struct ct_report *report);
 
 /** Appends a thread; returns it (zeroed) or NULL when out of memory. */
 struct ct_thread *ct_report_add_thread(struct ct_report *report);

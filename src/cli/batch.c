@@ -192,13 +192,7 @@ static bool add_path(struct batch *b, const char *arg)
 
 static int report_status(const struct ct_report *r)
 {
-	if (ct_report_has_warnings(r))
-		return CT_EXIT_PARTIAL;
-	for (size_t i = 0; i < r->num_threads; i++) {
-		if (r->threads[i].num_frames == 0)
-			return CT_EXIT_PARTIAL;
-	}
-	return CT_EXIT_OK;
+	return ct_report_is_complete(r) ? CT_EXIT_OK : CT_EXIT_PARTIAL;
 }
 
 static void worker_limits(const struct batch *b)

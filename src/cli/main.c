@@ -49,13 +49,7 @@ static bool want_color(const struct ct_cli *cli, FILE *out)
 
 static int report_exit_status(const struct ct_report *r)
 {
-	if (ct_report_has_warnings(r))
-		return CT_EXIT_PARTIAL;
-	for (size_t i = 0; i < r->num_threads; i++) {
-		if (r->threads[i].num_frames == 0)
-			return CT_EXIT_PARTIAL;
-	}
-	return CT_EXIT_OK;
+	return ct_report_is_complete(r) ? CT_EXIT_OK : CT_EXIT_PARTIAL;
 }
 
 static void setup_environment(const struct ct_cli *cli)

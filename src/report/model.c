@@ -146,6 +146,17 @@ bool ct_report_has_warnings(const struct ct_report *report)
 	return false;
 }
 
+bool ct_report_is_complete(const struct ct_report *report)
+{
+	if (ct_report_has_warnings(report))
+		return false;
+	for (size_t i = 0; i < report->num_threads; i++) {
+		if (report->threads[i].num_frames == 0)
+			return false;
+	}
+	return true;
+}
+
 struct ct_thread *ct_report_add_thread(struct ct_report *report)
 {
 	return PUSH(report->threads, report->num_threads);
