@@ -39,9 +39,11 @@ def ids_of(report):
     return names
 
 
-def normalize_text(text, names):
+def normalize_text(text, names, cores):
     out = []
     for line in text.splitlines():
+        # gdb's gcore fallback runs the program by its absolute path.
+        line = line.replace(os.path.realpath(cores) + "/", "CORES/").replace(cores.rstrip("/") + "/", "CORES/")
         for num, name in sorted(names.items(), key=lambda kv: -len(str(kv[0]))):
             line = re.sub(r"(?<![0-9a-fx])%d(?![0-9])" % num, name, line)
         m = re.match(r"^(\s*#\S+\s+\S+ (?:<signal handler called> )?in )(\S+)(\+0x[0-9a-f]+)? \(([^)]+)\)(.*)$", line)
@@ -54,7 +56,9 @@ def normalize_text(text, names):
     return "\n".join(out) + "\n"
 
 
-def normalize_json(report, names):
+def normalize_json(report, names, cores):
+    prefixes = (os.path.realpath(cores) + "/", cores.rstrip("/") + "/")
+
     def walk(v, key=None):
         if isinstance(v, dict):
             return {k: walk(x, k) for k, x in v.items()}
@@ -63,6 +67,8 @@ def normalize_json(report, names):
         if isinstance(v, int) and not isinstance(v, bool) and key in ("pid", "ppid", "tid", "crashing_thread", "sender_pid"):
             return names.get(v, "ID")
         if isinstance(v, str):
+            for p in prefixes:
+                v = v.replace(p, "CORES/")
             v = BUILD_ID.sub("BUILDID", v)
             return BIG_HEX.sub("0xADDR", v)
         return v
@@ -99,13 +105,13 @@ def main():
     names = ids_of(report)
     got = {}
     if os.path.exists(os.path.join(cdir, "expected.json")):
-        got["expected.json"] = normalize_json(report, names)
+        got["expected.json"] = normalize_json(report, names, cores)
     if os.path.exists(os.path.join(cdir, "expected.txt")) or not got:
         rc, txt, err = run([binary, "--no-abs-paths", "--color=never"] + args, cwd)
         if rc not in (0, 1):
             print("coretriage failed (exit %d): %s" % (rc, err))
             return 1
-        got["expected.txt"] = normalize_text(txt, names)
+        got["expected.txt"] = normalize_text(txt, names, cores)
     failed = 0
     for name, text in got.items():
         path = os.path.join(cdir, name)
