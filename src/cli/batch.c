@@ -201,7 +201,8 @@ static void worker_limits(const struct batch *b)
 	struct rlimit none = { 0, 0 };
 	setrlimit(RLIMIT_CORE, &none);
 	struct rlimit mem = { (rlim_t)b->memory_mib << 20, (rlim_t)b->memory_mib << 20 };
-	setrlimit(RLIMIT_DATA, &mem);
+	if (CT_MEMORY_LIMIT_WORKS)
+		setrlimit(RLIMIT_DATA, &mem);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	sigset_t all;
 	sigemptyset(&all);

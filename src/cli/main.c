@@ -27,7 +27,7 @@ static void apply_limits(const struct ct_cli *cli)
 		signal(SIGALRM, on_timeout);
 		alarm(cli->timeout);
 	}
-	if (cli->max_memory_mib) {
+	if (cli->max_memory_mib && CT_MEMORY_LIMIT_WORKS) {
 		// RLIMIT_DATA (Linux >= 4.7 counts private writable mappings, i.e. the heap), not
 		// RLIMIT_AS: the dump itself is mmapped read-only and may be far larger than the limit.
 		struct rlimit rl = { .rlim_cur = (rlim_t)cli->max_memory_mib << 20, .rlim_max = (rlim_t)cli->max_memory_mib << 20 };

@@ -36,7 +36,8 @@ static const char help_text[] =
 	"                             (default $XDG_CACHE_HOME/coretriage or ~/.cache/coretriage)\n"
 	"      --no-cache             do not read or write that cache (also with --safe)\n"
 	"      --debuginfod-timeout=S give up on debuginfod after S seconds (default 10)\n"
-	"      --safe                 open only the files given and the debug directories; no network;\n"
+	"      --safe                 open only the files given and the debug directories; no network,\n"
+	"                             no cache; implies --timeout=60 --max-memory=4096 unless given;\n"
 	"                             for untrusted cores (see docs/security.md)\n"
 	"      --timeout=S            stop after S seconds of wall time (exit 2); in batch, per core\n"
 	"                             (default 120)\n"
@@ -346,6 +347,12 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 				return usage_error("unknown option '-%c'", optopt);
 			return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
 		}
+	}
+	if (cli->opts.safe && !cli->batch) {
+		if (!cli->timeout)
+			cli->timeout = CT_SAFE_DEFAULT_TIMEOUT;
+		if (!cli->max_memory_mib)
+			cli->max_memory_mib = CT_SAFE_DEFAULT_MAX_MEMORY_MIB;
 	}
 	cli->opts.debug_dirs = cli->debug_dirs;
 	cli->opts.num_debug_dirs = ndebug;

@@ -11,6 +11,26 @@
 
 #include "coretriage/coretriage.h"
 
+/**
+ * AddressSanitizer reserves terabytes of shadow memory as private writable mappings, which
+ * RLIMIT_DATA counts: under ASan a memory limit would stop the program at start, so sanitizer
+ * builds do not set one (--max-memory is still parsed and documented).
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define CT_MEMORY_LIMIT_WORKS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CT_MEMORY_LIMIT_WORKS 0
+#endif
+#endif
+#ifndef CT_MEMORY_LIMIT_WORKS
+#define CT_MEMORY_LIMIT_WORKS 1
+#endif
+
+/** --safe bounds time and memory unless they are given: a bot's worst case must be bounded. */
+#define CT_SAFE_DEFAULT_TIMEOUT 60
+#define CT_SAFE_DEFAULT_MAX_MEMORY_MIB 4096
+
 /** Exit statuses (documented in --help, man page and docs/exit-codes.md). */
 enum {
 	CT_EXIT_OK = 0, /**< complete report */

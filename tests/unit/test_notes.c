@@ -238,7 +238,9 @@ TEST(not_a_core)
 	CHECK(err && err->code == CT_ERROR_INVALID_ARGUMENT);
 	CHECK(err && strstr(err->message, "executable"));
 	ct_error_destroy(err);
-	CHECK(ct_core_open_memory((const uint8_t *)"hello", 5, 10, &core) != NULL);
+	err = ct_core_open_memory((const uint8_t *)"hello", 5, 10, &core);
+	CHECK(err != NULL);
+	ct_error_destroy(err);
 	free(img);
 }
 
