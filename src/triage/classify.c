@@ -93,6 +93,105 @@ static const char *const allocator_frames[] = {
 	"_int_free_merge_chunk", "_int_free_create_chunk", "_int_free_maybe_consolidate", NULL,
 };
 
+// Imports the program's last call may reach through its PLT/GOT (struct ct_call_facts), by class.
+// Mangled C++ names are matched as they are in .dynsym.
+static const char *const assert_imports[] = { "__assert_fail", "__assert_perror_fail", "__assert", NULL };
+static const char *const stack_chk_imports[] = { "__stack_chk_fail", "__stack_chk_fail_local", NULL };
+static const char *const fortify_imports[] = { "__chk_fail", "__fortify_fail", NULL };
+static const char *const heap_imports[] = {
+	"free", "malloc", "calloc", "realloc", "reallocarray", "cfree", "posix_memalign", "aligned_alloc",
+	"memalign", "valloc", "pvalloc", "malloc_trim", NULL,
+};
+// operator new/new[]/delete/delete[] in every overload: _Znwm, _ZdlPvm, _ZdaPvSt11align_val_t, …
+static const char *const heap_import_prefixes[] = { "_Znw", "_Zna", "_Zdl", "_Zda", NULL };
+static const char *const throw_imports[] = {
+	"__cxa_throw", "__cxa_rethrow", "_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE",
+	"_ZSt9terminatev", "__cxa_call_terminate", "__cxa_call_unexpected", NULL,
+};
+static const char *const abort_imports[] = { "abort", NULL };
+
+static bool name_in(const char *name, const char *const *list)
+{
+	for (; *list; list++) {
+		if (strcmp(name, *list) == 0)
+			return true;
+	}
+	return false;
+}
+
+/** The program's last call reached an import of @p list (bound to a library, not to its own code). */
+static bool import_is(const struct ct_facts *f, const char *const *list)
+{
+	const struct ct_call_facts *c = &f->last_call;
+	return c->symbol && !c->resolved_own && name_in(c->symbol, list);
+}
+
+/** __chk_fail, __fortify_fail, or any checked function __<name>_chk (__memcpy_chk, __printf_chk, …). */
+static bool import_is_fortify(const struct ct_facts *f)
+{
+	const struct ct_call_facts *c = &f->last_call;
+	if (!c->symbol || c->resolved_own)
+		return false;
+	size_t len = strlen(c->symbol);
+	return name_in(c->symbol, fortify_imports) ||
+	       (len > 6 && strncmp(c->symbol, "__", 2) == 0 && strcmp(c->symbol + len - 4, "_chk") == 0);
+}
+
+static bool import_is_heap(const struct ct_facts *f)
+{
+	const struct ct_call_facts *c = &f->last_call;
+	if (!c->symbol || c->resolved_own)
+		return false;
+	if (name_in(c->symbol, heap_imports))
+		return true;
+	for (const char *const *p = heap_import_prefixes; *p; p++) {
+		if (strncmp(c->symbol, *p, strlen(*p)) == 0)
+			return true;
+	}
+	return false;
+}
+
+/** The abort-family class the program's last call points to, or NULL. */
+static const char *import_class(const struct ct_facts *f)
+{
+	if (import_is(f, assert_imports))
+		return "assertion-failure";
+	if (import_is(f, stack_chk_imports))
+		return "stack-buffer-overflow";
+	if (import_is_fortify(f))
+		return "fortify-failure";
+	if (import_is_heap(f))
+		return "heap-corruption";
+	if (import_is(f, throw_imports))
+		return "uncaught-exception";
+	if (import_is(f, abort_imports))
+		return "abort";
+	return NULL;
+}
+
+/**
+ * The dump names the abort's cause by itself: a glibc message of a known kind, or a named library
+ * frame of the family (__assert_fail, __stack_chk_fail, __chk_fail, malloc_printerr, std::terminate,
+ * __cxa_throw). The program's last call is used only without these: it is weaker (a call made, not
+ * the check that fired) and must never override them.
+ */
+static bool abort_cause_known(const struct ct_facts *f)
+{
+	enum ct_abort_kind k = f->abort_msg.kind;
+	if (k == CT_ABORT_ASSERTION || k == CT_ABORT_STACK_SMASHING || k == CT_ABORT_FORTIFY || k == CT_ABORT_MALLOC)
+		return true;
+	return find_frame(f, assert_frames) >= 0 || find_frame(f, stack_chk_frames) >= 0 ||
+	       find_frame(f, fortify_frames) >= 0 || find_frame(f, malloc_abort_frames) >= 0 ||
+	       find_frame(f, terminate_frames) >= 0 || find_frame(f, throw_frames) >= 0;
+}
+
+/** Last-call evidence for an abort-family rule: the program's last call names class @p class_id. */
+static bool import_says(const struct ct_facts *f, const char *class_id)
+{
+	const char *c = import_class(f);
+	return c && strcmp(c, class_id) == 0 && !abort_cause_known(f);
+}
+
 static bool is_fill_pattern(uint64_t v)
 {
 	// 0x4141…, 0xdead…, 0xcccc…: the same byte repeated. The lowest byte is ignored (a jump to a
@@ -304,42 +403,106 @@ static bool self_abort(const struct ct_facts *f)
 }
 
 /**
- * Shared by the abort-family rules: the frame evidence and the message evidence; records agreement
- * and returns the confidence.
+ * The library frames before the blamed one are incomplete: one has no name (no symbols for libc: a
+ * core from elsewhere), or the unwinder lost the chain and a stack scan found the rest.
  */
-static enum ct_confidence abort_confidence(const struct ct_facts *f, struct ct_report *r, long frame,
-					   bool msg_matches, const char *what)
+static bool library_frames_incomplete(const struct ct_facts *f)
 {
+	size_t end = f->blame >= 0 ? (size_t)f->blame : f->num_frames;
+	for (size_t i = 0; i <= end && i < f->num_frames; i++) {
+		if ((i < end && !f->frames[i].function && !f->frames[i].signal_frame) || f->frames[i].scanned)
+			return true;
+	}
+	return false;
+}
+
+/** "free", "std::terminate()": the last call's import for people. */
+static const char *last_call_name(const struct ct_facts *f)
+{
+	const struct ct_call_facts *c = &f->last_call;
+	return c->display ? c->display : c->symbol;
+}
+
+/**
+ * Evidence of the program's last call for a verdict of class @p class_id. Returns true when it points
+ * to another abort-family class (a conflict, said in the evidence).
+ */
+static bool evidence_last_call(const struct ct_facts *f, struct ct_report *r, const char *class_id)
+{
+	const struct ct_call_facts *c = &f->last_call;
+	if (!c->present || !c->symbol)
+		return false;
+	ct_crash_add_evidence(r, "the blamed frame's last call, at 0x%" PRIx64 ", goes to %s@%s%s%s%s%s", c->site,
+			      last_call_name(f), c->via ? c->via : "plt", c->resolved_module ? " (bound to " : "",
+			      c->resolved_module ? c->resolved_module : "", c->resolved_module ? ")" : "",
+			      c->scanned ? "; that frame was found by stack scanning" : "");
+	ct_crash_add_detail_string(r, "last_call", last_call_name(f));
+	if (c->resolved_own) {
+		ct_crash_add_evidence(r, "%s is bound to the program's own code, so it is not library evidence",
+				      last_call_name(f));
+		return false;
+	}
+	const char *ic = import_class(f);
+	if (ic && strcmp(ic, class_id) != 0) {
+		ct_crash_add_evidence(r, "conflict: the program's last call (%s) points to %s", last_call_name(f), ic);
+		return true;
+	}
+	return false;
+}
+
+/**
+ * Shared by the abort-family rules (class @p class_id): the frame, message and last-call evidence;
+ * records agreement and returns the confidence. High: the abort message and a library frame or the
+ * last call agree, or a library frame alone. Medium: the message alone, or the last call alone (a call
+ * the program made, not the check that fired; without libc nothing else survives).
+ */
+static enum ct_confidence abort_confidence(const struct ct_facts *f, struct ct_report *r, const char *class_id,
+					   long frame, bool msg_matches, bool import_matches, const char *what)
+{
+	enum ct_confidence c;
 	if (frame >= 0)
 		ct_crash_add_evidence(r, "frame #%ld is %s (%s)", frame, f->frames[frame].function,
 				      f->frames[frame].module ? f->frames[frame].module : "?");
 	if (f->abort_msg.present)
 		ct_crash_add_evidence(r, "glibc __abort_msg: \"%s\"", f->abort_msg.text);
-	if (frame >= 0 && msg_matches)
-		return CT_CONFIDENCE_HIGH;
-	if (frame >= 0 && f->abort_msg.present) {
+	bool conflict = evidence_last_call(f, r, class_id);
+	if (msg_matches && (frame >= 0 || import_matches)) {
+		c = CT_CONFIDENCE_HIGH;
+	} else if (frame >= 0 && f->abort_msg.present && !msg_matches) {
 		ct_crash_add_evidence(r, "conflict: the frames show %s but the abort message is of kind %s", what,
 				      ct_abort_kind_to_string(f->abort_msg.kind));
-		return CT_CONFIDENCE_MEDIUM;
+		c = CT_CONFIDENCE_MEDIUM;
+	} else if (msg_matches) {
+		if (library_frames_incomplete(f))
+			ct_crash_add_evidence(r, "the library frames are incomplete (unnamed, or skipped by a stack scan): only the abort message says %s",
+					      what);
+		else
+			ct_crash_add_evidence(r, "conflict: the abort message says %s but no such library frame was unwound",
+					      what);
+		c = CT_CONFIDENCE_MEDIUM;
+	} else if (frame >= 0) {
+		// Frame only, no message (the message was not saved or not found): the frame is strong.
+		c = CT_CONFIDENCE_HIGH;
+	} else {
+		ct_crash_add_evidence(r, "only the program's last call says %s: no library frame names it and no abort message was found",
+				      what);
+		c = CT_CONFIDENCE_MEDIUM;
 	}
-	if (msg_matches && frame < 0) {
-		ct_crash_add_evidence(r, "conflict: the abort message says %s but no such library frame was unwound", what);
-		return CT_CONFIDENCE_MEDIUM;
-	}
-	// Frame only, no message (no libc symbols, or the message was not saved): the frame is strong.
-	return CT_CONFIDENCE_HIGH;
+	return conflict ? lower(c) : c;
 }
 
 static bool when_assertion(const struct ct_facts *f)
 {
-	return self_abort(f) && (f->abort_msg.kind == CT_ABORT_ASSERTION || find_frame(f, assert_frames) >= 0);
+	return self_abort(f) && (f->abort_msg.kind == CT_ABORT_ASSERTION || find_frame(f, assert_frames) >= 0 ||
+				 import_says(f, "assertion-failure"));
 }
 
 static void fill_assertion(const struct ct_facts *f, struct ct_report *r)
 {
 	long fr = find_frame(f, assert_frames);
 	bool msg = f->abort_msg.kind == CT_ABORT_ASSERTION;
-	verdict(r, "assertion-failure", NULL, abort_confidence(f, r, fr, msg, "a failed assertion"));
+	verdict(r, "assertion-failure", NULL,
+		abort_confidence(f, r, "assertion-failure", fr, msg, import_is(f, assert_imports), "a failed assertion"));
 	const struct ct_abort_facts *a = &f->abort_msg;
 	if (msg) {
 		if (a->file)
@@ -361,47 +524,75 @@ static void fill_assertion(const struct ct_facts *f, struct ct_report *r)
 						    a->expression ? a->expression : "?", a->function ? a->function : "?",
 						    a->file ? a->file : "?", a->line);
 	} else {
-		r->crash.summary = ct_report_printf(r, "assertion failed%s (message not recovered)", in_blame(f, r));
+		r->crash.summary = ct_report_printf(r, "assertion failed%s (the assertion's text was not recovered)",
+						    in_blame(f, r));
 	}
 }
 
 static bool when_stack_smashing(const struct ct_facts *f)
 {
-	return self_abort(f) && (f->abort_msg.kind == CT_ABORT_STACK_SMASHING || find_frame(f, stack_chk_frames) >= 0);
+	return self_abort(f) && (f->abort_msg.kind == CT_ABORT_STACK_SMASHING || find_frame(f, stack_chk_frames) >= 0 ||
+				 import_says(f, "stack-buffer-overflow"));
 }
 
 static void fill_stack_smashing(const struct ct_facts *f, struct ct_report *r)
 {
 	long fr = find_frame(f, stack_chk_frames);
 	verdict(r, "stack-buffer-overflow", NULL,
-		abort_confidence(f, r, fr, f->abort_msg.kind == CT_ABORT_STACK_SMASHING, "a stack-protector failure"));
+		abort_confidence(f, r, "stack-buffer-overflow", fr, f->abort_msg.kind == CT_ABORT_STACK_SMASHING,
+				 import_is(f, stack_chk_imports), "a stack-protector failure"));
 	if (f->abort_msg.present)
 		ct_crash_add_detail_string(r, "message", f->abort_msg.text);
+	const char *loc = blame_location(f, r);
 	r->crash.summary = ct_report_printf(r, "stack buffer overflow: the stack-protector canary of %s was overwritten",
-					    blame_location(f, r) ? blame_location(f, r) : "a frame");
+					    loc ? loc : "a frame");
 }
 
 static bool when_fortify(const struct ct_facts *f)
 {
-	return self_abort(f) && (f->abort_msg.kind == CT_ABORT_FORTIFY || find_frame(f, fortify_frames) >= 0);
+	return self_abort(f) && (f->abort_msg.kind == CT_ABORT_FORTIFY || find_frame(f, fortify_frames) >= 0 ||
+				 import_says(f, "fortify-failure"));
+}
+
+/** "memcpy" for __memcpy_chk; NULL for __chk_fail/__fortify_fail or a non-fortify import. Pooled. */
+static const char *checked_import(const struct ct_facts *f, struct ct_report *r)
+{
+	const char *sym = f->last_call.symbol;
+	if (!import_is_fortify(f) || name_in(sym, fortify_imports))
+		return NULL;
+	return ct_report_printf(r, "%.*s", (int)(strlen(sym) - 6), sym + 2);
 }
 
 static void fill_fortify(const struct ct_facts *f, struct ct_report *r)
 {
 	long fr = find_frame(f, fortify_frames);
 	verdict(r, "fortify-failure", NULL,
-		abort_confidence(f, r, fr, f->abort_msg.kind == CT_ABORT_FORTIFY, "a _FORTIFY_SOURCE check failure"));
+		abort_confidence(f, r, "fortify-failure", fr, f->abort_msg.kind == CT_ABORT_FORTIFY, import_is_fortify(f),
+				 "a _FORTIFY_SOURCE check failure"));
 	if (f->abort_msg.present)
 		ct_crash_add_detail_string(r, "message", f->abort_msg.text);
-	// The checked call: the library frame just inside the blamed frame (e.g. the inline memcpy wrapper).
+	// The checked call: the inlined fortify wrapper just inside the blamed frame (string_fortified.h's
+	// memcpy), else the checked function the program called (__memcpy_chk → memcpy), else the
+	// library frame just inside the blamed one.
 	const char *checked = NULL;
-	if (f->blame > 0 && f->frames[f->blame - 1].function)
-		checked = f->frames[f->blame - 1].function;
+	const struct ct_frame_fact *inner = f->blame > 0 ? &f->frames[f->blame - 1] : NULL;
+	if (inner && inner->inlined && inner->library && inner->function)
+		checked = inner->function;
+	if (!checked)
+		checked = checked_import(f, r);
+	if (!checked && inner && inner->function)
+		checked = inner->function;
 	if (checked)
 		ct_crash_add_detail_string(r, "checked_call", checked);
-	r->crash.summary = ct_report_printf(r, "buffer overflow detected by _FORTIFY_SOURCE%s%s%s%s",
-					    checked ? " (checked " : "", checked ? checked : "", checked ? ")" : "",
-					    in_blame(f, r));
+	const char *what = f->abort_msg.kind == CT_ABORT_FORTIFY && !strstr(f->abort_msg.text, "buffer overflow")
+		? f->abort_msg.text
+		: "buffer overflow";
+	const char *loc = blame_location(f, r);
+	if (checked)
+		r->crash.summary = ct_report_printf(r, "%s detected by _FORTIFY_SOURCE in %s()%s%s", what, checked,
+						    loc ? " called from " : "", loc ? loc : "");
+	else
+		r->crash.summary = ct_report_printf(r, "%s detected by _FORTIFY_SOURCE%s", what, in_blame(f, r));
 }
 
 /** The innermost non-signal frames (before the first own frame) are allocator internals. */
@@ -427,7 +618,8 @@ static long allocator_fault_frame(const struct ct_facts *f)
 static bool when_heap(const struct ct_facts *f)
 {
 	if (self_abort(f))
-		return f->abort_msg.kind == CT_ABORT_MALLOC || find_frame(f, malloc_abort_frames) >= 0;
+		return f->abort_msg.kind == CT_ABORT_MALLOC || find_frame(f, malloc_abort_frames) >= 0 ||
+		       import_says(f, "heap-corruption");
 	return (sig_is(f, CT_SIGSEGV) || sig_is(f, CT_SIGBUS)) && kernel_fault(f) && allocator_fault_frame(f) >= 0;
 }
 
@@ -436,16 +628,22 @@ static void fill_heap(const struct ct_facts *f, struct ct_report *r)
 	if (self_abort(f)) {
 		long fr = find_frame(f, malloc_abort_frames);
 		bool msg = f->abort_msg.kind == CT_ABORT_MALLOC;
-		enum ct_confidence c = abort_confidence(f, r, fr, msg, "a glibc malloc check failure");
+		enum ct_confidence c = abort_confidence(f, r, "heap-corruption", fr, msg, import_is_heap(f),
+							"a glibc malloc check failure");
 		verdict(r, "heap-corruption", msg ? f->abort_msg.heap_subclass : NULL, c);
 		if (f->abort_msg.present)
 			ct_crash_add_detail_string(r, "message", f->abort_msg.text);
-		const char *what = !msg ? "heap corruption detected by glibc malloc"
-			: strcmp(f->abort_msg.heap_subclass, "double-free") == 0 ? "double free"
-			: strcmp(f->abort_msg.heap_subclass, "invalid-free") == 0 ? "free of an invalid pointer"
-										  : "corrupted heap metadata";
-		r->crash.summary = ct_report_printf(r, "%s%s%s%s%s", what, msg ? " (\"" : "", msg ? f->abort_msg.text : "",
-						    msg ? "\")" : "", in_blame(f, r));
+		if (msg) {
+			const char *what = strcmp(f->abort_msg.heap_subclass, "double-free") == 0 ? "double free"
+				: strcmp(f->abort_msg.heap_subclass, "invalid-free") == 0 ? "free of an invalid pointer"
+											  : "corrupted heap metadata";
+			r->crash.summary = ct_report_printf(r, "%s (\"%s\")%s", what, f->abort_msg.text, in_blame(f, r));
+		} else if (fr < 0 && import_is_heap(f)) {
+			r->crash.summary = ct_report_printf(r, "heap corruption detected by the allocator during %s()%s",
+							    last_call_name(f), in_blame(f, r));
+		} else {
+			r->crash.summary = ct_report_printf(r, "heap corruption detected by glibc malloc%s", in_blame(f, r));
+		}
 		return;
 	}
 	long fr = allocator_fault_frame(f);
@@ -463,7 +661,8 @@ static void fill_heap(const struct ct_facts *f, struct ct_report *r)
 
 static bool when_uncaught(const struct ct_facts *f)
 {
-	return self_abort(f) && (find_frame(f, terminate_frames) >= 0 || find_frame(f, throw_frames) >= 0);
+	return self_abort(f) && (find_frame(f, terminate_frames) >= 0 || find_frame(f, throw_frames) >= 0 ||
+				 import_says(f, "uncaught-exception"));
 }
 
 static void fill_uncaught(const struct ct_facts *f, struct ct_report *r)
@@ -474,26 +673,33 @@ static void fill_uncaught(const struct ct_facts *f, struct ct_report *r)
 		ct_crash_add_evidence(r, "frame #%ld is %s", term, f->frames[term].function);
 	if (thr >= 0)
 		ct_crash_add_evidence(r, "frame #%ld is %s", thr, f->frames[thr].function);
-	if (thr < 0 && !f->exception_type) {
+	bool conflict = evidence_last_call(f, r, "uncaught-exception");
+	if (term < 0 && thr < 0) {
+		ct_crash_add_evidence(r, "only the program's last call says an exception was thrown: no library frame names it");
+		c = CT_CONFIDENCE_MEDIUM;
+	} else if (thr < 0 && !f->exception_type && !import_is(f, throw_imports)) {
 		ct_crash_add_evidence(r, "std::terminate was reached without a throw frame (noexcept violation or a direct call?)");
 		c = CT_CONFIDENCE_MEDIUM;
 	}
+	if (conflict)
+		c = lower(c);
 	if (f->exception_type) {
 		ct_crash_add_evidence(r, "exception type %s (from the std::type_info the throw left on the stack)",
 				      f->exception_type);
 		ct_crash_add_detail_string(r, "exception_type", f->exception_type);
 	}
 	verdict(r, "uncaught-exception", NULL, c);
+	const char *loc = blame_location(f, r);
 	r->crash.summary = ct_report_printf(r, "uncaught C++ exception%s%s%s", f->exception_type ? " of type " : "",
 					    f->exception_type ? f->exception_type : "",
-					    blame_location(f, r) ? ct_report_printf(r, " thrown from %s", blame_location(f, r)) : "");
+					    loc ? ct_report_printf(r, " thrown from %s", loc) : "");
 }
 
 static bool when_abort(const struct ct_facts *f)
 {
 	if (!self_abort(f))
 		return false;
-	if (find_frame(f, abort_frames) >= 0 || f->abort_msg.present)
+	if (find_frame(f, abort_frames) >= 0 || f->abort_msg.present || import_is(f, abort_imports))
 		return true;
 	// No frames to tell abort() from raise(SIGABRT): SI_TKILL from its own pid is what abort() sends.
 	return f->sig.has_code && f->sig.code == CT_SI_TKILL && f->sig.from_self;
@@ -503,20 +709,31 @@ static void fill_abort(const struct ct_facts *f, struct ct_report *r)
 {
 	long fr = find_frame(f, abort_frames);
 	enum ct_confidence c = CT_CONFIDENCE_HIGH;
-	if (fr >= 0) {
+	bool called_abort = fr >= 0 || import_is(f, abort_imports);
+	if (fr >= 0)
 		ct_crash_add_evidence(r, "frame #%ld is abort (%s)", fr, f->frames[fr].module ? f->frames[fr].module : "?");
-	} else {
+	bool conflict = evidence_last_call(f, r, "abort");
+	if (fr < 0 && called_abort) {
+		// The program called abort() itself: as good as an abort frame, unless that frame's return
+		// address came from a stack scan (it may be stale).
+		if (f->last_call.scanned)
+			c = CT_CONFIDENCE_MEDIUM;
+	} else if (fr < 0) {
 		ct_crash_add_evidence(r, "no abort frame unwound; SIGABRT SI_TKILL from the process itself");
 		c = CT_CONFIDENCE_MEDIUM;
 	}
+	if (conflict)
+		c = lower(c);
 	if (f->abort_msg.present) {
 		ct_crash_add_evidence(r, "glibc __abort_msg: \"%s\"", f->abort_msg.text);
 		ct_crash_add_detail_string(r, "message", f->abort_msg.text);
 	}
 	verdict(r, "abort", NULL, c);
-	r->crash.summary = ct_report_printf(r, "abort() called%s%s%s%s", in_blame(f, r),
-					    f->abort_msg.present ? ": \"" : "",
-					    f->abort_msg.present ? f->abort_msg.text : "", f->abort_msg.present ? "\"" : "");
+	const char *msg = f->abort_msg.present ? ct_report_printf(r, ": \"%s\"", f->abort_msg.text) : "";
+	if (called_abort || !f->last_call.symbol || f->last_call.resolved_own)
+		r->crash.summary = ct_report_printf(r, "abort() called%s%s", in_blame(f, r), msg);
+	else
+		r->crash.summary = ct_report_printf(r, "abort during %s()%s%s", last_call_name(f), in_blame(f, r), msg);
 }
 
 static bool when_self_signal(const struct ct_facts *f)
@@ -729,7 +946,11 @@ static void fill_null_deref(const struct ct_facts *f, struct ct_report *r)
 	if (!kernel_address_usable(f))
 		c = lower(c);
 	if (f->culprit) {
-		ct_crash_add_evidence(r, "%s held the NULL pointer", f->culprit);
+		const struct ct_mem_operand *bm = f->insn.fault_mem >= 0 ? &f->insn.mem[f->insn.fault_mem] : NULL;
+		if (bm && bm->has_base_value && bm->base_value != 0)
+			ct_crash_add_evidence(r, "%s held the near-NULL pointer 0x%" PRIx64, f->culprit, bm->base_value);
+		else
+			ct_crash_add_evidence(r, "%s held the NULL pointer", f->culprit);
 		ct_crash_add_detail_string(r, "culprit", f->culprit);
 	}
 	const struct ct_mem_operand *m = f->insn.fault_mem >= 0 ? &f->insn.mem[f->insn.fault_mem] : NULL;
@@ -741,9 +962,17 @@ static void fill_null_deref(const struct ct_facts *f, struct ct_report *r)
 	set_access(f, r);
 	set_address(r, a, "null");
 	const char *acc = access_or(f, "access");
-	if (f->culprit)
+	// "is NULL" only when the register really held 0; a near-null base (&p->member of a NULL p, a
+	// small integer used as a pointer) is said as it is.
+	if (f->culprit && m && m->has_base_value && m->base_value == 0)
 		r->crash.summary = ct_report_printf(r, "NULL pointer %s at offset 0x%" PRIx64 ": %s is NULL%s", acc,
 						    a->address, f->culprit, in_blame(f, r));
+	else if (f->culprit && m && m->has_base_value)
+		r->crash.summary = ct_report_printf(r, "NULL pointer %s at 0x%" PRIx64 ": %s holds 0x%" PRIx64 "%s", acc,
+						    a->address, f->culprit, m->base_value, in_blame(f, r));
+	else if (f->culprit)
+		r->crash.summary = ct_report_printf(r, "NULL pointer %s at 0x%" PRIx64 " through %s%s", acc, a->address,
+						    f->culprit, in_blame(f, r));
 	else
 		r->crash.summary = ct_report_printf(r, "NULL pointer %s at 0x%" PRIx64 "%s%s%s", acc, a->address,
 						    m && m->text[0] ? " (" : "", m && m->text[0] ? m->text : "",
@@ -998,7 +1227,9 @@ static void fill_trap(const struct ct_facts *f, struct ct_report *r)
 {
 	enum ct_confidence c = CT_CONFIDENCE_HIGH;
 	evidence_insn(f, r);
-	if (sig_is(f, CT_SIGTRAP) && !f->insn.is_breakpoint) {
+	// aarch64's brk (what __builtin_trap emits there) raises SIGTRAP with pc at the brk itself.
+	bool trap_insn = f->insn.decoded && f->insn.is_trap;
+	if (sig_is(f, CT_SIGTRAP) && !f->insn.is_breakpoint && !trap_insn) {
 		ct_crash_add_evidence(r, "SIGTRAP (%s) without a breakpoint instruction at pc",
 				      f->sig.code_name ? f->sig.code_name : "?");
 		c = CT_CONFIDENCE_MEDIUM;
@@ -1031,11 +1262,20 @@ static void fill_illegal(const struct ct_facts *f, struct ct_report *r)
 	} else {
 		c = CT_CONFIDENCE_MEDIUM;
 	}
-	const char *what = f->insn.is_privileged ? "privileged instruction" : f->insn.decoded ? "unsupported instruction"
-												: "undecodable instruction";
 	verdict(r, "illegal-instruction", NULL, c);
-	r->crash.summary = ct_report_printf(r, "illegal instruction: %s%s%s (%s)%s", what, f->insn.decoded ? " " : "",
-					    f->insn.decoded ? f->insn.text : "",
+	// Name the instruction, or its first bytes: "undecodable" only where a decoder exists.
+	const char *what;
+	if (f->insn.decoded)
+		what = ct_report_printf(r, "%s %s", f->insn.is_privileged ? "privileged instruction" : "unsupported instruction",
+					f->insn.text);
+	else if (f->insn.have_bytes && f->insn.size >= 4)
+		what = ct_report_printf(r, "%s %02x %02x %02x %02x", f->insn.has_decoder ? "undecodable bytes" : "bytes",
+					f->insn.bytes[0], f->insn.bytes[1], f->insn.bytes[2], f->insn.bytes[3]);
+	else if (f->insn.have_bytes)
+		what = ct_report_printf(r, "%s %02x", f->insn.has_decoder ? "undecodable byte" : "byte", f->insn.bytes[0]);
+	else
+		what = "instruction bytes not in the dump";
+	r->crash.summary = ct_report_printf(r, "illegal instruction: %s (%s)%s", what,
 					    f->sig.code_name ? f->sig.code_name : "SIGILL", in_blame(f, r));
 }
 

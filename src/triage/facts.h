@@ -113,6 +113,8 @@ struct ct_mem_operand {
 
 /** The faulting instruction (arch-specific decoding fills it; rules read it). */
 struct ct_insn_facts {
+	/** The architecture has a decoder (x86-64, i386, aarch64): not decoded then means undecodable. */
+	bool has_decoder;
 	bool decoded;
 	uint64_t address;
 	char text[96]; /**< "mov rax, qword ptr [rax + 8]" */
@@ -168,6 +170,8 @@ struct ct_frame_fact {
 	bool own;
 	/** Frame inside a system library or a system header inlined into own code. */
 	bool library;
+	/** Found by stack scanning: the unwinder lost the chain before it (frames may be missing). */
+	bool scanned;
 };
 
 /** Parsed glibc abort message. */
@@ -190,6 +194,31 @@ struct ct_abort_facts {
 	int line;
 	/** For CT_ABORT_MALLOC: "double-free", "invalid-free", "corrupted-metadata". */
 	const char *heap_subclass;
+};
+
+/**
+ * The program's last call before the library frames: the call instruction that ends at the blamed
+ * frame's return address, and the imported function it reaches through the PLT or the GOT
+ * (resolved from the executable's relocations, so it needs no libc file). Survives on cores from
+ * other machines where every frame inside libc is anonymous.
+ */
+struct ct_call_facts {
+	bool present; /**< a call instruction ends at the blamed frame's return address */
+	uint64_t site; /**< address of the call instruction */
+	bool has_target;
+	uint64_t target; /**< the call's target (the PLT stub) */
+	/** Imported function called ("__stack_chk_fail", "_ZSt9terminatev"), NULL when not resolved. */
+	const char *symbol;
+	/** For people: demangled ("__stack_chk_fail", "std::terminate()"). */
+	const char *display;
+	/** How the call reached it: "plt" (a PLT stub) or "got" (call through the GOT slot, -fno-plt). */
+	const char *via;
+	/** Module the GOT slot points into in the dump ("libc.so.6"), NULL when unknown. */
+	const char *resolved_module;
+	/** The GOT slot points into the program's own code: the import is not a library function. */
+	bool resolved_own;
+	/** The calling frame was found by stack scanning (its return address may be stale). */
+	bool scanned;
 };
 
 struct ct_stack_facts {
@@ -234,6 +263,8 @@ struct ct_facts {
 	size_t num_frames;
 	/** Index of the blamed frame, -1 when none. */
 	long blame;
+	/** The program's last call into a library (abort-family evidence without libc). */
+	struct ct_call_facts last_call;
 	/** C++ exception type ("std::runtime_error") when recovered. */
 	const char *exception_type;
 	/** Culprit variable ("`n` (parameter of node_key)") when DWARF names one. */

@@ -170,6 +170,7 @@ static void gather_frames(struct ct_session *s, struct ct_facts *f, struct ct_fa
 		ff->line = fr->line;
 		ff->inlined = fr->inlined;
 		ff->signal_frame = fr->signal_frame;
+		ff->scanned = fr->trust == CT_TRUST_SCAN;
 		// Callers are attributed at pc - 1 (the return address may be past the function's end).
 		uint64_t lookup = i && fr->pc && !t->frames[i - 1].signal_frame ? fr->pc - 1 : fr->pc;
 		const struct ct_module_state *m = ct_modules_find(s, lookup);
@@ -275,6 +276,8 @@ void ct_facts_gather(struct ct_session *s, struct ct_facts *f, struct ct_facts_s
 	} else if (f->sig.has_fault_address) {
 		ct_place_address(f->sig.fault_address, st->maps, st->num_maps, limit, NULL, &f->fault);
 	}
+	if (f->sig.signo == CT_SIGABRT)
+		ct_find_last_call(s, f, &f->last_call);
 	if (f->sig.signo == CT_SIGABRT || !f->sig.fatal) {
 		const char *msg = ct_read_abort_msg(s);
 		if (msg)

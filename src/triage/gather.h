@@ -42,4 +42,12 @@ const char *ct_find_exception_type(struct ct_session *s, uint64_t sp, uint64_t s
 const char *ct_find_culprit(struct ct_session *s, const struct ct_facts *facts, const uint64_t *regs,
 			    const bool *valid);
 
+/**
+ * The program's last call before the library frames (see struct ct_call_facts): decodes the call
+ * ending at the blamed frame's return address and, when its target is a PLT stub (or the call goes
+ * through a GOT slot), names the imported function from the module's .rela.plt/.rela.dyn (.rel.* on
+ * i386) through libdwfl's Elf and gelf. Leaves *@p ret zeroed when there is no such call.
+ */
+void ct_find_last_call(struct ct_session *s, const struct ct_facts *facts, struct ct_call_facts *ret);
+
 #endif

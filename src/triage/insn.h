@@ -38,6 +38,46 @@ bool ct_insn_decode(const char *arch, const uint8_t *code, size_t len, const uin
  * that writes DWARF register @p reg, when it loads it from a frame slot ("mov rax, [rbp - 0x10]").
  * Sets the slot's base register (DWARF) and displacement. False when there is no such load.
  */
+/** The call instruction that ends at a return address (what the caller was calling). */
+struct ct_call_site {
+	uint64_t address; /**< of the call instruction */
+	/** Direct call: the target (a PLT stub or a function). */
+	bool has_target;
+	uint64_t target;
+	/** Call through a memory word (x86 `call [rip + X]`, -fno-plt): the word's address (a GOT slot). */
+	bool has_slot;
+	uint64_t slot;
+};
+
+/**
+ * Decodes the call that ends at @p ret_addr. @p code holds the @p len bytes that end at @p ret_addr
+ * (code[len - 1] is at ret_addr - 1). Pure. False when there is no call there (or no decoder for
+ * @p arch); *@p ret is written only on success.
+ */
+bool ct_insn_call_before(const char *arch, const uint8_t *code, size_t len, uint64_t ret_addr,
+			 struct ct_call_site *ret);
+
+/**
+ * The GOT slot a PLT stub jumps through: @p code holds @p len bytes at @p stub (the call's target).
+ * @p got_base is the ABI's GOT pointer for i386 PIC stubs (`jmp [ebx + X]`: DT_PLTGOT plus the
+ * load bias), 0 when unknown. Pure. False when the bytes are not a PLT stub we know.
+ */
+bool ct_insn_plt_slot(const char *arch, const uint8_t *code, size_t len, uint64_t stub, uint64_t got_base,
+		      uint64_t *slot_ret);
+
+/* Per-architecture back ends of the functions above (insn_<arch>.c). */
+bool ct_insn_decode_x86(bool is64, const uint8_t *code, size_t len, const uint8_t *before, size_t before_len,
+			const struct ct_insn_ctx *ctx, struct ct_insn_facts *f);
+bool ct_insn_call_before_x86(bool is64, const uint8_t *code, size_t len, uint64_t ret_addr,
+			     struct ct_call_site *ret);
+bool ct_insn_plt_slot_x86(bool is64, const uint8_t *code, size_t len, uint64_t stub, uint64_t got_base,
+			  uint64_t *slot_ret);
+bool ct_insn_decode_arm64(const uint8_t *code, size_t len, const struct ct_insn_ctx *ctx, struct ct_insn_facts *f);
+bool ct_insn_call_before_arm64(const uint8_t *code, size_t len, uint64_t ret_addr, struct ct_call_site *ret);
+bool ct_insn_plt_slot_arm64(const uint8_t *code, size_t len, uint64_t stub, uint64_t *slot_ret);
+bool ct_insn_call_before_riscv64(const uint8_t *code, size_t len, uint64_t ret_addr, struct ct_call_site *ret);
+bool ct_insn_plt_slot_riscv64(const uint8_t *code, size_t len, uint64_t stub, uint64_t *slot_ret);
+
 bool ct_insn_find_slot_load(const char *arch, const uint8_t *code, size_t len, uint64_t start, uint64_t pc, int reg,
 			    int *base_ret, int64_t *disp_ret);
 

@@ -312,15 +312,15 @@ static void fill_from_insn(csh h, const cs_insn *insn, bool is64, const struct c
 		f->is_breakpoint = true;
 }
 
-static bool decode_x86(bool is64, const uint8_t *code, size_t len, const uint8_t *before, size_t before_len,
-		       const struct ct_insn_ctx *ctx, struct ct_insn_facts *f)
+bool ct_insn_decode_x86(bool is64, const uint8_t *code, size_t len, const uint8_t *before, size_t before_len,
+			const struct ct_insn_ctx *ctx, struct ct_insn_facts *f)
 {
 	csh h;
 	if (cs_open(CS_ARCH_X86, is64 ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK)
 		return true;
 	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
 	cs_insn *insn = NULL;
-	size_t n = cs_disasm(h, code, len, ctx->pc, 1, &insn);
+	size_t n = code && len ? cs_disasm(h, code, len, ctx->pc, 1, &insn) : 0;
 	if (n == 1)
 		fill_from_insn(h, insn, is64, ctx, f);
 	if (n)
@@ -334,24 +334,100 @@ static bool decode_x86(bool is64, const uint8_t *code, size_t len, const uint8_t
 	return true;
 }
 
-bool ct_insn_decode(const char *arch, const uint8_t *code, size_t len, const uint8_t *before, size_t before_len,
-		    const struct ct_insn_ctx *ctx, struct ct_insn_facts *ret)
+/** True when @p insn is a call; fills the target or the memory slot it calls through. */
+static bool call_site_from(const cs_insn *insn, bool is64, struct ct_call_site *site)
 {
-	struct ct_insn_facts f = { .fault_mem = -1, .address = ctx->pc };
-	if (code && len) {
-		f.have_bytes = true;
-		f.size = len < sizeof(f.bytes) ? len : sizeof(f.bytes);
-		memcpy(f.bytes, code, f.size);
+	bool call = false;
+	for (uint8_t g = 0; g < insn->detail->groups_count; g++)
+		call |= insn->detail->groups[g] == X86_GRP_CALL;
+	if (!call)
+		return false;
+	const cs_x86 *x = &insn->detail->x86;
+	struct ct_call_site s = { .address = insn->address };
+	if (x->op_count == 1 && x->operands[0].type == X86_OP_IMM) {
+		s.has_target = true;
+		s.target = (uint64_t)x->operands[0].imm & (is64 ? ~0ULL : 0xffffffffULL);
+	} else if (x->op_count == 1 && x->operands[0].type == X86_OP_MEM && x->operands[0].mem.index == X86_REG_INVALID &&
+		   x->operands[0].mem.segment == X86_REG_INVALID) {
+		// call [rip + X] (x86-64 -fno-plt) or call [X] (i386 absolute): a GOT slot.
+		const x86_op_mem *m = &x->operands[0].mem;
+		if (m->base == X86_REG_RIP) {
+			s.has_slot = true;
+			s.slot = insn->address + insn->size + (uint64_t)m->disp;
+		} else if (m->base == X86_REG_INVALID) {
+			s.has_slot = true;
+			s.slot = (uint64_t)m->disp & (is64 ? ~0ULL : 0xffffffffULL);
+		}
 	}
-	bool known = true;
-	if (arch && strcmp(arch, "x86_64") == 0)
-		decode_x86(true, code, len, before, before_len, ctx, &f);
-	else if (arch && strcmp(arch, "i386") == 0)
-		decode_x86(false, code, len, before, before_len, ctx, &f);
-	else
-		known = false;
-	*ret = f;
-	return known;
+	*site = s;
+	return true;
+}
+
+bool ct_insn_call_before_x86(bool is64, const uint8_t *code, size_t len, uint64_t ret_addr,
+			     struct ct_call_site *ret)
+{
+	csh h;
+	if (!code || cs_open(CS_ARCH_X86, is64 ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK)
+		return false;
+	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	// Candidate lengths, most likely first: e8 rel32 (5), ff 15 disp32 (6), a prefixed form (bnd or
+	// notrack: 6, 7), then the register and short memory forms (ff d0: 2, ff 50 08: 3, 41 ff d3: 3, …).
+	static const size_t sizes[] = { 5, 6, 7, 2, 3, 4 };
+	bool found = false;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]) && !found; i++) {
+		size_t k = sizes[i];
+		if (k > len || k > ret_addr)
+			continue;
+		cs_insn *insn = NULL;
+		size_t n = cs_disasm(h, code + len - k, k, ret_addr - k, 1, &insn);
+		if (n == 1 && insn->size == k)
+			found = call_site_from(insn, is64, ret);
+		if (n)
+			cs_free(insn, n);
+	}
+	cs_close(&h);
+	return found;
+}
+
+bool ct_insn_plt_slot_x86(bool is64, const uint8_t *code, size_t len, uint64_t stub, uint64_t got_base,
+			  uint64_t *slot_ret)
+{
+	csh h;
+	if (!code || cs_open(CS_ARCH_X86, is64 ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK)
+		return false;
+	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	cs_insn *insn = NULL;
+	// .plt (lazy): jmp [GOT slot]; push n; jmp .plt0. .plt.sec (IBT): endbr64; bnd jmp [slot].
+	// .plt.got: jmp [slot]; nop. i386 PIC: jmp [ebx + X] with ebx = the GOT pointer.
+	size_t n = cs_disasm(h, code, len, stub, 3, &insn);
+	bool found = false;
+	for (size_t i = 0; i < n; i++) {
+		if (insn[i].id == X86_INS_ENDBR64 || insn[i].id == X86_INS_ENDBR32)
+			continue;
+		const cs_x86 *x = &insn[i].detail->x86;
+		if (insn[i].id == X86_INS_JMP && x->op_count == 1 && x->operands[0].type == X86_OP_MEM &&
+		    x->operands[0].mem.index == X86_REG_INVALID && x->operands[0].mem.segment == X86_REG_INVALID) {
+			const x86_op_mem *m = &x->operands[0].mem;
+			uint64_t slot = 0;
+			if (is64 && m->base == X86_REG_RIP) {
+				slot = insn[i].address + insn[i].size + (uint64_t)m->disp;
+				found = true;
+			} else if (!is64 && m->base == X86_REG_INVALID) {
+				slot = (uint64_t)m->disp & 0xffffffffULL;
+				found = true;
+			} else if (!is64 && m->base == X86_REG_EBX && got_base) {
+				slot = (got_base + (uint64_t)m->disp) & 0xffffffffULL;
+				found = true;
+			}
+			if (found)
+				*slot_ret = slot;
+		}
+		break;
+	}
+	if (n)
+		cs_free(insn, n);
+	cs_close(&h);
+	return found;
 }
 
 bool ct_insn_find_slot_load(const char *arch, const uint8_t *code, size_t len, uint64_t start, uint64_t pc, int reg,

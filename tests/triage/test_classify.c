@@ -256,6 +256,111 @@ TEST(uncaught_exception)
 	CHECK_STR(cls(&f), "abort");
 }
 
+/* ---- the abort family from the program's last call (no libc symbols, no abort message) ---- */
+
+// A core from another machine: libc's frames are anonymous, only the program's frame is named.
+static const struct ct_frame_fact anonymous_libc_frames[] = {
+	{ .pc = 0x7f0000001000, .module = "libc-2.27.so" },
+	{ .pc = 0x7f0000002000, .module = "libc-2.27.so" },
+	{ .pc = 0x555555555100, .function = "main", .module = "prog", .own = true, .file = "t.c", .line = 30 },
+};
+
+static struct ct_facts last_call_abort(const char *symbol)
+{
+	struct ct_facts f = sent(CT_SIGABRT, CT_SI_TKILL, 100);
+	f.frames = anonymous_libc_frames;
+	f.num_frames = 3;
+	f.blame = 2;
+	f.last_call = (struct ct_call_facts){ .present = true, .site = 0x5555555550fb, .has_target = true,
+					      .target = 0x555555554600, .symbol = symbol, .display = symbol, .via = "plt",
+					      .resolved_module = "libc-2.27.so" };
+	return f;
+}
+
+static bool has_evidence(const char *needle)
+{
+	for (size_t i = 0; i < report.crash.num_evidence; i++) {
+		if (strstr(report.crash.evidence[i], needle))
+			return true;
+	}
+	return false;
+}
+
+TEST(last_call_names_the_abort_family)
+{
+	static const struct {
+		const char *symbol, *class_id, *confidence;
+	} cases[] = {
+		{ "__stack_chk_fail", "stack-buffer-overflow", "medium" },
+		{ "__assert_fail", "assertion-failure", "medium" },
+		{ "__strcpy_chk", "fortify-failure", "medium" },
+		{ "__memcpy_chk", "fortify-failure", "medium" },
+		{ "__chk_fail", "fortify-failure", "medium" },
+		{ "free", "heap-corruption", "medium" },
+		{ "_ZdlPvm", "heap-corruption", "medium" }, // operator delete(void*, unsigned long)
+		{ "__cxa_throw", "uncaught-exception", "medium" },
+		{ "_ZSt9terminatev", "uncaught-exception", "medium" },
+		{ "abort", "abort", "high" }, // the program called abort() itself
+		{ "pthread_mutex_lock", "abort", "medium" }, // says nothing about the cause
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ct_facts f = last_call_abort(cases[i].symbol);
+		CHECK_STR(cls(&f), cases[i].class_id);
+		CHECK_STR(report.crash.confidence, cases[i].confidence);
+		CHECK(has_evidence(cases[i].symbol));
+	}
+	struct ct_facts f = last_call_abort("__memcpy_chk");
+	cls(&f);
+	CHECK(strstr(report.crash.summary, "memcpy() called from main (t.c:30)") != NULL);
+	f = last_call_abort("free");
+	cls(&f);
+	CHECK(report.crash.subclass == NULL); // double free or invalid pointer: the call cannot tell
+	CHECK(strstr(report.crash.summary, "during free()") != NULL);
+}
+
+TEST(last_call_is_weaker_than_message_and_frames)
+{
+	// The message says malloc: a stale __stack_chk_fail call must not override it.
+	struct ct_facts f = last_call_abort("__stack_chk_fail");
+	ct_abort_parse(pool(), "free(): double free detected in tcache 2\n", &f.abort_msg);
+	CHECK_STR(cls(&f), "heap-corruption");
+	CHECK(has_evidence("conflict: the program's last call"));
+	CHECK_STR(report.crash.confidence, "low"); // message alone (medium), lowered by the conflict
+	// The message and the last call agree: high.
+	f = last_call_abort("__stack_chk_fail");
+	ct_abort_parse(pool(), "*** stack smashing detected ***: terminated\n", &f.abort_msg);
+	CHECK_STR(cls(&f), "stack-buffer-overflow");
+	CHECK_STR(report.crash.confidence, "high");
+	// A named __assert_fail frame wins over a free@plt last call.
+	struct ct_frame_fact frames[] = { { .function = "__assert_fail", .library = true },
+					  { .function = "f", .own = true, .pc = 0x5555 } };
+	f = last_call_abort("free");
+	f.frames = frames;
+	f.num_frames = 2;
+	f.blame = 1;
+	CHECK_STR(cls(&f), "assertion-failure");
+	// A scanned calling frame makes abort@plt medium: its return address may be stale.
+	f = last_call_abort("abort");
+	f.last_call.scanned = true;
+	CHECK_STR(cls(&f), "abort");
+	CHECK_STR(report.crash.confidence, "medium");
+}
+
+TEST(last_call_bound_to_own_code_is_not_evidence)
+{
+	// The program defines its own free() (bound into the executable): not glibc's checks.
+	struct ct_facts f = last_call_abort("free");
+	f.last_call.resolved_own = true;
+	f.last_call.resolved_module = "prog";
+	CHECK_STR(cls(&f), "abort");
+	CHECK_STR(report.crash.confidence, "medium");
+	CHECK(has_evidence("bound to the program's own code"));
+	// And the last call never decides a non-abort signal.
+	f = last_call_abort("__stack_chk_fail");
+	f.sig = sent(CT_SIGSEGV, CT_SI_USER, 4242).sig;
+	CHECK_STR(cls(&f), "external-signal");
+}
+
 TEST(null_call)
 {
 	struct ct_facts f = fault(CT_SIGSEGV, CT_SEGV_MAPERR);

@@ -333,4 +333,195 @@ TEST(x86_slot_load)
 	CHECK(!ct_insn_find_slot_load("aarch64", code, sizeof(code), 0x1000, 0x1004, 0, &base, &disp));
 }
 
+/* ---- the call before a return address, and PLT stubs ---- */
+
+TEST(x86_call_before)
+{
+	struct ct_call_site c;
+	// call rel32 ending at 0x1010: e8 with displacement 0x100 → 0x1110.
+	static const uint8_t direct[] = { 0x90, 0x90, 0x90, 0xe8, 0x00, 0x01, 0x00, 0x00 };
+	CHECK(ct_insn_call_before("x86_64", direct, sizeof(direct), 0x1010, &c));
+	CHECK_EQ(c.address, 0x100b);
+	CHECK(c.has_target && !c.has_slot);
+	CHECK_EQ(c.target, 0x1110);
+	// call qword ptr [rip + 0x2000] (-fno-plt): the GOT slot is relative to the return address.
+	static const uint8_t got[] = { 0x90, 0xff, 0x15, 0x00, 0x20, 0x00, 0x00 };
+	CHECK(ct_insn_call_before("x86_64", got, sizeof(got), 0x1010, &c));
+	CHECK(c.has_slot && !c.has_target);
+	CHECK_EQ(c.slot, 0x3010);
+	// call rax: a call, but no target to name.
+	static const uint8_t reg[] = { 0x90, 0x90, 0x90, 0x90, 0x90, 0xff, 0xd0 };
+	CHECK(ct_insn_call_before("x86_64", reg, sizeof(reg), 0x1010, &c));
+	CHECK(!c.has_target && !c.has_slot);
+	CHECK_EQ(c.address, 0x100e);
+	// No call ends here.
+	static const uint8_t none[] = { 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90 };
+	CHECK(!ct_insn_call_before("x86_64", none, sizeof(none), 0x1010, &c));
+	// i386: call rel32 wraps at 32 bits.
+	static const uint8_t call32[] = { 0xe8, 0xf0, 0xff, 0xff, 0xff };
+	CHECK(ct_insn_call_before("i386", call32, sizeof(call32), 0x1005, &c));
+	CHECK_EQ(c.target, 0xff5);
+}
+
+TEST(x86_plt_slot)
+{
+	uint64_t slot = 0;
+	// .plt entry: jmp qword ptr [rip + 0x200a62]; push 0; jmp .plt0 (CASR bin/test_canary at 0x5f0).
+	static const uint8_t plt[] = { 0xff, 0x25, 0x62, 0x0a, 0x20, 0x00, 0x68, 0x00, 0x00, 0x00, 0x00, 0xe9, 0xe0, 0xff, 0xff, 0xff };
+	CHECK(ct_insn_plt_slot("x86_64", plt, sizeof(plt), 0x5f0, 0, &slot));
+	CHECK_EQ(slot, 0x5f6 + 0x200a62);
+	// .plt.sec entry (IBT): endbr64; bnd jmp qword ptr [rip + 0x2fe5].
+	static const uint8_t sec[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0xf2, 0xff, 0x25, 0xe5, 0x2f, 0x00, 0x00, 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	CHECK(ct_insn_plt_slot("x86_64", sec, sizeof(sec), 0x1030, 0, &slot));
+	CHECK_EQ(slot, 0x103b + 0x2fe5);
+	// i386 PIC: jmp dword ptr [ebx + 0xc], ebx = the GOT pointer.
+	static const uint8_t pic[] = { 0xff, 0xa3, 0x0c, 0x00, 0x00, 0x00, 0x68, 0x00, 0x00, 0x00, 0x00 };
+	CHECK(ct_insn_plt_slot("i386", pic, sizeof(pic), 0x400, 0x2000, &slot));
+	CHECK_EQ(slot, 0x200c);
+	CHECK(!ct_insn_plt_slot("i386", pic, sizeof(pic), 0x400, 0, &slot));
+	// Not a stub: push rbp.
+	static const uint8_t fn[] = { 0x55, 0x48, 0x89, 0xe5 };
+	CHECK(!ct_insn_plt_slot("x86_64", fn, sizeof(fn), 0x400, 0, &slot));
+}
+
+TEST(arm64_call_before_and_plt)
+{
+	struct ct_call_site c;
+	// bl 0x730 at 0x904 (CASR arm_bin/test_heapError main+0x74): 0x97ffff8b.
+	static const uint8_t bl[] = { 0x8b, 0xff, 0xff, 0x97 };
+	CHECK(ct_insn_call_before("aarch64", bl, sizeof(bl), 0x908, &c));
+	CHECK(c.has_target);
+	CHECK_EQ(c.address, 0x904);
+	CHECK_EQ(c.target, 0x730);
+	static const uint8_t blr[] = { 0x60, 0x00, 0x3f, 0xd6 }; // blr x3
+	CHECK(ct_insn_call_before("aarch64", blr, sizeof(blr), 0x908, &c));
+	CHECK(!c.has_target);
+	static const uint8_t ret[] = { 0xc0, 0x03, 0x5f, 0xd6 };
+	CHECK(!ct_insn_call_before("aarch64", ret, sizeof(ret), 0x908, &c));
+	// PLT entry at 0x6d0: adrp x16, 0x10000; ldr x17, [x16, #3976]; add x16, x16, #3976; br x17.
+	static const uint8_t plt[] = { 0x90, 0x00, 0x00, 0x90, 0x11, 0xc6, 0x47, 0xf9,
+				       0x10, 0x22, 0x3e, 0x91, 0x20, 0x02, 0x1f, 0xd6 };
+	uint64_t slot = 0;
+	CHECK(ct_insn_plt_slot("aarch64", plt, sizeof(plt), 0x6d0, 0, &slot));
+	CHECK_EQ(slot, 0x10f88);
+	CHECK(!ct_insn_plt_slot("aarch64", bl, sizeof(bl), 0x6d0, 0, &slot));
+}
+
+TEST(riscv64_call_before_and_plt)
+{
+	struct ct_call_site c;
+	// jal 0x680 at 0x820 (CASR riscv_bin/test_canary main+0x94): 0xe61ff0ef.
+	static const uint8_t jal[] = { 0xef, 0xf0, 0x1f, 0xe6 };
+	CHECK(ct_insn_call_before("riscv64", jal, sizeof(jal), 0x824, &c));
+	CHECK(c.has_target);
+	CHECK_EQ(c.target, 0x680);
+	// auipc ra, 0x1; jalr ra, -16(ra) at 0x1000 (the `call` pseudo-instruction): 0x1000 + 0x1000 - 16.
+	static const uint8_t call[] = { 0x97, 0x10, 0x00, 0x00, 0xe7, 0x80, 0x00, 0xff };
+	CHECK(ct_insn_call_before("riscv64", call, sizeof(call), 0x1008, &c));
+	CHECK(c.has_target);
+	CHECK_EQ(c.address, 0x1000);
+	CHECK_EQ(c.target, 0x1ff0);
+	// PLT entry at 0x680: auipc t3, 0x2; ld t3, -1632(t3); jalr t1, t3; nop.
+	static const uint8_t plt[] = { 0x17, 0x2e, 0x00, 0x00, 0x03, 0x3e, 0x0e, 0x9a,
+				       0x67, 0x03, 0x0e, 0x00, 0x13, 0x00, 0x00, 0x00 };
+	uint64_t slot = 0;
+	CHECK(ct_insn_plt_slot("riscv64", plt, sizeof(plt), 0x680, 0, &slot));
+	CHECK_EQ(slot, 0x2020);
+}
+
+/* ---- aarch64 decoding over hand-written bytes and registers ---- */
+
+static struct ct_insn_facts decode_arm64(uint32_t word, uint64_t *regs, bool *valid)
+{
+	uint8_t code[4] = { (uint8_t)word, (uint8_t)(word >> 8), (uint8_t)(word >> 16), (uint8_t)(word >> 24) };
+	struct ct_insn_ctx ctx = { .regs = regs, .valid = valid, .num_regs = CT_MAX_DWARF_REGS, .pc = 0x400000 };
+	struct ct_insn_facts f;
+	CHECK(ct_insn_decode("aarch64", code, sizeof(code), NULL, 0, &ctx, &f));
+	return f;
+}
+
+TEST(arm64_loads_and_stores)
+{
+	uint64_t regs[CT_MAX_DWARF_REGS] = { 0 };
+	bool valid[CT_MAX_DWARF_REGS];
+	memset(valid, 1, sizeof(valid));
+	regs[1] = 0x1000;
+	struct ct_insn_facts f = decode_arm64(0xf9400420, regs, valid); // ldr x0, [x1, #8]
+	CHECK(f.decoded);
+	CHECK_EQ(f.access, CT_ACCESS_READ);
+	CHECK_EQ(f.fault_mem, 0);
+	CHECK_STR(f.mem[0].base, "x1");
+	CHECK_EQ(f.mem[0].base_dwarf, 1);
+	CHECK_EQ(f.mem[0].address, 0x1008);
+	CHECK_EQ(f.mem[0].size, 8);
+	CHECK_STR(f.mem[0].text, "[x1, #0x8]");
+	regs[0] = 0x20;
+	f = decode_arm64(0xf9000001, regs, valid); // str x1, [x0]
+	CHECK_EQ(f.access, CT_ACCESS_WRITE);
+	CHECK_EQ(f.mem[0].address, 0x20);
+	regs[31] = 0x7ffff000; // sp
+	f = decode_arm64(0xa9bf7bfd, regs, valid); // stp x29, x30, [sp, #-16]!
+	CHECK_EQ(f.access, CT_ACCESS_WRITE);
+	CHECK_EQ(f.mem[0].address, 0x7fffeff0);
+	CHECK_EQ(f.mem[0].size, 16);
+	CHECK_EQ(f.mem[0].base_dwarf, 31);
+	regs[0] = 0x30;
+	f = decode_arm64(0xf8606820, regs, valid); // ldr x0, [x1, x0]
+	CHECK_EQ(f.mem[0].address, 0x1030);
+	CHECK_STR(f.mem[0].index, "x0");
+	regs[2] = 0xfffffffe; // w2 = -2
+	f = decode_arm64(0xb862d820, regs, valid); // ldr w0, [x1, w2, sxtw #2]
+	CHECK_EQ(f.mem[0].address, 0x1000 - 8);
+	CHECK_EQ(f.mem[0].size, 4);
+	f = decode_arm64(0x39400c20, regs, valid); // ldrb w0, [x1, #3]
+	CHECK_EQ(f.mem[0].size, 1);
+	CHECK_EQ(f.mem[0].address, 0x1003);
+	f = decode_arm64(0xf8410420, regs, valid); // ldr x0, [x1], #16 (post-index: accesses x1)
+	CHECK_EQ(f.mem[0].address, 0x1000);
+	// Top-byte-ignore: the tag is not part of the address accessed (and not of si_addr).
+	regs[0] = 0x4141414141414141;
+	f = decode_arm64(0xf9000001, regs, valid); // str x1, [x0]
+	CHECK_EQ(f.mem[0].base_value, 0x4141414141414141);
+	CHECK_EQ(f.mem[0].address, 0x0041414141414141);
+	// Exclusives need natural alignment; the store-exclusive's status register moves nothing.
+	regs[2] = 0x2004;
+	f = decode_arm64(0xc85f7c40, regs, valid); // ldxr x0, [x2]
+	CHECK(f.needs_alignment);
+	CHECK_EQ(f.alignment, 8);
+	CHECK_EQ(f.access, CT_ACCESS_READ);
+	f = decode_arm64(0xc8037c41, regs, valid); // stxr w3, x1, [x2]
+	CHECK_EQ(f.access, CT_ACCESS_WRITE);
+	CHECK_EQ(f.mem[0].size, 8);
+	// An unknown register leaves the address uncomputed.
+	valid[1] = false;
+	f = decode_arm64(0xf9400420, regs, valid);
+	CHECK(f.decoded && !f.mem[0].has_address);
+}
+
+TEST(arm64_branches_and_traps)
+{
+	uint64_t regs[CT_MAX_DWARF_REGS] = { 0 };
+	bool valid[CT_MAX_DWARF_REGS];
+	memset(valid, 1, sizeof(valid));
+	regs[3] = 0x4141414141414140;
+	regs[30] = 0xaaaa0000;
+	struct ct_insn_facts f = decode_arm64(0xd63f0060, regs, valid); // blr x3
+	CHECK(f.is_call && f.is_indirect_branch && f.has_branch_target);
+	CHECK_EQ(f.branch_target, 0x4141414141414140);
+	CHECK_EQ(f.access, CT_ACCESS_NONE);
+	f = decode_arm64(0xd61f0060, regs, valid); // br x3
+	CHECK(f.is_jump && !f.is_call && f.is_indirect_branch);
+	f = decode_arm64(0xd65f03c0, regs, valid); // ret
+	CHECK(f.is_ret && f.has_return_address);
+	CHECK_EQ(f.return_address, 0xaaaa0000);
+	f = decode_arm64(0xd4207d00, regs, valid); // brk #0x3e8 (__builtin_trap)
+	CHECK(f.decoded && f.is_trap);
+	f = decode_arm64(0x00000b0f, regs, valid); // udf #0xb0f (x86 ud2 bytes; CASR arm test_badInstruction)
+	CHECK(f.decoded && f.is_trap);
+	CHECK_STR(f.text, "udf #0xb0f");
+	f = decode_arm64(0x94000040, regs, valid); // bl .+0x100
+	CHECK(f.is_call && !f.is_indirect_branch && f.has_branch_target);
+	CHECK_EQ(f.branch_target, 0x400100);
+}
+
 TEST_MAIN()
