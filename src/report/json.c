@@ -1,12 +1,17 @@
-// The JSON report (docs/json-report.md, schema version 1). Sections are built with jansson and
-// written one by one; frames are written one at a time, so a million-frame stack never exists as
-// a jansson tree in memory.
+// The JSON report (docs/json-report.md, schema version 1). The small sections are built with
+// jansson and written one by one; the threads and their frames, which can be a million frames, go
+// through the streaming emitter of json_emit.h instead (no tree, no allocation per frame, escaped
+// text of repeated function/module/file strings cached). Both produce the same bytes for the same
+// values: jansson's compact separators inside a section, one escaping rule (json_emit.h).
+#include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coretriage/coretriage.h"
+#include "report/json_emit.h"
 #include "report/writers.h"
 
 static json_t *hex(uint64_t v)
@@ -16,8 +21,8 @@ static json_t *hex(uint64_t v)
 	return json_string(buf);
 }
 
-// jansson rejects invalid UTF-8; strings from dumps may hold anything, so escape bytes >= 0x80
-// that do not form valid UTF-8 as U+FFFD.
+// jansson rejects invalid UTF-8; strings from dumps may hold anything, so bytes that do not form
+// valid UTF-8 become U+FFFD (the emitter's rule, json_emit.h).
 static json_t *str(const char *s)
 {
 	if (!s)
@@ -25,20 +30,9 @@ static json_t *str(const char *s)
 	json_t *j = json_string(s);
 	if (j)
 		return j;
-	size_t n = strlen(s);
-	char *copy = malloc(3 * n + 1), *p = copy;
+	char *copy = ct_json_utf8_sanitize(s);
 	if (!copy)
 		return json_null();
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		if (ch < 0x80) {
-			*p++ = (char)ch;
-		} else {
-			memcpy(p, "\xef\xbf\xbd", 3);
-			p += 3;
-		}
-	}
-	*p = '\0';
 	j = json_string(copy);
 	free(copy);
 	return j ? j : json_null();
@@ -60,29 +54,11 @@ static json_t *detail_value(const struct ct_detail *d)
 	return json_null();
 }
 
-static json_t *frame_json(const struct ct_frame *f, size_t index, const struct ct_write_options *o)
-{
-	json_t *j = json_object();
-	json_object_set_new(j, "index", json_integer((json_int_t)index));
-	json_object_set_new(j, "pc", hex(f->pc));
-	json_object_set_new(j, "function", str(f->function));
-	json_object_set_new(j, "offset", f->function ? hex(f->offset) : json_null());
-	json_object_set_new(j, "module", str(f->module));
-	json_object_set_new(j, "file", str(path(f->file, o)));
-	json_object_set_new(j, "line", f->line ? json_integer(f->line) : json_null());
-	json_object_set_new(j, "column", f->column ? json_integer(f->column) : json_null());
-	json_object_set_new(j, "inlined", json_boolean(f->inlined));
-	json_object_set_new(j, "trust", json_string(ct_trust_to_string(f->trust)));
-	if (f->signal_frame)
-		json_object_set_new(j, "signal_frame", json_true());
-	if (f->has_sp)
-		json_object_set_new(j, "sp", hex(f->sp));
-	return j;
-}
-
 static int dump(FILE *out, json_t *j, bool compact)
 {
-	int r = json_dumpf(j, out, (compact ? JSON_COMPACT : JSON_COMPACT) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+	// Sections are compact in both modes: only the top level and the threads are laid out on lines.
+	(void)compact;
+	int r = json_dumpf(j, out, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
 	json_decref(j);
 	return r;
 }
@@ -91,6 +67,7 @@ struct writer {
 	FILE *out;
 	bool compact, first;
 	const struct ct_write_options *o;
+	struct ct_json_emit emit;
 };
 
 static void key(struct writer *w, const char *k)
@@ -166,45 +143,120 @@ static json_t *kernel_json(const struct ct_report *r)
 	return j;
 }
 
+// One frame, as jansson's compact dump of {"index", "pc", "function", "offset", "module", "file",
+// "line", "column", "inlined", "trust"[, "signal_frame"][, "sp"]} wrote it.
+static void write_frame(struct ct_json_emit *e, const struct ct_frame *f, size_t index,
+			const struct ct_write_options *o)
+{
+	ct_json_emit_lit(e, "{\"index\":");
+	ct_json_emit_int(e, (long long)index);
+	ct_json_emit_lit(e, ",\"pc\":");
+	ct_json_emit_hex(e, f->pc);
+	ct_json_emit_lit(e, ",\"function\":");
+	ct_json_emit_string_cached(e, f->function);
+	ct_json_emit_lit(e, ",\"offset\":");
+	if (f->function)
+		ct_json_emit_hex(e, f->offset);
+	else
+		ct_json_emit_lit(e, "null");
+	ct_json_emit_lit(e, ",\"module\":");
+	ct_json_emit_string_cached(e, f->module);
+	ct_json_emit_lit(e, ",\"file\":");
+	ct_json_emit_string_cached(e, path(f->file, o));
+	ct_json_emit_lit(e, ",\"line\":");
+	if (f->line)
+		ct_json_emit_int(e, f->line);
+	else
+		ct_json_emit_lit(e, "null");
+	ct_json_emit_lit(e, ",\"column\":");
+	if (f->column)
+		ct_json_emit_int(e, f->column);
+	else
+		ct_json_emit_lit(e, "null");
+	ct_json_emit_lit(e, ",\"inlined\":");
+	ct_json_emit_bool(e, f->inlined);
+	// An out-of-range trust has no name: the key is left out, as jansson did with a NULL value.
+	const char *trust = ct_trust_to_string(f->trust);
+	if (trust) {
+		ct_json_emit_lit(e, ",\"trust\":");
+		ct_json_emit_string_cached(e, trust);
+	}
+	if (f->signal_frame)
+		ct_json_emit_lit(e, ",\"signal_frame\":true");
+	if (f->has_sp) {
+		ct_json_emit_lit(e, ",\"sp\":");
+		ct_json_emit_hex(e, f->sp);
+	}
+	ct_json_emit_char(e, '}');
+}
+
 static void write_threads(struct writer *w, const struct ct_report *r)
 {
-	key(w, "threads");
-	fputc('[', w->out);
+	struct ct_json_emit *e = &w->emit;
+	key(w, "threads"); // stdio, before the emitter buffers anything
+	ct_json_emit_char(e, '[');
 	for (size_t i = 0; i < r->num_threads; i++) {
 		const struct ct_thread *t = &r->threads[i];
-		fprintf(w->out, "%s%s{\"tid\": %d, \"crashed\": %s, \"signal\": %d, \"truncated\": %s, \"stop_reason\": ",
-			i ? "," : "", w->compact ? "" : "\n    ", t->tid, t->crashed ? "true" : "false", t->signal,
-			t->truncated ? "true" : "false");
-		dump(w->out, str(t->stop_reason), w->compact);
-		fprintf(w->out, ", \"stack\": ");
+		if (i)
+			ct_json_emit_char(e, ',');
+		if (!w->compact)
+			ct_json_emit_lit(e, "\n    ");
+		ct_json_emit_lit(e, "{\"tid\": ");
+		ct_json_emit_int(e, t->tid);
+		ct_json_emit_lit(e, ", \"crashed\": ");
+		ct_json_emit_bool(e, t->crashed);
+		ct_json_emit_lit(e, ", \"signal\": ");
+		ct_json_emit_int(e, t->signal);
+		ct_json_emit_lit(e, ", \"truncated\": ");
+		ct_json_emit_bool(e, t->truncated);
+		ct_json_emit_lit(e, ", \"stop_reason\": ");
+		ct_json_emit_string(e, t->stop_reason);
+		ct_json_emit_lit(e, ", \"stack\": ");
 		if (t->has_stack) {
-			json_t *st = json_object();
-			json_object_set_new(st, "start", hex(t->stack_start));
-			json_object_set_new(st, "end", hex(t->stack_end));
-			dump(w->out, st, w->compact);
+			ct_json_emit_lit(e, "{\"start\":");
+			ct_json_emit_hex(e, t->stack_start);
+			ct_json_emit_lit(e, ",\"end\":");
+			ct_json_emit_hex(e, t->stack_end);
+			ct_json_emit_char(e, '}');
 		} else {
-			fputs("null", w->out);
+			ct_json_emit_lit(e, "null");
 		}
 		if (t->num_registers) {
+			// jansson keeps its object semantics here (a repeated name replaces the value);
+			// a few registers per thread cost nothing.
 			json_t *regs = json_object();
 			for (size_t k = 0; k < t->num_registers; k++)
 				json_object_set_new(regs, t->registers[k].name, hex(t->registers[k].value));
-			fprintf(w->out, ", \"registers\": ");
+			ct_json_emit_lit(e, ", \"registers\": ");
+			ct_json_emit_flush(e);
 			dump(w->out, regs, w->compact);
 		}
-		fprintf(w->out, ", \"frames\": [");
+		ct_json_emit_lit(e, ", \"frames\": [");
 		for (size_t k = 0; k < t->num_frames; k++) {
-			fprintf(w->out, "%s%s", k ? "," : "", w->compact ? "" : "\n      ");
-			dump(w->out, frame_json(&t->frames[k], k, w->o), w->compact);
+			if (k)
+				ct_json_emit_char(e, ',');
+			if (!w->compact)
+				ct_json_emit_lit(e, "\n      ");
+			write_frame(e, &t->frames[k], k, w->o);
 		}
-		fprintf(w->out, "%s]}", w->compact || !t->num_frames ? "" : "\n    ");
+		if (!w->compact && t->num_frames)
+			ct_json_emit_lit(e, "\n    ");
+		ct_json_emit_lit(e, "]}");
 	}
-	fprintf(w->out, "%s]", w->compact || !r->num_threads ? "" : "\n  ");
+	if (!w->compact && r->num_threads)
+		ct_json_emit_lit(e, "\n  ");
+	ct_json_emit_char(e, ']');
+	// The rest of the report writes to the stream directly.
+	ct_json_emit_flush(e);
 }
 
 int ct_write_json(FILE *out, const struct ct_report *r, const struct ct_write_options *o, bool compact)
 {
-	struct writer w = { out, compact, true, o };
+	// The emitter locks the stream once; jansson's and our own stdio calls below take the
+	// (recursive) lock again cheaply. Only write_threads() uses the emitter, and it leaves its
+	// buffer flushed.
+	struct writer w = { .out = out, .compact = compact, .first = true, .o = o };
+	ct_json_emit_init(&w.emit, out);
 	fputc('{', out);
 	field(&w, "schema_version", json_integer(CT_SCHEMA_VERSION));
 	json_t *tool = json_object();
@@ -326,5 +378,11 @@ int ct_write_json(FILE *out, const struct ct_report *r, const struct ct_write_op
 		field(&w, "environment", env);
 	}
 	fprintf(out, "%s}\n", compact ? "" : "\n");
+	bool failed = w.emit.failed;
+	ct_json_emit_deinit(&w.emit);
+	if (failed) {
+		errno = ENOMEM;
+		return -1;
+	}
 	return ferror(out) ? -1 : 0;
 }
