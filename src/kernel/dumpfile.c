@@ -131,6 +131,31 @@ static const char *kdump_header_arch(int fd, char machine[66])
 	return machine[0] ? machine : "x86_64";
 }
 
+/*
+ * Sanity of a KDUMP/DISKDUMP header before libkdumpfile sees it: 0.5.1 crashes in kdump_free()
+ * after failing to open a header with a zero block size (found by the malformed-input suite).
+ * struct disk_dump_header (makedumpfile diskdump_mod.h): signature[8], header_version, utsname
+ * (6 x 65), timeval, status, block_size — at offset 428 with a 64-bit timeval, 416 with a 32-bit one.
+ */
+static struct ct_error *check_kdump_header(int fd)
+{
+	unsigned char h[432];
+	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return ct_error_create(CT_ERROR_CORRUPT, "KDUMP header truncated (under %zu bytes)", sizeof(h));
+	if (memcmp(h, "KDUMP   ", 8) != 0 && memcmp(h, "DISKDUMP", 8) != 0)
+		return NULL;
+	int32_t version, b64, b32;
+	memcpy(&version, h + 8, 4);
+	memcpy(&b64, h + 428, 4);
+	memcpy(&b32, h + 416, 4);
+	bool ok64 = b64 >= 512 && b64 <= (1 << 20) && !(b64 & (b64 - 1));
+	bool ok32 = b32 >= 512 && b32 <= (1 << 20) && !(b32 & (b32 - 1));
+	if (version < 0 || version > 64 || (!ok64 && !ok32))
+		return ct_error_create(CT_ERROR_CORRUPT, "KDUMP header invalid (version %d, no valid block size)",
+				       version);
+	return NULL;
+}
+
 static void load_cpus(struct ct_vmcore *vm, struct ct_report *report)
 {
 	kdump_num_t n;
@@ -185,6 +210,11 @@ struct ct_error *ct_vmcore_open(const char *path, const char *kind, struct ct_re
 		if (err)
 			return err;
 		fd = rebuilt;
+	}
+	err = check_kdump_header(fd);
+	if (err) {
+		close(fd);
+		return err;
 	}
 	vm.fd = fd;
 	vm.qemu = strcmp(kind, "qemu-elf") == 0;
