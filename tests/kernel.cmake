@@ -25,3 +25,12 @@ set_tests_properties(kernel_vmlinux_mismatch PROPERTIES FIXTURES_REQUIRED vmcore
 # Heads of real dumps from the external corpus: clear error or partial report, never a crash.
 add_test(NAME kernel_corpus_heads COMMAND ${CT_PYTHON} ${CT_KTEST}/check_heads.py ${CT_BIN} ${CT_SHARED_DIR})
 set_tests_properties(kernel_corpus_heads PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+
+# The matching path with the real debug vmlinux (Debian's -dbg package, fetched once into the vmcore
+# cache: ~13 s to download, ~75 s to extract).
+add_test(NAME kernel_fetch_vmlinux
+  COMMAND sh -c "[ \"$CT_NO_VMCORE\" = 1 ] || exec \"$0\" \"$1\" \"$(cat \"$1/kernel-version\")\""
+          ${PROJECT_SOURCE_DIR}/scripts/fetch-debug-vmlinux ${CT_VMCORE_DIR})
+set_tests_properties(kernel_fetch_vmlinux PROPERTIES FIXTURES_REQUIRED vmcores FIXTURES_SETUP vmlinux TIMEOUT 900)
+add_test(NAME kernel_vmlinux_dwarf COMMAND ${CT_PYTHON} ${CT_KTEST}/check_vmlinux_dwarf.py ${CT_BIN} ${CT_VMCORE_DIR})
+set_tests_properties(kernel_vmlinux_dwarf PROPERTIES FIXTURES_REQUIRED "vmcores;vmlinux" SKIP_RETURN_CODE 77 TIMEOUT 300)

@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""`coretriage VMLINUX VMCORE` with the real debug vmlinux of the dumped kernel: the build-id is
+accepted and the panic CPU's kernel frames get DWARF file:line (the frames of the module that
+crashed come from kallsyms: its debug file is not fetched).
+
+usage: check_vmlinux_dwarf.py CORETRIAGE VMCORE_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+
+
+def main():
+    bin_, d = sys.argv[1:3]
+    if os.environ.get("CT_NO_VMCORE") == "1":
+        print("CT_NO_VMCORE=1: vmcore tests skipped")
+        return 77
+    kver = open(os.path.join(d, "kernel-version")).read().strip()
+    vmlinux = os.path.join(d, "vmlinux-" + kver)
+    if not os.path.exists(vmlinux):
+        print("FAIL: %s missing (scripts/fetch-debug-vmlinux failed?)" % vmlinux)
+        return 1
+    failures, checked = [], 0
+    for dump in ("kdump-oops.zlib", "kdump-oops.vmcore", "qemu-oops.elf"):
+        path = os.path.join(d, dump)
+        p = subprocess.run([bin_, "--format", "json", vmlinux, path], capture_output=True, text=True, timeout=120)
+        if p.returncode not in (0, 1):
+            failures.append("%s: exit %d: %s" % (dump, p.returncode, p.stderr.strip()))
+            continue
+        r = json.loads(p.stdout)
+        crashed = [t for t in r["threads"] if t["crashed"]]
+        frames = crashed[0]["frames"] if crashed else []
+        with_lines = [f for f in frames if f.get("module") == "vmlinux" and f.get("file") and f.get("line")]
+        names = [f["function"] for f in frames]
+        ok = len(with_lines) >= 3 and "do_one_initcall" in names and \
+            any(f["function"] == "do_one_initcall" and f["file"].endswith("init/main.c") for f in with_lines)
+        if not ok:
+            failures.append("%s: kernel frames without DWARF lines: %r" % (dump, [(f["function"], f.get("file"), f.get("line")) for f in frames]))
+        if any("build-id" in w for w in r["warnings"]):
+            failures.append("%s: build-id warning with the matching vmlinux: %r" % (dump, r["warnings"]))
+        checked += 1
+        print("%s %s: %d of %d frames with file:line" % ("ok  " if ok else "FAIL", dump, len(with_lines), len(frames)))
+    for f in failures:
+        print("  " + f)
+    print("%d passed, %d failed" % (checked - len(failures), len(failures)))
+    return 1 if failures else 0
+
+
+sys.exit(main())
