@@ -186,6 +186,15 @@ static struct ct_error *parse_header(struct ct_core *core, size_t max_threads)
 		}
 		core->num_segments++;
 	}
+	size_t with_bytes = 0;
+	for (size_t i = 0; i < core->num_segments; i++)
+		with_bytes += core->segments[i].filesz != 0;
+	// coredump_filter=0, or every p_filesz zeroed: the report can only rest on registers.
+	if (core->num_segments && !with_bytes && !lost)
+		ct_core_problem(core, "no-memory",
+				"none of the %zu PT_LOAD segments has its bytes in the core (coredump_filter 0?): no stack "
+				"or heap contents, backtraces rest on registers alone",
+				core->num_segments);
 	if (lost)
 		ct_core_problem(core, "truncated-core",
 				"the core file is truncated: %" PRIu64 " bytes of memory it should hold are missing", lost);

@@ -155,6 +155,13 @@ static void unwind_all(struct ct_session *s)
 			crashed_assigned = true;
 		}
 		const struct ct_segment *stack = ct_core_find_segment(core, ct->sp);
+		// coredump_filter can exclude anonymous memory: then the stack is mapped but not saved,
+		// and every frame beyond the registers is lost. (An sp outside any mapping is a fact for
+		// triage, e.g. a stack overflow, not a loss.)
+		if (stack && ct->has_regs && ct->sp - stack->vaddr >= stack->filesz)
+			ct_report_diag(r, CT_SEVERITY_WARNING, ct->tid, "stack-not-dumped",
+				       "thread %d: its stack at 0x%" PRIx64 " is mapped but not saved in the core; frames beyond the registers are lost",
+				       ct->tid, ct->sp);
 		if (stack) {
 			t->has_stack = true;
 			t->stack_start = stack->vaddr;

@@ -28,7 +28,7 @@ const char *ct_error_code_to_string(enum ct_error_code code)
 	return (unsigned)code < CT_NUM_ERROR_CODES ? error_names[code] : "?";
 }
 
-static struct ct_error *error_vcreate(enum ct_error_code code, int errnum, uint64_t address,
+__attribute__((format(printf, 4, 0))) static struct ct_error *error_vcreate(enum ct_error_code code, int errnum, uint64_t address,
 				      const char *fmt, va_list ap)
 {
 	struct ct_error *err = calloc(1, sizeof(*err));
