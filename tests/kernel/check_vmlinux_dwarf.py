@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """`coretriage VMLINUX VMCORE` with the real debug vmlinux of the dumped kernel: the build-id is
 accepted and the panic CPU's kernel frames get DWARF file:line (the frames of the module that
-crashed come from kallsyms: its debug file is not fetched).
+crashed come from kallsyms: its debug file is not fetched), and inlined calls become frames of their
+own: on the kdump-oops dumps at least one inlined=true frame (do_syscall_x64 in do_syscall_64,
+mmap_read_unlock in do_user_addr_fault, ...) is followed by its non-inlined caller at the same pc,
+every inlined frame has a function name, and no inline frame appears without a vmlinux.
 
 usage: check_vmlinux_dwarf.py CORETRIAGE VMCORE_DIR
 """
@@ -37,10 +40,37 @@ def main():
             any(f["function"] == "do_one_initcall" and f["file"].endswith("init/main.c") for f in with_lines)
         if not ok:
             failures.append("%s: kernel frames without DWARF lines: %r" % (dump, [(f["function"], f.get("file"), f.get("line")) for f in frames]))
+        inl_ok = True
+        for i, f in enumerate(frames):
+            if f.get("inlined") and not f.get("function"):
+                inl_ok = False
+                failures.append("%s: inlined frame #%d without a function name" % (dump, i))
+            if f.get("inlined") and (i + 1 >= len(frames) or frames[i + 1]["pc"] != f["pc"]):
+                inl_ok = False
+                failures.append("%s: inlined frame #%d (%s) not followed by a frame at its pc" % (dump, i, f.get("function")))
+        pairs = [(f["function"], frames[i + 1]["function"]) for i, f in enumerate(frames[:-1])
+                 if f.get("inlined") and not frames[i + 1].get("inlined") and frames[i + 1].get("function")]
+        if dump.startswith("kdump-oops") and not pairs:
+            inl_ok = False
+            failures.append("%s: no inlined frame followed by its non-inlined caller: %r" %
+                            (dump, [(f["function"], f.get("inlined")) for f in frames]))
+        ok = ok and inl_ok
         if any("build-id" in w for w in r["warnings"]):
             failures.append("%s: build-id warning with the matching vmlinux: %r" % (dump, r["warnings"]))
         checked += 1
-        print("%s %s: %d of %d frames with file:line" % ("ok  " if ok else "FAIL", dump, len(with_lines), len(frames)))
+        print("%s %s: %d of %d frames with file:line, inlined: %s" %
+              ("ok  " if ok else "FAIL", dump, len(with_lines), len(frames),
+               ", ".join("%s in %s" % p for p in pairs) or "none"))
+    # Without the vmlinux there is no DWARF: no inline frames may appear.
+    p = subprocess.run([bin_, "--format", "json", os.path.join(d, "kdump-oops.zlib")], capture_output=True, text=True,
+                       timeout=120)
+    if p.returncode in (0, 1):
+        r = json.loads(p.stdout)
+        if any(f.get("inlined") for t in r["threads"] for f in t["frames"]):
+            failures.append("kdump-oops.zlib without vmlinux: inlined frames")
+    else:
+        failures.append("kdump-oops.zlib without vmlinux: exit %d: %s" % (p.returncode, p.stderr.strip()))
+    checked += 1
     for f in failures:
         print("  " + f)
     print("%d passed, %d failed" % (checked - len(failures), len(failures)))
