@@ -1,11 +1,15 @@
-// A CPU's kernel stack, unwound from the dump alone: frame 0 from the saved registers, then a scan of
-// the stack for return addresses into kernel text, each validated by a call instruction just before it
-// (trust "scan"). The kernel's own ORC unwinder would be exact, but its tables need vmlinux-specific
-// layouts that VMCOREINFO does not publish; the scan is what the kernel's "? func" lines are too.
+// A CPU's kernel stack, unwound from the dump alone: frame 0 from the saved registers, then the
+// kernel's own ORC tables (read from the dump through kallsyms, orc.c) walk the frames like
+// arch/x86/kernel/unwind_orc.c does (trust "cfi"), crossing pt_regs frames of exceptions and interrupts.
+// Module text has its ORC tables in struct module, whose layout the dump does not publish: a frame there
+// is stepped over by scanning for the next validated return address (trust "scan"). Without ORC symbols,
+// or when the walk fails before its first step, the whole stack is scanned for return addresses into
+// kernel text, each validated by a call instruction just before it (trust "scan"), as before.
 #include <inttypes.h>
 #include <string.h>
 
 #include "arch/arch.h"
+#include "kernel/orc.h"
 #include "kernel/vmcore.h"
 #include "util/bytes.h"
 
@@ -41,6 +45,347 @@ static bool after_call(struct ct_vmcore *vm, uint64_t ret_addr)
 	if (!ct_vmcore_try_read(vm, ret_addr - sizeof(before), before, sizeof(before)))
 		return false;
 	return ct_arch_x86_64.is_after_call(before, sizeof(before));
+}
+
+static bool is_kernel_addr(uint64_t a)
+{
+	return a >> 47 == 0x1ffff;
+}
+
+static bool read_u64(struct ct_vmcore *vm, uint64_t addr, uint64_t *ret)
+{
+	uint8_t b[8];
+	if (!ct_vmcore_try_read(vm, addr, b, sizeof(b)))
+		return false;
+	struct ct_bytes bb = { .data = b, .size = sizeof(b) };
+	*ret = ct_bytes_uint_or0(&bb, 0, 8);
+	return true;
+}
+
+// pt_regs (== user_regs_struct up to ss) word indexes used by the ORC walk.
+enum { PT_R13 = 2, PT_BP = 4, PT_R10 = 7, PT_DX = 12, PT_DI = 14, PT_IP = 16, PT_CS = 17, PT_SP = 19 };
+// The iret frame (ip, cs, flags, sp, ss) is the tail of pt_regs: regs = iret frame - IRET_FRAME_OFFSET.
+#define IRET_FRAME_OFFSET (PT_IP * 8)
+
+// Where the registers of the current frame are known: the dump's saved registers, or a pt_regs on the stack.
+struct regs_ref {
+	enum { REGS_NONE, REGS_CPU, REGS_STACK } kind;
+	uint64_t addr;
+};
+
+struct orc_state {
+	uint64_t ip, sp, bp;
+	bool signal; // ip was interrupted (not a return address): look it up as is, not ip - 1
+	struct regs_ref regs, prev_regs;
+	bool full_regs;
+	bool bp_valid; // false after a scanned frame: the module code may have changed bp unseen
+	bool recovered; // this step found bp by scanning (the frame is trust scan)
+};
+
+static bool regs_get(struct ct_vmcore *vm, const struct ct_cpu_state *cpu, struct regs_ref r, int idx, uint64_t *ret)
+{
+	if (r.kind == REGS_CPU) {
+		*ret = cpu->regs[idx];
+		return true;
+	}
+	return r.kind == REGS_STACK && read_u64(vm, r.addr + 8u * (unsigned)idx, ret);
+}
+
+// unwind_orc.c get_reg(): full pt_regs, else the full ones a partial frame interrupted.
+static bool get_reg(struct ct_vmcore *vm, const struct ct_cpu_state *cpu, const struct orc_state *st, int idx,
+		    uint64_t *ret)
+{
+	if (st->regs.kind == REGS_NONE)
+		return false;
+	if (st->full_regs)
+		return regs_get(vm, cpu, st->regs, idx, ret);
+	return regs_get(vm, cpu, st->prev_regs, idx, ret);
+}
+
+enum step_result { STEP_OK, STEP_END, STEP_NO_ORC, STEP_FAIL };
+
+static bool scan_next(struct ct_vmcore *vm, const struct ct_kallsyms *ks, uint64_t sp, uint64_t target,
+		      uint64_t *slot, uint64_t *ret);
+
+// One step of unwind_orc.c unwind_next_frame() (Linux 6.1). On STEP_END/STEP_FAIL *why says why.
+static enum step_result orc_step(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_orc *orc,
+				 const struct ct_cpu_state *cpu, struct orc_state *st, const char **why)
+{
+	struct ct_orc_entry e;
+	st->recovered = false;
+	if (!ct_orc_find(vm, orc, st->signal ? st->ip : st->ip - 1, &e))
+		return STEP_NO_ORC;
+	if (e.sp_reg == CT_ORC_REG_UNDEFINED) {
+		*why = e.end ? "end of stack (ORC end marker)" : "ORC entry with an undefined stack pointer";
+		return e.end ? STEP_END : STEP_FAIL;
+	}
+	uint64_t sp, tmp;
+	bool indirect = false;
+	switch (e.sp_reg) {
+	case CT_ORC_REG_SP:
+		sp = st->sp + (uint64_t)(int64_t)e.sp_offset;
+		break;
+	case CT_ORC_REG_BP:
+		if (!st->bp_valid) {
+			// bp was lost in a frame stepped over by scanning: take the first validated return
+			// address above sp as this frame's (CFA - 8), which gives bp = CFA - sp_offset.
+			// The candidate must follow a direct call to this very function: a stale return address
+			// of an earlier call (panic's _printk) lies below the real one.
+			const struct ct_ksym *fn = ct_kallsyms_lookup(ks, st->signal ? st->ip : st->ip - 1);
+			uint64_t slot, w;
+			if (!fn || !scan_next(vm, ks, st->sp, fn->address, &slot, &w)) {
+				*why = "ORC: frame needs bp, lost in a scanned frame";
+				return STEP_FAIL;
+			}
+			st->bp = slot + 8 - (uint64_t)(int64_t)e.sp_offset;
+			st->recovered = true;
+		}
+		sp = st->bp + (uint64_t)(int64_t)e.sp_offset;
+		break;
+	case CT_ORC_REG_SP_INDIRECT:
+		sp = st->sp;
+		indirect = true;
+		break;
+	case CT_ORC_REG_BP_INDIRECT:
+		if (!st->bp_valid) {
+			*why = "ORC: frame needs bp, lost in a scanned frame";
+			return STEP_FAIL;
+		}
+		sp = st->bp + (uint64_t)(int64_t)e.sp_offset;
+		indirect = true;
+		break;
+	case CT_ORC_REG_R10:
+	case CT_ORC_REG_R13:
+	case CT_ORC_REG_DI:
+	case CT_ORC_REG_DX: {
+		int idx = e.sp_reg == CT_ORC_REG_R10 ? PT_R10
+			  : e.sp_reg == CT_ORC_REG_R13 ? PT_R13
+			  : e.sp_reg == CT_ORC_REG_DI ? PT_DI
+						       : PT_DX;
+		if (!get_reg(vm, cpu, st, idx, &sp)) {
+			*why = "ORC: the stack pointer is in a register not saved here";
+			return STEP_FAIL;
+		}
+		break;
+	}
+	default:
+		*why = "ORC: unknown stack pointer register";
+		return STEP_FAIL;
+	}
+	if (indirect) {
+		if (!read_u64(vm, sp, &sp)) {
+			*why = "ORC: indirect stack pointer not in the dump";
+			return STEP_FAIL;
+		}
+		if (e.sp_reg == CT_ORC_REG_SP_INDIRECT)
+			sp += (uint64_t)(int64_t)e.sp_offset;
+	}
+	uint64_t ip, new_sp;
+	switch (e.type) {
+	case CT_ORC_TYPE_CALL:
+		if (!read_u64(vm, sp - 8, &ip)) {
+			*why = "ORC: return address not in the dump";
+			return STEP_FAIL;
+		}
+		new_sp = sp;
+		st->regs.kind = REGS_NONE;
+		st->prev_regs.kind = REGS_NONE;
+		st->signal = false;
+		break;
+	case CT_ORC_TYPE_REGS: {
+		uint64_t cs;
+		if (!read_u64(vm, sp + 8 * PT_IP, &ip) || !read_u64(vm, sp + 8 * PT_SP, &new_sp) ||
+		    !read_u64(vm, sp + 8 * PT_CS, &cs)) {
+			*why = "ORC: pt_regs not in the dump";
+			return STEP_FAIL;
+		}
+		if (cs & 3) {
+			*why = "reached the user-mode registers of the kernel entry";
+			return STEP_END;
+		}
+		st->regs = (struct regs_ref){ REGS_STACK, sp };
+		st->prev_regs.kind = REGS_NONE;
+		st->full_regs = true;
+		st->signal = true;
+		break;
+	}
+	case CT_ORC_TYPE_REGS_PARTIAL: {
+		uint64_t cs;
+		if (!read_u64(vm, sp, &ip) || !read_u64(vm, sp + 8, &cs) || !read_u64(vm, sp + 24, &new_sp)) {
+			*why = "ORC: iret frame not in the dump";
+			return STEP_FAIL;
+		}
+		if (cs & 3) {
+			*why = "reached the user-mode registers of the kernel entry";
+			return STEP_END;
+		}
+		if (st->full_regs)
+			st->prev_regs = st->regs;
+		else
+			st->prev_regs.kind = REGS_NONE;
+		st->regs = (struct regs_ref){ REGS_STACK, sp - IRET_FRAME_OFFSET };
+		st->full_regs = false;
+		st->signal = true;
+		break;
+	}
+	default:
+		*why = "ORC: unknown entry type";
+		return STEP_FAIL;
+	}
+	switch (e.bp_reg) {
+	case CT_ORC_REG_UNDEFINED:
+		if (get_reg(vm, cpu, st, PT_BP, &tmp)) {
+			st->bp = tmp;
+			st->bp_valid = true;
+		}
+		break;
+	case CT_ORC_REG_PREV_SP:
+		if (!read_u64(vm, sp + (uint64_t)(int64_t)e.bp_offset, &st->bp)) {
+			*why = "ORC: saved bp not in the dump";
+			return STEP_FAIL;
+		}
+		st->bp_valid = true;
+		break;
+	case CT_ORC_REG_BP:
+		if (!st->bp_valid || !read_u64(vm, st->bp + (uint64_t)(int64_t)e.bp_offset, &st->bp)) {
+			*why = "ORC: saved bp not in the dump";
+			return STEP_FAIL;
+		}
+		break;
+	default:
+		break;
+	}
+	if (e.type == CT_ORC_TYPE_REGS)
+		st->bp_valid = true; // full pt_regs: get_reg() above restored it
+	st->ip = ip;
+	st->sp = new_sp;
+	return STEP_OK;
+}
+
+// A direct call (e8 rel32) just before @p ret_addr that calls @p target.
+static bool calls_target(struct ct_vmcore *vm, uint64_t ret_addr, uint64_t target)
+{
+	uint8_t b[5];
+	if (!ct_vmcore_try_read(vm, ret_addr - 5, b, sizeof(b)) || b[0] != 0xe8)
+		return false;
+	int32_t rel = (int32_t)((uint32_t)b[1] | (uint32_t)b[2] << 8 | (uint32_t)b[3] << 16 | (uint32_t)b[4] << 24);
+	return ret_addr + (uint64_t)(int64_t)rel == target;
+}
+
+// For a frame without ORC data (module text): the first validated return address at or above sp,
+// at most 4 KiB up; with @p target, one that follows a direct call to @p target. Sets the slot address.
+static bool scan_next(struct ct_vmcore *vm, const struct ct_kallsyms *ks, uint64_t sp, uint64_t target,
+		      uint64_t *slot, uint64_t *ret)
+{
+	uint64_t a = (sp + 7) & ~7ull, end = a + 4096;
+	uint8_t buf[512];
+	while (a < end) {
+		uint64_t n = sizeof(buf);
+		uint64_t page_end = (a | 4095) + 1;
+		if (a + n > page_end)
+			n = page_end - a;
+		if (!ct_vmcore_try_read(vm, a, buf, n))
+			return false;
+		struct ct_bytes b = { .data = buf, .size = n };
+		for (uint64_t off = 0; off + 8 <= n; off += 8) {
+			uint64_t w = ct_bytes_uint_or0(&b, off, 8);
+			if ((ct_kallsyms_is_text(ks, w) || in_modules(w)) &&
+			    (target ? calls_target(vm, w, target) : after_call(vm, w))) {
+				*slot = a + off;
+				*ret = w;
+				return true;
+			}
+		}
+		a += n;
+	}
+	return false;
+}
+
+// Walks the stack with ORC after frame 0. Returns the number of frames added (0: nothing usable, the
+// caller falls back to the full scan). *stop_sp is where the walk stopped, for a scan of the rest.
+static size_t orc_walk(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_orc *orc,
+		       const struct ct_cpu_state *cpu, struct ct_report *report, struct ct_thread *thread, size_t limit,
+		       bool *failed, uint64_t *stop_sp)
+{
+	struct orc_state st = { .ip = cpu->regs[CT_X86_RIP],
+				.sp = cpu->regs[CT_X86_RSP],
+				.bp = cpu->regs[CT_X86_RBP],
+				.signal = true,
+				.regs = { REGS_CPU, 0 },
+				.full_regs = true,
+				.bp_valid = true };
+	size_t added = 0, cfi = 0, stack_switches = 0;
+	const char *why = NULL;
+	*failed = false;
+	for (;;) {
+		*stop_sp = st.sp;
+		if (thread->num_frames >= limit) {
+			thread->truncated = true;
+			thread->stop_reason = ct_report_printf(report, "frame cap %zu reached", limit);
+			return added;
+		}
+		uint64_t prev_sp = st.sp;
+		enum ct_trust trust = CT_TRUST_CFI;
+		enum step_result r = orc_step(vm, ks, orc, cpu, &st, &why);
+		if (r == STEP_OK && st.recovered)
+			trust = CT_TRUST_SCAN;
+		if (r == STEP_NO_ORC) {
+			// Module text (or an ip outside the tables): step to the next validated return address.
+			uint64_t slot, w;
+			if (!scan_next(vm, ks, st.sp, 0, &slot, &w)) {
+				why = "no return address found above a frame without ORC data";
+				r = STEP_FAIL;
+			} else {
+				st.ip = w;
+				st.sp = slot + 8;
+				st.signal = false;
+				st.regs.kind = st.prev_regs.kind = REGS_NONE;
+				st.bp_valid = false;
+				trust = CT_TRUST_SCAN;
+				r = STEP_OK;
+			}
+		}
+		if (r == STEP_END) {
+			thread->stop_reason = ct_report_strdup(report, why);
+			return added;
+		}
+		if (r == STEP_OK && (st.ip == 0 || !is_kernel_addr(st.sp))) {
+			why = st.ip == 0 ? "end of stack (return address 0)" : "stack pointer left kernel memory";
+			r = st.ip == 0 ? STEP_END : STEP_FAIL;
+			if (r == STEP_END) {
+				thread->stop_reason = ct_report_strdup(report, why);
+				return added;
+			}
+		}
+		if (r == STEP_OK) {
+			// The stack must grow outward; a switch to another stack (IRQ/exception stack back to the
+			// task stack) is allowed a few times.
+			bool same_stack = (st.sp & ~(uint64_t)(STACK_SIZE - 1)) == (prev_sp & ~(uint64_t)(STACK_SIZE - 1));
+			if (same_stack && st.sp <= prev_sp) {
+				why = "ORC: the stack pointer did not move outward";
+				r = STEP_FAIL;
+			} else if (!same_stack && ++stack_switches > 4) {
+				why = "ORC: too many stack switches";
+				r = STEP_FAIL;
+			}
+		}
+		if (r == STEP_FAIL) {
+			*failed = true;
+			thread->stop_reason = ct_report_printf(report, "%s at 0x%016" PRIx64, why, st.ip);
+			return cfi ? added : 0;
+		}
+		struct ct_frame *f = ct_thread_add_frame(thread);
+		if (!f)
+			return added;
+		// A return address is looked up at pc - 1 (a call at the end of a function returns into the next).
+		fill_frame(ks, report, f, st.ip, st.signal ? st.ip : st.ip - 1);
+		f->trust = trust;
+		f->has_sp = true;
+		f->sp = st.sp;
+		added++;
+		if (trust == CT_TRUST_CFI)
+			cfi++;
+	}
 }
 
 void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_cpu_state *cpu,
@@ -79,8 +424,31 @@ void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const 
 	}
 	struct ct_bytes b = { .data = stack, .size = have };
 	size_t limit = max_frames < MAX_SCAN_FRAMES ? max_frames : MAX_SCAN_FRAMES;
+	thread->has_stack = true;
+	thread->stack_start = top - STACK_SIZE;
+	thread->stack_end = top;
+	struct ct_orc orc;
+	uint64_t scan_from = sp;
+	if (ct_orc_init(vm, ks, &orc)) {
+		size_t first = thread->num_frames;
+		bool failed;
+		uint64_t stop_sp;
+		size_t added = orc_walk(vm, ks, &orc, cpu, report, thread, limit, &failed, &stop_sp);
+		if (added && !failed)
+			return;
+		if (!added) {
+			thread->num_frames = first; // nothing usable: the plain scan below
+			thread->truncated = false;
+		} else if (stop_sp > sp && stop_sp < top) {
+			// Failed mid-walk: scan the rest of the stack above where it stopped.
+			scan_from = stop_sp;
+		} else {
+			return;
+		}
+	}
+	const char *orc_stop = scan_from != sp ? thread->stop_reason : NULL;
 	// Scan from sp (plus its misalignment) upward, word by word.
-	for (uint64_t off = (8 - (sp & 7)) & 7; off + 8 <= have; off += 8) {
+	for (uint64_t off = ((8 - (sp & 7)) & 7) + (scan_from - sp); off + 8 <= have; off += 8) {
 		uint64_t w = ct_bytes_uint_or0(&b, off, 8);
 		if (!ct_kallsyms_is_text(ks, w) && !in_modules(w))
 			continue;
@@ -100,8 +468,6 @@ void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const 
 		f->has_sp = true;
 		f->sp = sp + off;
 	}
-	thread->has_stack = true;
-	thread->stack_start = top - STACK_SIZE;
-	thread->stack_end = top;
-	thread->stop_reason = ct_report_printf(report, "end of stack scan (%zu bytes from sp)", have);
+	thread->stop_reason = orc_stop ? ct_report_printf(report, "%s; then end of stack scan (%zu bytes from sp)", orc_stop, have)
+				       : ct_report_printf(report, "end of stack scan (%zu bytes from sp)", have);
 }

@@ -165,9 +165,11 @@ bool ct_kallsyms_is_text(const struct ct_kallsyms *ks, uint64_t addr);
 /* --- kstack.c ------------------------------------------------------------------------------------ */
 
 /**
- * Unwinds one CPU's stack from its saved registers into @p thread: frame 0 from the registers
- * (trust context), then return addresses found by scanning the stack, each validated by a call
- * instruction just before it (trust scan). @p max_frames caps the result.
+ * Unwinds one CPU's stack from its saved registers into @p thread. Frame 0 comes from the registers
+ * (trust context); then the kernel's ORC tables, found through kallsyms, give the frames (trust cfi),
+ * crossing pt_regs frames. A frame in module text is stepped over by a validated scan (trust scan).
+ * Without ORC symbols the whole stack is scanned, each return address validated by a call
+ * instruction just before it. @p max_frames caps the result.
  */
 void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_cpu_state *cpu,
 		      struct ct_report *report, struct ct_thread *thread, size_t max_frames);

@@ -67,7 +67,8 @@ static size_t tree_depth(struct node *n)
 {
 	size_t d = 0;
 	// Sorted children: deterministic output, and the alphabetical x order of flamegraph.pl.
-	qsort(n->children, n->num_children, sizeof(*n->children), cmp_node);
+	if (n->num_children > 1)
+		qsort(n->children, n->num_children, sizeof(*n->children), cmp_node);
 	for (size_t i = 0; i < n->num_children; i++) {
 		size_t c = tree_depth(n->children[i]);
 		if (c > d)

@@ -149,7 +149,20 @@ def check_dump(bin_, d, name, fmt, case, kver):
     frames = crashed[0].get("frames") or []
     names = [base_name(f.get("function")) for f in frames]
     check(frames and frames[0].get("trust") == "context", "%s: frame 0 trust %r" % (tag, frames and frames[0].get("trust")))
-    check(all(f.get("trust") == "scan" for f in frames[1:]), "%s: caller frames not marked scan" % tag)
+    check(all(f.get("trust") in ("cfi", "scan") for f in frames[1:]), "%s: caller frames not marked cfi/scan %r"
+          % (tag, [f.get("trust") for f in frames[1:]]))
+    # ORC (the kernel's own unwind tables, read from the dump): 6.1 x86-64 kernels have them, so most
+    # caller frames are "cfi"; "scan" only steps over module frames (module ORC is not read) and the
+    # one frame whose bp a module frame may have clobbered.
+    check(sum(f.get("trust") == "cfi" for f in frames[1:]) * 2 >= len(frames[1:]),
+          "%s: fewer than half the caller frames from ORC %r" % (tag, [f.get("trust") for f in frames[1:]]))
+    if exp.get("kdump"):
+        # The Oops registers start the walk: every frame is "cfi" except one following a module frame.
+        bad = [i for i in range(1, len(frames)) if frames[i].get("trust") != "cfi" and
+               int(frames[i - 1].get("pc", "0x0"), 16) < 0xffffffffc0000000]
+        check(not bad, "%s: frames %r not from ORC though their callee is in vmlinux" % (tag, bad))
+        check(crashed[0].get("stop_reason") == "reached the user-mode registers of the kernel entry",
+              "%s: unwind stopped with %r" % (tag, crashed[0].get("stop_reason")))
     for fn in exp["frames"]:
         check(fn in names, "%s: %s not among the panic CPU's frames %r" % (tag, fn, names[:20]))
     if exp.get("kdump"):
@@ -163,6 +176,15 @@ def check_dump(bin_, d, name, fmt, case, kver):
     check(len(trace) >= 3, "%s: log_call_trace %r" % (tag, trace))
     reliable = [base_name(re.split(r"[+ ]", l)[0]) for l in trace if not l.startswith("? ")]
     found = [fn for fn in reliable if fn in names]
+    # ORC order: the log's reliable entries (module ones are unnamed frames here), less the leading ones
+    # that had returned before the dump (dump_stack_lvl, dump_header), are the outermost frames, in order.
+    rel = [None if " [" in l else base_name(re.split(r"[+ ]", l)[0]) for l in trace if not l.startswith("? ")]
+    while rel and rel[0] not in names[1:]:
+        rel.pop(0)
+    check(len(rel) >= 3 and names[-len(rel):] == rel, "%s: outermost frames %r, log's Call Trace %r"
+          % (tag, names[-len(rel):] if rel else [], rel))
+    if exp.get("kdump"):
+        check(names[1:] == rel, "%s: frames after frame 0 %r, log's Call Trace %r" % (tag, names[1:], rel))
     check(len(found) >= 0.7 * len(reliable), "%s: only %d of %d Call Trace functions in the unwound stack %r"
           % (tag, len(found), len(reliable), names[:25]))
 

@@ -1,0 +1,83 @@
+// The kernel's ORC tables, read from the dump: the sorted table of s32 ip offsets (each relative to its
+// own address) is binary-searched with 4-byte reads, so nothing proportional to the table size is read.
+#include "kernel/orc.h"
+
+#include <string.h>
+
+#include "kernel/vmcore.h"
+
+// vmlinux of a 6.1 distribution kernel has about 500,000 ORC entries; 2M bounds a corrupt table.
+#define MAX_ORC_ENTRIES (2u * 1024 * 1024)
+
+bool ct_orc_init(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struct ct_orc *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	uint64_t ip_start, ip_stop, u_start;
+	if (!ks->text_start || !ct_kallsyms_find(ks, "__start_orc_unwind_ip", &ip_start) ||
+	    !ct_kallsyms_find(ks, "__stop_orc_unwind_ip", &ip_stop) ||
+	    !ct_kallsyms_find(ks, "__start_orc_unwind", &u_start))
+		return false;
+	if (ip_stop <= ip_start || (ip_stop - ip_start) % 4 != 0 || (ip_stop - ip_start) / 4 > MAX_ORC_ENTRIES)
+		return false;
+	ret->ip_table = ip_start;
+	ret->entries = u_start;
+	ret->num = (ip_stop - ip_start) / 4;
+	ret->text_start = ks->text_start;
+	ret->text_end = ks->text_end;
+	// .init.text has ORC entries too (the boot CPU's idle task returns into start_kernel).
+	uint64_t a, b;
+	if (ct_kallsyms_find(ks, "_sinittext", &a) && ct_kallsyms_find(ks, "_einittext", &b) && a < b) {
+		ret->init_start = a;
+		ret->init_end = b;
+	}
+	// The table must be in the dump (a filtered dump keeps kernel data, but check one entry).
+	uint32_t probe;
+	if (!ct_vmcore_try_read(vm, ip_start, &probe, sizeof(probe)))
+		return false;
+	(void)vm;
+	return true;
+}
+
+static bool orc_ip(struct ct_vmcore *vm, const struct ct_orc *orc, uint64_t i, uint64_t *ret)
+{
+	uint8_t b[4];
+	uint64_t addr = orc->ip_table + 4 * i;
+	if (!ct_vmcore_try_read(vm, addr, b, sizeof(b)))
+		return false;
+	int32_t off = (int32_t)((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
+	*ret = addr + (uint64_t)(int64_t)off;
+	return true;
+}
+
+bool ct_orc_find(struct ct_vmcore *vm, const struct ct_orc *orc, uint64_t ip, struct ct_orc_entry *ret)
+{
+	bool core = ip >= orc->text_start && ip < orc->text_end, init = ip >= orc->init_start && ip < orc->init_end;
+	if (!orc->num || (!core && !init))
+		return false;
+	// Rightmost entry whose ip <= ip (arch/x86/kernel/unwind_orc.c __orc_find).
+	uint64_t lo = 0, hi = orc->num, found = UINT64_MAX;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2, a;
+		if (!orc_ip(vm, orc, mid, &a))
+			return false;
+		if (a <= ip) {
+			found = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	if (found == UINT64_MAX)
+		return false;
+	uint8_t e[6];
+	if (!ct_vmcore_try_read(vm, orc->entries + 6 * found, e, sizeof(e)))
+		return false;
+	uint16_t bits = (uint16_t)(e[4] | e[5] << 8);
+	ret->sp_offset = (int16_t)(uint16_t)(e[0] | e[1] << 8);
+	ret->bp_offset = (int16_t)(uint16_t)(e[2] | e[3] << 8);
+	ret->sp_reg = bits & 0xf;
+	ret->bp_reg = (bits >> 4) & 0xf;
+	ret->type = (bits >> 8) & 3;
+	ret->end = (bits >> 10) & 1;
+	return true;
+}

@@ -1,0 +1,50 @@
+/**
+ * @file orc.h
+ * The x86-64 kernel's ORC unwind tables (Linux 6.1 arch/x86/include/asm/orc_types.h), read from the
+ * dump's memory through kallsyms. Internal to src/kernel/.
+ */
+#ifndef CT_KERNEL_ORC_H
+#define CT_KERNEL_ORC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/vmcore.h"
+
+enum {
+	CT_ORC_REG_UNDEFINED = 0,
+	CT_ORC_REG_PREV_SP = 1,
+	CT_ORC_REG_DX = 2,
+	CT_ORC_REG_DI = 3,
+	CT_ORC_REG_BP = 4,
+	CT_ORC_REG_SP = 5,
+	CT_ORC_REG_R10 = 6,
+	CT_ORC_REG_R13 = 7,
+	CT_ORC_REG_BP_INDIRECT = 8,
+	CT_ORC_REG_SP_INDIRECT = 9,
+};
+
+enum { CT_ORC_TYPE_CALL = 0, CT_ORC_TYPE_REGS = 1, CT_ORC_TYPE_REGS_PARTIAL = 2 };
+
+/** One decoded struct orc_entry (6 bytes packed: s16 sp_offset, s16 bp_offset, sp_reg:4 bp_reg:4 type:2 end:1). */
+struct ct_orc_entry {
+	int16_t sp_offset, bp_offset;
+	uint8_t sp_reg, bp_reg, type;
+	bool end;
+};
+
+/** The core kernel's ORC tables in the dump (module tables are not read). */
+struct ct_orc {
+	uint64_t ip_table; /**< __start_orc_unwind_ip: s32 offsets, each relative to its own address */
+	uint64_t entries; /**< __start_orc_unwind: struct orc_entry[num] */
+	uint64_t num;
+	uint64_t text_start, text_end; /**< ips covered: core kernel text … */
+	uint64_t init_start, init_end; /**< … and .init.text (0, 0 when unknown) */
+};
+
+/** Finds the tables through kallsyms; false when the symbols are absent or implausible. */
+bool ct_orc_init(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struct ct_orc *ret);
+/** The entry covering @p ip (rightmost table ip <= @p ip); false when none or unreadable. */
+bool ct_orc_find(struct ct_vmcore *vm, const struct ct_orc *orc, uint64_t ip, struct ct_orc_entry *ret);
+
+#endif
