@@ -16,6 +16,7 @@
 #include <gelf.h>
 
 #include "kernel/vmcore.h"
+#include "modules/inline_chain.h"
 #include "util/cleanup.h"
 
 // GNU build-ids are 20 bytes (sha1); 64 bounds an odd linker's choice.
@@ -76,128 +77,39 @@ static const Dwfl_Callbacks offline_callbacks = {
 };
 
 /** Inline chains deeper than this are cut (as in modules/symbolize.c). */
-#define MAX_INLINE_DEPTH 32
-
-static const char *kdie_name(struct ct_report *report, Dwarf_Die *die)
-{
-	// C: DW_AT_name, through DW_AT_abstract_origin for an inlined_subroutine.
-	Dwarf_Attribute attr;
-	const char *name = dwarf_diename(die);
-	if (!name && dwarf_attr_integrate(die, DW_AT_name, &attr))
-		name = dwarf_formstring(&attr);
-	return name ? ct_report_strdup(report, name) : NULL;
-}
-
-static const char *kcall_file(struct ct_report *report, Dwarf_Die *cudie, Dwarf_Die *inl)
-{
-	Dwarf_Attribute attr;
-	Dwarf_Word idx;
-	Dwarf_Files *files;
-	size_t nfiles;
-	if (!dwarf_attr(inl, DW_AT_call_file, &attr) || dwarf_formudata(&attr, &idx) != 0)
-		return NULL;
-	if (dwarf_getsrcfiles(cudie, &files, &nfiles) != 0 || idx >= nfiles)
-		return NULL;
-	const char *f = dwarf_filesrc(files, idx, NULL, NULL);
-	return f ? ct_report_strdup(report, f) : NULL;
-}
-
-static int kattr_int(Dwarf_Die *die, int name)
-{
-	Dwarf_Attribute attr;
-	Dwarf_Word v;
-	if (!dwarf_attr(die, name, &attr) || dwarf_formudata(&attr, &v) != 0 || v > 0x7fffffff)
-		return 0;
-	return (int)v;
-}
-
-// Start of the range of @p die that holds @p addr (an inlined call may have DW_AT_ranges).
-static bool range_start(Dwarf_Die *die, Dwarf_Addr addr, Dwarf_Addr *ret)
-{
-	Dwarf_Addr base, start, end;
-	ptrdiff_t off = 0;
-	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
-		if (addr >= start && addr < end) {
-			*ret = start;
-			return true;
-		}
-	}
-	return false;
-}
+#define MAX_INLINE_DEPTH CT_MAX_INLINE_DEPTH
 
 /**
- * Symbolizes frame @p f (looked up at module address @p a, @p pc_rel = the frame's pc in module
- * addresses) and writes the frames it becomes into @p out, innermost first: one per inlined call
+ * Symbolizes frame @p f (looked up at module address @p a) and writes the frames it becomes into
+ * @p out, innermost first (modules/inline_chain.h): one per inlined call
  * (inlined=true, function from DWARF, file:line where the code is), then @p f itself with the
  * location of the outermost call site. Returns the number written (>= 1).
  */
 static size_t expand_frame(struct ct_report *report, Dwfl_Module *mod, bool have_dwarf, const struct ct_frame *f,
-			   Dwarf_Addr a, Dwarf_Addr pc_rel, struct ct_frame *out)
+			   Dwarf_Addr a, struct ct_frame *out)
 {
 	struct ct_frame base = *f;
 	if (!have_dwarf) {
 		out[0] = base;
 		return 1;
 	}
-	Dwfl_Line *line = dwfl_module_getsrc(mod, a);
-	int lineno = 0, col = 0;
-	const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL) : NULL;
-	if (file) {
-		base.file = ct_report_strdup(report, file);
-		base.line = lineno;
-		base.column = col;
-	}
-	Dwarf_Addr bias = 0;
-	Dwarf_Die *cudie = dwfl_module_addrdie(mod, a, &bias);
-	Dwarf_Die *scopes = NULL;
-	int n = cudie ? dwarf_getscopes(cudie, a - bias, &scopes) : 0;
-	if (n > 0) {
-		// As modules/symbolize.c: the physical nesting comes from the innermost scope's parents
-		// (dwarf_getscopes continues into the abstract origin after the first inlined level).
-		Dwarf_Die innermost = scopes[0];
-		Dwarf_Die *physical = NULL;
-		int m = dwarf_getscopes_die(&innermost, &physical);
-		free(scopes);
-		scopes = m > 0 ? physical : NULL;
-		n = m > 0 ? m : 0;
-		if (m <= 0)
-			free(physical);
-	} else {
-		free(scopes);
-		scopes = NULL;
-		n = 0;
-	}
-	size_t count = 0;
-	const char *cur_file = base.file;
-	int cur_line = base.line, cur_col = base.column;
-	for (int i = 0; i < n && count < MAX_INLINE_DEPTH - 1; i++) {
-		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
-			continue;
-		struct ct_frame *e = &out[count++];
+	struct ct_source_frame chain[CT_MAX_INLINE_DEPTH];
+	size_t n = ct_inline_chain(report, mod, a, chain);
+	for (size_t i = 0; i < n; i++) {
+		struct ct_frame *e = &out[i];
 		*e = base;
-		e->function = kdie_name(report, &scopes[i]);
-		e->offset = 0;
-		e->file = cur_file;
-		e->line = cur_line;
-		e->column = cur_col;
-		e->inlined = true;
-		// Only the physical (outermost) frame was interrupted or is a trampoline.
-		e->signal_frame = false;
-		Dwarf_Addr low;
-		if (range_start(&scopes[i], a - bias, &low) && pc_rel - bias >= low)
-			e->offset = pc_rel - bias - low;
-		cur_file = kcall_file(report, cudie, &scopes[i]);
-		cur_line = kattr_int(&scopes[i], DW_AT_call_line);
-		cur_col = kattr_int(&scopes[i], DW_AT_call_column);
+		e->file = chain[i].file ? chain[i].file : base.file;
+		e->line = chain[i].file ? chain[i].line : base.line;
+		e->column = chain[i].file ? chain[i].column : base.column;
+		e->inlined = chain[i].inlined;
+		if (chain[i].inlined) {
+			e->function = chain[i].function;
+			e->offset = chain[i].offset;
+			// Only the physical (outermost) frame was interrupted or is a trampoline.
+			e->signal_frame = false;
+		}
 	}
-	free(scopes);
-	struct ct_frame *outer = &out[count++];
-	*outer = base;
-	outer->file = cur_file;
-	outer->line = cur_line;
-	outer->column = cur_col;
-	outer->inlined = false;
-	return count;
+	return n;
 }
 
 // Rebuilds @p th's frames with the inline frames of its vmlinux frames. Returns false (frames
@@ -234,9 +146,8 @@ static bool expand_thread(struct ct_report *report, struct ct_thread *th, Dwfl_M
 		// Caller frames: look up the call, not the return address (frame 0 and a frame
 		// interrupted by an exception are at the instruction itself).
 		bool caller = i > 0 && !th->frames[i - 1].signal_frame;
-		Dwarf_Addr pc_rel = f->pc - slide;
-		Dwarf_Addr a = pc_rel - (caller ? 1 : 0);
-		n += expand_frame(report, mod, have_dwarf, f, a, pc_rel, &frames[n]);
+		Dwarf_Addr a = f->pc - slide - (caller ? 1 : 0);
+		n += expand_frame(report, mod, have_dwarf, f, a, &frames[n]);
 	}
 	free(th->frames);
 	th->frames = frames;

@@ -1,17 +1,12 @@
 // Symbolization through libdwfl/libdw with inline expansion, cached by address.
-#include <dwarf.h>
-#include <elfutils/libdw.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "modules/inline_chain.h"
 #include "modules/modules.h"
 #include "modules/symbolize.h"
 
-// Declared by libstdc++ (cxxabi.h is C++ only).
-extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
-
-/** Inline chains deeper than this are cut (real code rarely exceeds 10). */
-#define MAX_INLINE_DEPTH 32
+#define MAX_INLINE_DEPTH CT_MAX_INLINE_DEPTH
 
 struct cache_slot {
 	uint64_t addr;
@@ -72,59 +67,7 @@ static bool cache_grow(struct ct_symcache *c)
 
 const char *ct_demangle(struct ct_session *s, const char *name)
 {
-	if (!name)
-		return NULL;
-	if (name[0] == '_' && name[1] == 'Z') {
-		int status = -1;
-		char *d = __cxa_demangle(name, NULL, NULL, &status);
-		if (d && status == 0) {
-			const char *r = ct_report_strdup(s->report, d);
-			free(d);
-			return r;
-		}
-		free(d);
-	}
-	// Versioned ELF symbols ("__libc_start_main@@GLIBC_2.34"): the version is noise in a backtrace.
-	const char *at = strchr(name, '@');
-	if (at && at != name)
-		return ct_strpool_intern_len(&s->report->strings, name, (size_t)(at - name));
-	return ct_report_strdup(s->report, name);
-}
-
-static const char *die_name(struct ct_session *s, Dwarf_Die *die)
-{
-	Dwarf_Attribute attr;
-	const char *name = NULL;
-	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
-	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
-		name = dwarf_formstring(&attr);
-	if (!name)
-		name = dwarf_diename(die);
-	if (!name && dwarf_attr_integrate(die, DW_AT_name, &attr))
-		name = dwarf_formstring(&attr);
-	return name ? ct_demangle(s, name) : NULL;
-}
-
-static const char *call_file(struct ct_session *s, Dwarf_Die *cudie, Dwarf_Die *inl)
-{
-	Dwarf_Attribute attr;
-	Dwarf_Word idx;
-	Dwarf_Files *files;
-	size_t nfiles;
-	if (!dwarf_attr(inl, DW_AT_call_file, &attr) || dwarf_formudata(&attr, &idx) != 0)
-		return NULL;
-	if (dwarf_getsrcfiles(cudie, &files, &nfiles) != 0 || idx >= nfiles)
-		return NULL;
-	return ct_report_strdup(s->report, dwarf_filesrc(files, idx, NULL, NULL));
-}
-
-static int attr_int(Dwarf_Die *die, int name)
-{
-	Dwarf_Attribute attr;
-	Dwarf_Word v;
-	if (!dwarf_attr(die, name, &attr) || dwarf_formudata(&attr, &v) != 0 || v > 0x7fffffff)
-		return 0;
-	return (int)v;
+	return ct_display_name(s->report, name);
 }
 
 // Fills entries for @p addr: the symbol, then inline expansion from the DWARF scopes.
@@ -132,8 +75,6 @@ static size_t resolve(struct ct_session *s, uint64_t addr, struct ct_sym *out)
 {
 	struct ct_sym base = { 0 };
 	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
-	if (!mod)
-		mod = NULL;
 	const struct ct_module_state *ms = ct_modules_find(s, addr);
 	if (ms)
 		base.module = ct_report_strdup(s->report, ms->name);
@@ -155,63 +96,20 @@ static size_t resolve(struct ct_session *s, uint64_t addr, struct ct_sym *out)
 		base.function = ct_demangle(s, name);
 		base.offset = off;
 	}
-	Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
-	if (line) {
-		int lineno = 0, col = 0;
-		const char *file = dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL);
-		base.file = ct_report_strdup(s->report, file);
-		base.line = lineno;
-		base.column = col;
+	struct ct_source_frame chain[CT_MAX_INLINE_DEPTH];
+	size_t n = ct_inline_chain(s->report, mod, addr, chain);
+	for (size_t i = 0; i < n; i++) {
+		out[i] = base;
+		out[i].file = chain[i].file;
+		out[i].line = chain[i].line;
+		out[i].column = chain[i].column;
+		out[i].inlined = chain[i].inlined;
+		if (chain[i].inlined) {
+			out[i].function = chain[i].function;
+			out[i].offset = chain[i].offset;
+		}
 	}
-	Dwarf_Addr bias = 0;
-	Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, &bias);
-	Dwarf_Die *scopes = NULL;
-	int n = cudie ? dwarf_getscopes(cudie, addr - bias, &scopes) : 0;
-	if (n > 0) {
-		// dwarf_getscopes continues into the abstract origin's scopes after the first inlined
-		// level; the physical nesting (inline inside inline inside …) comes from the innermost
-		// scope's own parents, as eu-addr2line -i does.
-		Dwarf_Die innermost = scopes[0];
-		Dwarf_Die *physical = NULL;
-		int m = dwarf_getscopes_die(&innermost, &physical);
-		free(scopes);
-		scopes = m > 0 ? physical : NULL;
-		n = m > 0 ? m : 0;
-		if (m <= 0)
-			free(physical);
-	}
-	size_t count = 0;
-	// scopes[0] is innermost. Each inlined_subroutine is a frame of its own; its call site gives
-	// the location in the scope that contains it.
-	const char *file = base.file;
-	int lineno = base.line, col = base.column;
-	for (int i = 0; i < n && count < MAX_INLINE_DEPTH - 1; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-		if (tag != DW_TAG_inlined_subroutine)
-			continue;
-		struct ct_sym *e = &out[count++];
-		*e = base;
-		e->function = die_name(s, &scopes[i]);
-		e->offset = 0;
-		e->file = file;
-		e->line = lineno;
-		e->column = col;
-		e->inlined = true;
-		Dwarf_Addr low = 0;
-		if (dwarf_lowpc(&scopes[i], &low) == 0 && addr - bias >= low)
-			e->offset = addr - bias - low;
-		file = call_file(s, cudie, &scopes[i]);
-		lineno = attr_int(&scopes[i], DW_AT_call_line);
-		col = attr_int(&scopes[i], DW_AT_call_column);
-	}
-	free(scopes);
-	struct ct_sym *outer = &out[count++];
-	*outer = base;
-	outer->file = file;
-	outer->line = lineno;
-	outer->column = col;
-	outer->inlined = false;
-	return count;
+	return n;
 }
 
 size_t ct_symbolize(struct ct_session *s, uint64_t addr, const struct ct_sym **ret)

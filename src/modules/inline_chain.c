@@ -1,0 +1,130 @@
+// Source locations with their inline chains, from DWARF through libdw.
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modules/inline_chain.h"
+
+// Declared by libstdc++ (cxxabi.h is C++ only).
+extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
+
+const char *ct_display_name(struct ct_report *report, const char *name)
+{
+	if (!name)
+		return NULL;
+	if (name[0] == '_' && name[1] == 'Z') {
+		int status = -1;
+		char *d = __cxa_demangle(name, NULL, NULL, &status);
+		if (d && status == 0) {
+			const char *r = ct_report_strdup(report, d);
+			free(d);
+			return r;
+		}
+		free(d);
+	}
+	// Versioned ELF symbols: the version is noise in a backtrace.
+	const char *at = strchr(name, '@');
+	if (at && at != name)
+		return ct_strpool_intern_len(&report->strings, name, (size_t)(at - name));
+	return ct_report_strdup(report, name);
+}
+
+static const char *die_name(struct ct_report *report, Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *name = NULL;
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
+		name = dwarf_formstring(&attr);
+	if (!name)
+		name = dwarf_diename(die);
+	if (!name && dwarf_attr_integrate(die, DW_AT_name, &attr))
+		name = dwarf_formstring(&attr);
+	return name ? ct_display_name(report, name) : NULL;
+}
+
+static const char *call_file(struct ct_report *report, Dwarf_Die *cudie, Dwarf_Die *inl)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word idx;
+	Dwarf_Files *files;
+	size_t nfiles;
+	if (!dwarf_attr(inl, DW_AT_call_file, &attr) || dwarf_formudata(&attr, &idx) != 0)
+		return NULL;
+	if (dwarf_getsrcfiles(cudie, &files, &nfiles) != 0 || idx >= nfiles)
+		return NULL;
+	return ct_report_strdup(report, dwarf_filesrc(files, idx, NULL, NULL));
+}
+
+static int attr_int(Dwarf_Die *die, int name)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word v;
+	if (!dwarf_attr(die, name, &attr) || dwarf_formudata(&attr, &v) != 0 || v > 0x7fffffff)
+		return 0;
+	return (int)v;
+}
+
+// Start of the range of @p die that holds @p addr (an inlined call may have DW_AT_ranges).
+static bool range_start(Dwarf_Die *die, Dwarf_Addr addr, Dwarf_Addr *ret)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
+		if (addr >= start && addr < end) {
+			*ret = start;
+			return true;
+		}
+	}
+	return false;
+}
+
+size_t ct_inline_chain(struct ct_report *report, Dwfl_Module *mod, Dwarf_Addr addr, struct ct_source_frame *out)
+{
+	struct ct_source_frame base = { 0 };
+	Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
+	if (line) {
+		const char *file = dwfl_lineinfo(line, NULL, &base.line, &base.column, NULL, NULL);
+		base.file = ct_report_strdup(report, file);
+	}
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, &bias);
+	Dwarf_Die *scopes = NULL;
+	int n = cudie ? dwarf_getscopes(cudie, addr - bias, &scopes) : 0;
+	if (n > 0) {
+		Dwarf_Die innermost = scopes[0];
+		Dwarf_Die *physical = NULL;
+		int m = dwarf_getscopes_die(&innermost, &physical);
+		free(scopes);
+		scopes = m > 0 ? physical : NULL;
+		n = m > 0 ? m : 0;
+		if (m <= 0)
+			free(physical);
+	}
+	size_t count = 0;
+	const char *file = base.file;
+	int lineno = base.line, col = base.column;
+	for (int i = 0; i < n && count < CT_MAX_INLINE_DEPTH - 1; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		struct ct_source_frame *e = &out[count++];
+		*e = (struct ct_source_frame){
+			.function = die_name(report, &scopes[i]),
+			.file = file,
+			.line = lineno,
+			.column = col,
+			.inlined = true,
+		};
+		Dwarf_Addr low;
+		if (range_start(&scopes[i], addr - bias, &low))
+			e->offset = addr - bias - low;
+		// The next level out is located at this call's site.
+		file = call_file(report, cudie, &scopes[i]);
+		lineno = attr_int(&scopes[i], DW_AT_call_line);
+		col = attr_int(&scopes[i], DW_AT_call_column);
+	}
+	free(scopes);
+	out[count++] = (struct ct_source_frame){ .file = file, .line = lineno, .column = col };
+	return count;
+}
