@@ -11,3 +11,9 @@ add_test(NAME manpage_matches_help
 add_test(NAME cli_end_to_end
   COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/cli/run_cli_tests.py ${CT_BIN} ${CT_CORES_DIR})
 set_tests_properties(cli_end_to_end PROPERTIES FIXTURES_REQUIRED cores TIMEOUT 300)
+
+# README's quick-start example: the bundled program crashes for real and is diagnosed.
+add_test(NAME quickstart_demo
+  COMMAND sh -c "CT_DEMO_BIN=\"$0\" CT_DEMO_WORK=\"$1\" \"$2\" > \"$1.out\" 2>&1; rc=$?; cat \"$1.out\"; [ $rc -eq 0 ] && grep -q 'Crash: null-deref' \"$1.out\" && grep -q 'blame: #0 count_of' \"$1.out\""
+          ${CT_BIN} ${CMAKE_BINARY_DIR}/demo-test ${PROJECT_SOURCE_DIR}/scripts/demo)
+set_tests_properties(quickstart_demo PROPERTIES TIMEOUT 120)
