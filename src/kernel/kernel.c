@@ -281,7 +281,7 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 			       "written by QEMU dump-guest-memory: pr_pid is the vCPU number + 1, and the log may stop before "
 			       "the last panic lines");
 	if (opts->executable)
-		ct_vmlinux_symbolize(&vm, opts->executable, report);
+		ct_vmlinux_symbolize(&vm, opts, report);
 	ct_kallsyms_deinit(&ks);
 	ct_panic_record_deinit(&rec);
 	ct_vmcore_close(&vm);

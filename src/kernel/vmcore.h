@@ -181,7 +181,11 @@ void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const 
  * (CT_ERROR_INVALID_ARGUMENT): symbols from another build would name the wrong functions.
  */
 struct ct_error *ct_vmlinux_check(struct ct_vmcore *vm, const char *path, struct ct_report *report);
-/** Adds file:line (and inline frames) from @p path's DWARF to every kernel frame of the report. */
-void ct_vmlinux_symbolize(struct ct_vmcore *vm, const char *path, struct ct_report *report);
+struct ct_options;
+/**
+ * Adds file:line (and inline frames) from the DWARF of opts->executable (the vmlinux) to every kernel
+ * frame of the report, and to the frames of modules whose .ko is under opts->debug_dirs.
+ */
+void ct_vmlinux_symbolize(struct ct_vmcore *vm, const struct ct_options *opts, struct ct_report *report);
 
 #endif

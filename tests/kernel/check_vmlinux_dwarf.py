@@ -6,6 +6,11 @@ own: on the kdump-oops dumps at least one inlined=true frame (do_syscall_x64 in 
 mmap_read_unlock in do_user_addr_fault, ...) is followed by its non-inlined caller at the same pc,
 every inlined frame has a function name, and no inline frame appears without a vmlinux.
 
+With `--debug-dir VMCORE_DIR` (scripts/make-vmcores keeps the built ct_null.ko there) the frames of
+the module get the .ko's DWARF too: ct_null_write (and, on kdump-oops, ct_null_init in .init.text,
+which has no kallsyms name in the dump) at ct_null.c:LINE. Caches made before the .ko was kept skip
+that check.
+
 usage: check_vmlinux_dwarf.py CORETRIAGE VMCORE_DIR
 """
 import json
@@ -71,6 +76,32 @@ def main():
     else:
         failures.append("kdump-oops.zlib without vmlinux: exit %d: %s" % (p.returncode, p.stderr.strip()))
     checked += 1
+    # Module frames with --debug-dir: the .ko from the same make-vmcores run.
+    if not os.path.exists(os.path.join(d, "ct_null.ko")):
+        print("skip --debug-dir: %s has no ct_null.ko (cache made before make-vmcores kept it)" % d)
+    else:
+        for dump in ("kdump-oops.zlib", "qemu-oops.elf"):
+            p = subprocess.run([bin_, "--format", "json", "--debug-dir", d, vmlinux, os.path.join(d, dump)],
+                               capture_output=True, text=True, timeout=120)
+            if p.returncode not in (0, 1):
+                failures.append("%s --debug-dir: exit %d: %s" % (dump, p.returncode, p.stderr.strip()))
+                checked += 1
+                continue
+            r = json.loads(p.stdout)
+            crashed = [t for t in r["threads"] if t["crashed"]]
+            frames = crashed[0]["frames"] if crashed else []
+            mod = [f for f in frames if f.get("module") == "ct_null"]
+            want = ["ct_null_write"] + (["ct_null_init"] if dump.startswith("kdump") else [])
+            got = {f["function"]: f for f in mod if f.get("file", "").endswith("ct_null.c") and f.get("line", 0) > 0}
+            bad = [f for f in mod if f not in got.values()]
+            ok = all(w in got for w in want) and not bad
+            if not ok:
+                failures.append("%s --debug-dir: ct_null frames without ct_null.c:LINE: %r" %
+                                (dump, [(f.get("function"), f.get("file"), f.get("line")) for f in mod]))
+            checked += 1
+            print("%s %s --debug-dir: %s" % ("ok  " if ok else "FAIL", dump,
+                  ", ".join("%s at %s:%d" % (n, os.path.basename(f["file"]), f["line"]) for n, f in got.items())
+                  or "no ct_null frame with a line"))
     for f in failures:
         print("  " + f)
     print("%d passed, %d failed" % (checked - len(failures), len(failures)))
