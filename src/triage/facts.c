@@ -23,13 +23,8 @@ static bool is_guard_mapping(const struct ct_mapping_fact *m)
 	return !(m->flags & (CT_PF_R | CT_PF_W | CT_PF_X));
 }
 
-void ct_place_address(uint64_t addr, const struct ct_mapping_fact *maps, size_t n, uint64_t limit,
-		      const struct ct_mapping_fact *thread_stack, struct ct_address_facts *ret)
+size_t ct_mapping_upper(const struct ct_mapping_fact *maps, size_t n, uint64_t addr)
 {
-	struct ct_address_facts a = { .valid = true, .address = addr };
-	a.near_null = addr < CT_NEAR_NULL_LIMIT;
-	a.non_canonical = limit && addr >= limit;
-	// Binary search: the first mapping whose start is above addr.
 	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -38,6 +33,16 @@ void ct_place_address(uint64_t addr, const struct ct_mapping_fact *maps, size_t 
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+void ct_place_address(uint64_t addr, const struct ct_mapping_fact *maps, size_t n, uint64_t limit,
+		      const struct ct_mapping_fact *thread_stack, struct ct_address_facts *ret)
+{
+	struct ct_address_facts a = { .valid = true, .address = addr };
+	a.near_null = addr < CT_NEAR_NULL_LIMIT;
+	a.non_canonical = limit && addr >= limit;
+	size_t lo = ct_mapping_upper(maps, n, addr);
 	const struct ct_mapping_fact *below = lo ? &maps[lo - 1] : NULL;
 	const struct ct_mapping_fact *above = lo < n ? &maps[lo] : NULL;
 	if (below && addr < below->end) {

@@ -287,6 +287,8 @@ size_t ct_classify(const struct ct_facts *facts, struct ct_report *report);
 /** Name of rule @p index in the table ("null-deref"), for tests and evidence. */
 const char *ct_rule_name(size_t index);
 
+/** Index of the first of @p maps (sorted by start) whose start is above @p addr (n when none). */
+size_t ct_mapping_upper(const struct ct_mapping_fact *maps, size_t n, uint64_t addr);
 /**
  * Places @p addr: containing mapping, nearest mapping, near null, non-canonical, stack guard.
  * @p maps must be sorted by start. @p limit is the first non-canonical user address (0: none).

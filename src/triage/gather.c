@@ -65,14 +65,7 @@ static int compare_files(const void *a, const void *b)
 /** Index of the last element of sorted @p maps whose start is <= @p addr, or n when none. */
 static size_t map_floor(const struct ct_mapping_fact *maps, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = ct_mapping_upper(maps, n, addr);
 	return lo ? lo - 1 : n;
 }
 
