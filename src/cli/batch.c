@@ -497,11 +497,15 @@ static json_t *load_known(const char *path)
 	return map;
 }
 
-static void iso_time(long long t, char *buf, size_t size)
+// A UTC time for the summaries: ISO 8601 in JSON, minutes in the text table.
+static void format_time(long long t, bool iso, char *buf, size_t size)
 {
 	time_t tt = (time_t)t;
 	struct tm tm;
-	if (!gmtime_r(&tt, &tm) || !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
+	size_t n = 0;
+	if (gmtime_r(&tt, &tm))
+		n = iso ? strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm) : strftime(buf, size, "%Y-%m-%d %H:%M", &tm);
+	if (!n)
 		snprintf(buf, size, "?");
 }
 
@@ -534,9 +538,9 @@ static json_t *summary_json(const struct batch *b, const struct bucket_entry *e,
 		json_object_set_new(blame, "line", k->blame_line ? json_integer(k->blame_line) : json_null());
 		json_object_set_new(o, "blame", blame);
 		if (k->has_time) {
-			iso_time(k->first_seen, buf, sizeof(buf));
+			format_time(k->first_seen, true, buf, sizeof(buf));
 			json_object_set_new(o, "first_seen", json_string(buf));
-			iso_time(k->last_seen, buf, sizeof(buf));
+			format_time(k->last_seen, true, buf, sizeof(buf));
 			json_object_set_new(o, "last_seen", json_string(buf));
 		} else {
 			json_object_set_new(o, "first_seen", json_null());
@@ -563,14 +567,6 @@ static json_t *summary_json(const struct batch *b, const struct bucket_entry *e,
 	return s;
 }
 
-static void short_time(long long t, char *buf, size_t size)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-	if (!gmtime_r(&tt, &tm) || !strftime(buf, size, "%Y-%m-%d %H:%M", &tm))
-		snprintf(buf, size, "?");
-}
-
 static void summary_text(FILE *out, const struct batch *b, const struct bucket_entry *e, size_t n, size_t analyzed,
 			 size_t failed, size_t num_new)
 {
@@ -590,8 +586,8 @@ static void summary_text(FILE *out, const struct batch *b, const struct bucket_e
 			snprintf(blame, sizeof(blame), "%s", k->blame_function ? k->blame_function : "??");
 		}
 		if (k->has_time) {
-			short_time(k->first_seen, first, sizeof(first));
-			short_time(k->last_seen, last, sizeof(last));
+			format_time(k->first_seen, false, first, sizeof(first));
+			format_time(k->last_seen, false, last, sizeof(last));
 		}
 		fprintf(out, "%3zu %6zu  %-16.16s %-20.20s %-40.40s %-16s %-16s %s\n", i + 1, k->count, k->hash,
 			k->class_id ? k->class_id : "unknown", blame, first, last,

@@ -50,6 +50,21 @@ size_t ct_json_utf8_len(const char *str)
 	return 4;
 }
 
+// Copies one valid UTF-8 sequence from *s to *d, or writes U+FFFD for one invalid byte; advances both.
+static void copy_utf8_char(const char **s, char **d)
+{
+	size_t k = ct_json_utf8_len(*s);
+	if (k) {
+		memcpy(*d, *s, k);
+		*d += k;
+		*s += k;
+	} else {
+		memcpy(*d, REPLACEMENT, 3);
+		*d += 3;
+		(*s)++;
+	}
+}
+
 size_t ct_json_escape(char *dst, const char *src)
 {
 	const unsigned char *s = (const unsigned char *)src;
@@ -62,16 +77,9 @@ size_t ct_json_escape(char *dst, const char *src)
 			s++;
 			continue;
 		case 2: {
-			size_t k = ct_json_utf8_len((const char *)s);
-			if (k) {
-				memcpy(d, s, k);
-				d += k;
-				s += k;
-			} else {
-				memcpy(d, REPLACEMENT, 3);
-				d += 3;
-				s++;
-			}
+			const char *p = (const char *)s;
+			copy_utf8_char(&p, &d);
+			s = (const unsigned char *)p;
 			continue;
 		}
 		}
@@ -105,18 +113,8 @@ char *ct_json_utf8_sanitize(const char *str)
 	char *copy = malloc(3 * n + 1), *d = copy;
 	if (!copy)
 		return NULL;
-	for (const char *s = str; *s;) {
-		size_t k = ct_json_utf8_len(s);
-		if (k) {
-			memcpy(d, s, k);
-			d += k;
-			s += k;
-		} else {
-			memcpy(d, REPLACEMENT, 3);
-			d += 3;
-			s++;
-		}
-	}
+	for (const char *s = str; *s;)
+		copy_utf8_char(&s, &d);
 	*d = '\0';
 	return copy;
 }
