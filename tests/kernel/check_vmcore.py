@@ -96,7 +96,9 @@ def check_dump(bin_, d, name, fmt, case, kver):
     check(k.get("release") == kver, "%s: release %r, want %r" % (tag, k.get("release"), kver))
     check(re.fullmatch(r"[0-9a-f]{40}", k.get("build_id") or "") is not None, "%s: build_id %r" % (tag, k.get("build_id")))
     check(k.get("page_size") == 4096, "%s: page_size %r" % (tag, k.get("page_size")))
-    check(k.get("kaslr_offset") not in (None, "0x0"), "%s: kaslr_offset %r" % (tag, k.get("kaslr_offset")))
+    # KASLR may pick offset 0 (seen: KERNELOFFSET=0 in a QEMU dump); the kernel is placed in 2 MiB steps.
+    off = k.get("kaslr_offset")
+    check(off is not None and int(off, 16) % 0x200000 == 0, "%s: kaslr_offset %r" % (tag, off))
     if exp.get("kdump"):
         check(isinstance(k.get("crash_time"), int) and k["crash_time"] > 1.6e9, "%s: crash_time %r" % (tag, k.get("crash_time")))
     check(crash.get("class") == exp["class"], "%s: class %r, want %r" % (tag, crash.get("class"), exp["class"]))
@@ -177,12 +179,15 @@ def check_dump(bin_, d, name, fmt, case, kver):
     reliable = [base_name(re.split(r"[+ ]", l)[0]) for l in trace if not l.startswith("? ")]
     found = [fn for fn in reliable if fn in names]
     # ORC order: the log's reliable entries (module ones are unnamed frames here), less the leading ones
-    # that had returned before the dump (dump_stack_lvl, dump_header), are the outermost frames, in order.
+    # that had returned before the dump (dump_stack_lvl, dump_header), are a run of consecutive frames,
+    # in order. Usually the outermost ones; but when the panic came from an exception taken in kernel
+    # mode (an OOM raised by a page fault inside read_zero), the log prints the interrupted code as a
+    # separate block, and the unwind rightly continues through the pt_regs frame into it.
     rel = [None if " [" in l else base_name(re.split(r"[+ ]", l)[0]) for l in trace if not l.startswith("? ")]
     while rel and rel[0] not in names[1:]:
         rel.pop(0)
-    check(len(rel) >= 3 and names[-len(rel):] == rel, "%s: outermost frames %r, log's Call Trace %r"
-          % (tag, names[-len(rel):] if rel else [], rel))
+    runs = [i for i in range(len(names) - len(rel) + 1) if rel and names[i:i + len(rel)] == rel]
+    check(len(rel) >= 3 and runs, "%s: frames %r lack the log's Call Trace %r as a run" % (tag, names, rel))
     if exp.get("kdump"):
         check(names[1:] == rel, "%s: frames after frame 0 %r, log's Call Trace %r" % (tag, names[1:], rel))
     check(len(found) >= 0.7 * len(reliable), "%s: only %d of %d Call Trace functions in the unwound stack %r"
