@@ -47,4 +47,7 @@ const struct ct_arch_info ct_arch_aarch64 = {
 	.cs_mode = CS_MODE_ARM,
 	.user_address_limit = 1ULL << 48,
 	.is_after_call = is_after_call_aarch64,
+	// struct elf_prstatus: pr_pid, pr_ppid, pr_pgrp, pr_sid, then pr_utime, pr_stime (timevals of longs).
+	.prstatus_utime_offset = 48,
+	.prstatus_time_word = 8,
 };

@@ -6,7 +6,8 @@
  * To add an architecture:
  *  1. Write src/arch/<name>.c with its register table (name, DWARF number, offset and size in
  *     NT_PRSTATUS pr_reg), the pc/sp/fp/return-address numbers, the prstatus layout, capstone
- *     arch/mode (or -1), and the bad-call rule (where the return address is right after a call).
+ *     arch/mode (or -1), the bad-call rule (where the return address is right after a call), and
+ *     the offset of pr_utime in NT_PRSTATUS (threads' CPU time, docs/trail.md).
  *  2. Add it to the list in arch.c.
  *  3. Add a core to tests (or check the external corpus has one), and list it in README.md
  *     "Architectures" and docs/architectures.md.
@@ -67,6 +68,12 @@ struct ct_arch_info {
 	 * ret_addr) end with a call instruction. Used to validate stack-scan candidates.
 	 */
 	bool (*is_after_call)(const uint8_t *before, size_t len);
+	/**
+	 * Offset in NT_PRSTATUS of pr_utime (struct timeval; pr_stime follows it) and the size of a
+	 * timeval word (the target's long). 0 when not known: the threads' CPU time is not shown.
+	 */
+	uint16_t prstatus_utime_offset;
+	uint8_t prstatus_time_word;
 };
 
 /** The table for @p e_machine / @p elf_class, or NULL when the architecture is not supported. */

@@ -47,4 +47,7 @@ const struct ct_arch_info ct_arch_i386 = {
 	.cs_mode = CS_MODE_32,
 	.user_address_limit = 0,
 	.is_after_call = is_after_call_i386,
+	// struct elf_prstatus: pr_pid, pr_ppid, pr_pgrp, pr_sid, then pr_utime, pr_stime (timevals of longs).
+	.prstatus_utime_offset = 40,
+	.prstatus_time_word = 4,
 };

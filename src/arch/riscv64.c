@@ -56,4 +56,7 @@ const struct ct_arch_info ct_arch_riscv64 = {
 	.cs_mode = -1,
 	.user_address_limit = 0,
 	.is_after_call = is_after_call_riscv64,
+	// struct elf_prstatus: pr_pid, pr_ppid, pr_pgrp, pr_sid, then pr_utime, pr_stime (timevals of longs).
+	.prstatus_utime_offset = 48,
+	.prstatus_time_word = 8,
 };

@@ -91,7 +91,8 @@ static int write_report(FILE *out, const struct ct_cli *cli, const struct ct_rep
 			return -1;
 		}
 		b.example = cli->opts.core_path;
-		struct ct_sarif_options so = { .source_root = cli->source_root, .no_abs_paths = cli->opts.no_abs_paths };
+		struct ct_sarif_options so = { .source_root = cli->source_root, .no_abs_paths = cli->opts.no_abs_paths,
+					       .report = report };
 		int r = ct_write_sarif(out, &b, 1, &so);
 		free((void *)b.stack);
 		json_decref(meta);

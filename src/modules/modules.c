@@ -17,6 +17,7 @@
 #include "modules/debugfile.h"
 #include "modules/modules.h"
 #include "modules/symbolize.h"
+#include "modules/pkgnote.h"
 #include "util/bytes.h"
 
 void ct_build_id_hex(const uint8_t *id, size_t len, char *buf)
@@ -32,21 +33,11 @@ void ct_build_id_hex(const uint8_t *id, size_t len, char *buf)
 // Finds NT_GNU_BUILD_ID in a note area; returns its length (0 if none) and copies it to @p id.
 static size_t find_build_id_note(const struct ct_bytes *notes, uint8_t *id)
 {
-	uint64_t off = 0;
-	for (int n = 0; n < 64 && off + 12 <= notes->size; n++) {
-		uint64_t namesz = ct_bytes_uint_or0(notes, off, 4), descsz = ct_bytes_uint_or0(notes, off + 4, 4);
-		uint64_t type = ct_bytes_uint_or0(notes, off + 8, 4), desc_off, next;
-		if (!ct_align_up(off + 12 + namesz, 4, &desc_off) || !ct_align_up(desc_off + descsz, 4, &next) ||
-		    !ct_in_bounds(notes->size, desc_off, descsz))
-			return 0;
-		if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(notes->data + off + 12, "GNU", 4) == 0 &&
-		    descsz > 0 && descsz <= CT_MAX_BUILD_ID) {
-			memcpy(id, notes->data + desc_off, descsz);
-			return descsz;
-		}
-		off = next;
-	}
-	return 0;
+	struct ct_bytes desc;
+	if (!ct_note_find(notes, "GNU", NT_GNU_BUILD_ID, &desc) || desc.size == 0 || desc.size > CT_MAX_BUILD_ID)
+		return 0;
+	memcpy(id, desc.data, desc.size);
+	return desc.size;
 }
 
 /*
@@ -103,10 +94,15 @@ static bool read_memory_image(struct ct_session *s, uint64_t start, struct ct_mo
 		uint8_t notes[65536];
 		if (!ct_core_read_fast(core, m->bias + vaddr, notes, filesz))
 			continue;
-		struct ct_bytes nb = { notes, filesz, be };
-		m->build_id_len = find_build_id_note(&nb, m->build_id);
-		if (m->build_id_len)
-			break;
+		struct ct_bytes nb = { notes, filesz, be }, desc;
+		if (!m->build_id_len)
+			m->build_id_len = find_build_id_note(&nb, m->build_id);
+		// The package note, for a module whose file is not at hand (docs/trail.md).
+		if (!m->package_note && ct_note_find(&nb, "FDO", CT_NT_FDO_PACKAGING_METADATA, &desc) &&
+		    desc.size <= CT_MAX_PACKAGE_NOTE && (m->package_note = malloc(desc.size + 1))) {
+			memcpy(m->package_note, desc.data, desc.size);
+			m->package_note_size = desc.size;
+		}
 	}
 	return true;
 }
@@ -609,6 +605,7 @@ void ct_modules_unload(struct ct_session *s)
 		free(m->path);
 		free(m->file);
 		free(m->image);
+		free(m->package_note);
 	}
 	free(s->modules);
 	s->modules = NULL;
@@ -682,6 +679,10 @@ void ct_modules_to_report(struct ct_session *s)
 		if (m->dwfl_module)
 			dwfl_module_info(m->dwfl_module, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
 		rm->debug_info = ct_report_strdup(r, debugfile);
+		Dwarf_Addr bias;
+		Elf *elf = m->dwfl_module && !m->is_vdso ? dwfl_module_getelf(m->dwfl_module, &bias) : NULL;
+		if (!(elf && ct_pkgnote_from_elf(r, elf, &rm->package)) && m->package_note)
+			ct_pkgnote_parse(r, m->package_note, m->package_note_size, &rm->package);
 	}
 }
 

@@ -149,6 +149,9 @@ static void unwind_all(struct ct_session *s)
 			return;
 		t->tid = ct->tid;
 		t->signal = ct->cursig;
+		t->has_cpu_time = ct->has_cpu_time;
+		t->user_usec = ct->user_usec;
+		t->system_usec = ct->system_usec;
 		// The dumping thread carries the signal and comes first in the notes.
 		if (!crashed_assigned && ct->cursig && ct->tid == r->crashing_thread) {
 			t->crashed = true;

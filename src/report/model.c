@@ -54,6 +54,7 @@ void ct_report_deinit(struct ct_report *report)
 	free(report->crash.details);
 	free(report->kernel.log_call_trace);
 	free(report->kernel.modules_linked_in);
+	ct_trail_deinit(&report->trail);
 	ct_strpool_deinit(&report->strings);
 	memset(report, 0, sizeof(*report));
 }

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "coretriage/coretriage.h"
+#include "report/trail_writers.h"
 #include "report/writers.h"
 
 static json_t *jstr(const char *s)
@@ -217,6 +218,13 @@ int ct_write_sarif(FILE *out, const struct ct_bucket *b, size_t n, const struct 
 		free(uri);
 		json_object_set_new(bases, "SRCROOT", root);
 		json_object_set_new(run, "originalUriBaseIds", bases);
+	}
+	if (o->report) {
+		json_t *inv = json_array(), *i = json_object();
+		json_object_set_new(i, "executionSuccessful", json_true());
+		json_object_set_new(i, "properties", ct_sarif_invocation_properties(o->report));
+		json_array_append_new(inv, i);
+		json_object_set_new(run, "invocations", inv);
 	}
 	json_object_set_new(run, "results", results);
 	json_object_set_new(run, "columnKind", json_string("utf16CodeUnits"));

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/trail_writers.h"
 #include "report/writers.h"
 
 #define C_RESET "\033[0m"
@@ -159,6 +160,7 @@ static void write_header(const struct out *w, const struct ct_report *r)
 	}
 	fprintf(out, "  dump: %s (%s, %s)\n", ct_display_path(r->input.core, w->o), r->input.kind ? r->input.kind : "?",
 		r->input.arch ? r->input.arch : "?");
+	ct_text_write_crash_time(out, r);
 }
 
 static void write_crash(const struct out *w, const struct ct_report *r)
@@ -312,6 +314,7 @@ int ct_write_text(FILE *f, const struct ct_report *r, const struct ct_write_opti
 		write_frames(&w, r, t, OTHER_THREAD_FRAMES);
 	}
 	free(done);
+	ct_text_write_trail(f, r, o);
 	if (crashed) {
 		write_registers(&w, r, crashed);
 		write_disasm(&w, r);
