@@ -184,18 +184,20 @@ static void write_logs(FILE *out, const struct ct_report *r, const struct ct_wri
 	const struct ct_trail *t = &r->trail;
 	if (!t->logs_searched)
 		return;
-	size_t matched = 0, before = 0;
+	size_t matched = 0, before = 0, elsewhere = 0;
 	for (size_t i = 0; i < t->num_logs; i++) {
 		matched += t->logs[i].matches != 0;
 		before += t->logs[i].before_crash;
+		elsewhere += t->logs[i].matches && !t->logs[i].before_crash;
 	}
 	fprintf(out, "  logs: %zu line%s naming the process within -%" PRId64 " s/+%" PRId64 " s of the crash, from %zu source%s\n",
 		matched, matched == 1 ? "" : "s", t->window_before_usec / 1000000, t->window_after_usec / 1000000,
 		t->num_log_sources, t->num_log_sources == 1 ? "" : "s");
-	if (matched) {
+	// Lines naming the process first; those among the last lines before the crash show there.
+	if (elsewhere) {
 		fputs("   naming the process:\n", out);
 		for (size_t i = 0; i < t->num_logs; i++) {
-			if (t->logs[i].matches)
+			if (t->logs[i].matches && !t->logs[i].before_crash)
 				write_log_line(out, r, &t->logs[i], o, false);
 		}
 	}

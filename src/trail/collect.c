@@ -20,7 +20,7 @@ struct item {
 };
 
 struct ct_log_collector {
-	int64_t crash, from, to;
+	int64_t crash, context_until, from, to;
 	struct ct_log_filter filter;
 	struct item matched[CT_LOGS_MAX_MATCHED]; /**< max-heap on |usec - crash| */
 	size_t num_matched;
@@ -30,13 +30,14 @@ struct ct_log_collector {
 	uint64_t dropped;
 };
 
-struct ct_log_collector *ct_log_collector_create(int64_t crash_usec, int64_t from, int64_t to,
+struct ct_log_collector *ct_log_collector_create(int64_t crash_usec, int64_t context_until, int64_t from, int64_t to,
 						 const struct ct_log_filter *filter)
 {
 	struct ct_log_collector *c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
 	c->crash = crash_usec;
+	c->context_until = context_until;
 	c->from = from;
 	c->to = to;
 	c->filter = *filter;
@@ -202,7 +203,7 @@ bool ct_log_collector_add(struct ct_log_collector *c, const char *file, uint64_t
 			c->dropped++;
 		}
 	}
-	if (usec > c->crash)
+	if (usec > c->context_until)
 		return true;
 	// The context: the latest lines at or before the crash; the earliest one kept gives way.
 	size_t slot = c->num_context;

@@ -223,6 +223,16 @@ static void open_journal(struct ct_report *r, struct journals *js, const char *p
 	js->label[js->num++] = ct_report_strdup(r, label);
 }
 
+// The latest time a line can have and still come before the crash: systemd-coredump's name and
+// entry and CRASHTIME have whole seconds (the crash was within the second after); a file time
+// comes from the kernel's coarse clock, a tick behind clock_gettime() (Linux current_time()).
+static int64_t context_until(const struct ct_time *t)
+{
+	if (t->source == CT_TIME_SOURCE_FILE_MTIME)
+		return t->usec + 10000;
+	return t->usec % 1000000 == 0 ? t->usec + 999999 : t->usec;
+}
+
 void ct_trail_analyze(const struct ct_options *o, const struct ct_trail_facts *f, struct ct_report *r)
 {
 	struct ct_trail *t = &r->trail;
@@ -270,7 +280,7 @@ void ct_trail_analyze(const struct ct_options *o, const struct ct_trail_facts *f
 		ct_report_diag(r, CT_SEVERITY_WARNING, 0, "no-crash-time", "the crash time is unknown: logs not searched");
 	struct ct_log_collector *c = NULL;
 	if ((o->num_log_paths || num_own) && t->crash_time.present)
-		c = ct_log_collector_create(t->crash_time.usec, from, to, &who);
+		c = ct_log_collector_create(t->crash_time.usec, context_until(&t->crash_time), from, to, &who);
 	if (c) {
 		t->logs_searched = true;
 		t->window_before_usec = before;

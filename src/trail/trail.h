@@ -57,8 +57,11 @@ struct ct_log_filter {
 
 struct ct_log_collector;
 
-/** A collector for the window [@p from, @p to] around @p crash_usec. NULL when out of memory. */
-struct ct_log_collector *ct_log_collector_create(int64_t crash_usec, int64_t from, int64_t to,
+/**
+ * A collector for the window [@p from, @p to] around @p crash_usec; lines up to @p context_until
+ * (the crash time plus its source's precision) count as before the crash. NULL when out of memory.
+ */
+struct ct_log_collector *ct_log_collector_create(int64_t crash_usec, int64_t context_until, int64_t from, int64_t to,
 						 const struct ct_log_filter *filter);
 void ct_log_collector_destroy(struct ct_log_collector *c);
 /** The window the collector was made for. */
