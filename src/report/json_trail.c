@@ -1,6 +1,5 @@
 // The trail in the JSON report (docs/json-report.md "crash_time", "trail", "logs") and in SARIF's
 // invocation properties.
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "report/trail_writers.h"
@@ -113,7 +112,7 @@ void ct_json_emit_cpu_time(struct ct_json_emit *e, const struct ct_thread *t)
 	ct_json_emit_char(e, '}');
 }
 
-json_t *ct_sarif_invocation_properties(const struct ct_report *r)
+json_t *ct_sarif_invocation_properties(const struct ct_report *r, const struct ct_write_options *o)
 {
 	const struct ct_trail *t = &r->trail;
 	json_t *p = json_object();
@@ -134,11 +133,11 @@ json_t *ct_sarif_invocation_properties(const struct ct_report *r)
 			const struct ct_log_line *l = &t->logs[i];
 			if (!l->matches && !l->before_crash)
 				continue;
-			char *s = NULL;
-			if (asprintf(&s, "%s %s", ct_time_format(l->usec, true, buf, sizeof(buf)), l->text) >= 0) {
-				json_array_append_new(lines, text(s));
-				free(s);
-			}
+			json_t *x = json_object();
+			json_object_set_new(x, "time", json_string(ct_time_format(l->usec, true, buf, sizeof(buf))));
+			json_object_set_new(x, "file", text(ct_display_path(l->file, o)));
+			json_object_set_new(x, "line", text(l->text));
+			json_array_append_new(lines, x);
 		}
 		json_object_set_new(p, "logLines", lines);
 	}

@@ -222,7 +222,10 @@ int ct_write_sarif(FILE *out, const struct ct_bucket *b, size_t n, const struct 
 	if (o->report) {
 		json_t *inv = json_array(), *i = json_object();
 		json_object_set_new(i, "executionSuccessful", json_true());
-		json_object_set_new(i, "properties", ct_sarif_invocation_properties(o->report));
+		struct ct_write_options wo;
+		ct_write_options_init(&wo);
+		wo.no_abs_paths = o->no_abs_paths;
+		json_object_set_new(i, "properties", ct_sarif_invocation_properties(o->report, &wo));
 		json_array_append_new(inv, i);
 		json_object_set_new(run, "invocations", inv);
 	}

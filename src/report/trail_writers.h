@@ -37,6 +37,6 @@ void ct_json_emit_cpu_time(struct ct_json_emit *e, const struct ct_thread *t);
 void ct_markdown_write_trail(FILE *out, const struct ct_report *r, const struct ct_write_options *o);
 
 /** SARIF: the properties of the run's invocation for one core's report (crash time, unit, logs). */
-json_t *ct_sarif_invocation_properties(const struct ct_report *r);
+json_t *ct_sarif_invocation_properties(const struct ct_report *r, const struct ct_write_options *o);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "trail/trail.h"
 
@@ -97,11 +98,13 @@ static bool has_pid(const char *text, size_t len, int pid)
 		char before = at > 0 ? text[at - 1] : 0, next = after < len ? text[after] : 0;
 		if ((before == '[' && next == ']') || (before == '(' && next == ')'))
 			return true;
-		if (at >= 4 && (before == ' ' || before == '=' || before == ':')) {
-			const char *w = p - 4;
-			if ((w[0] == 'p' || w[0] == 'P') && (w[1] == 'i' || w[1] == 'I') && (w[2] == 'd' || w[2] == 'D'))
-				return true;
-		}
+		// "pid N", "pid=N", "pid:N", "PID: N" (the kernel's "CPU: 1 PID: 97 Comm: …").
+		size_t q = at, seps = 0;
+		while (q > 0 && seps < 2 && (text[q - 1] == ' ' || text[q - 1] == '=' || text[q - 1] == ':'))
+			q--, seps++;
+		if (seps && q >= 3 && !strncasecmp(text + q - 3, "pid", 3) &&
+		    (q == 3 || !((text[q - 4] | 0x20) >= 'a' && (text[q - 4] | 0x20) <= 'z')))
+			return true;
 	}
 	return false;
 }

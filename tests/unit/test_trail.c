@@ -80,6 +80,10 @@ TEST(match_text)
 	CHECK(ct_log_match_text(&flt, l3, strlen(l3)) & CT_LOG_MATCH_UNIT);
 	const char *l4 = "notcrashy runs; crashyd too";
 	CHECK_EQ(ct_log_match_text(&flt, l4, strlen(l4)), 0u);
+	const char *l6 = "[    8.4] CPU: 1 PID: 1234 Comm: crashy";
+	CHECK_EQ(ct_log_match_text(&flt, l6, strlen(l6)), CT_LOG_MATCH_PID | CT_LOG_MATCH_COMMAND);
+	const char *l7 = "ppid 1234 rapid=1234";
+	CHECK_EQ(ct_log_match_text(&flt, l7, strlen(l7)), 0u);
 	const char *l5 = "killed process (pid 1234)";
 	CHECK_EQ(ct_log_match_text(&flt, l5, strlen(l5)), CT_LOG_MATCH_PID);
 }
