@@ -138,11 +138,17 @@ size_t ct_text_next(const char **sp, enum ct_text_rule rule, char p[CT_TEXT_PIEC
 		return *s < 0x20 || *s == 0x7f ? control(rule, *s, p) : ascii(rule, (char)*s, p);
 	uint32_t cp = decode(s, k);
 	if (is_format_control(cp)) {
-		if (rule == CT_TEXT_TERMINAL)
-			return put_u(p, cp);
-		if (rule == CT_TEXT_FOLDED && cp <= 0x9f) {
+		switch (rule) {
+		case CT_TEXT_UTF8: break;
+		case CT_TEXT_FOLDED:
+			if (cp > 0x9f)
+				break;
 			p[0] = ' ';
 			return 1;
+		case CT_TEXT_MD_INLINE:
+			p[0] = '\\';
+			return 1 + put_u(p + 1, cp);
+		default: return put_u(p, cp);
 		}
 	}
 	// XML 1.0's Char production excludes U+FFFE and U+FFFF.

@@ -7,10 +7,10 @@
  * | rule | control characters | invalid UTF-8 byte | other |
  * |---|---|---|---|
  * | TERMINAL (text report, batch table, stderr) | visible: `\n` `\t` `\r` `\xNN` | `\xNN` | C1 controls, bidi overrides and line separators visible as `\uNNNN` |
- * | MD_INLINE (Markdown prose) | visible `\\xNN` | U+FFFD | Markdown and HTML metacharacters escaped |
- * | MD_CODE / MD_CELL (code span / in a table) | visible `\xNN` | U+FFFD | backtick → `'`; in a cell `|` → `\|` |
- * | MD_BLOCK (fenced block) | visible `\xNN` | U+FFFD | — |
- * | XML (SVG text and attributes) | visible `\xNN` | U+FFFD | `& < > "` as entities; U+FFFE/U+FFFF → U+FFFD |
+ * | MD_INLINE (Markdown prose) | visible `\\xNN` | U+FFFD | Markdown and HTML metacharacters escaped; C1/bidi as `\\uNNNN` |
+ * | MD_CODE / MD_CELL (code span / in a table) | visible `\xNN` | U+FFFD | backtick → `'`; in a cell `|` → `\|`; C1/bidi as `\uNNNN` |
+ * | MD_BLOCK (fenced block) | visible `\xNN` | U+FFFD | C1/bidi as `\uNNNN` |
+ * | XML (SVG text and attributes) | visible `\xNN` | U+FFFD | `& < > "` as entities; U+FFFE/U+FFFF → U+FFFD; C1/bidi as `\uNNNN` |
  * | FOLDED (folded stacks) | space | U+FFFD | `;` → `:`; C1 controls → space |
  * | UTF8 (strings handed to jansson: JSON, SARIF) | kept (JSON escapes them) | U+FFFD | — |
  *
