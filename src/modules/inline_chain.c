@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modules/cu_index.h"
 #include "modules/inline_chain.h"
 
 // Declared by libstdc++ (cxxabi.h is C++ only).
@@ -80,16 +81,20 @@ static bool range_start(Dwarf_Die *die, Dwarf_Addr addr, Dwarf_Addr *ret)
 	return false;
 }
 
-size_t ct_inline_chain(struct ct_report *report, Dwfl_Module *mod, Dwarf_Addr addr, struct ct_source_frame *out)
+size_t ct_inline_chain(struct ct_report *report, struct ct_cu_index *index, Dwfl_Module *mod, Dwarf_Addr addr,
+		       struct ct_source_frame *out)
 {
 	struct ct_source_frame base = { 0 };
-	Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
+	Dwarf_Addr bias = 0;
+	Dwarf_Die cu_mem, *cudie = ct_cu_index_find(index, mod, addr, &cu_mem, &bias) ? &cu_mem : NULL;
+	// The line table of the unit found (dwfl_module_getsrc would look the unit up by aranges again).
+	Dwarf_Line *line = cudie ? dwarf_getsrc_die(cudie, addr - bias) : NULL;
 	if (line) {
-		const char *file = dwfl_lineinfo(line, NULL, &base.line, &base.column, NULL, NULL);
+		const char *file = dwarf_linesrc(line, NULL, NULL);
+		dwarf_lineno(line, &base.line);
+		dwarf_linecol(line, &base.column);
 		base.file = ct_report_strdup(report, file);
 	}
-	Dwarf_Addr bias = 0;
-	Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, &bias);
 	Dwarf_Die *scopes = NULL;
 	int n = cudie ? dwarf_getscopes(cudie, addr - bias, &scopes) : 0;
 	if (n > 0) {

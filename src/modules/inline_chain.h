@@ -13,6 +13,8 @@
 
 #include "coretriage/report.h"
 
+struct ct_cu_index;
+
 /** Inline chains deeper than this are cut (real code rarely exceeds 10). */
 #define CT_MAX_INLINE_DEPTH 32
 
@@ -33,9 +35,11 @@ struct ct_source_frame {
  * names it from its symbol table) with the file:line of the outermost call site. The physical
  * nesting comes from the innermost scope's parents, as eu-addr2line -i does (dwarf_getscopes
  * continues into the abstract origin's scopes after the first inlined level). Returns the count,
- * at least 1; without DWARF that one entry has no file.
+ * at least 1; without DWARF that one entry has no file. The unit is found through @p index
+ * (cu_index.h; NULL: libdwfl's aranges lookup).
  */
-size_t ct_inline_chain(struct ct_report *report, Dwfl_Module *mod, Dwarf_Addr addr, struct ct_source_frame *out);
+size_t ct_inline_chain(struct ct_report *report, struct ct_cu_index *index, Dwfl_Module *mod, Dwarf_Addr addr,
+		       struct ct_source_frame *out);
 
 /**
  * Interns a symbol name for display: C++ names demangled, ELF symbol versions

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modules/cu_index.h"
 #include "modules/inline_chain.h"
 #include "modules/modules.h"
 #include "modules/symbolize.h"
@@ -21,20 +22,49 @@ struct ct_symcache {
 	size_t num_entries, cap_entries;
 	/** Used when the cache cannot grow (out of memory): valid until the next call. */
 	struct ct_sym scratch[MAX_INLINE_DEPTH];
+	/** Address → compilation unit of every module, built per module on first use. */
+	struct ct_cu_index *cu_index;
 };
 
 struct ct_symcache *ct_symcache_create(void)
 {
-	return calloc(1, sizeof(struct ct_symcache));
+	struct ct_symcache *c = calloc(1, sizeof(struct ct_symcache));
+	if (c && !(c->cu_index = ct_cu_index_create())) {
+		free(c);
+		return NULL;
+	}
+	return c;
 }
 
 void ct_symcache_destroy(struct ct_symcache *c)
 {
 	if (!c)
 		return;
+	ct_cu_index_destroy(c->cu_index);
 	free(c->slots);
 	free(c->entries);
 	free(c);
+}
+
+bool ct_symbolize_cu(struct ct_session *s, Dwfl_Module *mod, uint64_t addr, Dwarf_Die *cu, Dwarf_Addr *bias)
+{
+	return ct_cu_index_find(s->symcache ? s->symcache->cu_index : NULL, mod, addr, cu, bias);
+}
+
+int ct_symbolize_scopes(struct ct_session *s, uint64_t addr, Dwarf_Die **scopes, Dwarf_Addr *bias)
+{
+	*scopes = NULL;
+	Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, addr) : NULL;
+	Dwarf_Die cu;
+	if (!mod || !ct_symbolize_cu(s, mod, addr, &cu, bias))
+		return 0;
+	int n = dwarf_getscopes(&cu, addr - *bias, scopes);
+	if (n <= 0) {
+		free(*scopes);
+		*scopes = NULL;
+		return 0;
+	}
+	return n;
 }
 
 static size_t hash_addr(uint64_t a)
@@ -97,7 +127,7 @@ static size_t resolve(struct ct_session *s, uint64_t addr, struct ct_sym *out)
 		base.offset = off;
 	}
 	struct ct_source_frame chain[CT_MAX_INLINE_DEPTH];
-	size_t n = ct_inline_chain(s->report, mod, addr, chain);
+	size_t n = ct_inline_chain(s->report, s->symcache->cu_index, mod, addr, chain);
 	for (size_t i = 0; i < n; i++) {
 		out[i] = base;
 		out[i].file = chain[i].file;
