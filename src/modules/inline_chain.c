@@ -5,45 +5,8 @@
 #include <string.h>
 
 #include "modules/cu_index.h"
+#include "modules/dwarf_name.h"
 #include "modules/inline_chain.h"
-
-// Declared by libstdc++ (cxxabi.h is C++ only).
-extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
-
-const char *ct_display_name(struct ct_report *report, const char *name)
-{
-	if (!name)
-		return NULL;
-	if (name[0] == '_' && name[1] == 'Z') {
-		int status = -1;
-		char *d = __cxa_demangle(name, NULL, NULL, &status);
-		if (d && status == 0) {
-			const char *r = ct_report_strdup(report, d);
-			free(d);
-			return r;
-		}
-		free(d);
-	}
-	// Versioned ELF symbols: the version is noise in a backtrace.
-	const char *at = strchr(name, '@');
-	if (at && at != name)
-		return ct_strpool_intern_len(&report->strings, name, (size_t)(at - name));
-	return ct_report_strdup(report, name);
-}
-
-static const char *die_name(struct ct_report *report, Dwarf_Die *die)
-{
-	Dwarf_Attribute attr;
-	const char *name = NULL;
-	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
-	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
-		name = dwarf_formstring(&attr);
-	if (!name)
-		name = dwarf_diename(die);
-	if (!name && dwarf_attr_integrate(die, DW_AT_name, &attr))
-		name = dwarf_formstring(&attr);
-	return name ? ct_display_name(report, name) : NULL;
-}
 
 static const char *call_file(struct ct_report *report, Dwarf_Die *cudie, Dwarf_Die *inl)
 {
@@ -115,7 +78,7 @@ size_t ct_inline_chain(struct ct_report *report, struct ct_cu_index *index, Dwfl
 			continue;
 		struct ct_source_frame *e = &out[count++];
 		*e = (struct ct_source_frame){
-			.function = die_name(report, &scopes[i]),
+			.function = ct_dwarf_function_name(report, &scopes[i]),
 			.file = file,
 			.line = lineno,
 			.column = col,
@@ -129,7 +92,20 @@ size_t ct_inline_chain(struct ct_report *report, struct ct_cu_index *index, Dwfl
 		lineno = attr_int(&scopes[i], DW_AT_call_line);
 		col = attr_int(&scopes[i], DW_AT_call_column);
 	}
+	struct ct_source_frame *phys = &out[count++];
+	*phys = (struct ct_source_frame){ .file = file, .line = lineno, .column = col };
+	// The physical function: the innermost subprogram around the inlined calls.
+	for (int i = 0; i < n; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+			continue;
+		Dwarf_Addr low;
+		phys->function = ct_dwarf_function_name(report, &scopes[i]);
+		if (phys->function && range_start(&scopes[i], addr - bias, &low)) {
+			phys->offset = addr - bias - low;
+			phys->has_offset = true;
+		}
+		break;
+	}
 	free(scopes);
-	out[count++] = (struct ct_source_frame){ .file = file, .line = lineno, .column = col };
 	return count;
 }

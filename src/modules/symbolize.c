@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "modules/cu_index.h"
+#include "modules/demangle.h"
 #include "modules/inline_chain.h"
 #include "modules/modules.h"
 #include "modules/symbolize.h"
@@ -97,7 +98,7 @@ static bool cache_grow(struct ct_symcache *c)
 
 const char *ct_demangle(struct ct_session *s, const char *name)
 {
-	return ct_display_name(s->report, name);
+	return ct_demangle_symbol(s->report, name);
 }
 
 // Fills entries for @p addr: the symbol, then inline expansion from the DWARF scopes.
@@ -134,9 +135,11 @@ static size_t resolve(struct ct_session *s, uint64_t addr, struct ct_sym *out)
 		out[i].line = chain[i].line;
 		out[i].column = chain[i].column;
 		out[i].inlined = chain[i].inlined;
-		if (chain[i].inlined) {
+		// gdb's name: the DWARF function's, not the symbol's (a clone such as "f.cold" shows "f").
+		if (chain[i].function) {
 			out[i].function = chain[i].function;
-			out[i].offset = chain[i].offset;
+			if (chain[i].inlined || chain[i].has_offset)
+				out[i].offset = chain[i].offset;
 		}
 	}
 	return n;

@@ -51,7 +51,10 @@ bool ct_symbolize_cu(struct ct_session *s, Dwfl_Module *mod, uint64_t addr, Dwar
  */
 int ct_symbolize_scopes(struct ct_session *s, uint64_t addr, Dwarf_Die **scopes, Dwarf_Addr *bias);
 
-/** Demangles a C++ name into the report's pool; returns @p name pooled when it is not mangled. */
+/**
+ * A symbol-table name for display, pooled (modules/demangle.h: C++, Rust and D demangled as gdb
+ * shows symbol-only frames, ELF symbol versions removed); other names pooled unchanged.
+ */
 const char *ct_demangle(struct ct_session *s, const char *name);
 
 #endif
