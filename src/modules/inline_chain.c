@@ -7,6 +7,7 @@
 #include "modules/cu_index.h"
 #include "modules/dwarf_name.h"
 #include "modules/inline_chain.h"
+#include "modules/scopes.h"
 
 static const char *call_file(struct ct_report *report, Dwarf_Die *cudie, Dwarf_Die *inl)
 {
@@ -58,18 +59,10 @@ size_t ct_inline_chain(struct ct_report *report, struct ct_cu_index *index, Dwfl
 		dwarf_linecol(line, &base.column);
 		base.file = ct_report_strdup(report, file);
 	}
+	// The concrete nesting from the unit's root (modules/scopes.h): dwarf_getscopes gives up when an
+	// inlined call's origin is in another unit (LTO), and walks the whole unit again for parents.
 	Dwarf_Die *scopes = NULL;
-	int n = cudie ? dwarf_getscopes(cudie, addr - bias, &scopes) : 0;
-	if (n > 0) {
-		Dwarf_Die innermost = scopes[0];
-		Dwarf_Die *physical = NULL;
-		int m = dwarf_getscopes_die(&innermost, &physical);
-		free(scopes);
-		scopes = m > 0 ? physical : NULL;
-		n = m > 0 ? m : 0;
-		if (m <= 0)
-			free(physical);
-	}
+	int n = cudie ? ct_dwarf_scopes(cudie, addr - bias, &scopes) : 0;
 	size_t count = 0;
 	const char *file = base.file;
 	int lineno = base.line, col = base.column;

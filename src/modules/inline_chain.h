@@ -37,9 +37,8 @@ struct ct_source_frame {
  * Expands module address @p addr (as dwfl_module_getsrc takes it) of @p mod into @p out (room for
  * CT_MAX_INLINE_DEPTH entries), innermost first: one entry per inlined call around @p addr, with
  * the file:line where its code is, then the physical function's entry (its subprogram's name, or
- * NULL: the caller names it from its symbol table) with the file:line of the outermost call site. The physical
- * nesting comes from the innermost scope's parents, as eu-addr2line -i does (dwarf_getscopes
- * continues into the abstract origin's scopes after the first inlined level). Returns the count,
+ * NULL: the caller names it from its symbol table) with the file:line of the outermost call site. The
+ * nesting is the concrete one (modules/scopes.h), so inlined origins in other units (LTO) count. Returns the count,
  * at least 1; without DWARF that one entry has no file. The unit is found through @p index
  * (cu_index.h; NULL: libdwfl's aranges lookup).
  */

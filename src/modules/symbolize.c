@@ -6,6 +6,7 @@
 #include "modules/demangle.h"
 #include "modules/inline_chain.h"
 #include "modules/modules.h"
+#include "modules/scopes.h"
 #include "modules/symbolize.h"
 
 #define MAX_INLINE_DEPTH CT_MAX_INLINE_DEPTH
@@ -59,13 +60,7 @@ int ct_symbolize_scopes(struct ct_session *s, uint64_t addr, Dwarf_Die **scopes,
 	Dwarf_Die cu;
 	if (!mod || !ct_symbolize_cu(s, mod, addr, &cu, bias))
 		return 0;
-	int n = dwarf_getscopes(&cu, addr - *bias, scopes);
-	if (n <= 0) {
-		free(*scopes);
-		*scopes = NULL;
-		return 0;
-	}
-	return n;
+	return ct_dwarf_scopes(&cu, addr - *bias, scopes);
 }
 
 static size_t hash_addr(uint64_t a)

@@ -44,8 +44,8 @@ size_t ct_symbolize(struct ct_session *s, uint64_t addr, const struct ct_sym **r
 bool ct_symbolize_cu(struct ct_session *s, Dwfl_Module *mod, uint64_t addr, Dwarf_Die *cu, Dwarf_Addr *bias);
 
 /**
- * The DWARF scopes at @p addr (dwarf_getscopes: innermost first, then lexical blocks, inlined
- * calls, the subprogram and the unit) in the unit ct_symbolize_cu() finds. Returns their count
+ * The concrete DWARF scopes at @p addr (modules/scopes.h: innermost first — lexical blocks, inlined
+ * calls, the subprogram — and the unit last) in the unit ct_symbolize_cu() finds. Returns their count
  * and sets *@p scopes (malloc'ed, the caller frees it) and *@p bias; 0 and NULL when no DWARF
  * covers @p addr.
  */
