@@ -2,17 +2,14 @@
 // invocation properties.
 #include <stdlib.h>
 
+#include "report/json_text.h"
+#include "report/present.h"
 #include "report/trail_writers.h"
 
-// Log lines and journal fields may hold any bytes: invalid UTF-8 becomes U+FFFD (json_emit.h).
+// Log lines and journal fields may hold any bytes: report/json_text.h makes them valid strings.
 static json_t *text(const char *s)
 {
-	if (!s)
-		return json_null();
-	char *clean = ct_json_utf8_sanitize(s);
-	json_t *j = clean ? json_string(clean) : NULL;
-	free(clean);
-	return j ? j : json_null();
+	return ct_json_text(s);
 }
 
 json_t *ct_json_time(const struct ct_time *t)

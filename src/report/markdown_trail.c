@@ -1,8 +1,10 @@
 // The trail in the Markdown report: crash time and unit as a short list, the log lines in a code
-// block (untrusted text: escaped like the text report's, and no line can close the ~~~~ fence).
+// block (untrusted text through report/sanitize.h, and no line can close the ~~~~ fence).
 #include <inttypes.h>
 #include <string.h>
 
+#include "report/present.h"
+#include "report/sanitize.h"
 #include "report/trail_writers.h"
 
 static void put_line(FILE *out, const char *s)
@@ -10,18 +12,15 @@ static void put_line(FILE *out, const char *s)
 	// A line starting with the fence would end the block early.
 	if (s && !strncmp(s, "~~~", 3))
 		fputc(' ', out);
-	ct_trail_put_text(out, s);
+	ct_text_put(out, s, CT_TEXT_MD_BLOCK, SIZE_MAX);
 	fputc('\n', out);
 }
 
-// Inline code of untrusted text: a backtick cannot be escaped in a code span, so it becomes a quote.
+// Inline code of untrusted text (report/sanitize.h).
 static void code_span(FILE *out, const char *s)
 {
 	fputc('`', out);
-	for (const char *p = s ? s : "?"; *p; p++) {
-		unsigned char ch = (unsigned char)*p;
-		fputc(ch == '`' ? '\'' : ch < 0x20 || ch == 0x7f ? ' ' : ch, out);
-	}
+	ct_text_put(out, s ? s : "?", CT_TEXT_MD_CODE, SIZE_MAX);
 	fputc('`', out);
 }
 
@@ -63,9 +62,7 @@ void ct_markdown_write_trail(FILE *out, const struct ct_report *r, const struct 
 	for (size_t i = 0; i < t->num_logs; i++) {
 		const struct ct_log_line *l = &t->logs[i];
 		fprintf(out, "%s ", ct_time_format(l->usec, true, buf, sizeof(buf)));
-		const char *file = ct_display_path(l->file, o);
-		for (const char *p = file; p && *p; p++)
-			fputc((unsigned char)*p < 0x20 ? '?' : *p, out);
+		ct_text_put(out, ct_display_path(l->file, o), CT_TEXT_MD_BLOCK, SIZE_MAX);
 		if (l->line_number)
 			fprintf(out, ":%" PRIu64, l->line_number);
 		fputs(l->matches ? " * " : "   ", out);

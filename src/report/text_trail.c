@@ -3,6 +3,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "report/present.h"
+#include "report/sanitize.h"
 #include "report/trail_writers.h"
 
 /** Log lines naming the process are cut to this many bytes in text; those just before the crash are not. */
@@ -20,53 +22,16 @@ static const char *how(enum ct_time_source s)
 	return (unsigned)s < CT_TIME_SOURCE_NUM_ ? source_text[s] : "?";
 }
 
-// Length of the UTF-8 sequence at @p s when it is a valid one (not a C1 control), else 0.
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned char c = s[0];
-	size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-	if (n == 0 || (n == 3 && c >= 0xf0))
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	}
-	if (n == 2 && c == 0xc2 && s[1] < 0xa0)
-		return 0; // C1 control (U+0080–U+009F): a terminal may act on it
-	if (n == 3 && ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0)))
-		return 0; // overlong or surrogate
-	if (n == 4 && ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90)))
-		return 0;
-	return n;
-}
-
+// Untrusted text on a terminal (report/sanitize.h), at most @p max characters.
 static void put_n(FILE *out, const char *s, size_t max)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t done = 0;
-	while (*p && done < max) {
-		if (*p >= 0x20 && *p < 0x7f) {
-			fputc(*p++, out);
-			done++;
-			continue;
-		}
-		size_t n = *p >= 0x80 ? utf8_len(p) : 0;
-		if (n) {
-			fwrite(p, 1, n, out);
-			p += n;
-		} else {
-			fprintf(out, "\\x%02x", *p++);
-		}
-		done++;
-	}
-	if (*p)
+	if (ct_text_put(out, s, CT_TEXT_TERMINAL, max))
 		fputs("…", out);
 }
 
-void ct_trail_put_text(FILE *out, const char *s)
+static void put(FILE *out, const char *s)
 {
-	if (s)
-		put_n(out, s, SIZE_MAX);
+	ct_text_put(out, s, CT_TEXT_TERMINAL, SIZE_MAX);
 }
 
 void ct_text_write_crash_time(FILE *out, const struct ct_report *r)
@@ -123,23 +88,23 @@ static void write_package(FILE *out, const struct ct_package *p)
 {
 	fputs(" from ", out);
 	if (p->type) {
-		ct_trail_put_text(out, p->type);
+		put(out, p->type);
 		fputc(' ', out);
 	}
-	ct_trail_put_text(out, p->name ? p->name : "?");
+	put(out, p->name ? p->name : "?");
 	if (p->version) {
 		fputc(' ', out);
-		ct_trail_put_text(out, p->version);
+		put(out, p->version);
 	}
 	if (p->architecture || p->os) {
 		fputs(" (", out);
-		ct_trail_put_text(out, p->architecture);
+		put(out, p->architecture);
 		if (p->architecture && p->os)
 			fputs(", ", out);
-		ct_trail_put_text(out, p->os);
+		put(out, p->os);
 		if (p->os_version) {
 			fputc(' ', out);
-			ct_trail_put_text(out, p->os_version);
+			put(out, p->os_version);
 		}
 		fputc(')', out);
 	}
@@ -169,7 +134,7 @@ static void write_log_line(FILE *out, const struct ct_report *r, const struct ct
 	const char *iso = ct_time_format(l->usec, true, buf, sizeof(buf));
 	fprintf(out, "    %s (%s%" PRIu64 ".%03" PRIu64 " s) ", strlen(iso) > 11 ? iso + 11 : iso, sign, ad / 1000000,
 		ad % 1000000 / 1000);
-	ct_trail_put_text(out, ct_display_path(l->file, o));
+	put(out, ct_display_path(l->file, o));
 	if (l->line_number)
 		fprintf(out, ":%" PRIu64, l->line_number);
 	fputc(' ', out);
@@ -226,7 +191,7 @@ void ct_text_write_trail(FILE *out, const struct ct_report *r, const struct ct_w
 	fputs("\nTrail\n", out);
 	if (t->unit) {
 		fputs("  unit: ", out);
-		ct_trail_put_text(out, t->unit);
+		put(out, t->unit);
 		if (t->unit_start_time.present) {
 			fprintf(out, ", started %s", ct_time_format(t->unit_start_time.usec, false, buf, sizeof(buf)));
 			if (t->crash_time.present && t->crash_time.usec >= t->unit_start_time.usec) {
@@ -244,11 +209,11 @@ void ct_text_write_trail(FILE *out, const struct ct_report *r, const struct ct_w
 	if (t->has_coredump_entry) {
 		fprintf(out, "  journal entry of systemd-coredump, logged %s in ",
 			ct_time_format(t->coredump_entry_time.usec, false, buf, sizeof(buf)));
-		ct_trail_put_text(out, ct_display_path(t->coredump_entry_file, o));
+		put(out, ct_display_path(t->coredump_entry_file, o));
 		fputs(":\n", out);
 		for (size_t i = 0; i < t->num_coredump_fields; i++) {
 			fputs("    ", out);
-			ct_trail_put_text(out, t->coredump_fields[i].key);
+			put(out, t->coredump_fields[i].key);
 			fputc('=', out);
 			put_n(out, t->coredump_fields[i].string, TEXT_MATCHED_LINE_MAX);
 			fputc('\n', out);
@@ -261,7 +226,7 @@ void ct_text_write_trail(FILE *out, const struct ct_report *r, const struct ct_w
 			if (!m->package.present)
 				continue;
 			fputs("    ", out);
-			ct_trail_put_text(out, m->name);
+			put(out, m->name);
 			write_package(out, &m->package);
 			fputc('\n', out);
 		}

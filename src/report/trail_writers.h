@@ -13,10 +13,6 @@
 #include "report/json_emit.h"
 #include "report/writers.h"
 
-/** Untrusted text for a terminal or a code block: control bytes, C1 controls and bytes that are
- * not UTF-8 become "\xNN"; nothing else changes. */
-void ct_trail_put_text(FILE *out, const char *s);
-
 /** Text: the "  crashed: TIME (how it is known)" line of the header. */
 void ct_text_write_crash_time(FILE *out, const struct ct_report *r);
 /** Text: the Trail section (unit, CPU time, coredump entry, packages, logs); nothing when empty. */
