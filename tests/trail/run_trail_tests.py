@@ -287,6 +287,16 @@ def tests(d, work):
     p = run(["--logs", garbage, "--color=never", "./exe", named], work)
     check("text with binary log: no control characters", not re.search(rb"[\x00-\x08\x0b-\x1f\x7f]", p.stdout))
 
+    # Log text is untrusted: an escape sequence in a line never reaches the terminal or Markdown raw.
+    evil = os.path.join(work, "evil.log")
+    with open(evil, "wb") as f:
+        f.write(lines[-1].split(" ", 1)[0].encode() + b" exe[%d]: \x1b[2J\x1b]0;owned\x07 \xc2\x9b31m \xe2\x80\xae\n" % pid)
+    for fmt in ("text", "markdown"):
+        p = run(["--logs", evil, "-f", fmt, "--color=never", "./exe", named], work)
+        check("escapes in a log line (%s): none raw" % fmt, p.returncode in (0, 1) and b"\x1b" not in p.stdout and
+              b"\x07" not in p.stdout and b"\xc2\x9b" not in p.stdout and "evil.log" in p.stdout.decode(errors="replace"),
+              p.stdout[-600:])
+
     print("%d passed, %d failed" % (sum(results), len(results) - sum(results)))
     return 0 if all(results) else 1
 
