@@ -57,7 +57,7 @@ void ct_markdown_write_trail(FILE *out, const struct ct_report *r, const struct 
 	}
 	if (!t->logs_searched)
 		return;
-	fprintf(out, "\n**Logs** within -%" PRId64 " s/+%" PRId64 " s of the crash (%zu line%s):\n\n~~~~\n",
+	fprintf(out, "\n**Logs** within -%" PRId64 " s/+%" PRId64 " s of the crash (%zu line%s; `*`: names the process):\n\n~~~~\n",
 		t->window_before_usec / 1000000, t->window_after_usec / 1000000, t->num_logs, t->num_logs == 1 ? "" : "s");
 	for (size_t i = 0; i < t->num_logs; i++) {
 		const struct ct_log_line *l = &t->logs[i];
