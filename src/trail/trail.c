@@ -31,7 +31,9 @@ struct sources {
 
 struct journals {
 	struct ct_journal *j[CT_LOGS_MAX_FILES];
-	const char *label[CT_LOGS_MAX_FILES]; /**< borrowed from struct sources, or pooled */
+	const char *label[CT_LOGS_MAX_FILES]; /**< pooled */
+	/** Named on the command line: its problems are warnings (the system journal's are infos). */
+	bool explicit[CT_LOGS_MAX_FILES];
 	size_t num;
 };
 
@@ -207,6 +209,11 @@ static void find_entry(struct ct_report *r, struct journals *js, const struct ct
 		ct_coredump_entry_deinit(&e);
 		return;
 	}
+	if (js->num)
+		ct_report_diag(r, CT_SEVERITY_INFO, 0, "no-coredump-entry",
+			       "no systemd-coredump journal entry for pid %d%s%s%s in %s%s", who->pid, who->command ? " (" : "",
+			       who->command ? who->command : "", who->command ? ")" : "", js->label[0],
+			       js->num > 1 ? " and the other journals" : "");
 }
 
 static void open_journal(struct ct_report *r, struct journals *js, const char *path, const char *label, bool explicit)
@@ -220,6 +227,7 @@ static void open_journal(struct ct_report *r, struct journals *js, const char *p
 		return;
 	}
 	js->j[js->num] = j;
+	js->explicit[js->num] = explicit;
 	js->label[js->num++] = ct_report_strdup(r, label);
 }
 
@@ -293,7 +301,8 @@ void ct_trail_analyze(const struct ct_options *o, const struct ct_trail_facts *f
 			if (s)
 				s->lines_in_window = count;
 			if (err)
-				journal_problem(r, err->code == CT_ERROR_LIMIT ? CT_SEVERITY_INFO : CT_SEVERITY_WARNING, err);
+				journal_problem(r, err->code != CT_ERROR_LIMIT && js->explicit[i] ? CT_SEVERITY_WARNING
+												 : CT_SEVERITY_INFO, err);
 		}
 		for (size_t i = 0; i < src.num_files; i++) {
 			if (src.files[i].journal)
