@@ -91,8 +91,12 @@ static void add_file(struct ct_report *r, struct sources *s, const char *path, b
 			       strerror(errno));
 		return;
 	}
-	if (!S_ISREG(st.st_mode))
+	if (!S_ISREG(st.st_mode)) {
+		// A FIFO or a device would block or never end: only regular files are read.
+		if (direct)
+			ct_report_diag(r, CT_SEVERITY_WARNING, 0, "log-unreadable", "%s: not a regular file; not read", path);
 		return;
+	}
 	// A file last written before the window cannot hold lines of it (rotated logs, old journals).
 	if ((int64_t)st.st_mtim.tv_sec * 1000000 < from - 1000000) {
 		if (direct)
