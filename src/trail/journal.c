@@ -76,7 +76,7 @@ struct ct_error *ct_journal_open(const char *path, struct ct_journal **ret)
 	if (r == -ENOTDIR)
 		r = sd_journal_open_files(&sj, paths, 0);
 	if (r < 0)
-		return journal_error(r, "opening the journal", path);
+		return journal_error(r, "not readable as a journal (cut short or corrupt?)", path);
 	return finish_open(sj, path, ret);
 }
 
