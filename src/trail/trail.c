@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dump/sniff.h"
 #include "input/input.h"
 #include "trail/journal.h"
 #include "trail/trail.h"
@@ -21,6 +22,8 @@ struct log_file {
 	char *path; /**< owned */
 	bool direct; /**< named on the command line */
 	bool journal;
+	/** CT_FORMAT_ZSTD, _XZ, _LZ4: decompressed into a temporary file to be read; else UNKNOWN. */
+	enum ct_format compressed;
 };
 
 struct sources {
@@ -58,26 +61,25 @@ static void crash_time_from_dump(const struct ct_trail_facts *f, const struct ct
 			 CT_TIME_SOURCE_FILE_MTIME);
 }
 
-// What kind of file @p path is, by its first bytes. Returns false (after a diagnostic) for files
-// that are no log.
-static bool sniff_file(struct ct_report *r, const char *path, bool direct, bool *journal)
+// What kind of file @p path is, by its first bytes: a journal, a log compressed the way the core
+// decompressor reads (*@p compressed), or text. Returns false (after a diagnostic) for files that
+// cannot be read.
+static bool sniff_file(struct ct_report *r, const char *path, bool direct, bool *journal, enum ct_format *compressed)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	unsigned char head[8] = { 0 };
+	uint8_t head[64] = { 0 };
 	ssize_t n = fd >= 0 ? read(fd, head, sizeof(head)) : -1;
 	enum ct_severity sev = direct ? CT_SEVERITY_WARNING : CT_SEVERITY_INFO;
 	if (n < 0) {
 		ct_report_diag(r, sev, 0, "log-unreadable", "%s: %s", path, strerror(errno));
 		return false;
 	}
-	*journal = n == 8 && !memcmp(head, journal_magic, 8);
-	bool gz = n >= 2 && head[0] == 0x1f && head[1] == 0x8b;
-	bool xz = n >= 6 && !memcmp(head, "\xfd" "7zXZ\0", 6);
-	bool zst = n >= 4 && !memcmp(head, "\x28\xb5\x2f\xfd", 4);
-	bool bz2 = n >= 3 && !memcmp(head, "BZh", 3);
-	if (gz || xz || zst || bz2) {
-		ct_report_diag(r, sev, 0, "log-compressed", "%s: a compressed (rotated) log; decompress it to search it",
-			       path);
+	*journal = n >= 8 && !memcmp(head, journal_magic, 8);
+	enum ct_format format = ct_sniff(head, (size_t)n);
+	*compressed = ct_input_is_compressed(format) ? format : CT_FORMAT_UNKNOWN;
+	if (format == CT_FORMAT_GZIP || format == CT_FORMAT_BZIP2) {
+		ct_report_diag(r, sev, 0, "log-compressed", "%s: a %s (rotated) log: not read by this build; decompress it to search it",
+			       path, ct_format_to_string(format));
 		return false;
 	}
 	return true;
@@ -105,7 +107,8 @@ static void add_file(struct ct_report *r, struct sources *s, const char *path, b
 		return;
 	}
 	bool journal;
-	if (!sniff_file(r, path, direct, &journal))
+	enum ct_format compressed;
+	if (!sniff_file(r, path, direct, &journal, &compressed))
 		return;
 	if (s->num_files == CT_LOGS_MAX_FILES) {
 		s->dropped++;
@@ -115,7 +118,8 @@ static void add_file(struct ct_report *r, struct sources *s, const char *path, b
 	if (!f)
 		return;
 	s->files = f;
-	f[s->num_files] = (struct log_file){ .path = strdup(path), .direct = direct, .journal = journal };
+	f[s->num_files] = (struct log_file){ .path = strdup(path), .direct = direct, .journal = journal,
+					     .compressed = compressed };
 	if (f[s->num_files].path)
 		s->num_files++;
 }
@@ -245,6 +249,22 @@ static int64_t context_until(const struct ct_time *t)
 	return t->usec % 1000000 == 0 ? t->usec + 999999 : t->usec;
 }
 
+// A descriptor of the log's text: the file, or its decompressed copy (-2 after a diagnostic).
+static int open_log(struct ct_report *r, const struct log_file *f)
+{
+	if (f->compressed == CT_FORMAT_UNKNOWN)
+		return open(f->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int fd;
+	struct ct_error *err = ct_input_decompress(f->path, f->compressed, CT_LOGS_MAX_DECOMPRESSED, &fd);
+	if (err) {
+		ct_report_diag(r, f->direct ? CT_SEVERITY_WARNING : CT_SEVERITY_INFO, 0, "log-compressed", "%s",
+			       ct_error_message(err));
+		ct_error_destroy(err);
+		return -2;
+	}
+	return fd;
+}
+
 void ct_trail_analyze(const struct ct_options *o, const struct ct_trail_facts *f, struct ct_report *r)
 {
 	struct ct_trail *t = &r->trail;
@@ -311,7 +331,9 @@ void ct_trail_analyze(const struct ct_options *o, const struct ct_trail_facts *f
 		for (size_t i = 0; i < src.num_files; i++) {
 			if (src.files[i].journal)
 				continue;
-			_cleanup_close_ int fd = open(src.files[i].path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+			_cleanup_close_ int fd = open_log(r, &src.files[i]);
+			if (fd == -2)
+				continue;
 			if (fd < 0) {
 				ct_report_diag(r, src.files[i].direct ? CT_SEVERITY_WARNING : CT_SEVERITY_INFO, 0, "log-unreadable",
 					       "%s: %s", src.files[i].path, strerror(errno));

@@ -25,6 +25,8 @@
 #define CT_LOGS_MAX_DEPTH 3
 /** Bytes of one text log read inside the window: a log busier than this per window is cut. */
 #define CT_LOGS_MAX_SCAN_BYTES (256u << 20)
+/** A compressed log (zstd, xz, lz4) is decompressed up to this size into a temporary file. */
+#define CT_LOGS_MAX_DECOMPRESSED (UINT64_C(1) << 30)
 /** Journal entries read per query, so a huge journal never hangs the report. */
 #define CT_JOURNAL_MAX_ENTRIES 200000
 

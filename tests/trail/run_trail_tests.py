@@ -208,6 +208,16 @@ def tests(d, work):
         check("text logs: the pid is matched", all("pid" in l["matches"] for l in by_file.get("stdout", [])))
         check("text logs: all before the crash", all(l["before_crash"] for l in by_file.get("stdout", [])))
         check("text logs: no warning", rc == 0 and not r["warnings"], r["warnings"])
+    # Rotated logs compressed as zstd or xz are read through the core decompressor; gzip is named.
+    subprocess.run(["zstd", "-q", "-f", os.path.join(d, "stdout"), "-o", os.path.join(work, "stdout.zst")], check=True)
+    with open(os.path.join(work, "stderr.gz"), "wb") as f:
+        subprocess.run(["gzip", "-c", os.path.join(d, "stderr")], stdout=f, check=True)
+    rc, r = report(["--logs", "stdout.zst", "--logs", "stderr.gz", "./exe", named], work, "compressed logs")
+    if r:
+        check("compressed logs: zstd read", [l["line_number"] for l in r["logs"] if l["file"] == "stdout.zst"] == [1, 2, 3],
+              r["logs"])
+        check("compressed logs: gzip warned", any(x["code"] == "log-compressed" and "stderr.gz" in x["message"]
+                                                  for x in r["diagnostics"]), r["diagnostics"])
     rc, r = report(["--logs", os.path.join(d, "stdout"), "--logs-window", "0,0", "./exe", named], work, "window")
     if r:
         # The program logged within the second before the crash; a 0 s window holds only what lies
