@@ -76,8 +76,9 @@ static bool sniff_file(struct ct_report *r, const char *path, bool direct, bool 
 	}
 	*journal = n >= 8 && !memcmp(head, journal_magic, 8);
 	enum ct_format format = ct_sniff(head, (size_t)n);
-	*compressed = ct_input_is_compressed(format) ? format : CT_FORMAT_UNKNOWN;
-	if (format == CT_FORMAT_GZIP || format == CT_FORMAT_BZIP2) {
+	// gzip is how logrotate compresses; the core decompressor reads it too (not for cores).
+	*compressed = ct_input_is_compressed(format) || format == CT_FORMAT_GZIP ? format : CT_FORMAT_UNKNOWN;
+	if (format == CT_FORMAT_BZIP2) {
 		ct_report_diag(r, sev, 0, "log-compressed", "%s: a %s (rotated) log: not read by this build; decompress it to search it",
 			       path, ct_format_to_string(format));
 		return false;
