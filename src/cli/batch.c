@@ -221,6 +221,7 @@ static _Noreturn void worker(const struct batch *b, const struct job *j, int fd)
 		_exit(CT_EXIT_FATAL);
 	struct ct_options opts = b->cli->opts;
 	opts.core_path = j->path;
+	opts.max_memory = (uint64_t)b->memory_mib << 20;
 	struct ct_report report;
 	if (!ct_report_init(&report))
 		_exit(CT_EXIT_FATAL);

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Hostile inputs of issue 11 that attack total work rather than one structure.
+
+    work_budget.py --coretriage BIN --workdir DIR --case NAME
+
+Each case writes its input at test time from a real seed core (hostile.py) and checks that
+`coretriage --safe` ends within its limits with a valid report saying what was lost (or a one-line
+error), never a crash, a hang or a silent loss. Cases:
+  deep-chains     200 threads sharing one 1,000,000-frame frame-pointer chain (16 MB core): the
+                  frames budget stops them together (defect 1), exit 1, complete JSON
+  threads-100k    100,000 threads with distinct 9-frame stacks: the text writer groups them in
+                  linear time (defect 4)
+"""
+import argparse
+import os
+import struct
+import sys
+
+import hostile
+
+CHAIN_BASE = 0x7E0000000000
+
+
+def chain(frames, ra, base=CHAIN_BASE):
+    """A frame-pointer chain at @p base: [fp] = next fp, [fp + 8] = @p ra (ra a callable)."""
+    words = []
+    for i in range(frames):
+        nxt = base + 16 * (i + 1) if i + 1 < frames else 0
+        words += (nxt, ra(i) if callable(ra) else ra)
+    return struct.pack(f"<{len(words)}Q", *words)
+
+
+def code_address(exe, c, name, off):
+    """An address inside function @p name, past its frame-pointer prologue, as mapped in the core."""
+    ents = hostile.ntfile_entries(c)
+    real = os.path.realpath(exe).encode()
+    start = min(e[0] for e in ents if e[3] == real and e[2] == 0)
+    # PIE: the first mapping is the ELF header at link address 0.
+    return start + hostile.symbol(exe, name) + off
+
+
+def case_deep_chains(a, f):
+    exe, data, c = hostile.seed(a.workdir)
+    ra = code_address(exe, c, "crash", 8)
+    blob = chain(1000000, ra)
+    extra = b"".join(hostile.prstatus(c, tid=200000 + i, cursig=0, rip=ra, rbp=CHAIN_BASE, rsp=CHAIN_BASE - 64)
+                     for i in range(200))
+    path = os.path.join(a.workdir, "deep-chains.core")
+    with open(path, "wb") as out:
+        out.write(hostile.rebuild(c, hostile.notes_of(c) + extra, [(CHAIN_BASE, blob)]))
+    # 1 GiB under --safe: a budget of 512 Ki frames (src/util/budget.h), far below 200 Mi.
+    r = hostile.Run([a.coretriage, "--safe", "--max-memory=1024", "--format=json", exe, path], timeout=120)
+    f.check(r.rc == 1 and not r.sanitizer, f"deep-chains: {r.describe()}")
+    rep = r.json()
+    f.check(rep is not None, "deep-chains: the JSON report is complete")
+    if rep:
+        threads = rep["threads"]
+        total = sum(len(t["frames"]) for t in threads)
+        f.check(len(threads) == 202, f"deep-chains: {len(threads)} threads in the report, 202 in the core")
+        f.check(all(t["frames"] for t in threads), "deep-chains: every thread keeps at least its first frame")
+        f.check("budget-frames" in hostile.diag_codes(rep), f"deep-chains: no budget-frames warning: {hostile.diag_codes(rep)}")
+        # Plus the first frame of each thread and one thread's inline frames.
+        f.check(total <= 512 * 1024 + 202 + 64, f"deep-chains: {total} frames kept")
+        print(f"deep-chains: {total} frames in {r.seconds:.1f} s")
+    r = hostile.Run([a.coretriage, "--safe", "--max-memory=1024", exe, path], timeout=120)
+    f.check(r.rc == 1 and b"work budget reached" in r.stdout, f"deep-chains text: {r.describe()}")
+
+
+def case_threads_100k(a, f):
+    exe, data, c = hostile.seed(a.workdir)
+    # Return addresses from a set of 48 inside main (past its prologue): the last three frames
+    # of thread i spell i in base 48, so every stack differs, but only near its end.
+    ras = [code_address(exe, c, "main", 8 + k) for k in range(48)]
+    n = 100000
+    notes, blob = [], bytearray()
+    for i in range(n):
+        base = CHAIN_BASE + len(blob)
+        digits = [(i // 48 ** k) % 48 for k in range(3)]
+        blob += chain(9, lambda k: ras[digits[k - 6]] if k >= 6 else ras[0], base)
+        notes.append(hostile.prstatus(c, tid=300000 + i, cursig=0, rip=ras[0], rbp=base, rsp=base - 64))
+    path = os.path.join(a.workdir, "threads-100k.core")
+    with open(path, "wb") as out:
+        out.write(hostile.rebuild(c, hostile.notes_of(c) + b"".join(notes[:n - 2]), [(CHAIN_BASE, bytes(blob))]))
+    r = hostile.Run([a.coretriage, "--safe", exe, path], timeout=120)
+    f.check(r.rc in (0, 1) and not r.sanitizer, f"threads-100k: {r.describe()}")
+    f.check(r.stdout.count(b"\nThread ") + r.stdout.count(b" threads with this stack") >= 90000,
+            "threads-100k: the other threads are all shown")
+    f.check(r.seconds < 60, f"threads-100k: {r.seconds:.1f} s (the --safe limit is 60 s)")
+    print(f"threads-100k: text in {r.seconds:.1f} s, {len(r.stdout)} bytes")
+
+
+CASES = {"deep-chains": case_deep_chains, "threads-100k": case_threads_100k}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--coretriage", required=True)
+    ap.add_argument("--workdir", required=True)
+    ap.add_argument("--case", required=True, choices=sorted(CASES))
+    a = ap.parse_args()
+    a.workdir = os.path.abspath(a.workdir)
+    f = hostile.Failures()
+    CASES[a.case](a, f)
+    return f.exit()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
