@@ -16,6 +16,7 @@
 
 #include "modules/debugfile.h"
 #include "modules/modules.h"
+#include "modules/module_index.h"
 #include "modules/symbolize.h"
 #include "util/bytes.h"
 
@@ -500,21 +501,26 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 	uint64_t entry = 0, phdr = 0;
 	bool have_entry = ct_core_auxv(core, AT_ENTRY, &entry);
 	bool have_phdr = ct_core_auxv(core, AT_PHDR, &phdr);
-	// One module per distinct path whose mapping at file offset 0 starts with an ELF header.
+	// One module per distinct path whose mapping at file offset 0 starts with an ELF header, and
+	// one per start address: looked up in an index, linear in the NT_FILE entries.
+	struct ct_module_index *index = ct_module_index_create(cap);
+	if (!index)
+		return &ct_enomem;
+	size_t aliased = 0;
 	for (size_t i = 0; i < core->num_files && s->num_modules < CT_MAX_MODULES; i++) {
 		const struct ct_file_mapping *f = &core->files[i];
 		if (f->file_offset != 0)
 			continue;
-		bool seen = false;
-		for (size_t j = 0; j < s->num_modules; j++) {
-			if (s->modules[j].path && strcmp(s->modules[j].path, f->path) == 0 && f->start >= s->modules[j].start &&
-			    f->start < s->modules[j].end) {
-				seen = true;
-				break;
-			}
-		}
-		if (seen)
+		// NT_FILE lists mappings by address: only the last module of a path can contain this one.
+		size_t last = ct_module_index_find_path(index, f->path);
+		if (last != SIZE_MAX && f->start >= s->modules[last].start && f->start < s->modules[last].end)
 			continue;
+		// Two files at one address are one module: a second name of the same page is a lie of
+		// the dump, and libdwfl would be asked for the same range again and again.
+		if (ct_module_index_has_start(index, f->start)) {
+			aliased++;
+			continue;
+		}
 		struct ct_module_state *m = &s->modules[s->num_modules];
 		memset(m, 0, sizeof(*m));
 		m->match = -1;
@@ -522,10 +528,7 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 			// No ELF header in the dump (coredump_filter without bit 4, or a data file): the
 			// module can only come from a file, placed by its own program headers. Only the
 			// first mapping of a path at offset 0 is a candidate.
-			bool dup = false;
-			for (size_t j = 0; j < s->num_modules; j++)
-				dup |= s->modules[j].path && strcmp(s->modules[j].path, f->path) == 0;
-			if (dup || s->opts->safe)
+			if (last != SIZE_MAX || s->opts->safe)
 				continue;
 			memset(m, 0, sizeof(*m));
 			m->match = -1;
@@ -536,6 +539,7 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 		if (!m->path || !m->name) {
 			free(m->path);
 			free(m->name);
+			ct_module_index_destroy(index);
 			return &ct_enomem;
 		}
 		m->start = f->start;
@@ -551,8 +555,13 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 		}
 		m->is_main = (have_entry && entry >= m->start && entry < m->end) ||
 			     (have_phdr && phdr >= m->start && phdr < m->end);
+		ct_module_index_add(index, s->num_modules, m->path, m->start);
 		s->num_modules++;
 	}
+	ct_module_index_destroy(index);
+	if (aliased)
+		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "aliased-mappings",
+			       "%zu NT_FILE entries name a file at an address where another one is mapped; ignored", aliased);
 	if (s->num_modules >= CT_MAX_MODULES)
 		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "limit", "more than %u modules; the rest are ignored",
 			       CT_MAX_MODULES);
