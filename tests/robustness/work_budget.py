@@ -12,6 +12,10 @@ error), never a crash, a hang or a silent loss. Cases:
                   linear time (defect 4)
   ntfile-70k      70,000 NT_FILE paths mapped on the executable's ELF page: module discovery is
                   linear and reports the page once (defect 5)
+  compressed      zstd/xz/lz4 cores cut at 60 % or with a garbage tail: partial reports saying
+                  where the stream broke (defect 13)
+  temp-space      a core decompressing to 160 MiB of non-zero bytes under --safe --max-memory=128:
+                  the temporary space budget stops it, partial report (defect 7)
 """
 import argparse
 import os
@@ -114,7 +118,64 @@ def case_ntfile_70k(a, f):
     print(f"ntfile-70k: {r.seconds:.1f} s")
 
 
-CASES = {"deep-chains": case_deep_chains, "threads-100k": case_threads_100k, "ntfile-70k": case_ntfile_70k}
+def compress(tool, data, path):
+    """Compresses @p data with the system's own tool (real streams, not hand-made ones)."""
+    import shutil
+    import subprocess
+    if not shutil.which(tool):
+        return None
+    with open(path, "wb") as out:
+        subprocess.run([tool, "-c", "-q"] if tool != "lz4" else [tool, "-c", "-q", "-"], input=data,
+                       stdout=out, check=True)
+    return path
+
+
+def case_compressed(a, f):
+    """Defect 13: a truncated or garbage-tailed compressed core is a partial report, not fatal."""
+    exe, data, c = hostile.seed(a.workdir)
+    ran = 0
+    for tool, ext in (("zstd", "zst"), ("xz", "xz"), ("lz4", "lz4")):
+        full = compress(tool, data, os.path.join(a.workdir, f"core.{ext}"))
+        if not full:
+            continue
+        blob = open(full, "rb").read()
+        for label, cut in (("truncated", blob[:len(blob) * 6 // 10]), ("garbage-tail", blob + b"GARBAGE!" * 512)):
+            path = os.path.join(a.workdir, f"{label}.core.{ext}")
+            with open(path, "wb") as out:
+                out.write(cut)
+            r = hostile.Run([a.coretriage, "--safe", "--format=json", exe, path])
+            rep = r.json()
+            ran += 1
+            f.check(r.rc == 1 and rep is not None and not r.sanitizer, f"{tool} {label}: {r.describe()}")
+            if rep:
+                codes = hostile.diag_codes(rep)
+                f.check("compressed-core-broken" in codes, f"{tool} {label}: no diagnostic: {codes}")
+                msgs = [d["message"] for d in rep["diagnostics"] if d["code"] == "compressed-core-broken"]
+                f.check(any("compressed bytes" in m for m in msgs), f"{tool} {label}: where it broke: {msgs}")
+                if label == "garbage-tail":
+                    f.check(any(fr.get("function") == "crash" for t in rep["threads"] for fr in t["frames"]),
+                            f"{tool} {label}: the intact core is analyzed in full")
+    f.check(ran > 0, "no compression tool found")
+
+
+def case_temp_space(a, f):
+    """Defect 7: the temporary space of a decompressed core is bounded by --max-memory under --safe."""
+    exe, data, c = hostile.seed(a.workdir)
+    # 160 MiB of 0x01 after the core: a valid core (trailing bytes are ignored) that takes space
+    # when decompressed (only zero blocks become holes), and compresses to almost nothing.
+    path = compress("zstd", data + b"\x01" * (160 << 20), os.path.join(a.workdir, "big.core.zst"))
+    if not path:
+        path = compress("xz", data + b"\x01" * (160 << 20), os.path.join(a.workdir, "big.core.xz"))
+    r = hostile.Run([a.coretriage, "--safe", "--max-memory=128", "--format=json", exe, path])
+    rep = r.json()
+    f.check(r.rc == 1 and rep is not None and not r.sanitizer, f"temp-space: {r.describe()}")
+    f.check("budget-temp" in hostile.diag_codes(rep), f"temp-space: no budget-temp warning: {hostile.diag_codes(rep)}")
+    r = hostile.Run([a.coretriage, "--format=json", exe, path])
+    f.check(r.rc == 0 and "budget-temp" not in hostile.diag_codes(r.json()), f"temp-space without limits: {r.describe()}")
+
+
+CASES = {"deep-chains": case_deep_chains, "threads-100k": case_threads_100k, "ntfile-70k": case_ntfile_70k,
+         "compressed": case_compressed, "temp-space": case_temp_space}
 
 
 def main():
