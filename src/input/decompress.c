@@ -46,7 +46,7 @@ struct sink {
 	const char *path; /* borrowed, for messages */
 };
 
-static int open_tmpfile(void)
+int ct_input_tmpfile(void)
 {
 	const char *dir = getenv("TMPDIR");
 	if (!dir || !*dir)
@@ -319,7 +319,7 @@ struct ct_error *ct_input_decompress(const char *path, enum ct_format format, ui
 		return ct_error_os(errno, "%s", path);
 	if (!S_ISREG(st.st_mode))
 		return ct_error_create(CT_ERROR_INVALID_ARGUMENT, "%s: not a regular file", path);
-	_cleanup_close_ int out = open_tmpfile();
+	_cleanup_close_ int out = ct_input_tmpfile();
 	if (out < 0)
 		return ct_error_os(errno, "%s: cannot create a temporary file in $TMPDIR to decompress into", path);
 	_cleanup_free_ uint8_t *ibuf = malloc(IN_CHUNK);

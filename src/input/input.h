@@ -24,6 +24,12 @@
 /** True when @p format is a compression container this module handles (built in or not). */
 bool ct_input_is_compressed(enum ct_format format);
 
+/**
+ * A new anonymous temporary file in $TMPDIR (O_TMPFILE, else an unlinked mkstemp file): read/write,
+ * O_CLOEXEC, gone when its last descriptor closes. Returns the descriptor, or -1 with errno set.
+ */
+int ct_input_tmpfile(void);
+
 /** How a decompression ended when it did not fail outright. */
 struct ct_decompress_status {
 	/** The stream broke (truncated, trailing garbage) or a limit was reached after some output:

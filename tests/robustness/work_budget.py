@@ -12,6 +12,8 @@ error), never a crash, a hang or a silent loss. Cases:
                   linear time (defect 4)
   ntfile-70k      70,000 NT_FILE paths mapped on the executable's ELF page: module discovery is
                   linear and reports the page once (defect 5)
+  batch-stream    batch -f ndjson over a core with a 60 MiB report and small ones: the parent's
+                  memory stays small, every report arrives, in order (defect 3)
   compressed      zstd/xz/lz4 cores cut at 60 % or with a garbage tail: partial reports saying
                   where the stream broke (defect 13)
   temp-space      a core decompressing to 160 MiB of non-zero bytes under --safe --max-memory=128:
@@ -174,8 +176,37 @@ def case_temp_space(a, f):
     f.check(r.rc == 0 and "budget-temp" not in hostile.diag_codes(r.json()), f"temp-space without limits: {r.describe()}")
 
 
+def case_batch_stream(a, f):
+    """Defect 3: in -f ndjson the parent holds no report; its memory does not grow with them."""
+    exe, data, c = hostile.seed(a.workdir)
+    ra = code_address(exe, c, "crash", 8)
+    extra = hostile.prstatus(c, tid=400000, cursig=0, rip=ra, rbp=CHAIN_BASE, rsp=CHAIN_BASE - 64)
+    big = os.path.join(a.workdir, "batch-big.core")
+    with open(big, "wb") as out:
+        out.write(hostile.rebuild(c, hostile.notes_of(c) + extra, [(CHAIN_BASE, chain(400000, ra))]))
+    small = os.path.join(a.workdir, "seed", "core")
+    inputs = [big] + [small] * 8
+    r = hostile.Run([a.coretriage, "batch", "-j2", "--progress=never", "-f", "ndjson", "--exe", exe] + inputs,
+                    timeout=300, watch_rss=True)
+    f.check(r.rc in (0, 1) and not r.sanitizer, f"batch-stream: {r.describe()}")
+    lines = r.stdout.splitlines()
+    f.check(len(lines) == len(inputs), f"batch-stream: {len(lines)} reports for {len(inputs)} cores")
+    try:
+        reps = [hostile.json.loads(l) for l in lines]
+        f.check([x["input"]["core"] for x in reps] == inputs, "batch-stream: reports in input order")
+        f.check(all("error" not in x for x in reps), "batch-stream: every core analyzed")
+    except ValueError as e:
+        f.check(False, f"batch-stream: a line is not JSON: {e}")
+    size = len(r.stdout) >> 20
+    f.check(size >= 40, f"batch-stream: the big report is only {size} MiB")
+    # The parent copies reports through a 64 KiB buffer: far below the big report.
+    f.check(r.peak_rss_kib < 32 * 1024, f"batch-stream: parent RSS peaked at {r.peak_rss_kib >> 10} MiB "
+            f"for {size} MiB of reports")
+    print(f"batch-stream: {size} MiB of NDJSON, parent peak RSS {r.peak_rss_kib >> 10} MiB, {r.seconds:.1f} s")
+
+
 CASES = {"deep-chains": case_deep_chains, "threads-100k": case_threads_100k, "ntfile-70k": case_ntfile_70k,
-         "compressed": case_compressed, "temp-space": case_temp_space}
+         "compressed": case_compressed, "batch-stream": case_batch_stream, "temp-space": case_temp_space}
 
 
 def main():
