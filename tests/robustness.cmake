@@ -56,4 +56,10 @@ foreach(case deep-chains threads-100k ntfile-70k compressed temp-space batch-str
     RESOURCE_LOCK robustness_budget_seed ENVIRONMENT "${CT_ROBUST_ENV}")
 endforeach()
 
+#   robustness_sysroot   NT_FILE paths climbing out of --sysroot (.., a symlink to /) open nothing outside.
+add_test(NAME robustness_sysroot
+  COMMAND ${CT_PYTHON} ${CT_ROBUST_DIR}/sysroot.py --coretriage ${CT_BIN} --workdir ${CT_ROBUST_WORK}/budget)
+set_tests_properties(robustness_sysroot PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
+  RESOURCE_LOCK robustness_budget_seed ENVIRONMENT "${CT_ROBUST_ENV}")
+
 include(${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz.cmake)

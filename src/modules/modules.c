@@ -18,6 +18,8 @@
 #include "modules/modules.h"
 #include "modules/module_index.h"
 #include "modules/symbolize.h"
+#include "modules/sysroot.h"
+#include "util/cleanup.h"
 #include "util/bytes.h"
 
 void ct_build_id_hex(const uint8_t *id, size_t len, char *buf)
@@ -118,10 +120,11 @@ static char *basename_dup(const char *path)
 	return strdup(slash ? slash + 1 : path);
 }
 
-// Opens @p path and reads its build-id. Returns the fd (>= 0) or -1.
-static int open_with_build_id(const char *path, uint8_t *id, size_t *id_len)
+// Opens @p path (inside @p root when not NULL: --sysroot confinement) and reads its build-id.
+// Returns the fd (>= 0) or -1.
+static int open_with_build_id(const char *root, const char *path, uint8_t *id, size_t *id_len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = root ? ct_sysroot_open(root, path) : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -229,7 +232,7 @@ static void attach_file(struct ct_session *s, struct ct_module_state *m)
 {
 	const struct ct_options *o = s->opts;
 	char *candidates[3] = { NULL, NULL, NULL };
-	int nc = 0, beside = -1;
+	int nc = 0, beside = -1, in_root = -1;
 	if (m->is_main && o->executable)
 		candidates[nc++] = strdup(o->executable);
 	if (m->path && !m->is_main && o->executable && !o->safe) {
@@ -243,29 +246,41 @@ static void attach_file(struct ct_session *s, struct ct_module_state *m)
 			candidates[nc++] = p;
 		}
 	}
-	if (m->path && !o->safe)
-		candidates[nc++] = join_sysroot(o->sysroot, m->path);
+	if (m->path && !o->safe) {
+		// Under --sysroot the path is opened inside it (sysroot.h); the joined name is for people.
+		if (o->sysroot && *o->sysroot) {
+			// Named by its lexical path, so what is looked up beside it (debuglink) is inside too.
+			in_root = nc;
+			_cleanup_free_ char *rel = ct_sysroot_lexical(m->path);
+			candidates[nc++] = rel ? join_sysroot(o->sysroot, rel) : NULL;
+		} else {
+			candidates[nc++] = join_sysroot(NULL, m->path);
+		}
+	}
 	bool mismatch_seen = false;
 	struct stat seen[3];
 	int nseen = 0;
 	for (int i = 0; i < nc && !m->file; i++) {
 		if (!candidates[i])
 			continue;
+		uint8_t id[CT_MAX_BUILD_ID];
+		size_t id_len = 0;
+		int fd = i == in_root ? open_with_build_id(o->sysroot, m->path, id, &id_len)
+				      : open_with_build_id(NULL, candidates[i], id, &id_len);
+		if (fd < 0)
+			continue;
 		// The same file under two names (./exe and the path in the dump) is tried once.
 		struct stat st;
 		bool dup = false;
-		if (stat(candidates[i], &st) == 0) {
+		if (fstat(fd, &st) == 0) {
 			for (int k = 0; k < nseen; k++)
 				dup |= seen[k].st_dev == st.st_dev && seen[k].st_ino == st.st_ino;
 			seen[nseen++] = st;
 		}
-		if (dup)
+		if (dup) {
+			close(fd);
 			continue;
-		uint8_t id[CT_MAX_BUILD_ID];
-		size_t id_len = 0;
-		int fd = open_with_build_id(candidates[i], id, &id_len);
-		if (fd < 0)
-			continue;
+		}
 		bool same = m->build_id_len && id_len == m->build_id_len && memcmp(id, m->build_id, id_len) == 0;
 		if (i == beside && m->build_id_len && !same) {
 			close(fd);
