@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "modules/debug_budget.h"
 #include "modules/debugfile.h"
 #include "modules/modules.h"
 #include "modules/module_index.h"
@@ -393,6 +394,8 @@ static void add_vdso(struct ct_session *s)
 	if (!m->image || !ct_core_read_fast(s->core, addr, m->image, size))
 		goto fail;
 	m->image_size = size;
+	// The image is the dump's: its compressed debug sections may claim any size.
+	ct_debug_admit_image(s, m->image, size, "[vdso] in the dump");
 	// dwfl_report_elf wants a file descriptor: give it an anonymous memory file, so nothing is
 	// written to disk.
 	int fd = memfd_create("coretriage-vdso", MFD_CLOEXEC);

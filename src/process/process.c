@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dump/elfcore.h"
+#include "modules/debug_budget.h"
 #include "modules/symbolize.h"
 #include "process/process.h"
 #include "unwind/unwind.h"
@@ -260,6 +261,7 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 		goto out;
 	unwind_all(&s);
 	ct_modules_to_report(&s);
+	ct_debug_check_unusable(&s);
 	// Said before triage, which weighs what was lost.
 	ct_budget_report(&budget, report);
 	const struct ct_thread *crashed = ct_report_crashing_thread(report);

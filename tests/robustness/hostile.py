@@ -186,3 +186,29 @@ class Run:
 
 def diag_codes(report):
     return [d.get("code") for d in (report or {}).get("diagnostics", [])]
+
+
+def sections(data):
+    """Section headers of an ELF64 little-endian file: [{name, type, flags, offset, size, at}]."""
+    shoff, = struct.unpack_from("<Q", data, 40)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 58)
+    raw = []
+    for i in range(shnum):
+        at = shoff + i * shentsize
+        name, typ, flags, _, off, size = struct.unpack_from("<IIQQQQ", data, at)
+        raw.append({"name_off": name, "type": typ, "flags": flags, "offset": off, "size": size, "at": at})
+    strtab = raw[shstrndx]
+    for s in raw:
+        start = strtab["offset"] + s["name_off"]
+        s["name"] = bytes(data[start:data.index(b"\0", start)]).decode()
+    return raw
+
+
+def build(workdir, name, source, flags):
+    """Compiles @p source (C text) with gcc and @p flags into WORKDIR/NAME; returns the path."""
+    src = os.path.join(workdir, name + ".c")
+    with open(src, "w") as f:
+        f.write(source)
+    out = os.path.join(workdir, name)
+    subprocess.run(["gcc"] + flags + ["-o", out, src], check=True)
+    return out

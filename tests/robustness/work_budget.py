@@ -14,6 +14,10 @@ error), never a crash, a hang or a silent loss. Cases:
                   linear and reports the page once (defect 5)
   batch-stream    batch -f ndjson over a core with a 60 MiB report and small ones: the parent's
                   memory stays small, every report arrives, in order (defect 3)
+  vdso-bomb       a fake vdso in the dump whose compressed .debug_* sections claim 3 GiB: refused
+                  by the debug budget, a warning, memory stays low (defect 6)
+  debug-corrupt   an executable whose compressed .debug_info does not inflate: a warning, exit 1
+                  (defect 10)
   compressed      zstd/xz/lz4 cores cut at 60 % or with a garbage tail: partial reports saying
                   where the stream broke (defect 13)
   temp-space      a core decompressing to 160 MiB of non-zero bytes under --safe --max-memory=128:
@@ -205,8 +209,79 @@ def case_batch_stream(a, f):
     print(f"batch-stream: {size} MiB of NDJSON, parent peak RSS {r.peak_rss_kib >> 10} MiB, {r.seconds:.1f} s")
 
 
+SHF_COMPRESSED = 0x800
+VDSO_ADDR = 0x7F0000000000
+
+
+def case_vdso_bomb(a, f):
+    """Defect 6: compressed .debug_* sections of a fake vdso in the dump claim 3 GiB."""
+    exe, data, c = hostile.seed(a.workdir)
+    so = hostile.build(a.workdir, "fakevdso.so", "int vfunc(int x)\n{\n\treturn x * 2 + 1;\n}\n",
+                       ["-shared", "-fPIC", "-O0", "-g", "-gz=zlib"])
+    img = bytearray(open(so, "rb").read())
+    secs = [x for x in hostile.sections(img) if x["name"].startswith(".debug") and x["flags"] & SHF_COMPRESSED]
+    if not secs:
+        print("SKIP: gcc -gz made no compressed sections")
+        raise SystemExit(77)
+    for x in secs:  # Elf64_Chdr: ch_type, ch_reserved, ch_size
+        struct.pack_into("<Q", img, x["offset"] + 8, 3 << 30)
+    img += bytes(-len(img) % 4096)
+    at, _ = hostile.malformed.auxv_value(c, hostile.malformed.AT_SYSINFO_EHDR)
+    if at is None:
+        print("SKIP: the seed core has no AT_SYSINFO_EHDR")
+        raise SystemExit(77)
+    struct.pack_into("<Q", c.data, at, VDSO_ADDR)
+    pc = VDSO_ADDR + hostile.symbol(so, "vfunc") + 4
+    extra = hostile.prstatus(c, tid=500000, cursig=0, rip=pc, rbp=0, rsp=CHAIN_BASE)
+    path = os.path.join(a.workdir, "vdso-bomb.core")
+    with open(path, "wb") as out:
+        out.write(hostile.rebuild(c, hostile.notes_of(c) + extra, [(VDSO_ADDR, bytes(img)), (CHAIN_BASE, bytes(4096))]))
+    r = hostile.Run([a.coretriage, "--safe", "--format=json", exe, path], timeout=120, watch_rss=True)
+    rep = r.json()
+    f.check(r.rc == 1 and rep is not None and not r.sanitizer, f"vdso-bomb: {r.describe()}")
+    f.check("budget-debug" in hostile.diag_codes(rep), f"vdso-bomb: no budget-debug warning: {hostile.diag_codes(rep)}")
+    f.check(r.peak_rss_kib < (1 << 20), f"vdso-bomb: peak RSS {r.peak_rss_kib >> 10} MiB")
+    print(f"vdso-bomb: exit {r.rc}, peak RSS {r.peak_rss_kib >> 10} MiB")
+
+
+def case_debug_corrupt(a, f):
+    """Defect 10: debug information that does not inflate is a warning, not a silent exit 0."""
+    src = open(os.path.join(hostile.HERE, "crash.c")).read()
+    exe = hostile.build(a.workdir, "gz-crash", src, ["-O0", "-g", "-gz=zlib", "-pthread", "-fno-omit-frame-pointer"])
+    img = bytearray(open(exe, "rb").read())
+    info = [x for x in hostile.sections(img) if x["name"] == ".debug_info" and x["flags"] & SHF_COMPRESSED]
+    if not info:
+        print("SKIP: gcc -gz made no compressed .debug_info")
+        raise SystemExit(77)
+    x = info[0]
+    # Past the 24-byte header and the zlib header: garbage in the deflate stream.
+    for k in range(x["offset"] + 24 + 8, x["offset"] + x["size"] - 8):
+        img[k] ^= 0x5A
+    bad = exe + "-corrupt"
+    with open(bad, "wb") as out:
+        out.write(img)
+    os.chmod(bad, 0o755)
+    import subprocess
+    d = os.path.join(a.workdir, "gz-run")
+    os.makedirs(d, exist_ok=True)
+    subprocess.run(["sh", "-c", 'ulimit -c unlimited; exec "$0"', exe], cwd=d, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    cores = [n for n in os.listdir(d) if n == "core" or n.startswith("core.")]
+    if not cores:
+        print("SKIP: no core")
+        raise SystemExit(77)
+    core = os.path.join(d, cores[0])
+    r = hostile.Run([a.coretriage, "--format=json", exe, core])
+    f.check(r.rc == 0, f"debug-corrupt: the intact file gives a complete report: {r.describe()}")
+    r = hostile.Run([a.coretriage, "--safe", "--format=json", bad, core])
+    rep = r.json()
+    f.check(r.rc == 1 and rep is not None and not r.sanitizer, f"debug-corrupt: {r.describe()}")
+    f.check("debug-info-unusable" in hostile.diag_codes(rep), f"debug-corrupt: no warning: {hostile.diag_codes(rep)}")
+
+
 CASES = {"deep-chains": case_deep_chains, "threads-100k": case_threads_100k, "ntfile-70k": case_ntfile_70k,
-         "compressed": case_compressed, "batch-stream": case_batch_stream, "temp-space": case_temp_space}
+         "compressed": case_compressed, "batch-stream": case_batch_stream,
+         "vdso-bomb": case_vdso_bomb, "debug-corrupt": case_debug_corrupt, "temp-space": case_temp_space}
 
 
 def main():
