@@ -256,13 +256,17 @@ static int open_log(struct ct_report *r, const struct log_file *f)
 	if (f->compressed == CT_FORMAT_UNKNOWN)
 		return open(f->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	int fd;
-	struct ct_error *err = ct_input_decompress(f->path, f->compressed, CT_LOGS_MAX_DECOMPRESSED, &fd);
+	struct ct_decompress_status status;
+	enum ct_severity sev = f->direct ? CT_SEVERITY_WARNING : CT_SEVERITY_INFO;
+	struct ct_error *err = ct_input_decompress(f->path, f->compressed, CT_LOGS_MAX_DECOMPRESSED, 0, &fd, &status);
 	if (err) {
-		ct_report_diag(r, f->direct ? CT_SEVERITY_WARNING : CT_SEVERITY_INFO, 0, "log-compressed", "%s",
-			       ct_error_message(err));
+		ct_report_diag(r, sev, 0, "log-compressed", "%s", ct_error_message(err));
 		ct_error_destroy(err);
 		return -2;
 	}
+	// A stream cut short: the lines before the cut are still read.
+	if (status.partial)
+		ct_report_diag(r, sev, 0, "log-corrupt", "%s", status.message);
 	return fd;
 }
 
