@@ -113,16 +113,16 @@ def prstatus(c, tid=None, cursig=None, **regs):
 
 
 def rebuild(c, notes, loads=()):
-    """A new core: the seed's bytes, then @p notes as the only PT_NOTE, then each (vaddr, bytes)
-    of @p loads as a new PT_LOAD, then a new program header table."""
+    """A new core: the seed's bytes, then @p notes as the only PT_NOTE, then each (vaddr, bytes[,
+    flags]) of @p loads as a new PT_LOAD (flags default RW), then a new program header table."""
     out = bytearray(c.data)
     out += b"\0" * (-len(out) % 4096)
     note_off = len(out)
     out += notes
     new_loads = []
-    for vaddr, blob in loads:
+    for vaddr, blob, *flags in loads:
         out += b"\0" * (-len(out) % 4096)
-        new_loads.append((len(out), vaddr, blob))
+        new_loads.append((len(out), vaddr, blob, flags[0] if flags else 6))
         out += blob
     phs = bytearray()
     for ph in c.phdrs:
@@ -130,8 +130,8 @@ def rebuild(c, notes, loads=()):
             phs += struct.pack("<IIQQQQQQ", PT_NOTE, 4, note_off, 0, 0, len(notes), 0, 4)
         else:
             phs += bytes(c.data[ph["at"]:ph["at"] + c.phentsize])
-    for off, vaddr, blob in new_loads:
-        phs += struct.pack("<IIQQQQQQ", PT_LOAD, 6, off, vaddr, 0, len(blob), len(blob), 4096)
+    for off, vaddr, blob, flags in new_loads:
+        phs += struct.pack("<IIQQQQQQ", PT_LOAD, flags, off, vaddr, 0, len(blob), len(blob), 4096)
     out += b"\0" * (-len(out) % 8)
     phoff = len(out)
     out += phs

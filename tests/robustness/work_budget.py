@@ -16,6 +16,8 @@ error), never a crash, a hang or a silent loss. Cases:
                   memory stays small, every report arrives, in order (defect 3)
   vdso-bomb       a fake vdso in the dump whose compressed .debug_* sections claim 3 GiB: refused
                   by the debug budget, a warning, memory stays low (defect 6)
+  libunwind-loop  a fake vdso whose CFA rule is a looping DWARF expression: --unwinder=libunwind
+                  stops the step (defect 8)
   debug-corrupt   an executable whose compressed .debug_info does not inflate: a warning, exit 1
                   (defect 10)
   compressed      zstd/xz/lz4 cores cut at 60 % or with a garbage tail: partial reports saying
@@ -213,11 +215,30 @@ SHF_COMPRESSED = 0x800
 VDSO_ADDR = 0x7F0000000000
 
 
+def fake_vdso_core(a, c, img, pc, name):
+    """A copy of the seed core whose vdso (AT_SYSINFO_EHDR) is @p img, with one more thread at @p pc."""
+    img = bytes(img) + bytes(-len(img) % 4096)
+    at, _ = hostile.malformed.auxv_value(c, hostile.malformed.AT_SYSINFO_EHDR)
+    if at is None:
+        print("SKIP: the seed core has no AT_SYSINFO_EHDR")
+        raise SystemExit(77)
+    struct.pack_into("<Q", c.data, at, VDSO_ADDR)
+    # A stack for the thread: a frame-pointer chain of 4 frames back into the vdso.
+    stack = chain(4, pc)
+    extra = hostile.prstatus(c, tid=500000, cursig=0, rip=pc, rbp=CHAIN_BASE, rsp=CHAIN_BASE)
+    path = os.path.join(a.workdir, name)
+    with open(path, "wb") as out:
+        out.write(hostile.rebuild(c, hostile.notes_of(c) + extra, [(VDSO_ADDR, img, 5), (CHAIN_BASE, stack)]))
+    return path
+
+
+FAKE_VDSO_SRC = "int vfunc(int x)\n{\n\treturn x * 2 + 1;\n}\n"
+
+
 def case_vdso_bomb(a, f):
     """Defect 6: compressed .debug_* sections of a fake vdso in the dump claim 3 GiB."""
     exe, data, c = hostile.seed(a.workdir)
-    so = hostile.build(a.workdir, "fakevdso.so", "int vfunc(int x)\n{\n\treturn x * 2 + 1;\n}\n",
-                       ["-shared", "-fPIC", "-O0", "-g", "-gz=zlib"])
+    so = hostile.build(a.workdir, "fakevdso.so", FAKE_VDSO_SRC, ["-shared", "-fPIC", "-O0", "-g", "-gz=zlib"])
     img = bytearray(open(so, "rb").read())
     secs = [x for x in hostile.sections(img) if x["name"].startswith(".debug") and x["flags"] & SHF_COMPRESSED]
     if not secs:
@@ -225,23 +246,63 @@ def case_vdso_bomb(a, f):
         raise SystemExit(77)
     for x in secs:  # Elf64_Chdr: ch_type, ch_reserved, ch_size
         struct.pack_into("<Q", img, x["offset"] + 8, 3 << 30)
-    img += bytes(-len(img) % 4096)
-    at, _ = hostile.malformed.auxv_value(c, hostile.malformed.AT_SYSINFO_EHDR)
-    if at is None:
-        print("SKIP: the seed core has no AT_SYSINFO_EHDR")
-        raise SystemExit(77)
-    struct.pack_into("<Q", c.data, at, VDSO_ADDR)
-    pc = VDSO_ADDR + hostile.symbol(so, "vfunc") + 4
-    extra = hostile.prstatus(c, tid=500000, cursig=0, rip=pc, rbp=0, rsp=CHAIN_BASE)
-    path = os.path.join(a.workdir, "vdso-bomb.core")
-    with open(path, "wb") as out:
-        out.write(hostile.rebuild(c, hostile.notes_of(c) + extra, [(VDSO_ADDR, bytes(img)), (CHAIN_BASE, bytes(4096))]))
+    path = fake_vdso_core(a, c, img, VDSO_ADDR + hostile.symbol(so, "vfunc") + 4, "vdso-bomb.core")
     r = hostile.Run([a.coretriage, "--safe", "--format=json", exe, path], timeout=120, watch_rss=True)
     rep = r.json()
     f.check(r.rc == 1 and rep is not None and not r.sanitizer, f"vdso-bomb: {r.describe()}")
     f.check("budget-debug" in hostile.diag_codes(rep), f"vdso-bomb: no budget-debug warning: {hostile.diag_codes(rep)}")
     f.check(r.peak_rss_kib < (1 << 20), f"vdso-bomb: peak RSS {r.peak_rss_kib >> 10} MiB")
     print(f"vdso-bomb: exit {r.rc}, peak RSS {r.peak_rss_kib >> 10} MiB")
+
+
+def fde_instructions(img, sec, func_addr):
+    """(offset, length) in @p img of the CFA instructions of the .eh_frame FDE covering @p func_addr
+    (GCC's layout: CIE augmentation "zR", FDE pointers pcrel sdata4, no FDE augmentation data)."""
+    off, end = sec["offset"], sec["offset"] + sec["size"]
+    while off + 8 <= end:
+        length, cie = struct.unpack_from("<II", img, off)
+        if length == 0:
+            break
+        rec_end = off + 4 + length
+        if cie != 0:
+            field = off + 8
+            begin = (field + struct.unpack_from("<i", img, field)[0]) & 0xFFFFFFFFFFFFFFFF
+            size = struct.unpack_from("<I", img, field + 4)[0]
+            # The section's file offset equals its address in a small shared object.
+            begin = begin - sec["offset"] + sec["addr"] if "addr" in sec else begin
+            if begin <= func_addr < begin + size:
+                aug_len = img[field + 8]
+                start = field + 9 + aug_len
+                return start, rec_end - start
+        off = rec_end
+    return None, None
+
+
+def case_libunwind_loop(a, f):
+    """Defect 8: a looping CFA expression (DW_OP_skip to itself) in a fake vdso: --unwinder=libunwind
+    stops that thread's walk instead of spinning until --timeout."""
+    exe, data, c = hostile.seed(a.workdir)
+    so = hostile.build(a.workdir, "loopvdso.so", FAKE_VDSO_SRC, ["-shared", "-fPIC", "-O0", "-g"])
+    img = bytearray(open(so, "rb").read())
+    eh = [x for x in hostile.sections(img) if x["name"] == ".eh_frame"]
+    func = hostile.symbol(so, "vfunc")
+    start, n = fde_instructions(img, eh[0], func) if eh else (None, None)
+    if start is None or n < 5:
+        print("SKIP: no FDE for vfunc in .eh_frame")
+        raise SystemExit(77)
+    # DW_CFA_def_cfa_expression, 3 bytes: DW_OP_skip -3 (back to itself); then DW_CFA_nop.
+    img[start:start + n] = b"\x0f\x03\x2f\xfd\xff" + bytes(n - 5)
+    path = fake_vdso_core(a, c, img, VDSO_ADDR + func + 4, "libunwind-loop.core")
+    r = hostile.Run([a.coretriage, "--safe", "--timeout=60", "--unwinder=libunwind", "--format=json", exe, path],
+                    timeout=120)
+    rep = r.json()
+    f.check(r.rc == 1 and rep is not None and not r.sanitizer, f"libunwind-loop: {r.describe()}")
+    f.check("unwind-step-budget" in hostile.diag_codes(rep), f"libunwind-loop: no warning: {hostile.diag_codes(rep)}")
+    f.check(r.seconds < 30, f"libunwind-loop: {r.seconds:.1f} s")
+    if rep:
+        t = [t for t in rep["threads"] if t["tid"] == 500000]
+        f.check(t and t[0]["frames"], "libunwind-loop: the thread keeps its frames")
+    print(f"libunwind-loop: exit {r.rc} in {r.seconds:.1f} s")
 
 
 def case_debug_corrupt(a, f):
@@ -281,7 +342,7 @@ def case_debug_corrupt(a, f):
 
 CASES = {"deep-chains": case_deep_chains, "threads-100k": case_threads_100k, "ntfile-70k": case_ntfile_70k,
          "compressed": case_compressed, "batch-stream": case_batch_stream,
-         "vdso-bomb": case_vdso_bomb, "debug-corrupt": case_debug_corrupt, "temp-space": case_temp_space}
+         "vdso-bomb": case_vdso_bomb, "libunwind-loop": case_libunwind_loop, "debug-corrupt": case_debug_corrupt, "temp-space": case_temp_space}
 
 
 def main():
