@@ -20,6 +20,8 @@ error), never a crash, a hang or a silent loss. Cases:
                   stops the step (defect 8)
   debug-corrupt   an executable whose compressed .debug_info does not inflate: a warning, exit 1
                   (defect 10)
+  no-elf-header   the executable's ELF header is not in the dump: --safe uses the one given on the
+                  command line (defect 10)
   compressed      zstd/xz/lz4 cores cut at 60 % or with a garbage tail: partial reports saying
                   where the stream broke (defect 13)
   temp-space      a core decompressing to 160 MiB of non-zero bytes under --safe --max-memory=128:
@@ -340,9 +342,31 @@ def case_debug_corrupt(a, f):
     f.check("debug-info-unusable" in hostile.diag_codes(rep), f"debug-corrupt: no warning: {hostile.diag_codes(rep)}")
 
 
+def case_no_elf_header(a, f):
+    """Defect 10: under --safe, the executable given on the command line is used when the dump
+    lacks its ELF header (coredump_filter without bit 4), instead of frames "??" and exit 0."""
+    exe, data, c = hostile.seed(a.workdir)
+    real = os.path.realpath(exe).encode()
+    start = min(e[0] for e in hostile.ntfile_entries(c) if e[3] == real and e[2] == 0)
+    off = hostile.malformed.va_to_off(c, start)
+    if off is None:
+        print("SKIP: the executable's first page is not in the seed core")
+        raise SystemExit(77)
+    c.data[off:off + 64] = bytes(64)
+    path = os.path.join(a.workdir, "no-elf-header.core")
+    with open(path, "wb") as out:
+        out.write(bytes(c.data))
+    r = hostile.Run([a.coretriage, "--safe", "--format=json", exe, path])
+    rep = r.json()
+    f.check(r.rc in (0, 1) and rep is not None, f"no-elf-header: {r.describe()}")
+    fns = {fr.get("function") for t in (rep or {}).get("threads", []) for fr in t["frames"]}
+    f.check({"crash", "main"} <= fns, f"no-elf-header: the executable is not used: {fns}")
+
+
 CASES = {"deep-chains": case_deep_chains, "threads-100k": case_threads_100k, "ntfile-70k": case_ntfile_70k,
          "compressed": case_compressed, "batch-stream": case_batch_stream,
-         "vdso-bomb": case_vdso_bomb, "libunwind-loop": case_libunwind_loop, "debug-corrupt": case_debug_corrupt, "temp-space": case_temp_space}
+         "vdso-bomb": case_vdso_bomb, "libunwind-loop": case_libunwind_loop, "debug-corrupt": case_debug_corrupt,
+         "no-elf-header": case_no_elf_header, "temp-space": case_temp_space}
 
 
 def main():
