@@ -22,6 +22,8 @@ error), never a crash, a hang or a silent loss. Cases:
                   (defect 10)
   no-elf-header   the executable's ELF header is not in the dump: --safe uses the one given on the
                   command line (defect 10)
+  notes-cap       a million junk notes before the crashing thread: the verdict is not "confidence
+                  high" (defect 10)
   compressed      zstd/xz/lz4 cores cut at 60 % or with a garbage tail: partial reports saying
                   where the stream broke (defect 13)
   temp-space      a core decompressing to 160 MiB of non-zero bytes under --safe --max-memory=128:
@@ -363,10 +365,26 @@ def case_no_elf_header(a, f):
     f.check({"crash", "main"} <= fns, f"no-elf-header: the executable is not used: {fns}")
 
 
+def case_notes_cap(a, f):
+    """Defect 10: a core padded past the notes cap before its crashing thread is not "no crash:
+    snapshot, confidence high"."""
+    exe, data, c = hostile.seed(a.workdir)
+    idle = hostile.prstatus(c, tid=600000, cursig=0)
+    junk = hostile.note(b"X", 0x7777, b"") * 1000001
+    path = os.path.join(a.workdir, "notes-cap.core")
+    with open(path, "wb") as out:
+        out.write(hostile.rebuild(c, idle + junk + hostile.notes_of(c)))
+    r = hostile.Run([a.coretriage, "--safe", "--format=json", exe, path])
+    rep = r.json()
+    f.check(r.rc == 1 and rep is not None and not r.sanitizer, f"notes-cap: {r.describe()}")
+    if rep:
+        f.check(rep["crash"]["confidence"] != "high", f"notes-cap: {rep['crash']['class']} with confidence high")
+
+
 CASES = {"deep-chains": case_deep_chains, "threads-100k": case_threads_100k, "ntfile-70k": case_ntfile_70k,
          "compressed": case_compressed, "batch-stream": case_batch_stream,
          "vdso-bomb": case_vdso_bomb, "libunwind-loop": case_libunwind_loop, "debug-corrupt": case_debug_corrupt,
-         "no-elf-header": case_no_elf_header, "temp-space": case_temp_space}
+         "no-elf-header": case_no_elf_header, "notes-cap": case_notes_cap, "temp-space": case_temp_space}
 
 
 def main():
