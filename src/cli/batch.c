@@ -237,7 +237,9 @@ static _Noreturn void worker(const struct batch *b, const struct job *j, int fd)
 	struct ct_report report;
 	if (!ct_report_init(&report))
 		_exit(CT_EXIT_FATAL);
+	void *reserve = ct_cli_memory_reserve();
 	struct ct_error *err = ct_analyze(&opts, &report);
+	free(reserve);
 	int status;
 	json_t *meta;
 	if (err) {

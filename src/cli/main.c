@@ -154,7 +154,9 @@ int main(int argc, char **argv)
 		ct_report_diag(&report, CT_SEVERITY_INFO, 0, "swapped-arguments",
 			       "arguments were given as CORE EXECUTABLE; read them as EXECUTABLE CORE");
 	}
+	void *reserve = ct_cli_memory_reserve();
 	struct ct_error *err = ct_analyze(&cli.opts, &report);
+	free(reserve);
 	if (err) {
 		ct_cli_error("%s", ct_error_message(err));
 		ct_error_destroy(err);

@@ -146,8 +146,12 @@ static void unwind_all(struct ct_session *s)
 	for (size_t i = 0; i < core->num_threads; i++) {
 		const struct ct_core_thread *ct = &core->threads[i];
 		struct ct_thread *t = ct_report_add_thread(r);
-		if (!t)
-			return;
+		if (!t) {
+			// Said, not silent: the report must not look like the process had fewer threads.
+			ct_report_diag(r, CT_SEVERITY_ERROR, 0, "no-memory", "out of memory: %zu of the core's %zu threads are not in the report",
+				       core->num_threads - i, core->num_threads);
+			break;
+		}
 		t->tid = ct->tid;
 		t->signal = ct->cursig;
 		// The dumping thread carries the signal and comes first in the notes.
