@@ -12,6 +12,7 @@
 #include "coretriage/coretriage.h"
 #include "dump/elfcore.h"
 #include "process/process.h"
+#include "fuzz_pipeline.h"
 #include "report/writers.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -87,23 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	opts.unwinder = data[0] & 1 ? CT_UNWINDER_LIBUNWIND : CT_UNWINDER_DWFL;
 	opts.all_registers = data[0] & 2;
 	opts.core_path = "fuzz.core";
-	struct ct_report report;
-	if (ct_report_init(&report)) {
-		struct ct_mapped_file file = { .fd = -1, .data = copy, .size = base_size };
-		struct ct_error *err = ct_process_analyze(&opts, &file, &report);
-		if (!err) {
-			FILE *out = fopen("/dev/null", "w");
-			if (out) {
-				struct ct_write_options wo;
-				ct_write_options_init(&wo);
-				ct_write_text(out, &report, &wo);
-				ct_write_json(out, &report, &wo, true);
-				fclose(out);
-			}
-		}
-		ct_error_destroy(err);
-		ct_report_deinit(&report);
-	}
+	ct_fuzz_analyze_and_write(&opts, copy, base_size);
 	free(copy);
 	return 0;
 }
