@@ -81,10 +81,8 @@ def ntfile_entries(c):
 
 
 def ntfile_desc(entries, pagesz=4096):
-    out = struct.pack("<QQ", len(entries), pagesz)
-    for s, e, p, _ in entries:
-        out += struct.pack("<QQQ", s, e, p)
-    return out + b"".join(name + b"\0" for *_, name in entries)
+    head = [struct.pack("<QQ", len(entries), pagesz)] + [struct.pack("<QQQ", s, e, p) for s, e, p, _ in entries]
+    return b"".join(head) + b"".join(name + b"\0" for *_, name in entries)
 
 
 def note(name, ntype, desc):
