@@ -7,6 +7,7 @@ as data; everything is written at test time.
 """
 import json
 import os
+import resource
 import struct
 import subprocess
 import sys
@@ -145,6 +146,7 @@ class Run:
 
     def __init__(self, args, timeout=120, env=None, watch_rss=False):
         t0 = time.monotonic()
+        ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         self.peak_rss_kib = 0
         p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         if watch_rss:
@@ -158,6 +160,9 @@ class Run:
         else:
             self.rc = p.returncode
         self.seconds = time.monotonic() - t0
+        ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        # CPU time, not wall time: the machine may be shared, a quadratic pass is not.
+        self.cpu_seconds = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
         self.sanitizer = any(m in self.stderr.decode("utf-8", "replace") for m in SANITIZER_MARKS)
 
     def _watch(self, pid):

@@ -66,8 +66,9 @@ def case_deep_chains(a, f):
     path = os.path.join(a.workdir, "deep-chains.core")
     with open(path, "wb") as out:
         out.write(hostile.rebuild(c, hostile.notes_of(c) + extra, [(CHAIN_BASE, blob)]))
-    # 1 GiB under --safe: a budget of 512 Ki frames (src/util/budget.h), far below 200 Mi.
-    r = hostile.Run([a.coretriage, "--safe", "--max-memory=1024", "--format=json", exe, path], timeout=120)
+    # 512 MiB under --safe: a budget of 256 Ki frames (src/util/budget.h), far below 200 Mi.
+    r = hostile.Run([a.coretriage, "--safe", "--max-memory=512", "--timeout=600", "--format=json", exe, path],
+                    timeout=300)
     f.check(r.rc == 1 and not r.sanitizer, f"deep-chains: {r.describe()}")
     rep = r.json()
     f.check(rep is not None, "deep-chains: the JSON report is complete")
@@ -78,9 +79,9 @@ def case_deep_chains(a, f):
         f.check(all(t["frames"] for t in threads), "deep-chains: every thread keeps at least its first frame")
         f.check("budget-frames" in hostile.diag_codes(rep), f"deep-chains: no budget-frames warning: {hostile.diag_codes(rep)}")
         # Plus the first frame of each thread and one thread's inline frames.
-        f.check(total <= 512 * 1024 + 202 + 64, f"deep-chains: {total} frames kept")
+        f.check(total <= 256 * 1024 + 202 + 64, f"deep-chains: {total} frames kept")
         print(f"deep-chains: {total} frames in {r.seconds:.1f} s")
-    r = hostile.Run([a.coretriage, "--safe", "--max-memory=1024", exe, path], timeout=120)
+    r = hostile.Run([a.coretriage, "--safe", "--max-memory=512", "--timeout=600", exe, path], timeout=300)
     f.check(r.rc == 1 and b"work budget reached" in r.stdout, f"deep-chains text: {r.describe()}")
 
 
@@ -99,12 +100,14 @@ def case_threads_100k(a, f):
     path = os.path.join(a.workdir, "threads-100k.core")
     with open(path, "wb") as out:
         out.write(hostile.rebuild(c, hostile.notes_of(c) + b"".join(notes[:n - 2]), [(CHAIN_BASE, bytes(blob))]))
-    r = hostile.Run([a.coretriage, "--safe", exe, path], timeout=120)
+    # The wall-time limit is raised (a shared machine, sanitizer builds); CPU time is what a
+    # quadratic grouping spends: 100,000^2 / 2 stack comparisons took over 60 s.
+    r = hostile.Run([a.coretriage, "--safe", "--timeout=600", exe, path], timeout=300)
     f.check(r.rc in (0, 1) and not r.sanitizer, f"threads-100k: {r.describe()}")
     f.check(r.stdout.count(b"\nThread ") + r.stdout.count(b" threads with this stack") >= 90000,
             "threads-100k: the other threads are all shown")
-    f.check(r.seconds < 60, f"threads-100k: {r.seconds:.1f} s (the --safe limit is 60 s)")
-    print(f"threads-100k: text in {r.seconds:.1f} s, {len(r.stdout)} bytes")
+    f.check(r.cpu_seconds < 40, f"threads-100k: {r.cpu_seconds:.1f} s of CPU")
+    print(f"threads-100k: text in {r.seconds:.1f} s ({r.cpu_seconds:.1f} s CPU), {len(r.stdout)} bytes")
 
 
 def case_ntfile_70k(a, f):
