@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/hang_writers.h"
 #include "report/writers.h"
 
 #define C_RESET "\033[0m"
@@ -274,10 +275,12 @@ int ct_write_text(FILE *f, const struct ct_report *r, const struct ct_write_opti
 		fprintf(f, "  %s!%s %s\n", c(&w, C_YELLOW), c(&w, C_RESET), d->message);
 	}
 	write_kernel(&w, r);
+	ct_text_hang(f, r, o); // text_hang.c: who waits for whom
 	const struct ct_thread *crashed = ct_report_crashing_thread(r);
 	if (crashed) {
 		fprintf(f, "\n%s%s %d (crashed)%s\n", c(&w, C_BOLD), r->kernel.present ? "CPU" : "Thread", crashed->tid,
 			c(&w, C_RESET));
+		ct_text_thread_wait(f, crashed);
 		write_frames(&w, r, crashed, 0);
 	}
 	// Other threads, identical stacks grouped.
@@ -298,6 +301,7 @@ int ct_write_text(FILE *f, const struct ct_report *r, const struct ct_write_opti
 		if (group == 1) {
 			fprintf(f, "\n%s%s %d%s\n", c(&w, C_BOLD), r->kernel.present ? "CPU" : "Thread", t->tid,
 				c(&w, C_RESET));
+			ct_text_thread_wait(f, t);
 		} else {
 			fprintf(f, "\n%s%zu threads with this stack: tids %d", c(&w, C_BOLD), group, t->tid);
 			size_t listed = 1;
