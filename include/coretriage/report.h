@@ -25,7 +25,7 @@ extern "C" {
 /** JSON schema version of the report (docs/json-report.md). Additive changes keep it. */
 #define CT_SCHEMA_VERSION 1
 /** Version of the signature recipe (docs/signature.md). */
-#define CT_SIGNATURE_VERSION 1
+#define CT_SIGNATURE_VERSION 2
 
 /** How a frame was recovered. */
 enum ct_trust {
@@ -102,11 +102,12 @@ struct ct_wait {
 	uint64_t duration_ns;
 	/** The time is a deadline (TIMER_ABSTIME, FUTEX_WAIT_BITSET), not a duration. */
 	bool absolute;
-	/** nanosleep's request and remainder are one struct: the kernel wrote the time left into it. */
-	bool remaining;
 	/** futex: the futex word's address; wait4/waitid: the pid waited for in `pid`. */
 	bool has_address;
 	uint64_t address;
+	/** futex: the value the wait expects the word to hold (its `val` argument). */
+	bool has_value;
+	uint32_t value;
 	bool has_pid;
 	int64_t pid;
 	/**

@@ -52,6 +52,8 @@ json_t *ct_json_thread_wait(const struct ct_thread *t)
 	}
 	if (w->has_address)
 		json_object_set_new(j, "address", hex(w->address));
+	if (w->has_value)
+		json_object_set_new(j, "value", json_integer(w->value));
 	if (w->has_pid)
 		json_object_set_new(j, "pid", json_integer(w->pid));
 	set_str(j, "object", w->object);

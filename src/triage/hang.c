@@ -73,7 +73,7 @@ static const char *wait_text(struct ct_report *r, const struct ct_wait *w)
 		if (w->absolute)
 			ADD("%suntil a deadline", used ? ", " : "");
 		else
-			ADD("%s%s%s", used ? ", " : "", d, w->remaining ? " left" : "");
+			ADD("%s%s", used ? ", " : "", d);
 	}
 #undef ADD
 	return ct_report_printf(r, "%s(%s)", w->syscall, args);

@@ -226,6 +226,30 @@ static void read_lock(struct ct_session *s, const struct ct_glibc_layout *L, str
 	}
 }
 
+/**
+ * pthread_join without glibc's frames: the wait expects the word to hold a tid of the dump and it
+ * does (glibc waits on the joined thread's tid word while it is that tid; a lock word never equals a
+ * tid unless it is a PI/robust mutex, which waits with FUTEX_LOCK_PI instead).
+ */
+static int compare_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return x < y ? -1 : x > y;
+}
+
+/** @p tids: the dump's tids, sorted. */
+static bool joins_thread(struct ct_session *s, const struct ct_wait *w, const int *tids)
+{
+	uint32_t word;
+	if (!w->has_value || !w->value || w->value >= CT_FUTEX_TID_MASK || !w->operation ||
+	    (strcmp(w->operation, "wait") != 0 && strcmp(w->operation, "wait_bitset") != 0))
+		return false;
+	if (!read_u32(s, w->address, &word) || word != w->value)
+		return false;
+	int tid = (int)word;
+	return bsearch(&tid, tids, s->report->num_threads, sizeof(*tids), compare_int) != NULL;
+}
+
 static int compare_placed(const void *a, const void *b)
 {
 	const struct placed *x = a, *y = b;
@@ -235,12 +259,6 @@ static int compare_placed(const void *a, const void *b)
 	if (c)
 		return c;
 	return x->thread < y->thread ? -1 : x->thread > y->thread;
-}
-
-static int compare_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return x < y ? -1 : x > y;
 }
 
 void ct_locks_build(struct ct_session *s, const struct ct_glibc_layout *L)
@@ -256,15 +274,19 @@ void ct_locks_build(struct ct_session *s, const struct ct_glibc_layout *L)
 		return;
 	}
 	size_t n = 0;
+	for (size_t i = 0; i < r->num_threads; i++)
+		tids[i] = r->threads[i].tid;
+	qsort(tids, r->num_threads, sizeof(*tids), compare_int);
 	for (size_t i = 0; i < r->num_threads; i++) {
 		struct ct_thread *t = &r->threads[i];
-		tids[i] = t->tid;
 		struct ct_wait *w = &t->wait;
 		if (!w->present || !w->object || !w->has_address)
 			continue;
 		if (!strcmp(w->object, "unknown")) {
 			uint64_t base;
 			const char *k = kind_from_symbol(s, L, w->address, &base);
+			if (!k && joins_thread(s, w, tids))
+				k = "join";
 			if (k) {
 				w->object = ct_report_strdup(r, k);
 				w->recognized_by = ct_report_strdup(r, "address");
@@ -275,7 +297,6 @@ void ct_locks_build(struct ct_session *s, const struct ct_glibc_layout *L)
 			base = w->address;
 		p[n++] = (struct placed){ base, !strcmp(w->object, "join") ? "thread" : w->object, i };
 	}
-	qsort(tids, r->num_threads, sizeof(*tids), compare_int);
 	qsort(p, n, sizeof(*p), compare_placed);
 	size_t groups = 0;
 	for (size_t i = 0; i < n; i++)

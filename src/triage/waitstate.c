@@ -177,14 +177,14 @@ static void decode_args(struct ct_session *s, const struct ct_core_thread *ct, e
 		w->has_duration = ok4 && read_time(s, a4, word, false, &w->duration_ns);
 		break;
 	case CT_SYS_NANOSLEEP:
-		// An interrupted sleep has its remainder written to rem, which glibc's sleep() points at req.
-		w->has_duration = ok0 && read_time(s, a0, word, false, &w->duration_ns);
-		w->remaining = ok1 && a1 == a0;
+		// An interrupted sleep has its remainder written to rem; when rem is req (glibc's sleep()),
+		// the request is gone and what is left depends on the moment of the dump: not reported.
+		w->has_duration = ok0 && !(ok1 && a1 == a0) && read_time(s, a0, word, false, &w->duration_ns);
 		break;
 	case CT_SYS_CLOCK_NANOSLEEP:
-		w->has_duration = ok2 && read_time(s, a2, word, false, &w->duration_ns);
 		w->absolute = ok1 && (a1 & TIMER_ABSTIME);
-		w->remaining = !w->absolute && ok3 && a3 == a2;
+		w->has_duration = ok2 && (w->absolute || !(ok3 && a3 == a2)) &&
+				  read_time(s, a2, word, false, &w->duration_ns);
 		break;
 	case CT_SYS_RT_SIGTIMEDWAIT:
 		w->has_duration = ok2 && read_time(s, a2, word, false, &w->duration_ns);
@@ -200,6 +200,8 @@ static void decode_args(struct ct_session *s, const struct ct_core_thread *ct, e
 	case CT_SYS_FUTEX: {
 		w->has_address = ok0;
 		w->address = a0;
+		w->has_value = ok2;
+		w->value = (uint32_t)a2;
 		if (!ok1)
 			break;
 		uint32_t cmd = (uint32_t)a1 & FUTEX_CMD_MASK;
@@ -229,12 +231,18 @@ static void decode_thread(struct ct_session *s, const struct ct_core_thread *ct,
 	if (nr < 0 || nr > 0xffff || !interrupted(ret))
 		return;
 	// The pc must follow the system-call instruction: on x86 orig_rax also holds an exception's error
-	// code, and aarch64's x8 is an ordinary register outside a call.
+	// code, and aarch64's x8 is an ordinary register outside a call. When the code cannot be read (no
+	// file for the module), the kernel-internal restart codes, which never reach user code, suffice;
+	// -EINTR alone does not.
 	uint8_t insn[4];
-	if (a->syscall_insn_len == 0 || ct->pc < a->syscall_insn_len ||
-	    !ct_modules_read_code(s, ct->pc - a->syscall_insn_len, insn, a->syscall_insn_len) ||
-	    memcmp(insn, a->syscall_insn, a->syscall_insn_len) != 0)
+	if (a->syscall_insn_len == 0 || ct->pc < a->syscall_insn_len)
 		return;
+	if (ct_modules_read_code(s, ct->pc - a->syscall_insn_len, insn, a->syscall_insn_len)) {
+		if (memcmp(insn, a->syscall_insn, a->syscall_insn_len) != 0)
+			return;
+	} else if (ret == -EINTR_) {
+		return;
+	}
 	unsigned flags = 0;
 	enum ct_syscall sys = ct_syscall_lookup(a->syscalls, *a->num_syscalls, (uint64_t)nr, &flags);
 	struct ct_wait *w = &t->wait;
