@@ -320,6 +320,8 @@ struct ct_lock {
 	size_t num_waiters;
 	/** Why no owner is given, for people ("glibc does not record readers"); NULL. Pooled. */
 	const char *note;
+	/** `name` is an expression in the first waiter's frame ("&to->lock"), not a variable of its own. */
+	bool name_from_frame;
 };
 
 /** One member of a wait-for cycle: thread `tid` holds the previous member's lock and waits for `lock`. */
@@ -327,6 +329,8 @@ struct ct_cycle_member {
 	int tid;
 	long lock; /**< index in hang.locks of the lock it waits for */
 	const char *function; /**< the function taking that lock (waiting frame), pooled or NULL */
+	/** The lock it holds as its waiting frame refers to it ("&from->lock"), pooled or NULL. */
+	const char *holds_as;
 };
 
 /** A deadlock cycle: members[start .. start + length) of hang.members. */

@@ -72,6 +72,7 @@ static json_t *lock_json(const struct ct_lock *l)
 	json_object_set_new(j, "address", hex(l->address));
 	json_object_set_new(j, "kind", str(l->kind));
 	json_object_set_new(j, "name", str(l->name));
+	json_object_set_new(j, "name_from_frame", json_boolean(l->name_from_frame));
 	set_str(j, "type", l->type);
 	json_object_set_new(j, "robust", json_boolean(l->robust));
 	json_object_set_new(j, "priority_inherit", json_boolean(l->priority_inherit));
@@ -123,15 +124,18 @@ json_t *ct_json_hang(const struct ct_report *r)
 	for (size_t k = 0; k < h->num_cycles; k++) {
 		const struct ct_cycle *c = &h->cycles[k];
 		json_t *o = json_object(), *tids = json_array(), *lks = json_array(), *fns = json_array();
+		json_t *holds = json_array();
 		for (size_t i = 0; i < c->length; i++) {
 			const struct ct_cycle_member *m = &h->members[c->start + i];
 			json_array_append_new(tids, json_integer(m->tid));
 			json_array_append_new(lks, m->lock >= 0 ? json_integer(m->lock) : json_null());
 			json_array_append_new(fns, str(m->function));
+			json_array_append_new(holds, str(m->holds_as));
 		}
 		json_object_set_new(o, "threads", tids);
 		json_object_set_new(o, "locks", lks);
 		json_object_set_new(o, "functions", fns);
+		json_object_set_new(o, "holds_as", holds);
 		json_object_set_new(o, "self", json_boolean(c->length == 1));
 		json_array_append_new(cycles, o);
 	}

@@ -23,7 +23,9 @@ const char *ct_hang_lock_label(const struct ct_report *r, long index, char *buf,
 	}
 	const struct ct_lock *l = &r->hang.locks[index];
 	const char *kind = !strcmp(l->kind, "thread") ? "thread exit" : l->kind;
-	if (l->name)
+	if (l->name && l->name_from_frame)
+		snprintf(buf, size, "%s `%s` (0x%" PRIx64 ")", kind, l->name, l->address);
+	else if (l->name)
 		snprintf(buf, size, "%s `%s`", kind, l->name);
 	else
 		snprintf(buf, size, "%s at 0x%" PRIx64, kind, l->address);

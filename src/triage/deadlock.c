@@ -20,6 +20,8 @@ static const char *label(struct ct_report *r, const struct ct_hang *h, long inde
 		return "an unknown lock";
 	const struct ct_lock *l = &h->locks[index];
 	const char *kind = !strcmp(l->kind, "thread") ? "the exit of a thread" : l->kind;
+	if (l->name && l->name_from_frame)
+		return ct_report_printf(r, "%s `%s` (0x%" PRIx64 ")", kind, l->name, l->address);
 	if (l->name)
 		return ct_report_printf(r, "%s `%s`", kind, l->name);
 	return ct_report_printf(r, "%s at 0x%" PRIx64, kind, l->address);
@@ -58,8 +60,9 @@ void ct_deadlock_fill(const struct ct_facts *f, struct ct_report *r)
 		const struct ct_cycle_member *x = &h->members[c->start + k];
 		const struct ct_cycle_member *prev = &h->members[c->start + (k + c->length - 1) % c->length];
 		const struct ct_lock *l = x->lock >= 0 && (size_t)x->lock < h->num_locks ? &h->locks[x->lock] : NULL;
-		ct_crash_add_evidence(r, "thread %d%s%s holds %s and waits for %s (owner tid %d from its %s)", x->tid,
+		ct_crash_add_evidence(r, "thread %d%s%s holds %s%s%s%s and waits for %s (owner tid %d from its %s)", x->tid,
 				      x->function ? " in " : "", x->function ? x->function : "", label(r, h, prev->lock),
+				      x->holds_as ? " (`" : "", x->holds_as ? x->holds_as : "", x->holds_as ? "` in its frame)" : "",
 				      label(r, h, x->lock), l ? l->owner : 0, l && l->owner_field ? l->owner_field : "owner field");
 		if (tu < sizeof(tids))
 			tu += (size_t)snprintf(tids + tu, sizeof(tids) - tu, "%s%d", k ? " -> " : "", x->tid);

@@ -12,12 +12,16 @@
 
 /** Summary lines kept (one per contended object or blocking call). */
 #define MAX_SUMMARIES 32
+/** Cycle members whose frames are searched for the lock they hold (a DWARF walk each). */
+#define MAX_FRAME_NAMED 64
 /** Thread ids listed in one summary line. */
 #define MAX_LISTED 8
 
 static const char *lock_label(struct ct_report *r, const struct ct_lock *l)
 {
 	const char *kind = !strcmp(l->kind, "thread") ? "thread exit" : l->kind;
+	if (l->name && l->name_from_frame)
+		return ct_report_printf(r, "%s `%s` (0x%" PRIx64 ")", kind, l->name, l->address);
 	if (l->name)
 		return ct_report_printf(r, "%s `%s`", kind, l->name);
 	return ct_report_printf(r, "%s at 0x%" PRIx64, kind, l->address);
@@ -230,8 +234,9 @@ static void summarize_locks(struct ct_report *r)
 	}
 }
 
-static void build_cycles(struct ct_report *r)
+static void build_cycles(struct ct_session *s)
 {
+	struct ct_report *r = s->report;
 	struct ct_hang *h = &r->hang;
 	size_t n = r->num_threads;
 	struct ct_wg_thread *wt = calloc(n ? n : 1, sizeof(*wt));
@@ -251,9 +256,21 @@ static void build_cycles(struct ct_report *r)
 			if (h->members) {
 				for (size_t k = 0; k < res.num_order; k++) {
 					const struct ct_thread *t = &r->threads[res.order[k]];
-					h->members[k] = (struct ct_cycle_member){ t->tid, t->wait.lock, t->wait.function };
+					h->members[k] = (struct ct_cycle_member){ t->tid, t->wait.lock, t->wait.function, NULL };
 				}
 				h->num_members = res.num_order;
+				// Where each member holds its lock, when its own frame refers to it.
+				for (size_t q = 0; q < res.num_cycles; q++) {
+					const struct ct_cycle *c = &res.cycles[q];
+					for (size_t k = c->start; k < c->start + c->length && k < MAX_FRAME_NAMED; k++) {
+						size_t prev = c->start + (k - c->start + c->length - 1) % c->length;
+						long held = h->members[prev].lock;
+						const struct ct_thread *t = &r->threads[res.order[k]];
+						if (held >= 0 && (size_t)held < h->num_locks)
+							h->members[k].holds_as = ct_lock_name_from_frame(
+								s, t, t->wait.frame, h->locks[held].address);
+					}
+				}
 				h->cycles = res.cycles; // ownership moves to the report
 				h->num_cycles = res.num_cycles;
 				res.cycles = NULL;
@@ -286,7 +303,7 @@ void ct_hang_analyze(struct ct_session *s)
 	if (!any)
 		return;
 	r->hang.present = true;
-	build_cycles(r);
+	build_cycles(s);
 	summarize_locks(r);
 }
 

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <elfutils/libdw.h>
+
 #include "coretriage/report.h"
 
 struct ct_session;
@@ -108,9 +110,22 @@ bool ct_data_symbol(struct ct_session *s, uint64_t address, struct ct_data_symbo
 
 /**
  * Names the object at @p address: the DWARF variable and member path holding it ("bank.lock",
- * "locks[1]"), else the ELF symbol ("accounts", "table+0x40"). Pooled, or NULL (heap, stack, no symbol).
+ * "locks[1]") when @p use_dwarf, else the ELF symbol ("accounts", "table+0x40"). Pooled, or NULL (heap,
+ * stack, no symbol).
  */
-const char *ct_lock_name(struct ct_session *s, uint64_t address);
+const char *ct_lock_name(struct ct_session *s, uint64_t address, bool use_dwarf);
+
+/**
+ * Names a lock outside any symbol (heap, stack) from the waiting frame @p frame of @p t: "&conn->lock",
+ * "&job.mu", "m" (lockframe.c). Pooled or NULL.
+ */
+const char *ct_lock_name_from_frame(struct ct_session *s, const struct ct_thread *t, long frame, uint64_t lock);
+
+/**
+ * Appends to @p buf the member path (".lock", "[2].mu", "+0x8") of offset @p off inside DWARF type
+ * @p type, stopping at glibc's pthread_ and sem_t typedefs (lockname.c). True when it appended anything.
+ */
+bool ct_lock_member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t size);
 
 /** Builds report->hang.locks from the threads' futex waits and links each wait to its lock (locks.c). */
 void ct_locks_build(struct ct_session *s, const struct ct_glibc_layout *layout);

@@ -145,7 +145,7 @@ static bool find_variable(Dwfl_Module *mod, const char *name, uint64_t addr, Dwa
 	return false;
 }
 
-const char *ct_lock_name(struct ct_session *s, uint64_t address)
+const char *ct_lock_name(struct ct_session *s, uint64_t address, bool use_dwarf)
 {
 	struct ct_data_symbol sym;
 	if (!ct_data_symbol(s, address, &sym))
@@ -155,9 +155,16 @@ const char *ct_lock_name(struct ct_session *s, uint64_t address)
 	snprintf(buf, sizeof(buf), "%s", sym.name);
 	const struct ct_module_state *m = ct_modules_find(s, address);
 	Dwarf_Die var, type;
-	if (m && find_variable(m->dwfl_module, sym.name, sym.start, &var) && type_of(&var, &type))
+	if (use_dwarf && m && find_variable(m->dwfl_module, sym.name, sym.start, &var) && type_of(&var, &type))
 		member_path(&type, off, buf, sizeof(buf), 0);
 	else if (off)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "+0x%" PRIx64, off);
 	return ct_report_strdup(s->report, buf);
+}
+
+bool ct_lock_member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t size)
+{
+	size_t before = strlen(buf);
+	member_path(type, off, buf, size, 0);
+	return strlen(buf) > before;
 }

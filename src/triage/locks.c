@@ -12,6 +12,9 @@
 #include "triage/hang.h"
 #include "util/bytes.h"
 
+/** Locks named from DWARF (each lookup walks the module's compilation units). */
+#define MAX_DWARF_NAMES 64
+
 struct placed {
 	uint64_t base;
 	const char *kind; /**< literal */
@@ -312,7 +315,13 @@ void ct_locks_build(struct ct_session *s, const struct ct_glibc_layout *L)
 			struct ct_lock *l = &r->hang.locks[r->hang.num_locks++];
 			l->address = p[i].base;
 			l->kind = ct_report_strdup(r, p[i].kind);
-			l->name = ct_lock_name(s, p[i].base);
+			// DWARF member paths for the first locks; beyond, ELF symbol names only (bounded cost).
+			l->name = ct_lock_name(s, p[i].base, r->hang.num_locks <= MAX_DWARF_NAMES);
+			if (!l->name && r->hang.num_locks <= MAX_DWARF_NAMES) {
+				const struct ct_thread *t = &r->threads[p[i].thread];
+				l->name = ct_lock_name_from_frame(s, t, t->wait.frame, p[i].base);
+				l->name_from_frame = l->name != NULL;
+			}
 			read_lock(s, L, l);
 			l->owner_in_dump = l->has_owner &&
 					   bsearch(&l->owner, tids, r->num_threads, sizeof(*tids), compare_int) != NULL;

@@ -9,6 +9,9 @@
  *                 three-thread cycle
  *     self        update_cache holds cache_lock and calls refresh_entry, which
  *                 locks it again (a normal mutex): a self-deadlock
+ *     heap        relay(from, to) holds &from->lock and takes &to->lock, in two
+ *                 threads with two heap connections swapped: a deadlock on
+ *                 heap locks, named from the waiting frame's parameter
  *     recursive   rebuild_registry holds the recursive registry_lock twice and
  *                 sleeps; lookup_entry waits for it: no deadlock
  *     errorcheck  reload_config holds the error-checking config_lock (its
@@ -157,6 +160,29 @@ NOINLINE void *stage_worker(void *arg)
 	pthread_mutex_lock(&stage_locks[id]);
 	pthread_barrier_wait(&start_line);
 	take_next(id);
+	return NULL;
+}
+
+/* ---- heap ---------------------------------------------------------------- */
+struct conn {
+	int fd;
+	char peer[20];
+	pthread_mutex_t lock;
+};
+static struct conn *conns[2];
+
+NOINLINE void relay(struct conn *from, struct conn *to, int id)
+{
+	pthread_mutex_lock(&from->lock);
+	pthread_barrier_wait(&start_line);
+	about_to_block(id);
+	pthread_mutex_lock(&to->lock);
+}
+
+NOINLINE void *relay_worker(void *arg)
+{
+	int id = (int)(long)arg;
+	relay(conns[id], conns[1 - id], id);
 	return NULL;
 }
 
@@ -357,6 +383,17 @@ int main(int argc, char **argv)
 		pthread_barrier_init(&start_line, NULL, 3);
 		for (long i = 0; i < 3; i++)
 			start(stage_worker, i);
+	} else if (!strcmp(mode, "heap")) {
+		pthread_barrier_init(&start_line, NULL, 2);
+		for (int i = 0; i < 2; i++) {
+			conns[i] = calloc(1, sizeof(*conns[i]));
+			if (!conns[i])
+				abort();
+			conns[i]->fd = -1;
+			pthread_mutex_init(&conns[i]->lock, NULL);
+		}
+		start(relay_worker, 0);
+		start(relay_worker, 1);
 	} else if (!strcmp(mode, "self")) {
 		start(update_cache, 0);
 	} else if (!strcmp(mode, "recursive") || !strcmp(mode, "errorcheck") || !strcmp(mode, "robust")) {
@@ -396,11 +433,11 @@ int main(int argc, char **argv)
 		start(read_commands, 0);
 		start(serve_clients, 1);
 	} else {
-		fprintf(stderr, "usage: hang abba|cycle3|self|recursive|errorcheck|robust|rwlock|io-held|condvar|io\n");
+		fprintf(stderr, "usage: hang abba|cycle3|heap|self|recursive|errorcheck|robust|rwlock|io-held|condvar|io\n");
 		return 2;
 	}
 	wait_all_blocked();
-	if (!strcmp(mode, "abba") || !strcmp(mode, "cycle3") || !strcmp(mode, "self"))
+	if (!strcmp(mode, "abba") || !strcmp(mode, "cycle3") || !strcmp(mode, "self") || !strcmp(mode, "heap"))
 		wait_for_workers();
 	else
 		idle_main();

@@ -13,10 +13,12 @@ import subprocess
 import sys
 
 # case -> expectations. cycle: (functions taking the locks, lock names), as sets, in any rotation.
+# case -> (functions, lock names, cycle length)
 DEADLOCKS = {
-    "abba": ({"transfer_funds", "restock"}, {"accounts", "orders"}, False),
-    "cycle3": ({"take_next"}, {"stage_locks[0]", "stage_locks[1]", "stage_locks[2]"}, False),
-    "self": ({"refresh_entry"}, {"cache_lock"}, True),
+    "abba": ({"transfer_funds", "restock"}, {"accounts", "orders"}, 2),
+    "cycle3": ({"take_next"}, {"stage_locks[0]", "stage_locks[1]", "stage_locks[2]"}, 3),
+    "heap": ({"relay"}, {"&to->lock"}, 2),
+    "self": ({"refresh_entry"}, {"cache_lock"}, 1),
 }
 
 
@@ -66,7 +68,8 @@ def check_case(mode, report, problems):
     crash = report.get("crash") or {}
     cycles = hang.get("cycles", [])
     if mode in DEADLOCKS:
-        fns, locks, self = DEADLOCKS[mode]
+        fns, locks, length = DEADLOCKS[mode]
+        self = length == 1
         if len(cycles) != 1:
             problems.append(f"{len(cycles)} cycles, expected 1")
             return
@@ -76,7 +79,9 @@ def check_case(mode, report, problems):
         names = {hang["locks"][i]["name"] for i in c["locks"]}
         if names != locks:
             problems.append(f"cycle locks {sorted(names)}, expected {sorted(locks)}")
-        if len(c["threads"]) != len(locks) or c["self"] != self:
+        if mode == "heap" and set(c["holds_as"]) != {"&from->lock"}:
+            problems.append(f"held locks as the frames name them: {c['holds_as']}, expected &from->lock")
+        if len(c["threads"]) != length or c["self"] != self:
             problems.append(f"cycle of {len(c['threads'])} threads (self {c['self']})")
         for i in c["locks"]:
             l = hang["locks"][i]

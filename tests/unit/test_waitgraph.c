@@ -164,8 +164,8 @@ static void hand_built_hang(struct ct_hang *h, struct ct_lock *locks, struct ct_
 				     .owner_field = "__owner", .owner_in_dump = true };
 	locks[1] = (struct ct_lock){ .address = 0x1040, .kind = "mutex", .name = "orders", .has_owner = true, .owner = 12,
 				     .owner_field = "__owner", .owner_in_dump = true };
-	m[0] = (struct ct_cycle_member){ 11, 1, "transfer_funds" };
-	m[1] = (struct ct_cycle_member){ 12, 0, "restock" };
+	m[0] = (struct ct_cycle_member){ 11, 1, "transfer_funds", NULL };
+	m[1] = (struct ct_cycle_member){ 12, 0, "restock", NULL };
 	c[0] = (struct ct_cycle){ 0, 2 };
 	h->present = true;
 	h->locks = locks;
@@ -240,7 +240,7 @@ TEST(self_deadlock_fill)
 	struct ct_cycle_member m[2];
 	struct ct_cycle c[1];
 	hand_built_hang(&r.hang, locks, m, c);
-	m[0] = (struct ct_cycle_member){ 11, 0, "refresh_entry" };
+	m[0] = (struct ct_cycle_member){ 11, 0, "refresh_entry", NULL };
 	c[0].length = 1;
 	struct ct_facts f;
 	memset(&f, 0, sizeof(f));
