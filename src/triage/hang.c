@@ -80,7 +80,7 @@ static const char *wait_text(struct ct_report *r, const struct ct_wait *w)
 			ADD("%s%s", used ? ", " : "", d);
 	}
 #undef ADD
-	return ct_report_printf(r, "%s(%s)", w->syscall, args);
+	return used ? ct_report_printf(r, "%s(%s)", w->syscall, args) : ct_report_strdup(r, w->syscall);
 }
 
 static const struct ct_thread *thread_by_tid(const struct ct_report *r, int tid)

@@ -247,9 +247,11 @@ static bool joins_thread(struct ct_session *s, const struct ct_wait *w, const in
 	if (!w->has_value || !w->value || w->value >= CT_FUTEX_TID_MASK || !w->operation ||
 	    (strcmp(w->operation, "wait") != 0 && strcmp(w->operation, "wait_bitset") != 0))
 		return false;
-	if (!read_u32(s, w->address, &word) || word != w->value)
+	// The kernel put the thread to sleep only because the word held `val` then; when the word is in
+	// the dump it must still hold it.
+	if (read_u32(s, w->address, &word) && word != w->value)
 		return false;
-	int tid = (int)word;
+	int tid = (int)w->value;
 	return bsearch(&tid, tids, s->report->num_threads, sizeof(*tids), compare_int) != NULL;
 }
 
@@ -323,6 +325,15 @@ void ct_locks_build(struct ct_session *s, const struct ct_glibc_layout *L)
 				l->name_from_frame = l->name != NULL;
 			}
 			read_lock(s, L, l);
+			const struct ct_wait *w = &r->threads[p[i].thread].wait;
+			if (!strcmp(l->kind, "thread") && !l->has_owner && !l->has_word && w->has_value && w->value &&
+			    w->value < CT_FUTEX_TID_MASK) {
+				// The tid word is not in the dump: the wait's `val` is what it held when the
+				// waiter went to sleep (futex_wait sleeps only while the word equals it).
+				l->has_owner = true;
+				l->owner = (int)w->value;
+				l->owner_field = ct_report_strdup(r, "futex value");
+			}
 			l->owner_in_dump = l->has_owner &&
 					   bsearch(&l->owner, tids, r->num_threads, sizeof(*tids), compare_int) != NULL;
 		}
