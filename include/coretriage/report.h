@@ -423,6 +423,12 @@ struct ct_thread *ct_report_crashing_thread(const struct ct_report *report);
 /** The module containing @p address, or NULL. */
 const struct ct_module *ct_report_find_module(const struct ct_report *report, uint64_t address);
 
+/**
+ * Label of hang.locks[@p index] for people: "mutex `orders`", "condition at 0x7f…", "mutex `&to->lock`
+ * (0x55…)" for a name from a frame. Written to @p buf (NUL-terminated) and returned.
+ */
+const char *ct_report_lock_label(const struct ct_report *report, long index, char *buf, size_t size);
+
 /** Signal name ("SIGSEGV") or NULL for an unknown number. */
 const char *ct_signal_name(int signo);
 /** si_code name for @p signo ("SEGV_MAPERR", "SI_TKILL"), or NULL when unknown. */

@@ -24,7 +24,8 @@ json_t *ct_json_hang(const struct ct_report *r);
 /** The "Waiting" section of the markdown report; nothing without waits. */
 void ct_markdown_hang(FILE *out, const struct ct_report *r);
 
-/** Label of lock @p index for people: "mutex `orders`", "condition at 0x…". Into @p buf. */
-const char *ct_hang_lock_label(const struct ct_report *r, long index, char *buf, size_t size);
+/** jansson values as the JSON report writes them (json.c): a hex string, a UTF-8-safe string or null. */
+json_t *ct_json_hex_value(uint64_t v);
+json_t *ct_json_string_value(const char *s);
 
 #endif

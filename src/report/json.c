@@ -395,3 +395,13 @@ int ct_write_json(FILE *out, const struct ct_report *r, const struct ct_write_op
 	}
 	return ferror(out) ? -1 : 0;
 }
+
+json_t *ct_json_hex_value(uint64_t v)
+{
+	return hex(v);
+}
+
+json_t *ct_json_string_value(const char *s)
+{
+	return str(s);
+}

@@ -6,30 +6,11 @@
 #include <string.h>
 
 #include "report/hang_writers.h"
-#include "report/json_emit.h"
-
-static json_t *hex(uint64_t v)
-{
-	char buf[19];
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	return json_string(buf);
-}
-
-// Names come from the dump: invalid UTF-8 becomes U+FFFD, as everywhere in the JSON report.
-static json_t *str(const char *s)
-{
-	if (!s)
-		return json_null();
-	char *copy = ct_json_utf8_sanitize(s);
-	json_t *j = copy ? json_string(copy) : NULL;
-	free(copy);
-	return j ? j : json_null();
-}
 
 static void set_str(json_t *o, const char *key, const char *s)
 {
 	if (s)
-		json_object_set_new(o, key, str(s));
+		json_object_set_new(o, key, ct_json_string_value(s));
 }
 
 json_t *ct_json_thread_wait(const struct ct_thread *t)
@@ -38,9 +19,9 @@ json_t *ct_json_thread_wait(const struct ct_thread *t)
 	if (!w->present)
 		return NULL;
 	json_t *j = json_object();
-	json_object_set_new(j, "syscall", str(w->syscall));
+	json_object_set_new(j, "syscall", ct_json_string_value(w->syscall));
 	json_object_set_new(j, "number", json_integer(w->number));
-	json_object_set_new(j, "text", str(w->text));
+	json_object_set_new(j, "text", ct_json_string_value(w->text));
 	set_str(j, "operation", w->operation);
 	if (w->has_fd)
 		json_object_set_new(j, "fd", json_integer(w->fd));
@@ -51,7 +32,7 @@ json_t *ct_json_thread_wait(const struct ct_thread *t)
 		json_object_set_new(j, "absolute", json_boolean(w->absolute));
 	}
 	if (w->has_address)
-		json_object_set_new(j, "address", hex(w->address));
+		json_object_set_new(j, "address", ct_json_hex_value(w->address));
 	if (w->has_value)
 		json_object_set_new(j, "value", json_integer(w->value));
 	if (w->has_pid)
@@ -62,25 +43,25 @@ json_t *ct_json_thread_wait(const struct ct_thread *t)
 		json_object_set_new(j, "wants_write", json_boolean(w->wants_write));
 	json_object_set_new(j, "lock", w->lock >= 0 ? json_integer(w->lock) : json_null());
 	json_object_set_new(j, "frame", w->frame >= 0 ? json_integer(w->frame) : json_null());
-	json_object_set_new(j, "function", str(w->function));
+	json_object_set_new(j, "function", ct_json_string_value(w->function));
 	return j;
 }
 
 static json_t *lock_json(const struct ct_lock *l)
 {
 	json_t *j = json_object();
-	json_object_set_new(j, "address", hex(l->address));
-	json_object_set_new(j, "kind", str(l->kind));
-	json_object_set_new(j, "name", str(l->name));
+	json_object_set_new(j, "address", ct_json_hex_value(l->address));
+	json_object_set_new(j, "kind", ct_json_string_value(l->kind));
+	json_object_set_new(j, "name", ct_json_string_value(l->name));
 	json_object_set_new(j, "name_from_frame", json_boolean(l->name_from_frame));
 	set_str(j, "type", l->type);
 	json_object_set_new(j, "robust", json_boolean(l->robust));
 	json_object_set_new(j, "priority_inherit", json_boolean(l->priority_inherit));
 	if (l->has_word)
-		json_object_set_new(j, "word", hex(l->word));
+		json_object_set_new(j, "word", ct_json_hex_value(l->word));
 	json_object_set_new(j, "owner", l->has_owner ? json_integer(l->owner) : json_null());
 	if (l->has_owner) {
-		json_object_set_new(j, "owner_field", str(l->owner_field));
+		json_object_set_new(j, "owner_field", ct_json_string_value(l->owner_field));
 		json_object_set_new(j, "owner_in_dump", json_boolean(l->owner_in_dump));
 		json_object_set_new(j, "owner_died", json_boolean(l->owner_died));
 	}
@@ -99,7 +80,7 @@ json_t *ct_json_hang(const struct ct_report *r)
 	if (!h->present)
 		return NULL;
 	json_t *j = json_object();
-	json_object_set_new(j, "glibc", str(h->glibc));
+	json_object_set_new(j, "glibc", ct_json_string_value(h->glibc));
 	json_t *threads = json_array();
 	for (size_t i = 0; i < r->num_threads; i++) {
 		const struct ct_thread *t = &r->threads[i];
@@ -107,8 +88,8 @@ json_t *ct_json_hang(const struct ct_report *r)
 			continue;
 		json_t *o = json_object();
 		json_object_set_new(o, "tid", json_integer(t->tid));
-		json_object_set_new(o, "state", str(t->wait.text));
-		json_object_set_new(o, "function", str(t->wait.function));
+		json_object_set_new(o, "state", ct_json_string_value(t->wait.text));
+		json_object_set_new(o, "function", ct_json_string_value(t->wait.function));
 		long li = t->wait.lock;
 		const struct ct_lock *l = li >= 0 && (size_t)li < h->num_locks ? &h->locks[li] : NULL;
 		json_object_set_new(o, "lock", l ? json_integer(li) : json_null());
@@ -129,8 +110,8 @@ json_t *ct_json_hang(const struct ct_report *r)
 			const struct ct_cycle_member *m = &h->members[c->start + i];
 			json_array_append_new(tids, json_integer(m->tid));
 			json_array_append_new(lks, m->lock >= 0 ? json_integer(m->lock) : json_null());
-			json_array_append_new(fns, str(m->function));
-			json_array_append_new(holds, str(m->holds_as));
+			json_array_append_new(fns, ct_json_string_value(m->function));
+			json_array_append_new(holds, ct_json_string_value(m->holds_as));
 		}
 		json_object_set_new(o, "threads", tids);
 		json_object_set_new(o, "locks", lks);
@@ -142,7 +123,7 @@ json_t *ct_json_hang(const struct ct_report *r)
 	json_object_set_new(j, "cycles", cycles);
 	json_t *sums = json_array();
 	for (size_t i = 0; i < h->num_summaries; i++)
-		json_array_append_new(sums, str(h->summaries[i]));
+		json_array_append_new(sums, ct_json_string_value(h->summaries[i]));
 	json_object_set_new(j, "summaries", sums);
 	return j;
 }

@@ -15,23 +15,6 @@ static void put_safe(FILE *out, const char *s)
 		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
 }
 
-const char *ct_hang_lock_label(const struct ct_report *r, long index, char *buf, size_t size)
-{
-	if (index < 0 || (size_t)index >= r->hang.num_locks) {
-		snprintf(buf, size, "?");
-		return buf;
-	}
-	const struct ct_lock *l = &r->hang.locks[index];
-	const char *kind = !strcmp(l->kind, "thread") ? "thread exit" : l->kind;
-	if (l->name && l->name_from_frame)
-		snprintf(buf, size, "%s `%s` (0x%" PRIx64 ")", kind, l->name, l->address);
-	else if (l->name)
-		snprintf(buf, size, "%s `%s`", kind, l->name);
-	else
-		snprintf(buf, size, "%s at 0x%" PRIx64, kind, l->address);
-	return buf;
-}
-
 void ct_text_thread_wait(FILE *out, const struct ct_thread *t)
 {
 	if (!t->wait.present || !t->wait.text)
@@ -59,7 +42,7 @@ static void lock_state(FILE *out, const struct ct_report *r, long index)
 		return;
 	}
 	fputs(" -> ", out);
-	put_safe(out, ct_hang_lock_label(r, index, label, sizeof(label)));
+	put_safe(out, ct_report_lock_label(r, index, label, sizeof(label)));
 	if (l->type)
 		fprintf(out, " (%s%s%s", l->type, l->robust ? ", robust" : "", l->priority_inherit ? ", priority-inherit" : "");
 	if (l->type && l->has_count)
@@ -86,7 +69,7 @@ static void hang_lines(FILE *out, const struct ct_report *r)
 		for (size_t i = 0; i < c->length; i++) {
 			const struct ct_cycle_member *m = &h->members[c->start + i];
 			fprintf(out, "thread %d -> ", m->tid);
-			put_safe(out, ct_hang_lock_label(r, m->lock, label, sizeof(label)));
+			put_safe(out, ct_report_lock_label(r, m->lock, label, sizeof(label)));
 			fputs(" -> ", out);
 		}
 		fprintf(out, "thread %d\n", h->members[c->start].tid);

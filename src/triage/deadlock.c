@@ -16,15 +16,9 @@ bool ct_deadlock_outranks(const struct ct_facts *f, const char *rule)
 
 static const char *label(struct ct_report *r, const struct ct_hang *h, long index)
 {
-	if (index < 0 || (size_t)index >= h->num_locks)
-		return "an unknown lock";
-	const struct ct_lock *l = &h->locks[index];
-	const char *kind = !strcmp(l->kind, "thread") ? "the exit of a thread" : l->kind;
-	if (l->name && l->name_from_frame)
-		return ct_report_printf(r, "%s `%s` (0x%" PRIx64 ")", kind, l->name, l->address);
-	if (l->name)
-		return ct_report_printf(r, "%s `%s`", kind, l->name);
-	return ct_report_printf(r, "%s at 0x%" PRIx64, kind, l->address);
+	(void)h;
+	char buf[512];
+	return ct_report_strdup(r, ct_report_lock_label(r, index, buf, sizeof(buf)));
 }
 
 void ct_deadlock_fill(const struct ct_facts *f, struct ct_report *r)

@@ -19,12 +19,8 @@
 
 static const char *lock_label(struct ct_report *r, const struct ct_lock *l)
 {
-	const char *kind = !strcmp(l->kind, "thread") ? "thread exit" : l->kind;
-	if (l->name && l->name_from_frame)
-		return ct_report_printf(r, "%s `%s` (0x%" PRIx64 ")", kind, l->name, l->address);
-	if (l->name)
-		return ct_report_printf(r, "%s `%s`", kind, l->name);
-	return ct_report_printf(r, "%s at 0x%" PRIx64, kind, l->address);
+	char buf[512];
+	return ct_report_strdup(r, ct_report_lock_label(r, (long)(l - r->hang.locks), buf, sizeof(buf)));
 }
 
 static void fmt_time(char *buf, size_t size, uint64_t ns)

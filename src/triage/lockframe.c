@@ -71,28 +71,13 @@ static bool var_address(Dwarf_Die *var, Dwarf_Addr pc, Dwarf_Addr bias, bool fb_
 	return false;
 }
 
-static Dwarf_Die *peel(Dwarf_Die *die, Dwarf_Die *buf)
-{
-	for (int i = 0; i < 16; i++) {
-		int tag = dwarf_tag(die);
-		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
-		    tag != DW_TAG_atomic_type && tag != DW_TAG_restrict_type)
-			return die;
-		Dwarf_Attribute attr;
-		if (!dwarf_attr_integrate(die, DW_AT_type, &attr) || !dwarf_formref_die(&attr, buf))
-			return NULL;
-		die = buf;
-	}
-	return NULL;
-}
-
 /**
  * Names @p lock through variable @p var of @p type located at @p addr: "&name->member" for a pointer
  * to an object holding it, "name" for a pointer to it, "&name.member" for an object holding it.
  */
 static const char *through(struct ct_session *s, const char *name, Dwarf_Die *type, uint64_t addr, uint64_t lock)
 {
-	Dwarf_Die buf, *t = peel(type, &buf);
+	Dwarf_Die buf, *t = ct_dwarf_peel_type(type, &buf);
 	if (!t)
 		return NULL;
 	char path[256] = "";

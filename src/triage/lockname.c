@@ -35,12 +35,12 @@ bool ct_data_symbol(struct ct_session *s, uint64_t address, struct ct_data_symbo
 	return true;
 }
 
-static Dwarf_Die *peel(Dwarf_Die *die, Dwarf_Die *buf)
+Dwarf_Die *ct_dwarf_peel_type(Dwarf_Die *die, Dwarf_Die *buf)
 {
 	for (int i = 0; i < 16; i++) {
 		int tag = dwarf_tag(die);
 		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
-		    tag != DW_TAG_atomic_type)
+		    tag != DW_TAG_atomic_type && tag != DW_TAG_restrict_type)
 			return die;
 		Dwarf_Attribute attr;
 		if (!dwarf_attr_integrate(die, DW_AT_type, &attr) || !dwarf_formref_die(&attr, buf))
@@ -73,7 +73,7 @@ static void member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t size, i
 		return;
 	if (depth >= MAX_DEPTH)
 		goto rest;
-	Dwarf_Die peeled_buf, *t = peel(type, &peeled_buf);
+	Dwarf_Die peeled_buf, *t = ct_dwarf_peel_type(type, &peeled_buf);
 	if (!t)
 		goto rest;
 	int tag = dwarf_tag(t);
