@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "modules/modules.h"
+#include "triage/facts.h"
 #include "triage/hang.h"
 
 /** DIEs visited looking for a variable: bounds the cost on programs with huge DWARF. */
@@ -18,12 +19,13 @@
 
 bool ct_data_symbol(struct ct_session *s, uint64_t address, struct ct_data_symbol *ret)
 {
-	const struct ct_module_state *m = ct_modules_find(s, address);
-	if (!m || !m->dwfl_module)
+	// libdwfl's module ranges cover .bss past the file-backed pages (NT_FILE does not).
+	Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, address) : NULL;
+	if (!mod)
 		return false;
 	GElf_Off off;
 	GElf_Sym sym;
-	const char *name = dwfl_module_addrinfo(m->dwfl_module, address, &off, &sym, NULL, NULL, NULL);
+	const char *name = dwfl_module_addrinfo(mod, address, &off, &sym, NULL, NULL, NULL);
 	if (!name || !*name)
 		return false;
 	// addrinfo may answer with the nearest symbol below: the address must lie inside it.
@@ -153,9 +155,15 @@ const char *ct_lock_name(struct ct_session *s, uint64_t address, bool use_dwarf)
 	uint64_t off = address - sym.start;
 	char buf[256];
 	snprintf(buf, sizeof(buf), "%s", sym.name);
-	const struct ct_module_state *m = ct_modules_find(s, address);
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, address);
+	const struct ct_module_state *m = NULL;
+	for (size_t i = 0; mod && i < s->num_modules && !m; i++)
+		m = s->modules[i].dwfl_module == mod ? &s->modules[i] : NULL;
 	Dwarf_Die var, type;
-	if (use_dwarf && m && find_variable(m->dwfl_module, sym.name, sym.start, &var) && type_of(&var, &type))
+	// System libraries' variables (libc's stdio and malloc locks) are named by their symbol: walking
+	// libc's DWARF for a member path costs more than it tells.
+	if (use_dwarf && mod && m && !ct_path_is_system(m->path) && find_variable(mod, sym.name, sym.start, &var) &&
+	    type_of(&var, &type))
 		member_path(&type, off, buf, sizeof(buf), 0);
 	else if (off)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "+0x%" PRIx64, off);
