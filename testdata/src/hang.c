@@ -24,6 +24,8 @@
  *     io-held     slow_flush holds journal and sleeps in nanosleep while three
  *                 append_entry threads queue for it: contention, no cycle
  *     condvar     four worker_loop threads wait on queue_ready: idle
+ *     stdio       hold_stdout keeps stdout locked (flockfile) and sleeps; log_line
+ *                 waits in printf on glibc's internal stdio lock: no owner
  *     io          read_commands blocks in read on a pipe, serve_clients in
  *                 accept on a listening socket
  *
@@ -335,6 +337,27 @@ NOINLINE void *worker_loop(void *arg)
 	return NULL;
 }
 
+/* ---- stdio --------------------------------------------------------------- */
+NOINLINE void *hold_stdout(void *arg)
+{
+	int id = (int)(long)arg;
+	flockfile(stdout);
+	pthread_barrier_wait(&start_line);
+	about_to_block(id);
+	sleep_long();
+	return NULL;
+}
+
+NOINLINE void *log_line(void *arg)
+{
+	int id = (int)(long)arg;
+	pthread_barrier_wait(&start_line);
+	usleep(10000);
+	about_to_block(id);
+	printf("log line from %d\n", id);
+	return NULL;
+}
+
 /* ---- io ------------------------------------------------------------------ */
 static int command_pipe[2];
 static int listener;
@@ -426,6 +449,10 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "condvar")) {
 		for (long i = 0; i < 4; i++)
 			start(worker_loop, i);
+	} else if (!strcmp(mode, "stdio")) {
+		pthread_barrier_init(&start_line, NULL, 2);
+		start(hold_stdout, 0);
+		start(log_line, 1);
 	} else if (!strcmp(mode, "io")) {
 		if (pipe(command_pipe) != 0)
 			abort();
@@ -433,7 +460,7 @@ int main(int argc, char **argv)
 		start(read_commands, 0);
 		start(serve_clients, 1);
 	} else {
-		fprintf(stderr, "usage: hang abba|cycle3|heap|self|recursive|errorcheck|robust|rwlock|io-held|condvar|io\n");
+		fprintf(stderr, "usage: hang abba|cycle3|heap|self|recursive|errorcheck|robust|rwlock|io-held|condvar|stdio|io\n");
 		return 2;
 	}
 	wait_all_blocked();

@@ -63,7 +63,8 @@ def check_holder(problems, report, lock, fn):
         problems.append("owner not marked as in the dump")
 
 
-def check_case(mode, report, problems):
+def check_case(mode, report, problems, bare=False):
+    """bare: libc without its debug information (its local symbols are unknown)."""
     hang = report.get("hang") or {}
     crash = report.get("crash") or {}
     cycles = hang.get("cycles", [])
@@ -146,6 +147,15 @@ def check_case(mode, report, problems):
             problems.append(f"queue_ready: {l}")
         if not any("4 threads wait on condition `queue_ready`" in s for s in summaries):
             problems.append(f"no idle summary: {summaries}")
+    elif mode == "stdio":
+        l = [x for x in hang["locks"] if x["kind"] == "glibc-internal"]
+        named = (l[0].get("name") or "").startswith("_IO_stdfile_1_lock") if l else False
+        if len(l) != 1 or l[0].get("owner") is not None or not (named or (bare and l[0].get("name") is None)):
+            problems.append(f"stdio lock: {l}")
+        writer = thread_with(report, "log_line")
+        w = writer[0].get("wait") if writer else None
+        if not w or w.get("object") != "glibc-internal":
+            problems.append(f"log_line's wait: {w}")
     elif mode == "io":
         for fn, call in (("read_commands", "read"), ("serve_clients", "accept")):
             t = thread_with(report, fn)
@@ -197,7 +207,7 @@ def main():
             try:
                 bare = json.loads(run(tool, d, "json", hide).stdout)
                 more = []
-                check_case(mode, bare, more)
+                check_case(mode, bare, more, bare=True)
                 if any(m.get("debug_info") and "libc" in (m.get("name") or "") for m in bare["modules"]):
                     more.append("libc debug info was not hidden")
                 problems += [f"without libc debug info: {m}" for m in more]
