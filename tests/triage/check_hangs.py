@@ -187,6 +187,8 @@ def main():
             continue
         ran += 1
         mode = case.split("hang-", 1)[1]
+        if mode.startswith("i386-"):
+            mode = mode[len("i386-"):]  # the same program built for i386
         problems = []
         p = run(tool, d, "json")
         try:
