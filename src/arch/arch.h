@@ -39,6 +39,35 @@ enum ct_bad_call_kind {
 	CT_BAD_CALL_LINK_REGISTER,
 };
 
+/** A register the kernel saved in a signal frame's sigcontext: DWARF number and offset. */
+struct ct_arch_sigreg {
+	int dwarf;
+	uint16_t offset;
+};
+
+/**
+ * Where the kernel's rt_sigframe keeps the interrupted context, seen from the sp of the sigreturn
+ * trampoline frame (the handler's return popped nothing else). Offsets into struct sigcontext;
+ * -1 when the architecture has no such field.
+ */
+struct ct_arch_sigframe {
+	/** ucontext at sp + ucontext_at, or at the pointer stored there when ucontext_indirect. */
+	int16_t ucontext_at;
+	bool ucontext_indirect;
+	/** siginfo likewise (the kernel fills it only for SA_SIGINFO handlers). */
+	int16_t siginfo_at;
+	bool siginfo_indirect;
+	/** Offset of uc_mcontext (struct sigcontext) in the ucontext. */
+	uint16_t mcontext;
+	/** sigcontext fields: pc, sp; x86 trapno/err/cr2; aarch64 fault_address and __reserved records. */
+	int16_t pc, sp, trapno, err, cr2, fault_address, reserved;
+	/** Size of a register and of trapno/err/cr2 in the sigcontext (4 or 8). */
+	uint8_t word;
+	/** The interrupted general registers. */
+	const struct ct_arch_sigreg *regs;
+	size_t num_regs;
+};
+
 struct ct_arch_info {
 	const char *name;
 	uint16_t e_machine;
@@ -67,6 +96,8 @@ struct ct_arch_info {
 	 * ret_addr) end with a call instruction. Used to validate stack-scan candidates.
 	 */
 	bool (*is_after_call)(const uint8_t *before, size_t len);
+	/** The signal frame's layout (issue 16), NULL when not described. */
+	const struct ct_arch_sigframe *sigframe;
 };
 
 /** The table for @p e_machine / @p elf_class, or NULL when the architecture is not supported. */

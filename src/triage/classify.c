@@ -1361,6 +1361,8 @@ static void signal_evidence(const struct ct_facts *f, struct ct_report *r)
 
 size_t ct_classify(const struct ct_facts *f, struct ct_report *r)
 {
+	if (f->reraised)
+		return ct_classify_reraised(f, r);
 	signal_evidence(f, r);
 	size_t i;
 	for (i = 0; i < NUM_RULES - 1; i++) {
@@ -1368,10 +1370,11 @@ size_t ct_classify(const struct ct_facts *f, struct ct_report *r)
 			break;
 	}
 	rules[i].fill(f, r);
-	r->crash.blame_frame = f->blame;
+	r->crash.blame_frame = f->blame >= 0 ? f->blame + (long)f->frame_base : -1;
 	if (f->blame >= 0) {
 		const struct ct_frame_fact *b = &f->frames[f->blame];
-		ct_crash_add_evidence(r, "blamed frame #%ld: %s (%s), the first frame in the program's own code", f->blame,
+		ct_crash_add_evidence(r, "blamed frame #%ld: %s (%s), the first frame in the program's own code",
+				      r->crash.blame_frame,
 				      b->function ? b->function : "??", b->module ? b->module : "?");
 	} else if (f->num_frames) {
 		ct_crash_add_evidence(r, "no frame in the program's own code was found");

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch/arch.h"
 #include "coretriage/report.h"
 
 /** "Near null": below 64 KiB (vm.mmap_min_addr is 4 KiB or 64 KiB; CASR and CERT use 64 KiB). */
@@ -22,6 +23,8 @@
 #define CT_STACK_GUARD_GAP (256ULL * 4096)
 /** Memory operands per instruction kept (x86 has at most two, e.g. movs). */
 #define CT_MAX_MEM_OPERANDS 2
+/** DWARF registers kept from a signal frame's sigcontext: the same slots as a thread's. */
+#define CT_SIGFRAME_REGS CT_MAX_DWARF_REGS
 
 /* Linux signal numbers and si_codes (asm-generic; the same on every architecture we read). */
 #define CT_SIGILL 4
@@ -236,6 +239,41 @@ struct ct_stack_facts {
 	bool truncated;
 };
 
+/** The context a signal frame of the crashing thread saved (issue 16; src/triage/sigframe.c). */
+struct ct_sigframe_facts {
+	/** Index of the trampoline frame; the interrupted frame is frame + 1. */
+	size_t frame;
+	/** Interrupted pc and sp (from the sigcontext). */
+	uint64_t pc, sp;
+	/** The interrupted general registers in DWARF numbering. */
+	uint64_t regs[CT_SIGFRAME_REGS];
+	bool valid[CT_SIGFRAME_REGS];
+	/** The frame's siginfo looks filled in (SA_SIGINFO handlers only): signal 1..64. */
+	bool has_siginfo;
+	int si_signo, si_code;
+	uint64_t si_addr;
+	/** x86 sigcontext trapno, err, cr2 (the last trap the kernel recorded for the thread). */
+	bool has_trap;
+	uint64_t trapno, err, cr2;
+	/** aarch64 sigcontext fault_address and the esr_context record (present only for faults). */
+	bool has_fault_address;
+	uint64_t fault_address;
+	bool has_esr;
+	uint64_t esr;
+	/**
+	 * The fault this context was interrupted by, when the frame's facts show one: signal, si_code
+	 * and fault address (from siginfo, else derived from trapno/err/cr2 or the ESR). 0 when none.
+	 */
+	int fault_signo, fault_code;
+	bool fault_has_address;
+	uint64_t fault_addr;
+	/** How the fault was established ("siginfo", "trapno 14 (page fault) and the instruction"). Static. */
+	const char *fault_source;
+};
+
+/** Signal frames of the crashing thread looked at. */
+#define CT_MAX_SIGFRAMES 4
+
 /** Everything the rules look at. */
 struct ct_facts {
 	struct ct_signal_facts sig;
@@ -271,7 +309,30 @@ struct ct_facts {
 	const char *culprit;
 	/** Return address at [sp] lies right after a call in a module (set by gathering). */
 	bool sp_word_after_call;
+	/** Signal frames of the crashing thread, innermost first (issue 16). */
+	struct ct_sigframe_facts sigframes[CT_MAX_SIGFRAMES];
+	size_t num_sigframes;
+	/**
+	 * A fault re-raised by its handler (the dumped signal came from inside a handler for a fault
+	 * signal): the facts of the interrupted context, whose frames start at the interrupted frame.
+	 * Borrowed from the gathering storage; NULL when there is none.
+	 */
+	const struct ct_facts *reraised;
+	/** Which of sigframes[] holds the original fault (when reraised). */
+	size_t reraised_sigframe;
+	/** Index in the thread of frames[0] (nonzero for a re-raised fault's interrupted context). */
+	size_t frame_base;
 };
+
+/**
+ * Derives the fault a signal frame's context was interrupted by (fault_signo, fault_code,
+ * fault_addr, fault_source) from its siginfo and trap facts and the interrupted instruction
+ * @p insn (decoded at the interrupted pc). @p x86 selects trapno rules, else the aarch64 ESR. Pure.
+ */
+void ct_sigframe_derive(struct ct_sigframe_facts *sf, bool x86, const struct ct_insn_facts *insn);
+
+/** True for the signals a fault raises (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP). */
+bool ct_is_fault_signal(int signo);
 
 /** Confidence of a decision. */
 enum ct_confidence { CT_CONFIDENCE_LOW, CT_CONFIDENCE_MEDIUM, CT_CONFIDENCE_HIGH, CT_CONFIDENCE_NUM_ };
@@ -283,6 +344,13 @@ const char *ct_confidence_to_string(enum ct_confidence c);
  * nothing but @p facts. Strings are pooled in @p report. Returns the index of the rule that matched.
  */
 size_t ct_classify(const struct ct_facts *facts, struct ct_report *report);
+
+/**
+ * Classifies a fault re-raised by its handler (@p facts->reraised set): the original fault with the
+ * usual rules at the interrupted frame, then the handler and the re-raise as evidence
+ * (src/triage/reraise.c). Returns the index of the rule that matched the original fault.
+ */
+size_t ct_classify_reraised(const struct ct_facts *facts, struct ct_report *report);
 
 /** Name of rule @p index in the table ("null-deref"), for tests and evidence. */
 const char *ct_rule_name(size_t index);

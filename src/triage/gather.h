@@ -14,6 +14,8 @@ struct ct_facts_storage {
 	struct ct_frame_fact *frames; /**< owned */
 	struct ct_mapping_fact *maps; /**< owned, sorted by start */
 	size_t num_maps;
+	/** Facts of a re-raised fault's interrupted context (ct_facts.reraised); owned. */
+	struct ct_facts *reraised;
 };
 
 /** Gathers every fact from @p s into @p facts. Strings are pooled in the session's report. */
@@ -49,5 +51,13 @@ const char *ct_find_culprit(struct ct_session *s, const struct ct_facts *facts, 
  * i386) through libdwfl's Elf and gelf. Leaves *@p ret zeroed when there is no such call.
  */
 void ct_find_last_call(struct ct_session *s, const struct ct_facts *facts, struct ct_call_facts *ret);
+
+/**
+ * Reads the signal frame whose trampoline frame (index @p frame) has stack pointer @p sp, with the
+ * layout of @p arch->sigframe. Fills *@p ret (fault fields zero: see ct_sigframe_derive) and returns
+ * true; false when the architecture has no layout or the context is not in the dump.
+ */
+bool ct_sigframe_read(const struct ct_core *core, const struct ct_arch_info *arch, size_t frame, uint64_t sp,
+		      struct ct_sigframe_facts *ret);
 
 #endif

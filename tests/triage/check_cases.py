@@ -32,7 +32,9 @@ def main():
         if not os.path.exists(core):
             continue
         ran += 1
-        proc = subprocess.run([tool, "--format", "json", exe, core], capture_output=True, text=True,
+        # exe-moved: the executable is gone; the core alone names it.
+        inputs = [exe, core] if os.path.exists(exe) else [core]
+        proc = subprocess.run([tool, "--format", "json", *inputs], capture_output=True, text=True,
                               timeout=300, check=False)
         try:
             report = json.loads(proc.stdout)
