@@ -36,6 +36,9 @@ static const struct ct_arch_sigreg sigregs_aarch64[] = {
 	XS(22), XS(23), XS(24), XS(25), XS(26), XS(27), XS(28), XS(29), XS(30), { 31, 256 },
 };
 
+// mov x8, #139 (__NR_rt_sigreturn); svc #0
+static const uint8_t restorer_aarch64[] = { 0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4 };
+
 static const struct ct_arch_sigframe sigframe_aarch64 = {
 	.ucontext_at = 128,
 	.siginfo_at = 0,
@@ -50,6 +53,8 @@ static const struct ct_arch_sigframe sigframe_aarch64 = {
 	.word = 8,
 	.regs = sigregs_aarch64,
 	.num_regs = sizeof(sigregs_aarch64) / sizeof(sigregs_aarch64[0]),
+	.restorer = restorer_aarch64,
+	.restorer_len = sizeof(restorer_aarch64),
 };
 
 const struct ct_arch_info ct_arch_aarch64 = {

@@ -66,6 +66,12 @@ struct ct_arch_sigframe {
 	/** The interrupted general registers. */
 	const struct ct_arch_sigreg *regs;
 	size_t num_regs;
+	/**
+	 * The code of the rt_sigreturn trampoline (glibc's __restore_rt, Go's runtime.sigreturn, the
+	 * vdso's): a frame whose pc is at these bytes is a signal frame even without CFI saying so.
+	 */
+	const uint8_t *restorer;
+	uint8_t restorer_len;
 };
 
 struct ct_arch_info {

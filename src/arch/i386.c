@@ -33,6 +33,9 @@ static const struct ct_arch_sigreg sigregs_i386[] = {
 	{ 7, 16 }, { 6, 20 }, { 5, 24 }, { 4, 28 }, { 3, 32 }, { 2, 36 }, { 1, 40 }, { 0, 44 }, { 8, 56 },
 };
 
+// mov eax, 173 (__NR_rt_sigreturn); int 0x80
+static const uint8_t restorer_i386[] = { 0xb8, 0xad, 0x00, 0x00, 0x00, 0xcd, 0x80 };
+
 static const struct ct_arch_sigframe sigframe_i386 = {
 	.ucontext_at = 8,
 	.ucontext_indirect = true,
@@ -49,6 +52,8 @@ static const struct ct_arch_sigframe sigframe_i386 = {
 	.word = 4,
 	.regs = sigregs_i386,
 	.num_regs = sizeof(sigregs_i386) / sizeof(sigregs_i386[0]),
+	.restorer = restorer_i386,
+	.restorer_len = sizeof(restorer_i386),
 };
 
 const struct ct_arch_info ct_arch_i386 = {

@@ -59,6 +59,9 @@ static const struct ct_arch_sigreg sigregs_x86_64[] = {
 	SC(rdx, 1, 96),	 SC(rax, 0, 104), SC(rcx, 2, 112), SC(rsp, 7, 120), SC(rip, 16, 128),
 };
 
+// mov rax, 15 (__NR_rt_sigreturn); syscall
+static const uint8_t restorer_x86_64[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+
 static const struct ct_arch_sigframe sigframe_x86_64 = {
 	.ucontext_at = 0,
 	.siginfo_at = 304, // sizeof(struct ucontext)
@@ -73,6 +76,8 @@ static const struct ct_arch_sigframe sigframe_x86_64 = {
 	.word = 8,
 	.regs = sigregs_x86_64,
 	.num_regs = sizeof(sigregs_x86_64) / sizeof(sigregs_x86_64[0]),
+	.restorer = restorer_x86_64,
+	.restorer_len = sizeof(restorer_x86_64),
 };
 
 const struct ct_arch_info ct_arch_x86_64 = {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "triage/gather.h"
+#include "unwind/unwind.h"
 
 bool ct_is_fault_signal(int signo)
 {
@@ -199,24 +200,14 @@ static void read_esr(const struct ct_core *core, uint64_t reserved, struct ct_si
 bool ct_sigframe_read(const struct ct_core *core, const struct ct_arch_info *arch, size_t frame, uint64_t sp,
 		      struct ct_sigframe_facts *ret)
 {
-	const struct ct_arch_sigframe *l = arch ? arch->sigframe : NULL;
-	if (!l)
+	struct ct_sigcontext c;
+	if (!ct_sigcontext_read(core, arch, sp, &c))
 		return false;
-	unsigned ps = arch->pointer_size;
-	struct ct_sigframe_facts sf = { .frame = frame };
-	uint64_t uc = sp + (uint64_t)(int64_t)l->ucontext_at, info = sp + (uint64_t)(int64_t)l->siginfo_at;
-	if (l->ucontext_indirect && !read_uint(core, uc, ps, &uc))
-		return false;
-	if (l->siginfo_indirect && !read_uint(core, info, ps, &info))
-		info = 0;
-	uint64_t sc = uc + l->mcontext;
-	if (!read_uint(core, sc + (uint64_t)l->pc, l->word, &sf.pc) || !read_uint(core, sc + (uint64_t)l->sp, l->word, &sf.sp))
-		return false;
-	for (size_t i = 0; i < l->num_regs; i++) {
-		int d = l->regs[i].dwarf;
-		if (d >= 0 && d < CT_SIGFRAME_REGS)
-			sf.valid[d] = read_uint(core, sc + l->regs[i].offset, l->word, &sf.regs[d]);
-	}
+	const struct ct_arch_sigframe *l = arch->sigframe;
+	struct ct_sigframe_facts sf = { .frame = frame, .pc = c.pc, .sp = c.sp };
+	memcpy(sf.regs, c.regs, sizeof(sf.regs));
+	memcpy(sf.valid, c.valid, sizeof(sf.valid));
+	uint64_t sc = c.mcontext;
 	if (l->trapno >= 0)
 		sf.has_trap = read_uint(core, sc + (uint64_t)l->trapno, l->word, &sf.trapno) &&
 			      read_uint(core, sc + (uint64_t)l->err, l->word, &sf.err) &&
@@ -228,12 +219,13 @@ bool ct_sigframe_read(const struct ct_core *core, const struct ct_arch_info *arc
 	// siginfo: si_signo, si_errno, si_code (ints), then the union (si_addr at 16 on 64-bit, 12 on
 	// 32-bit). Filled only for SA_SIGINFO handlers: otherwise whatever the stack held.
 	uint64_t signo, code;
-	if (info && read_uint(core, info, 4, &signo) && read_uint(core, info + 8, 4, &code) && signo >= 1 &&
-	    signo <= 64) {
+	unsigned ps = arch->pointer_size;
+	if (c.siginfo && read_uint(core, c.siginfo, 4, &signo) && read_uint(core, c.siginfo + 8, 4, &code) &&
+	    signo >= 1 && signo <= 64) {
 		sf.has_siginfo = true;
 		sf.si_signo = (int)signo;
 		sf.si_code = (int)(int32_t)code;
-		read_uint(core, info + (ps == 8 ? 16 : 12), ps, &sf.si_addr);
+		read_uint(core, c.siginfo + (ps == 8 ? 16 : 12), ps, &sf.si_addr);
 	}
 	*ret = sf;
 	return true;
