@@ -1316,6 +1316,8 @@ static const struct rule rules[] = {
 	{ "fortify-failure", when_fortify, fill_fortify },
 	{ "heap-corruption", when_heap, fill_heap },
 	{ "uncaught-exception", when_uncaught, fill_uncaught },
+	{ "go-fault", ct_when_go_fault, ct_fill_go_fault },
+	{ "panic", ct_when_panic, ct_fill_panic },
 	{ "abort", when_abort, fill_abort },
 	{ "self-signal", when_self_signal, fill_self_signal },
 	{ "null-call", when_null_call, fill_null_call },

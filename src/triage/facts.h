@@ -271,6 +271,24 @@ struct ct_sigframe_facts {
 	const char *fault_source;
 };
 
+/** A language runtime's panic (issue 16; src/triage/panic.c, panic_read.c). */
+struct ct_panic_facts {
+	/** "rust" or "go"; NULL when no panic frame was unwound. Static. */
+	const char *runtime;
+	/** Innermost frame of the panic machinery that names it (rust_panic, runtime.gopanic …). */
+	long frame;
+	/** Go: the fault that runtime.sigpanic turned into a panic, at frame sigpanic_caller. */
+	bool go_sigpanic;
+	long sigpanic_caller;
+	/** The panic message, when read from the dump. Pooled. */
+	const char *message;
+	/** Where it panicked (Rust's core::panic::Location), file NULL when unknown. Pooled. */
+	const char *file;
+	int line, column;
+	/** Go: the runtime function that raised it (runtime.goPanicIndex, runtime.panicmem …). */
+	const char *raiser;
+};
+
 /** Signal frames of the crashing thread looked at. */
 #define CT_MAX_SIGFRAMES 4
 
@@ -322,6 +340,8 @@ struct ct_facts {
 	size_t reraised_sigframe;
 	/** Index in the thread of frames[0] (nonzero for a re-raised fault's interrupted context). */
 	size_t frame_base;
+	/** A Rust or Go panic. */
+	struct ct_panic_facts panic;
 };
 
 /**
@@ -352,6 +372,15 @@ size_t ct_classify(const struct ct_facts *facts, struct ct_report *report);
  */
 size_t ct_classify_reraised(const struct ct_facts *facts, struct ct_report *report);
 
+/** Finds the panic machinery in @p facts' frames into facts->panic (runtime, frame). Pure. */
+void ct_panic_find(struct ct_facts *facts);
+/** Rule "panic" (src/triage/panic.c): a Rust or Go panic that aborted the process. */
+bool ct_when_panic(const struct ct_facts *facts);
+void ct_fill_panic(const struct ct_facts *facts, struct ct_report *report);
+/** Rule "go-fault": a fault Go's runtime.sigpanic turned into a panic, classified as the fault. */
+bool ct_when_go_fault(const struct ct_facts *facts);
+void ct_fill_go_fault(const struct ct_facts *facts, struct ct_report *report);
+
 /** Name of rule @p index in the table ("null-deref"), for tests and evidence. */
 const char *ct_rule_name(size_t index);
 
@@ -376,6 +405,17 @@ const char *ct_normalize_function(struct ct_report *report, const char *name);
 
 /** True when @p path is a system library location (/lib, /usr/lib, …): not the program's code. */
 bool ct_path_is_system(const char *path);
+
+/** The module (short name) is the C/C++ runtime: libc, libm, ld.so, the vdso, libstdc++, libgcc_s, libatomic, sanitizers. */
+bool ct_module_is_runtime(const char *module);
+/** The module is one of the interposers in @p ld_preload (the core's own LD_PRELOAD value). */
+bool ct_module_is_preloaded(const char *module, const char *ld_preload);
+/** Rust std's panic path (std::panicking::*, core::panicking::*, rust_panic, Option/Result::unwrap …). */
+bool ct_function_is_rust_panic(const char *function);
+/** Go's runtime (runtime.*: panics, the signal path). */
+bool ct_function_is_go_runtime(const char *function);
+/** Either of the two: language-runtime machinery, not code to blame. */
+bool ct_function_is_runtime(const char *function);
 
 /**
  * The blamed frame: first frame marked own (skipping inlined system-header frames), -1 when none.

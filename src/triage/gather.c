@@ -1,5 +1,6 @@
 // Facts from a process-core session: signal, mappings, the faulting instruction, stack, frames,
 // abort message, exception type, culprit variable.
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,9 +147,45 @@ static bool read_data(void *arg, uint64_t addr, void *buf, size_t len)
 	return ct_modules_read_code(s, addr, buf, len);
 }
 
+/** A Go function name ("main.retries", "net/http.(*conn).serve"): Go's DWARF has no lines for us yet. */
+static bool go_module(const char *fn)
+{
+	return fn && strncmp(fn, "main.", 5) == 0;
+}
+
+/**
+ * The core's own LD_PRELOAD: the environment strings sit just below the AT_EXECFN string at the top
+ * of the main stack. Reads at most 64 KiB below it. Pooled, or NULL.
+ */
+static const char *read_ld_preload(struct ct_session *s)
+{
+	uint64_t execfn;
+	if (!ct_core_auxv(s->core, AT_EXECFN, &execfn))
+		return NULL;
+	const struct ct_segment *seg = ct_core_find_segment(s->core, execfn);
+	if (!seg)
+		return NULL;
+	uint64_t lo = execfn - seg->vaddr > 65536 ? execfn - 65536 : seg->vaddr;
+	size_t len = (size_t)(execfn - lo);
+	char *buf = malloc(len + 1);
+	if (!buf || !len || !ct_core_read_fast(s->core, lo, buf, len)) {
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
+	const char *found = NULL;
+	for (size_t i = 0; i + 11 < len; i++) {
+		if ((i == 0 || buf[i - 1] == '\0') && memcmp(buf + i, "LD_PRELOAD=", 11) == 0)
+			found = ct_report_strdup(s->report, buf + i + 11);
+	}
+	free(buf);
+	return found;
+}
+
 static void gather_frames(struct ct_session *s, struct ct_facts *f, struct ct_facts_storage *st)
 {
 	struct ct_report *r = s->report;
+	const char *ld_preload = read_ld_preload(s);
 	const struct ct_thread *t = ct_report_crashing_thread(r);
 	if (!t && r->num_threads)
 		t = &r->threads[0];
@@ -178,15 +215,19 @@ static void gather_frames(struct ct_session *s, struct ct_facts *f, struct ct_fa
 		}
 		ff->has_module_offset = true;
 		ff->module_offset = fr->pc - m->start;
-		bool system = m->is_vdso || (!m->is_main && ct_path_is_system(m->path));
+		// The C/C++ runtime and the core's LD_PRELOAD interposers; other libraries, under /usr/lib
+		// or not, are code that can be blamed (docs/classes.md, "Blame").
+		bool system = m->is_vdso || (!m->is_main && (ct_module_is_runtime(fr->module) ||
+							     ct_module_is_preloaded(fr->module, ld_preload)));
 		// Own module, but the frame is a system header inlined into it (fortify wrappers) or
 		// runtime code linked in without debug info while the module has some (static libc, crt).
 		bool header = fr->file && ct_path_is_system(fr->file);
-		// A module with DWARF: frames without a source line are linked-in runtime (libc.a,
+		// The main module with DWARF: frames without a source line are linked-in runtime (libc.a,
 		// libc_nonshared.a's __stack_chk_fail_local, crt1.o's _start), not the program's code.
 		Dwarf_Addr dbias;
-		bool runtime = !system && !fr->file && m->dwfl_module && dwfl_module_getdwarf(m->dwfl_module, &dbias);
-		ff->library = system || header || runtime;
+		bool runtime = m->is_main && !fr->file && !ct_function_is_runtime(ff->function) && !go_module(ff->function) &&
+			       m->dwfl_module && dwfl_module_getdwarf(m->dwfl_module, &dbias);
+		ff->library = system || header || runtime || ct_function_is_runtime(ff->function);
 		ff->own = !ff->library && !fr->signal_frame;
 	}
 	f->frames = st->frames;
@@ -344,6 +385,9 @@ void ct_facts_gather(struct ct_session *s, struct ct_facts *f, struct ct_facts_s
 	gather_maps(s, st);
 	gather_frames(s, f, st);
 	f->blame = ct_find_blame(f->frames, f->num_frames);
+	ct_panic_find(f);
+	if (f->sig.signo == CT_SIGABRT)
+		ct_panic_read(s, f);
 	ct_find_recursion(f->frames, f->num_frames, &f->stack);
 	const struct ct_core_thread *ct = crashing_core_thread(core, r->crashing_thread);
 	uint64_t limit = arch ? arch->user_address_limit : 0;

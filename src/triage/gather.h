@@ -52,6 +52,9 @@ const char *ct_find_culprit(struct ct_session *s, const struct ct_facts *facts, 
  */
 void ct_find_last_call(struct ct_session *s, const struct ct_facts *facts, struct ct_call_facts *ret);
 
+/** Reads the message and location of the panic ct_panic_find() found, into facts->panic. */
+void ct_panic_read(struct ct_session *s, struct ct_facts *facts);
+
 /**
  * Reads the signal frame whose trampoline frame (index @p frame) has stack pointer @p sp, with the
  * layout of @p arch->sigframe. Fills *@p ret (fault fields zero: see ct_sigframe_derive) and returns
