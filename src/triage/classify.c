@@ -817,7 +817,11 @@ static bool when_stack_overflow(const struct ct_facts *f)
 	const struct ct_address_facts *a = data_address(f);
 	if (a && a->in_stack_guard)
 		return true;
-	return f->stack.valid && (f->stack.sp_outside || f->stack.sp_in_guard) && f->stack.has_stack;
+	if (f->stack.valid && f->stack.far_below && a && a->address < f->stack.stack_start &&
+	    a->address + CT_NEAR_NULL_LIMIT >= f->stack.sp)
+		return true; // one huge frame: the access is at (or just below) sp, far below the stack
+	return f->stack.valid && (f->stack.sp_outside || f->stack.sp_in_guard) && f->stack.has_stack &&
+	       !f->stack.far_below;
 }
 
 static void fill_stack_overflow(const struct ct_facts *f, struct ct_report *r)
@@ -838,6 +842,13 @@ static void fill_stack_overflow(const struct ct_facts *f, struct ct_report *r)
 	} else {
 		// A guard-gap hit without recursion: one huge frame (alloca, a large array) or a small stack.
 		c = CT_CONFIDENCE_MEDIUM;
+	}
+	if (f->stack.far_below) {
+		ct_crash_add_evidence(r, "sp is 0x%" PRIx64 " bytes below the stack mapping, beyond the guard gap, in unmapped space",
+				      f->stack.stack_start - f->stack.sp);
+		ct_crash_add_evidence(r, "the faulting frame is %" PRIu64 " bytes (%" PRIu64 " MiB) from its caller's sp: one huge frame (a VLA or alloca)",
+				      f->stack.frame_size, f->stack.frame_size >> 20);
+		ct_crash_add_detail_int(r, "frame_size", (int64_t)f->stack.frame_size);
 	}
 	ct_crash_add_detail_int(r, "frames", (int64_t)f->num_frames);
 	evidence_insn(f, r);

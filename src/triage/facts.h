@@ -237,7 +237,18 @@ struct ct_stack_facts {
 	size_t cycle_start; /**< index of the first frame of the cycle */
 	size_t num_frames;
 	bool truncated;
+	/**
+	 * One huge frame (issue 16): sp lies in unmapped space below the stack mapping by more than the
+	 * guard gap (within CT_STACK_FAR_LIMIT), the caller's sp is in that mapping, and frame_size is
+	 * the distance between the two.
+	 */
+	bool far_below;
+	uint64_t frame_size;
 };
+
+/** How far below its stack sp may be for a one-frame overflow: RLIMIT_STACK is not in ELF cores, so
+ * the bound is 1 GiB (larger than common stack limits, smaller than typical gaps to other mappings). */
+#define CT_STACK_FAR_LIMIT (1ULL << 30)
 
 /** The context a signal frame of the crashing thread saved (issue 16; src/triage/sigframe.c). */
 struct ct_sigframe_facts {

@@ -253,6 +253,35 @@ static void gather_insn(struct ct_session *s, struct ct_facts *f, const uint64_t
 }
 
 /**
+ * One huge frame: sp is unmapped, far below the stack, and the caller's sp (from the unwind) is in
+ * a writable mapping above it. Returns that mapping, or NULL.
+ */
+static const struct ct_mapping_fact *far_stack(struct ct_session *s, const struct ct_facts_storage *st, uint64_t sp,
+					       struct ct_facts *f)
+{
+	const struct ct_thread *t = ct_report_crashing_thread(s->report);
+	if (!t)
+		return NULL;
+	for (size_t i = 1; i < t->num_frames && i < 4; i++) {
+		const struct ct_frame *fr = &t->frames[i];
+		if (!fr->has_sp || fr->sp <= sp)
+			continue;
+		const struct ct_mapping_fact *m = find_map(st, fr->sp);
+		if (!m || !(m->flags & CT_PF_W) || m->file || m->start <= sp || m->start - sp > CT_STACK_FAR_LIMIT ||
+		    m->start - sp <= CT_STACK_GUARD_GAP)
+			return NULL;
+		// Nothing mapped between sp and the stack.
+		size_t k = ct_mapping_upper(st->maps, st->num_maps, sp);
+		if (k >= st->num_maps || &st->maps[k] != m)
+			return NULL;
+		f->stack.far_below = true;
+		f->stack.frame_size = fr->sp - sp;
+		return m;
+	}
+	return NULL;
+}
+
+/**
  * The facts that hang on one register context (the dump's, or a signal frame's): pc and where it
  * lies, the stack, the instruction and the addresses it computes, the exception and the culprit.
  */
@@ -267,6 +296,8 @@ static void gather_context(struct ct_session *s, struct ct_facts *f, struct ct_f
 		f->pc = pc;
 		bool outside = false;
 		const struct ct_mapping_fact *stack = stack_of(st, sp, &outside);
+		if (!stack && outside)
+			stack = far_stack(s, st, sp, f);
 		ct_place_address(f->pc, st->maps, st->num_maps, limit, stack, &f->pc_addr);
 		f->stack.valid = true;
 		f->stack.sp = sp;
