@@ -659,6 +659,28 @@ static void fill_heap(const struct ct_facts *f, struct ct_report *r)
 					    f->frames[fr].function, in_blame(f, r));
 }
 
+/**
+ * An exception that escaped a noexcept function (blamed at gathering): evidence and summary.
+ * Returns false when this is not such a case.
+ */
+static bool ct_noexcept_escape(const struct ct_facts *f, struct ct_report *r, const char *what)
+{
+	if (!f->terminate_in_personality)
+		return false;
+	const struct ct_frame_fact *nf = &f->frames[f->noexcept_frame];
+	long thrower = ct_find_blame(f->frames, f->num_frames);
+	ct_crash_add_evidence(r, "std::terminate was called by the C++ personality routine (__gxx_personality_v0) while the exception unwound");
+	ct_crash_add_evidence(r, "frame #%ld %s has an LSDA with no call-site entry for its pc: the exception may not leave it (noexcept)",
+			      f->noexcept_frame + (long)f->frame_base, nf->function ? nf->function : "??");
+	ct_crash_add_detail_string(r, "noexcept_function", nf->function ? nf->function : "??");
+	const char *from = thrower >= 0 && thrower != f->noexcept_frame && f->frames[thrower].function
+		? ct_report_printf(r, ", thrown in %s", f->frames[thrower].function)
+		: "";
+	r->crash.summary = ct_report_printf(r, "exception%s%s%s escaped noexcept function %s%s", f->exception_type ? " " : "",
+					    f->exception_type ? f->exception_type : "", what, blame_location(f, r), from);
+	return true;
+}
+
 static bool when_uncaught(const struct ct_facts *f)
 {
 	return self_abort(f) && (find_frame(f, terminate_frames) >= 0 || find_frame(f, throw_frames) >= 0 ||
@@ -689,9 +711,17 @@ static void fill_uncaught(const struct ct_facts *f, struct ct_report *r)
 		ct_crash_add_detail_string(r, "exception_type", f->exception_type);
 	}
 	verdict(r, "uncaught-exception", NULL, c);
+	if (f->exception_what) {
+		ct_crash_add_evidence(r, "what(): \"%s\" (the message of the thrown std::logic_error/std::runtime_error)",
+				      f->exception_what);
+		ct_crash_add_detail_string(r, "exception_what", f->exception_what);
+	}
+	const char *what = f->exception_what ? ct_report_printf(r, ": \"%s\"", f->exception_what) : "";
+	if (ct_noexcept_escape(f, r, what))
+		return;
 	const char *loc = blame_location(f, r);
-	r->crash.summary = ct_report_printf(r, "uncaught C++ exception%s%s%s", f->exception_type ? " of type " : "",
-					    f->exception_type ? f->exception_type : "",
+	r->crash.summary = ct_report_printf(r, "uncaught C++ exception%s%s%s%s", f->exception_type ? " of type " : "",
+					    f->exception_type ? f->exception_type : "", what,
 					    loc ? ct_report_printf(r, " thrown from %s", loc) : "");
 }
 

@@ -353,6 +353,14 @@ struct ct_facts {
 	size_t frame_base;
 	/** A Rust or Go panic. */
 	struct ct_panic_facts panic;
+	/** what() of the uncaught std::logic_error/std::runtime_error (or subclass), pooled or NULL. */
+	const char *exception_what;
+	/**
+	 * terminate() came from the personality routine (an exception could not leave a frame): index
+	 * of the noexcept frame it could not leave, -1 when not known (set by gathering).
+	 */
+	bool terminate_in_personality;
+	long noexcept_frame;
 };
 
 /**

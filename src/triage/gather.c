@@ -332,7 +332,7 @@ static void gather_context(struct ct_session *s, struct ct_facts *f, struct ct_f
 		if (f->sig.has_fault_address)
 			ct_place_address(f->sig.fault_address, st->maps, st->num_maps, limit, stack, &f->fault);
 		if (f->sig.signo == CT_SIGABRT && stack)
-			f->exception_type = ct_find_exception_type(s, sp, stack->end);
+			f->exception_type = ct_find_exception_type(s, sp, stack->end, &f->exception_what);
 		if ((f->sig.signo == CT_SIGSEGV || f->sig.signo == CT_SIGBUS) && f->insn.decoded && f->num_frames &&
 		    f->frames[0].own)
 			f->culprit = ct_find_culprit(s, f, regs, valid);
@@ -428,6 +428,18 @@ void ct_facts_gather(struct ct_session *s, struct ct_facts *f, struct ct_facts_s
 		ct_place_address(f->sig.fault_address, st->maps, st->num_maps, limit, NULL, &f->fault);
 	}
 	gather_sigframes(s, f, st);
+	// std::terminate called by the C++ personality routine: the exception could not leave a frame.
+	for (long i = 0; f->sig.signo == CT_SIGABRT && i < f->blame; i++) {
+		if (f->frames[i].function && strcmp(f->frames[i].function, "__gxx_personality_v0") == 0) {
+			long nf = ct_find_noexcept_frame(s, f);
+			if (nf >= 0) {
+				f->terminate_in_personality = true;
+				f->noexcept_frame = nf;
+				f->blame = nf;
+			}
+			break;
+		}
+	}
 	if (f->sig.signo == CT_SIGABRT)
 		ct_find_last_call(s, f, &f->last_call);
 	if (f->sig.signo == CT_SIGABRT || !f->sig.fatal) {

@@ -33,8 +33,10 @@ const char *ct_read_abort_msg(struct ct_session *s);
  * Recovers the type name of the exception being thrown ("std::runtime_error") from the crashing
  * thread's stack: a pointer to a __cxa_exception header (exception class "GNUCC++") whose
  * exceptionType is a typeinfo symbol, or else a stack word that is a typeinfo symbol. Pooled or NULL.
+ * *@p what_ret (set to NULL first by the caller) receives what() of a std::logic_error or
+ * std::runtime_error (or a class derived from one) found through the header.
  */
-const char *ct_find_exception_type(struct ct_session *s, uint64_t sp, uint64_t stack_end);
+const char *ct_find_exception_type(struct ct_session *s, uint64_t sp, uint64_t stack_end, const char **what_ret);
 
 /**
  * Names the variable that held the faulting operand's base register at @p pc in frame 0: located in
@@ -51,6 +53,12 @@ const char *ct_find_culprit(struct ct_session *s, const struct ct_facts *facts, 
  * i386) through libdwfl's Elf and gelf. Leaves *@p ret zeroed when there is no such call.
  */
 void ct_find_last_call(struct ct_session *s, const struct ct_facts *facts, struct ct_call_facts *ret);
+
+/**
+ * The own frame, from the blamed (throwing) one outward, whose LSDA has no call-site entry for its
+ * pc - 1: the C++ personality routine calls std::terminate there (a noexcept function). -1 when none.
+ */
+long ct_find_noexcept_frame(struct ct_session *s, const struct ct_facts *facts);
 
 /** Reads the message and location of the panic ct_panic_find() found, into facts->panic. */
 void ct_panic_read(struct ct_session *s, struct ct_facts *facts);
