@@ -17,7 +17,11 @@ static const char *const runtime_modules[] = {
 static bool module_is(const char *module, const char *stem)
 {
 	size_t n = strlen(stem);
-	return strncmp(module, stem, n) == 0 && strncmp(module + n, ".so", 3) == 0;
+	if (strncmp(module, stem, n) != 0)
+		return false;
+	// "libc.so.6", or an old versioned name "libc-2.27.so" / "ld-2.27.so".
+	return strncmp(module + n, ".so", 3) == 0 ||
+	       (module[n] == '-' && module[n + 1] >= '0' && module[n + 1] <= '9' && strstr(module + n, ".so"));
 }
 
 bool ct_module_is_runtime(const char *module)
