@@ -1402,6 +1402,24 @@ static void signal_evidence(const struct ct_facts *f, struct ct_report *r)
 	ct_crash_add_evidence(r, "%s", buf);
 }
 
+/**
+ * A fault whose frame is not the blamed one (a NULL read inside libc's strlen or a library called
+ * by the program): the summary names both.
+ */
+static void fault_frame_summary(const struct ct_facts *f, struct ct_report *r, long blame)
+{
+	if (blame <= 0 || !f->num_frames || !kernel_fault(f) || !r->crash.summary || f->sig.signo == CT_SIGABRT)
+		return;
+	const struct ct_frame_fact *ff = &f->frames[0];
+	const char *where = ff->function ? ff->function
+		: ff->module && ff->has_module_offset ? ct_report_printf(r, "%s+0x%" PRIx64, ff->module, ff->module_offset)
+						      : NULL;
+	if (where)
+		r->crash.summary = ct_report_printf(r, "%s (faulted in %s%s%s)", r->crash.summary, where,
+						    ff->function && ff->module ? ", " : "",
+						    ff->function && ff->module ? ff->module : "");
+}
+
 size_t ct_classify(const struct ct_facts *f, struct ct_report *r)
 {
 	if (f->reraised)
@@ -1413,9 +1431,13 @@ size_t ct_classify(const struct ct_facts *f, struct ct_report *r)
 			break;
 	}
 	rules[i].fill(f, r);
-	r->crash.blame_frame = f->blame >= 0 ? f->blame + (long)f->frame_base : -1;
-	if (f->blame >= 0) {
-		const struct ct_frame_fact *b = &f->frames[f->blame];
+	long blame = ct_effective_blame(f, r);
+	r->crash.blame_frame = blame >= 0 ? blame + (long)f->frame_base : -1;
+	if (blame != f->blame && blame >= 0)
+		ct_crash_add_evidence(r, "the recursion cycle, not the leaf the overflow hit, is blamed");
+	fault_frame_summary(f, r, blame);
+	if (blame >= 0) {
+		const struct ct_frame_fact *b = &f->frames[blame];
 		ct_crash_add_evidence(r, "blamed frame #%ld: %s (%s), the first frame in the program's own code",
 				      r->crash.blame_frame,
 				      b->function ? b->function : "??", b->module ? b->module : "?");

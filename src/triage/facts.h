@@ -162,7 +162,7 @@ struct ct_frame_fact {
 	uint64_t pc;
 	const char *function; /**< normalized (glibc __GI_ removed), NULL when unknown */
 	const char *module; /**< short name, NULL when pc is in no module */
-	/** pc - module base (for signatures of frames without a symbol). */
+	/** pc - module base (for display of frames without a symbol). */
 	bool has_module_offset;
 	uint64_t module_offset;
 	const char *file;
@@ -175,6 +175,12 @@ struct ct_frame_fact {
 	bool library;
 	/** Found by stack scanning: the unwinder lost the chain before it (frames may be missing). */
 	bool scanned;
+	/**
+	 * Start of the function holding pc, minus the module base, for frames without a symbol (from the
+	 * .eh_frame/.debug_frame FDE): the signature's stable key for them (docs/signature.md).
+	 */
+	bool has_function_start;
+	uint64_t function_start;
 };
 
 /** Parsed glibc abort message. */
@@ -449,6 +455,13 @@ void ct_find_recursion(const struct ct_frame_fact *frames, size_t n, struct ct_s
  * text and FNV-1a 64 hash (docs/signature.md).
  */
 void ct_signature_build(const struct ct_facts *facts, struct ct_report *report);
+
+/**
+ * The frame to blame for the verdict in @p report: for a stack overflow with recursion, the first own
+ * frame of the repeating cycle (the recursing function, not the leaf the overflow hit); otherwise
+ * facts->blame. Index into facts->frames, -1 when none.
+ */
+long ct_effective_blame(const struct ct_facts *facts, const struct ct_report *report);
 
 /** FNV-1a 64 of @p s as 16 lowercase hex digits into @p buf (17 bytes). */
 void ct_fnv1a64_hex(const char *s, char buf[17]);

@@ -147,6 +147,28 @@ static bool read_data(void *arg, uint64_t addr, void *buf, size_t len)
 	return ct_modules_read_code(s, addr, buf, len);
 }
 
+/** Start of the function holding @p pc from its FDE (.eh_frame, else .debug_frame). */
+static bool function_start(Dwfl_Module *mod, uint64_t pc, uint64_t *ret)
+{
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
+	for (int i = 0; i < 2; i++) {
+		if (i == 1)
+			cfi = dwfl_module_dwarf_cfi(mod, &bias);
+		Dwarf_Frame *frame = NULL;
+		Dwarf_Addr start, end;
+		if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &frame) == 0) {
+			bool ok = dwarf_frame_info(frame, &start, &end, NULL) >= 0;
+			free(frame);
+			if (ok) {
+				*ret = start + bias;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
 /** A Go function name ("main.retries", "net/http.(*conn).serve"): Go's DWARF has no lines for us yet. */
 static bool go_module(const char *fn)
 {
@@ -215,6 +237,13 @@ static void gather_frames(struct ct_session *s, struct ct_facts *f, struct ct_fa
 		}
 		ff->has_module_offset = true;
 		ff->module_offset = fr->pc - m->start;
+		if (!ff->function && m->dwfl_module) {
+			uint64_t start;
+			if (function_start(m->dwfl_module, lookup, &start) && start >= m->start) {
+				ff->has_function_start = true;
+				ff->function_start = start - m->start;
+			}
+		}
 		// The C/C++ runtime and the core's LD_PRELOAD interposers; other libraries, under /usr/lib
 		// or not, are code that can be blamed (docs/classes.md, "Blame").
 		bool system = m->is_vdso || (!m->is_main && (ct_module_is_runtime(fr->module) ||
