@@ -273,7 +273,10 @@ static void evidence_insn(const struct ct_facts *f, struct ct_report *r)
 		if (m->has_address && used < sizeof(ops))
 			used += (size_t)snprintf(ops + used, sizeof(ops) - used, ", address 0x%" PRIx64, m->address);
 	}
-	ct_crash_add_evidence(r, "instruction at 0x%" PRIx64 ": %s%s", in->address, in->text, ops);
+	ct_crash_add_evidence(r, "instruction at 0x%" PRIx64 ": %s%s%s", in->address, in->text, ops,
+			      in->decoder && strcmp(in->decoder, "zydis") == 0
+				      ? " (decoded by Zydis: capstone 4 cannot decode this encoding)"
+				      : "");
 }
 
 /** Common verdict setter. */

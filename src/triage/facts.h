@@ -155,6 +155,8 @@ struct ct_insn_facts {
 	/** For ret: the return address read from [sp]. */
 	bool has_return_address;
 	uint64_t return_address;
+	/** Which decoder decoded it: "capstone", "zydis" (x86 encodings capstone 4 lacks). Static. */
+	const char *decoder;
 };
 
 /** A frame of the crashing thread, as the rules see it. */

@@ -1,6 +1,8 @@
 // Facts from a process-core session: signal, mappings, the faulting instruction, stack, frames,
 // abort message, exception type, culprit variable.
 #include <elf.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -281,6 +283,21 @@ static void gather_insn(struct ct_session *s, struct ct_facts *f, const uint64_t
 		       &f->insn);
 }
 
+/** Says so when no decoder could decode the faulting instruction of a memory fault. */
+static void diag_undecodable(struct ct_session *s, const struct ct_facts *f)
+{
+	const struct ct_insn_facts *in = &f->insn;
+	if (!in->has_decoder || in->decoded || !in->have_bytes || !f->sig.kernel_sent ||
+	    (f->sig.signo != CT_SIGSEGV && f->sig.signo != CT_SIGBUS))
+		return;
+	char hex[3 * 16 + 1] = "";
+	for (size_t i = 0; i < in->size && i < 16; i++)
+		snprintf(hex + 3 * i, 4, "%02x ", in->bytes[i]);
+	ct_report_diag(s->report, CT_SEVERITY_INFO, s->report->crashing_thread, "insn-undecodable",
+		       "the instruction at 0x%" PRIx64 " (%s) could not be decoded (capstone 4%s): no access kind or operand address",
+		       f->pc, hex, CT_HAVE_ZYDIS ? ", Zydis" : "; built without Zydis");
+}
+
 /**
  * One huge frame: sp is unmapped, far below the stack, and the caller's sp (from the unwind) is in
  * a writable mapping above it. Returns that mapping, or NULL.
@@ -453,6 +470,7 @@ void ct_facts_gather(struct ct_session *s, struct ct_facts *f, struct ct_facts_s
 	uint64_t limit = arch ? arch->user_address_limit : 0;
 	if (ct && ct->has_regs && arch) {
 		gather_context(s, f, st, ct->dwarf, ct->valid, CT_MAX_DWARF_REGS, ct->pc, ct->sp);
+		diag_undecodable(s, f);
 	} else if (f->sig.has_fault_address) {
 		ct_place_address(f->sig.fault_address, st->maps, st->num_maps, limit, NULL, &f->fault);
 	}
