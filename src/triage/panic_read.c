@@ -8,6 +8,8 @@
 // (ptr, cap, len) the default hook filled with the formatted message.
 // Go: gopanic(e any) keeps the eface (type, data) on its frame; for runtime.errorString and string
 // values data points to a string header (ptr, len).
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "triage/gather.h"
@@ -108,8 +110,39 @@ static void read_go(struct ct_session *s, const struct ct_thread *t, struct ct_p
 	uint64_t lo = t->frames[i].sp, hi = i + 1 < t->num_frames && t->frames[i + 1].has_sp ? t->frames[i + 1].sp : lo;
 	if (hi <= lo || hi - lo > PANIC_SCAN_BYTES)
 		hi = lo + PANIC_SCAN_BYTES;
+	// Go's register ABI spills the argument e to the caller's frame, just above gopanic's.
+	hi += 16;
+	// A bounds check (runtime.goPanicIndex, goPanicSlice*): e is a runtime.boundsError
+	// { x int64, y int, signed bool, code uint8 } (runtime/error.go, Go 1.19), e spilled just
+	// above gopanic's frame.
+	uint64_t type, data, x, y, sc;
+	if (p->raiser && strncmp(p->raiser, "runtime.goPanic", 15) == 0 && word(s, hi - 16, &type) &&
+	    word(s, hi - 8, &data) && ct_modules_find(s, type) && word(s, data, &x) && word(s, data + 8, &y) &&
+	    word(s, data + 16, &sc) && (uint8_t)(sc >> 8) <= 8) {
+		// runtime/error.go boundsErrorFmt, split around %x and %y.
+		static const char *const parts[][3] = {
+			{ "index out of range [", "] with length ", "" },
+			{ "slice bounds out of range [:", "] with length ", "" },
+			{ "slice bounds out of range [:", "] with capacity ", "" },
+			{ "slice bounds out of range [", ":", "]" },
+			{ "slice bounds out of range [:", "] with length ", "" },
+			{ "slice bounds out of range [:", "] with capacity ", "" },
+			{ "slice bounds out of range [:", ":", "]" },
+			{ "slice bounds out of range [", ":", ":]" },
+			{ "cannot convert slice with length ", " to array or pointer to array with length ", "" },
+		};
+		const char *const *pt = parts[(uint8_t)(sc >> 8)];
+		char xs[24], ys[24];
+		if (sc & 0xff)
+			snprintf(xs, sizeof(xs), "%" PRId64, (int64_t)x);
+		else
+			snprintf(xs, sizeof(xs), "%" PRIu64, x);
+		snprintf(ys, sizeof(ys), "%" PRId64, (int64_t)y);
+		p->message = ct_report_printf(s->report, "%s%s%s%s%s", pt[0], xs, pt[1], ys, pt[2]);
+		return;
+	}
 	for (uint64_t a = lo; a + 16 <= hi; a += 8) {
-		uint64_t type, data, ptr, len;
+		uint64_t ptr, len;
 		if (!word(s, a, &type) || !word(s, a + 8, &data) || !ct_modules_find(s, type) || !word(s, data, &ptr) ||
 		    !word(s, data + 8, &len) || len < 4)
 			continue;
