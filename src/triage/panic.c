@@ -104,8 +104,14 @@ void ct_fill_panic(const struct ct_facts *f, struct ct_report *r)
 	r->crash.confidence = ct_report_strdup(r, ct_confidence_to_string(c));
 	const char *what = p->message ? ct_report_printf(r, ": %s", p->message)
 			   : p->raiser ? ct_report_printf(r, " (%s)", p->raiser) : "";
-	r->crash.summary = ct_report_printf(r, "%s panic%s%s%s", rust ? "Rust" : "Go", what, where(f, r),
-					    p->file ? ct_report_printf(r, " at %s:%d", p->file, p->line) : "");
+	// The panic's own location when the dump has it, else the blamed frame's line.
+	const struct ct_frame_fact *b = f->blame >= 0 ? &f->frames[f->blame] : NULL;
+	if (p->file)
+		r->crash.summary = ct_report_printf(r, "%s panic%s at %s:%d:%d%s%s", rust ? "Rust" : "Go", what, p->file,
+						    p->line, p->column, b && b->function ? " in " : "",
+						    b && b->function ? b->function : "");
+	else
+		r->crash.summary = ct_report_printf(r, "%s panic%s%s", rust ? "Rust" : "Go", what, where(f, r));
 }
 
 bool ct_when_go_fault(const struct ct_facts *f)

@@ -10,6 +10,7 @@
 // values data points to a string header (ptr, len).
 #include <inttypes.h>
 #include <stdio.h>
+#include <elfutils/libdwfl.h>
 #include <string.h>
 
 #include "triage/gather.h"
@@ -65,6 +66,16 @@ static bool read_location(struct ct_session *s, uint64_t at, const char **file, 
 	return true;
 }
 
+/** Symbol of the first vtable entry (drop_in_place<T>) of a payload's vtable, or NULL. */
+static const char *payload_drop_name(struct ct_session *s, uint64_t vtable)
+{
+	uint64_t drop;
+	if (!word(s, vtable, &drop))
+		return NULL;
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, drop);
+	return mod ? dwfl_module_addrname(mod, drop) : NULL;
+}
+
 static void read_rust(struct ct_session *s, const struct ct_thread *t, struct ct_panic_facts *p)
 {
 	// Frames of the panic path from the innermost one outward, until user code.
@@ -86,14 +97,24 @@ static void read_rust(struct ct_session *s, const struct ct_thread *t, struct ct
 				p->column = col;
 			}
 			// PanicInfo: payload data, vtable, message, location.
-			uint64_t data, msg, w0, w1, w2, w3;
-			if (a < 24 || !word(s, a - 24, &data) || !word(s, a - 8, &msg) || !word(s, data, &w0) ||
-			    !word(s, data + 8, &w1))
+			uint64_t data, vtable, msg, w0, w1, w2, w3 = 0;
+			if (a < 24 || !word(s, a - 24, &data) || !word(s, a - 16, &vtable) || !word(s, a - 8, &msg) ||
+			    !word(s, data, &w0) || !word(s, data + 8, &w1) || !word(s, data + 16, &w2))
 				continue;
-			if (msg && w0 == msg && word(s, data + 16, &w2) && word(s, data + 24, &w3) && w3 <= w2)
-				p->message = text_at(s, w1, w3); // { &Arguments, String { ptr, cap, len } }
+			word(s, data + 24, &w3);
+			// The payload's type, from its vtable's drop_in_place symbol: a &str
+			// (StrPanicPayload), the String the hook formatted (after payload.get()), or the
+			// PanicPayload holding it next to the &Arguments (either field order).
+			const char *drop = payload_drop_name(s, vtable);
+			if (drop && strstr(drop, "StrPanicPayload"))
+				p->message = text_at(s, w0, w1);
+			else if (drop && (strstr(drop, "string..String") || strstr(drop, "string::String")))
+				p->message = w2 <= w1 ? text_at(s, w0, w2) : NULL; // the formatted String itself
+			else if (drop && strstr(drop, "PanicPayload"))
+				p->message = w0 == msg ? (w3 <= w2 ? text_at(s, w1, w3) : NULL)
+					     : w2 <= w1 ? text_at(s, w0, w2) : NULL;
 			else
-				p->message = text_at(s, w0, w1); // &str payload
+				p->message = text_at(s, w0, w1); // a &str-like payload
 			if (p->message)
 				return;
 		}
