@@ -58,14 +58,18 @@ bool ct_module_is_preloaded(const char *module, const char *ld_preload)
 	return false;
 }
 
-/* Rust's panic path (std 1.63 names; a trailing "::h<hash>" of legacy mangling is ignored). */
+/* Rust's panic path and start-up glue (std 1.63 names; a trailing "::h<hash>" of legacy mangling is
+ * ignored). */
 static const char *const rust_panic_prefixes[] = {
 	"std::panicking::", "core::panicking::", "std::panic::", "core::panic::", "panic_abort::",
 	"panic_unwind::", "std::sys::unix::abort_internal", "std::process::abort",
 	"std::sys_common::backtrace::__rust_end_short_backtrace", "core::result::unwrap_failed",
 	"core::option::expect_failed", "core::option::Option$LT$T$GT$::", "core::option::Option<T>::",
 	"core::result::Result$LT$T$C$E$GT$::", "core::result::Result<T, E>::", "<core::option::Option",
-	"<core::result::Result", NULL,
+	"<core::result::Result",
+	// The start-up glue around main: like __libc_start_main, not the program's code.
+	"std::rt::lang_start", "std::sys_common::backtrace::__rust_begin_short_backtrace",
+	"core::ops::function::FnOnce::call_once", NULL,
 };
 static const char *const rust_panic_names[] = { "rust_panic", "__rust_start_panic", "rust_begin_unwind",
 						"rust_panic_with_hook", "begin_panic_handler", NULL };
