@@ -19,6 +19,9 @@ size_t ct_classify_reraised(const struct ct_facts *f, struct ct_report *r)
 	const struct ct_sigframe_facts *sf = &f->sigframes[f->reraised_sigframe];
 	size_t rule = ct_classify(in, r);
 	const char *outer = sig_name(r, f->sig.signo);
+	ct_crash_add_evidence(r, "dumped signal: %s, si_code %d (%s)%s", outer, f->sig.code,
+			      f->sig.code_name ? f->sig.code_name : "?",
+			      f->sig.from_self ? ct_report_printf(r, ", sent by the process itself (pid %d)", f->sig.pid) : "");
 	const char *how = f->sig.kernel_sent ? "a second fault inside the handler"
 			  : f->sig.code == CT_SI_TKILL ? "raise/tgkill from the process itself"
 						       : "sent by the process itself";

@@ -63,6 +63,23 @@ def main():
         # "-": no named frame can be blamed (e.g. the mismatched build: its symbols must not be used).
         if function != (None if expected_blame == "-" else expected_blame):
             problems.append(f"blame {function!r}, expected {expected_blame!r}")
+        # No frame may come from a scan of dead stack below the live sp: the dump's sp, or after a
+        # signal frame the interrupted context's.
+        if thread is not None:
+            live = None
+            for i, fr in enumerate(thread.get("frames") or []):
+                sp = int(fr["sp"], 16) if fr.get("sp") else None
+                if live is None or (i and thread["frames"][i - 1].get("signal_frame")):
+                    live = sp if sp is not None else live
+                if fr.get("trust") == "scan" and sp is not None and live is not None and sp < live:
+                    problems.append(f"frame #{i} found by a scan below the live sp")
+                    break
+                # A sigreturn trampoline is a signal frame: a scan from it reads the signal stack's
+                # dead frames (Go's runtime.sigreturn has no CFI to say so).
+                fn = fr.get("function") or ""
+                if (fn.startswith("runtime.sigreturn") or fn == "__restore_rt") and not fr.get("signal_frame"):
+                    problems.append(f"frame #{i} {fn} is not a signal frame")
+                    break
         if not crash.get("summary"):
             problems.append("no summary")
         if not (report.get("signature") or {}).get("hash"):
