@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "triage/gather.h"
+#include "util/bytes.h"
 
 /** Stack bytes scanned above a panic frame's sp. */
 #define PANIC_SCAN_BYTES 2048
@@ -28,10 +29,7 @@ static bool word(struct ct_session *s, uint64_t addr, uint64_t *ret)
 		return true;
 	if (!ct_modules_read_code(s, addr, b, sizeof(b)))
 		return false;
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | b[i];
-	*ret = v;
+	*ret = ct_load64(b, false); // Rust and Go targets read here are little-endian (x86-64, aarch64)
 	return true;
 }
 

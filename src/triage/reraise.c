@@ -25,10 +25,11 @@ size_t ct_classify_reraised(const struct ct_facts *f, struct ct_report *r)
 	const char *how = f->sig.kernel_sent ? "a second fault inside the handler"
 			  : f->sig.code == CT_SI_TKILL ? "raise/tgkill from the process itself"
 						       : "sent by the process itself";
-	// The handler: the frame just inside the signal trampoline (it may be a libc frame when the
-	// handler's last call was a tail call, as faulthandler's raise()).
+	// The handler: the frame just inside the signal trampoline. It is a libc frame when the handler's
+	// last call was a tail call (faulthandler's raise()): then the handler itself is not on the stack.
 	const struct ct_frame_fact *handler = sf->frame > 0 ? &f->frames[sf->frame - 1] : NULL;
 	const char *hname = handler && handler->function ? handler->function : "?";
+	bool handler_named = handler && handler->own && handler->function;
 	ct_crash_add_evidence(r, "the dumped %s (%s) was raised inside a signal handler: frame #%zu %s runs on the signal frame #%zu",
 			      outer, how, sf->frame ? sf->frame - 1 : 0, hname, sf->frame);
 	if (sf->has_trap)
@@ -46,10 +47,19 @@ size_t ct_classify_reraised(const struct ct_facts *f, struct ct_report *r)
 			      in->sig.code_name ? in->sig.code_name : "?", sf->fault_source ? sf->fault_source : "?");
 	ct_crash_add_detail_string(r, "reraised_as", outer);
 	ct_crash_add_detail_string(r, "original_signal", sig_name(r, sf->fault_signo));
-	if (handler && handler->function)
+	if (handler_named)
 		ct_crash_add_detail_string(r, "handler", handler->function);
 	ct_crash_add_detail_int(r, "signal_frame", (int64_t)sf->frame);
-	r->crash.summary = ct_report_printf(r, "%s (re-raised as %s by the handler %s)", r->crash.summary ? r->crash.summary : "",
-					    outer, hname);
+	const char *who = handler_named ? ct_report_printf(r, "the handler %s", hname) : "a signal handler";
+	if (f->sig.kernel_sent) {
+		ct_crash_add_evidence(r, "the handler then faulted itself: %s (%s)%s", outer,
+				      f->sig.code_name ? f->sig.code_name : "?",
+				      f->sig.has_fault_address ? ct_report_printf(r, " at 0x%" PRIx64, f->sig.fault_address) : "");
+		r->crash.summary = ct_report_printf(r, "%s (then %s faulted too: %s)", r->crash.summary ? r->crash.summary : "",
+						    who, outer);
+	} else {
+		r->crash.summary = ct_report_printf(r, "%s (re-raised as %s by %s)", r->crash.summary ? r->crash.summary : "",
+						    outer, who);
+	}
 	return rule;
 }

@@ -163,22 +163,6 @@ void ct_sigframe_derive(struct ct_sigframe_facts *sf, bool x86, const struct ct_
 
 /* ---- reading (the only part that touches the core) ---- */
 
-static bool read_uint(const struct ct_core *core, uint64_t addr, unsigned size, uint64_t *ret)
-{
-	uint8_t b[8];
-	if (size != 4 && size != 8)
-		return false;
-	if (ct_core_read_fast(core, addr, b, size)) {
-		uint64_t v = 0;
-		// Every architecture with a sigframe table is little-endian.
-		for (unsigned i = size; i-- > 0;)
-			v = v << 8 | b[i];
-		*ret = v;
-		return true;
-	}
-	return false;
-}
-
 /** Looks for the ESR record in aarch64's __reserved area (a list of {magic, size} headers). */
 static void read_esr(const struct ct_core *core, uint64_t reserved, struct ct_sigframe_facts *sf)
 {
@@ -187,10 +171,10 @@ static void read_esr(const struct ct_core *core, uint64_t reserved, struct ct_si
 	uint64_t at = reserved;
 	for (int n = 0; n < 32 && at + 8 <= reserved + 4096; n++) {
 		uint64_t magic, size;
-		if (!read_uint(core, at, 4, &magic) || !read_uint(core, at + 4, 4, &size) || magic == 0 || size < 8)
+		if (!ct_sigcontext_field(core, at, 4, &magic) || !ct_sigcontext_field(core, at + 4, 4, &size) || magic == 0 || size < 8)
 			return;
 		if (magic == 0x45535201) {
-			sf->has_esr = read_uint(core, at + 8, 8, &sf->esr);
+			sf->has_esr = ct_sigcontext_field(core, at + 8, 8, &sf->esr);
 			return;
 		}
 		at += size;
@@ -209,23 +193,23 @@ bool ct_sigframe_read(const struct ct_core *core, const struct ct_arch_info *arc
 	memcpy(sf.valid, c.valid, sizeof(sf.valid));
 	uint64_t sc = c.mcontext;
 	if (l->trapno >= 0)
-		sf.has_trap = read_uint(core, sc + (uint64_t)l->trapno, l->word, &sf.trapno) &&
-			      read_uint(core, sc + (uint64_t)l->err, l->word, &sf.err) &&
-			      read_uint(core, sc + (uint64_t)l->cr2, l->word, &sf.cr2);
+		sf.has_trap = ct_sigcontext_field(core, sc + (uint64_t)l->trapno, l->word, &sf.trapno) &&
+			      ct_sigcontext_field(core, sc + (uint64_t)l->err, l->word, &sf.err) &&
+			      ct_sigcontext_field(core, sc + (uint64_t)l->cr2, l->word, &sf.cr2);
 	if (l->fault_address >= 0)
-		sf.has_fault_address = read_uint(core, sc + (uint64_t)l->fault_address, 8, &sf.fault_address);
+		sf.has_fault_address = ct_sigcontext_field(core, sc + (uint64_t)l->fault_address, 8, &sf.fault_address);
 	if (l->reserved >= 0)
 		read_esr(core, sc + (uint64_t)l->reserved, &sf);
 	// siginfo: si_signo, si_errno, si_code (ints), then the union (si_addr at 16 on 64-bit, 12 on
 	// 32-bit). Filled only for SA_SIGINFO handlers: otherwise whatever the stack held.
 	uint64_t signo, code;
 	unsigned ps = arch->pointer_size;
-	if (c.siginfo && read_uint(core, c.siginfo, 4, &signo) && read_uint(core, c.siginfo + 8, 4, &code) &&
+	if (c.siginfo && ct_sigcontext_field(core, c.siginfo, 4, &signo) && ct_sigcontext_field(core, c.siginfo + 8, 4, &code) &&
 	    signo >= 1 && signo <= 64) {
 		sf.has_siginfo = true;
 		sf.si_signo = (int)signo;
 		sf.si_code = (int)(int32_t)code;
-		read_uint(core, c.siginfo + (ps == 8 ? 16 : 12), ps, &sf.si_addr);
+		ct_sigcontext_field(core, c.siginfo + (ps == 8 ? 16 : 12), ps, &sf.si_addr);
 	}
 	*ret = sf;
 	return true;

@@ -5,17 +5,15 @@
 #include <string.h>
 
 #include "unwind/unwind.h"
+#include "util/bytes.h"
 
-/** Reads an unsigned little-endian field of @p size (4 or 8) bytes. */
-static bool read_le(const struct ct_core *core, uint64_t addr, unsigned size, uint64_t *ret)
+bool ct_sigcontext_field(const struct ct_core *core, uint64_t addr, unsigned size, uint64_t *ret)
 {
 	uint8_t b[8];
 	if ((size != 4 && size != 8) || !ct_core_read_fast(core, addr, b, size))
 		return false;
-	uint64_t v = 0;
-	for (unsigned i = size; i-- > 0;)
-		v = v << 8 | b[i];
-	*ret = v;
+	// Every architecture with a sigframe table is little-endian.
+	*ret = size == 8 ? ct_load64(b, false) : ct_load32(b, false);
 	return true;
 }
 
@@ -27,20 +25,20 @@ bool ct_sigcontext_read(const struct ct_core *core, const struct ct_arch_info *a
 		return false;
 	struct ct_sigcontext c = { 0 };
 	uint64_t uc = sp + (uint64_t)(int64_t)l->ucontext_at;
-	if (l->ucontext_indirect && !read_le(core, uc, arch->pointer_size, &uc))
+	if (l->ucontext_indirect && !ct_sigcontext_field(core, uc, arch->pointer_size, &uc))
 		return false;
 	c.ucontext = uc;
 	c.mcontext = uc + l->mcontext;
 	c.siginfo = sp + (uint64_t)(int64_t)l->siginfo_at;
-	if (l->siginfo_indirect && !read_le(core, c.siginfo, arch->pointer_size, &c.siginfo))
+	if (l->siginfo_indirect && !ct_sigcontext_field(core, c.siginfo, arch->pointer_size, &c.siginfo))
 		c.siginfo = 0;
-	if (!read_le(core, c.mcontext + (uint64_t)l->pc, l->word, &c.pc) ||
-	    !read_le(core, c.mcontext + (uint64_t)l->sp, l->word, &c.sp))
+	if (!ct_sigcontext_field(core, c.mcontext + (uint64_t)l->pc, l->word, &c.pc) ||
+	    !ct_sigcontext_field(core, c.mcontext + (uint64_t)l->sp, l->word, &c.sp))
 		return false;
 	for (size_t i = 0; i < l->num_regs; i++) {
 		int d = l->regs[i].dwarf;
 		if (d >= 0 && d < CT_MAX_DWARF_REGS)
-			c.valid[d] = read_le(core, c.mcontext + l->regs[i].offset, l->word, &c.regs[d]);
+			c.valid[d] = ct_sigcontext_field(core, c.mcontext + l->regs[i].offset, l->word, &c.regs[d]);
 	}
 	*ret = c;
 	return true;

@@ -90,6 +90,8 @@ struct ct_sigcontext {
  */
 bool ct_sigcontext_read(const struct ct_core *core, const struct ct_arch_info *arch, uint64_t sp,
 			struct ct_sigcontext *ret);
+/** Reads a little-endian field of @p size (4 or 8) bytes of a signal frame from the dump. */
+bool ct_sigcontext_field(const struct ct_core *core, uint64_t addr, unsigned size, uint64_t *ret);
 /** True when the code at @p pc is the architecture's rt_sigreturn trampoline. */
 bool ct_unwind_is_restorer(struct ct_session *s, uint64_t pc);
 

@@ -7,6 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* argv[1] == "fault": the reporter itself crashes (a NULL store while SIGSEGV is blocked in the
+ * handler), so the kernel delivers the second SIGSEGV with the default action. */
+static int reporter_faults;
+static volatile int *volatile reporter_state;
+
 struct sample {
 	long id;
 	double value;
@@ -20,6 +25,8 @@ static void crash_reporter(int sig, siginfo_t *info, void *uctx)
 	(void)sig;
 	if (write(2, msg, sizeof(msg) - 1) < 0)
 		_exit(3);
+	if (reporter_faults)
+		*reporter_state = sig;
 	abort();
 }
 
@@ -47,7 +54,8 @@ __attribute__((noinline)) static struct sample *find_sample(long id)
 
 int main(int argc, char **argv)
 {
+	reporter_faults = argc > 1 && strcmp(argv[1], "fault") == 0;
 	install_reporter();
-	store_sample(find_sample(argc + 41), 1.5);
+	store_sample(find_sample(argc + 41 - (argc > 1)), 1.5);
 	return 0;
 }
