@@ -12,8 +12,10 @@
 
 #include "triage/gather.h"
 
-/** FDEs looked at per module: a large program has ~10^5. */
+/** CFI entries looked at in one search, all frames together (a work budget: a large program has ~10^5). */
 #define MAX_CFI_ENTRIES 1000000
+/** Own frames outward from the throw whose LSDA is checked. */
+#define MAX_FRAMES_CHECKED 32
 /** Call-site entries read from one LSDA. */
 #define MAX_CALL_SITES 100000
 
@@ -135,7 +137,7 @@ static bool cie_encodings(const Dwarf_CIE *cie, uint8_t *fde_enc, uint8_t *lsda_
 }
 
 /** LSDA address (module vaddr) of the FDE covering @p pc, 0 when none; *func_ret = the FDE's start. */
-static uint64_t find_lsda(Elf *elf, uint64_t pc, unsigned ptr_size, uint64_t *func_ret)
+static uint64_t find_lsda(Elf *elf, uint64_t pc, unsigned ptr_size, size_t *budget, uint64_t *func_ret)
 {
 	GElf_Shdr sh;
 	Elf_Data *d = section_named(elf, ".eh_frame", &sh);
@@ -143,7 +145,7 @@ static uint64_t find_lsda(Elf *elf, uint64_t pc, unsigned ptr_size, uint64_t *fu
 	if (!d || !d->d_buf || !gelf_getehdr(elf, &eh))
 		return 0;
 	Dwarf_Off off = 0, next;
-	for (int n = 0; n < MAX_CFI_ENTRIES; n++, off = next) {
+	for (; *budget > 0; (*budget)--, off = next) {
 		Dwarf_CFI_Entry e;
 		if (dwarf_next_cfi(eh.e_ident, d, true, off, &next, &e) != 0)
 			return 0;
@@ -212,7 +214,8 @@ long ct_find_noexcept_frame(struct ct_session *s, const struct ct_facts *f)
 	if (!t || f->blame < 0 || t->num_frames != f->num_frames)
 		return -1;
 	// From the throwing frame outward: the personality routine checks each in turn.
-	for (size_t i = (size_t)f->blame; i < f->num_frames && i < (size_t)f->blame + 64; i++) {
+	size_t budget = MAX_CFI_ENTRIES;
+	for (size_t i = (size_t)f->blame; i < f->num_frames && i < (size_t)f->blame + MAX_FRAMES_CHECKED; i++) {
 		if (!f->frames[i].own || t->frames[i].inlined)
 			continue;
 		uint64_t pc = t->frames[i].pc - 1;
@@ -221,7 +224,7 @@ long ct_find_noexcept_frame(struct ct_session *s, const struct ct_facts *f)
 		Elf *elf = m && m->dwfl_module ? dwfl_module_getelf(m->dwfl_module, &bias) : NULL;
 		if (!elf)
 			continue;
-		uint64_t func = 0, lsda = find_lsda(elf, pc - bias, ptr_size, &func);
+		uint64_t func = 0, lsda = find_lsda(elf, pc - bias, ptr_size, &budget, &func);
 		if (lsda && lsda_terminates(elf, lsda, func, pc - bias, ptr_size))
 			return (long)i;
 	}
