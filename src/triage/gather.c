@@ -171,12 +171,6 @@ static bool function_start(Dwfl_Module *mod, uint64_t pc, uint64_t *ret)
 	return false;
 }
 
-/** A Go function name ("main.retries", "net/http.(*conn).serve"): Go's DWARF has no lines for us yet. */
-static bool go_module(const char *fn)
-{
-	return fn && strncmp(fn, "main.", 5) == 0;
-}
-
 /**
  * The core's own LD_PRELOAD: the environment strings sit just below the AT_EXECFN string at the top
  * of the main stack. Reads at most 64 KiB below it. Pooled, or NULL.
@@ -256,7 +250,7 @@ static void gather_frames(struct ct_session *s, struct ct_facts *f, struct ct_fa
 		// The main module with DWARF: frames without a source line are linked-in runtime (libc.a,
 		// libc_nonshared.a's __stack_chk_fail_local, crt1.o's _start), not the program's code.
 		Dwarf_Addr dbias;
-		bool runtime = m->is_main && !fr->file && !ct_function_is_runtime(ff->function) && !go_module(ff->function) &&
+		bool runtime = m->is_main && !fr->file && !ct_function_is_runtime(ff->function) &&
 			       m->dwfl_module && dwfl_module_getdwarf(m->dwfl_module, &dbias);
 		ff->library = system || header || runtime || ct_function_is_runtime(ff->function);
 		ff->own = !ff->library && !fr->signal_frame;
