@@ -895,6 +895,9 @@ static void fill_stack_overflow(const struct ct_facts *f, struct ct_report *r)
 	if (cycle)
 		r->crash.summary = ct_report_printf(r, "stack overflow: unbounded recursion in %s (%zu%s frames)", cycle,
 						    f->num_frames, f->stack.truncated ? "+" : "");
+	else if (f->stack.far_below)
+		r->crash.summary = ct_report_printf(r, "stack overflow: one %" PRIu64 " MiB frame%s (a VLA or alloca)",
+						    f->stack.frame_size >> 20, in_blame(f, r));
 	else
 		r->crash.summary = ct_report_printf(r, "stack overflow%s (%zu frames)", in_blame(f, r), f->num_frames);
 }
@@ -1414,6 +1417,10 @@ static void fault_frame_summary(const struct ct_facts *f, struct ct_report *r, l
 	if (blame <= 0 || !f->num_frames || !kernel_fault(f) || !r->crash.summary || f->sig.signo == CT_SIGABRT)
 		return;
 	const struct ct_frame_fact *ff = &f->frames[0];
+	const struct ct_frame_fact *bf = &f->frames[blame];
+	// The same function deeper in a recursion is not another place.
+	if (ff->function && bf->function && strcmp(ff->function, bf->function) == 0)
+		return;
 	const char *where = ff->function ? ff->function
 		: ff->module && ff->has_module_offset ? ct_report_printf(r, "%s+0x%" PRIx64, ff->module, ff->module_offset)
 						      : NULL;

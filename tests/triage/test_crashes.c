@@ -318,6 +318,25 @@ TEST(signature_unsymbolized_frames_by_function_start)
 	CHECK_STR(report.signature.hash, h1);
 }
 
+TEST(summary_names_the_faulting_frame)
+{
+	// A NULL read inside libc's strlen called by the program: blame parse_line, say where it faulted.
+	static const struct ct_frame_fact fr[] = {
+		{ .function = "__strlen_avx2", .module = "libc.so.6", .library = true },
+		{ .function = "parse_line", .module = "prog", .own = true, .file = "p.c", .line = 9 },
+		{ .function = "main", .module = "prog", .own = true },
+	};
+	struct ct_facts f = base(CT_SIGSEGV, CT_SEGV_MAPERR, false);
+	f.frames = fr;
+	f.num_frames = 3;
+	f.blame = 1;
+	f.sig.has_fault_address = true;
+	f.fault = (struct ct_address_facts){ .valid = true, .address = 0, .near_null = true };
+	CHECK_STR(cls(&f), "null-deref");
+	CHECK_EQ(report.crash.blame_frame, 1);
+	CHECK(strstr(report.crash.summary, "in parse_line (p.c:9) (faulted in __strlen_avx2, libc.so.6)") != NULL);
+}
+
 /* ---- Zydis ---- */
 
 TEST(zydis_decodes_evex)
