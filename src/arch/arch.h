@@ -6,7 +6,9 @@
  * To add an architecture:
  *  1. Write src/arch/<name>.c with its register table (name, DWARF number, offset and size in
  *     NT_PRSTATUS pr_reg), the pc/sp/fp/return-address numbers, the prstatus layout, capstone
- *     arch/mode (or -1), and the bad-call rule (where the return address is right after a call).
+ *     arch/mode (or -1), and the bad-call rule (where the return address is right after a call);
+ *     its signal frame (struct ct_arch_sigframe: the kernel's rt_sigframe layout and the
+ *     rt_sigreturn trampoline's bytes) for signal-frame facts and sigreturn without CFI.
  *  2. Add it to the list in arch.c.
  *  3. Add a core to tests (or check the external corpus has one), and list it in README.md
  *     "Architectures" and docs/architectures.md.
