@@ -369,6 +369,10 @@ struct ct_facts {
 	 */
 	bool terminate_in_personality;
 	long noexcept_frame;
+	/** The wait-for graph (borrowed from the report, docs/hangs.md); NULL when not analyzed. */
+	const struct ct_hang *hang;
+	/** The blocking call of the thread `frames` belong to ("nanosleep(5 s)"), NULL when none. */
+	const char *blocked_in;
 };
 
 /**
@@ -407,6 +411,14 @@ void ct_fill_panic(const struct ct_facts *facts, struct ct_report *report);
 /** Rule "go-fault": a fault Go's runtime.sigpanic turned into a panic, classified as the fault. */
 bool ct_when_go_fault(const struct ct_facts *facts);
 void ct_fill_go_fault(const struct ct_facts *facts, struct ct_report *report);
+
+/**
+ * Deadlock (src/triage/deadlock.c): true when @p facts hold a wait-for cycle and @p rule, the rule
+ * that matched, only says how the process was stopped (no-signal, external-signal, self-signal).
+ */
+bool ct_deadlock_outranks(const struct ct_facts *facts, const char *rule);
+/** Fills report->crash for a deadlock from facts->hang. */
+void ct_deadlock_fill(const struct ct_facts *facts, struct ct_report *report);
 
 /** Name of rule @p index in the table ("null-deref"), for tests and evidence. */
 const char *ct_rule_name(size_t index);
