@@ -109,19 +109,20 @@ def compare_case(args, case):
     if not ta:
         return "fail", "no thread in the report"
     total = 0
+    xfails = 0
     notes = []
     for x, y in zip(ta, tb):
         if x.get("tid") != y.get("tid"):
             return "fail", "thread order differs: %s vs %s" % (x.get("tid"), y.get("tid"))
         fa, fb = own_functions(x, module), own_functions(y, module)
-        if case in LIBUNWIND_STOPS:
-            if fa == fb:
-                return "fail", "XPASS: the unwinders agree now; remove %s from LIBUNWIND_STOPS" % case
-            if len(fb) < len(fa) and fa[:len(fb)] == fb:
-                notes.append("XFAIL thread %s: %s (dwfl %d frames, libunwind %d)"
-                             % (x.get("tid"), LIBUNWIND_STOPS[case], len(fa), len(fb)))
-                total += len(fb)
-                continue
+        # Only the threads that went through the named stop differ: a Go program's idle threads
+        # (parked in futex) unwind the same with both, so agreement is judged over all threads.
+        if case in LIBUNWIND_STOPS and fa != fb and len(fb) < len(fa) and fa[:len(fb)] == fb:
+            xfails += 1
+            notes.append("XFAIL thread %s: %s (dwfl %d frames, libunwind %d)"
+                         % (x.get("tid"), LIBUNWIND_STOPS[case], len(fa), len(fb)))
+            total += len(fb)
+            continue
         if fa != fb:
             i = first_difference(fa, fb)
             return "fail", ("thread %s: %s frames differ at own-frame #%d: dwfl %d frames %s / libunwind %d frames %s"
@@ -134,6 +135,8 @@ def compare_case(args, case):
         if na != nb:
             notes.append("thread %s: CFI frames in all modules: dwfl %d, libunwind %d (stop: %r / %r)"
                          % (x.get("tid"), na, nb, x.get("stop_reason"), y.get("stop_reason")))
+    if case in LIBUNWIND_STOPS and not xfails:
+        return "fail", "XPASS: the unwinders agree now; remove %s from LIBUNWIND_STOPS" % case
     msg = "%d %s frames agree" % (total, module)
     if notes:
         msg += "; " + "; ".join(notes[:3])
