@@ -69,6 +69,8 @@ struct ct_session {
 	bool debuginfod_failed;
 	/** Range of the function holding the program's entry point (AT_ENTRY): the outermost frame. */
 	uint64_t entry_lo, entry_hi;
+	/** Caches of src/values/ (scopes, call sites); owned, NULL when values are not wanted. */
+	struct ct_values *values;
 };
 
 /** Finds the modules in the dump, matches files, creates the Dwfl. Non-fatal problems become diagnostics. */

@@ -47,7 +47,58 @@ static int hexwidth(const struct ct_report *r)
 	return a && (!strcmp(a, "i386") || !strcmp(a, "arm") || !strcmp(a, "x32")) ? 8 : 16;
 }
 
-static void write_frame(const struct out *w, const struct ct_report *r, const struct ct_frame *f, size_t index)
+// A value as the frame line shows it: cut at o->value_width characters (a terminal's line).
+static void write_value(const struct out *w, const char *v)
+{
+	size_t max = w->o->value_width;
+	if (!v) {
+		fputs("<optimized out>", w->f);
+		return;
+	}
+	size_t n = strlen(v);
+	if (!max || n <= max) {
+		fputs(v, w->f);
+		return;
+	}
+	// Cut on a character boundary: values are ASCII, but be safe with UTF-8 continuation bytes.
+	while (max && ((unsigned char)v[max] & 0xc0) == 0x80)
+		max--;
+	fprintf(w->f, "%.*s…", (int)max, v);
+}
+
+// gdb's `print entry-values default`: n=n@entry=0x0 when both are known and equal.
+static void write_parameter(const struct out *w, const struct ct_variable *v)
+{
+	const char *name = v->name ? v->name : "?";
+	fprintf(w->f, "%s=", name);
+	if (v->entry_value && v->value && strcmp(v->entry_value, v->value) == 0) {
+		fprintf(w->f, "%s@entry=", name);
+		write_value(w, v->value);
+		return;
+	}
+	write_value(w, v->value);
+	if (v->entry_value) {
+		fprintf(w->f, ", %s@entry=", name);
+		write_value(w, v->entry_value);
+	}
+}
+
+static void write_locals(const struct out *w, const struct ct_thread *t, const struct ct_frame *f)
+{
+	if (!f->has_locals)
+		return;
+	if (!f->num_locals) {
+		fprintf(w->f, "        No locals.\n");
+		return;
+	}
+	for (size_t i = 0; i < f->num_locals && f->first_local + i < t->num_variables; i++) {
+		const struct ct_variable *v = &t->variables[f->first_local + i];
+		fprintf(w->f, "        %s = %s\n", v->name ? v->name : "?", v->value ? v->value : "<optimized out>");
+	}
+}
+
+static void write_frame(const struct out *w, const struct ct_report *r, const struct ct_thread *t,
+			const struct ct_frame *f, size_t index)
 {
 	FILE *out = w->f;
 	int hw = hexwidth(r);
@@ -64,6 +115,15 @@ static void write_frame(const struct out *w, const struct ct_report *r, const st
 		fprintf(out, "in %s%s%s", c(w, C_CYAN), f->function, c(w, C_RESET));
 		if (!f->inlined)
 			fprintf(out, "+0x%" PRIx64, f->offset);
+		if (f->num_parameters || f->has_locals || f->file) {
+			fputs(" (", out);
+			for (size_t i = 0; i < f->num_parameters && f->first_parameter + i < t->num_variables; i++) {
+				if (i)
+					fputs(", ", out);
+				write_parameter(w, &t->variables[f->first_parameter + i]);
+			}
+			fputc(')', out);
+		}
 	} else {
 		fprintf(out, "in ??");
 	}
@@ -77,6 +137,8 @@ static void write_frame(const struct out *w, const struct ct_report *r, const st
 	if (f->trust != CT_TRUST_CFI && f->trust != CT_TRUST_CONTEXT)
 		fprintf(out, " %s[%s]%s", c(w, C_DIM), ct_trust_to_string(f->trust), c(w, C_RESET));
 	fputc('\n', out);
+	if (w->o->locals)
+		write_locals(w, t, f);
 }
 
 static void write_frames(const struct out *w, const struct ct_report *r, const struct ct_thread *t, size_t limit)
@@ -86,7 +148,7 @@ static void write_frames(const struct out *w, const struct ct_report *r, const s
 		size_t period, repeats;
 		if (w->o->collapse_min && ct_find_cycle(t, i, w->o->collapse_min, &period, &repeats)) {
 			for (size_t k = 0; k < period; k++)
-				write_frame(w, r, &t->frames[i + k], i + k);
+				write_frame(w, r, t, &t->frames[i + k], i + k);
 			size_t from = i + period, to = i + period * repeats - 1;
 			fprintf(w->f, "  %s#%zu–#%zu: the %zu frame%s above repeat%s %zu more times (recursion)%s\n",
 				c(w, C_YELLOW), from, to, period, period == 1 ? "" : "s", period == 1 ? "s" : "",
@@ -94,7 +156,7 @@ static void write_frames(const struct out *w, const struct ct_report *r, const s
 			i += period * repeats;
 			shown += period + 1;
 		} else {
-			write_frame(w, r, &t->frames[i], i);
+			write_frame(w, r, t, &t->frames[i], i);
 			i++;
 			shown++;
 		}

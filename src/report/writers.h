@@ -20,6 +20,10 @@ struct ct_write_options {
 	bool verbose;
 	/** Print the whole kernel log (text). */
 	bool full_log;
+	/** List each frame's locals under it (text: --locals, -v). */
+	bool locals;
+	/** Characters of one argument value in a text frame line before it is cut with "…"; 0: all. */
+	size_t value_width;
 };
 
 void ct_write_options_init(struct ct_write_options *o);
