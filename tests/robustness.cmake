@@ -39,4 +39,11 @@ add_test(NAME robustness_corpus
 set_tests_properties(robustness_corpus PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77
   ENVIRONMENT "${CT_ROBUST_ENV}")
 
+# Issue 11: hostile inputs generated at test time, one script per defect family.
+#   robustness_escapes   a real core (and a vmcore, a batch) with escape sequences in every field the
+#                        reports print: no control byte reaches a terminal, SVG/SARIF/JSON stay valid.
+add_test(NAME robustness_escapes
+  COMMAND ${CT_PYTHON} ${CT_ROBUST_DIR}/escapes.py --coretriage ${CT_BIN} --workdir ${CT_ROBUST_WORK}/escapes)
+set_tests_properties(robustness_escapes PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 ENVIRONMENT "${CT_ROBUST_ENV}")
+
 include(${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz.cmake)

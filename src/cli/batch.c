@@ -29,6 +29,7 @@
 #include "cli/batch.h"
 #include "dump/sniff.h"
 #include "input/input.h"
+#include "report/json_text.h"
 
 /** Defaults of the per-core limits in batch mode (docs/batch.md): generous for real cores,
  * small enough that a hostile core cannot stall CI or exhaust the machine. */
@@ -131,7 +132,7 @@ static bool walk_dir(struct batch *b, const char *dir, int depth)
 	// Sorted: the input order, and so the NDJSON order, is deterministic.
 	int n = scandir(dir, &names, filter_dots, alphasort);
 	if (n < 0) {
-		fprintf(stderr, "coretriage: %s: %s\n", dir, strerror(errno));
+		ct_cli_error("%s: %s", dir, strerror(errno));
 		b->num_missing++;
 		return true;
 	}
@@ -168,7 +169,7 @@ static bool add_path(struct batch *b, const char *arg)
 		glob_t g;
 		int r = glob(arg, GLOB_BRACE | GLOB_TILDE, NULL, &g);
 		if (r == GLOB_NOMATCH) {
-			fprintf(stderr, "coretriage: %s: no file matches\n", arg);
+			ct_cli_error("%s: no file matches", arg);
 			b->num_missing++;
 			return true;
 		}
@@ -228,7 +229,7 @@ static _Noreturn void worker(const struct batch *b, const struct job *j, int fd)
 	json_t *meta;
 	if (err) {
 		meta = json_object();
-		json_object_set_new(meta, "error", json_string(ct_error_message(err)));
+		json_object_set_new(meta, "error", ct_json_text(ct_error_message(err)));
 		status = CT_EXIT_FATAL;
 	} else {
 		meta = ct_cli_core_meta(&report, j->path);
@@ -285,7 +286,7 @@ static void fail_job(struct job *j, const char *fmt, ...)
 	va_end(ap);
 	json_decref(j->meta);
 	j->meta = json_object();
-	json_object_set_new(j->meta, "error", json_string(msg));
+	json_object_set_new(j->meta, "error", ct_json_text(msg));
 	json_object_set_new(j->meta, "status", json_integer(CT_EXIT_FATAL));
 	j->status = CT_EXIT_FATAL;
 }
@@ -342,7 +343,7 @@ static void write_ndjson(struct batch *b)
 			json_object_set_new(tool, "name", json_string("coretriage"));
 			json_object_set_new(tool, "version", json_string(CT_VERSION));
 			json_object_set_new(o, "tool", tool);
-			json_object_set_new(input, "core", json_string(j->path));
+			json_object_set_new(input, "core", ct_json_text(j->path));
 			json_object_set_new(o, "input", input);
 			json_object_set_new(e, "message", json_incref(json_object_get(j->meta, "error")));
 			json_object_set_new(o, "error", e);
@@ -490,7 +491,7 @@ static json_t *load_known(const char *path)
 		if (!hash || hash[0] == '#')
 			continue;
 		char *url = strtok_r(NULL, " \t\r\n", &save);
-		json_object_set_new(map, hash, url && url[0] != '#' ? json_string(url) : json_string(""));
+		json_object_set_new(map, hash, url && url[0] != '#' ? ct_json_text(url) : json_string(""));
 	}
 	free(line);
 	fclose(f);
@@ -526,15 +527,15 @@ static json_t *summary_json(const struct batch *b, const struct bucket_entry *e,
 	for (size_t i = 0; i < n; i++) {
 		const struct ct_bucket *k = &e[i].b;
 		json_t *o = json_object(), *blame = json_object();
-		json_object_set_new(o, "hash", json_string(k->hash));
-		json_object_set_new(o, "signature", k->signature ? json_string(k->signature) : json_null());
+		json_object_set_new(o, "hash", ct_json_text(k->hash));
+		json_object_set_new(o, "signature", k->signature ? ct_json_text(k->signature) : json_null());
 		json_object_set_new(o, "signature_fallback", json_boolean(k->fallback));
 		json_object_set_new(o, "count", json_integer((json_int_t)k->count));
-		json_object_set_new(o, "class", k->class_id ? json_string(k->class_id) : json_null());
-		json_object_set_new(o, "summary", k->summary ? json_string(k->summary) : json_null());
-		json_object_set_new(blame, "function", k->blame_function ? json_string(k->blame_function) : json_null());
-		json_object_set_new(blame, "module", k->blame_module ? json_string(k->blame_module) : json_null());
-		json_object_set_new(blame, "file", k->blame_file ? json_string(k->blame_file) : json_null());
+		json_object_set_new(o, "class", k->class_id ? ct_json_text(k->class_id) : json_null());
+		json_object_set_new(o, "summary", k->summary ? ct_json_text(k->summary) : json_null());
+		json_object_set_new(blame, "function", k->blame_function ? ct_json_text(k->blame_function) : json_null());
+		json_object_set_new(blame, "module", k->blame_module ? ct_json_text(k->blame_module) : json_null());
+		json_object_set_new(blame, "file", k->blame_file ? ct_json_text(k->blame_file) : json_null());
 		json_object_set_new(blame, "line", k->blame_line ? json_integer(k->blame_line) : json_null());
 		json_object_set_new(o, "blame", blame);
 		if (k->has_time) {
@@ -546,9 +547,9 @@ static json_t *summary_json(const struct batch *b, const struct bucket_entry *e,
 			json_object_set_new(o, "first_seen", json_null());
 			json_object_set_new(o, "last_seen", json_null());
 		}
-		json_object_set_new(o, "example", json_string(k->example));
+		json_object_set_new(o, "example", ct_json_text(k->example));
 		json_object_set_new(o, "new", json_boolean(!k->known_url));
-		json_object_set_new(o, "bug", k->known_url && *k->known_url ? json_string(k->known_url) : json_null());
+		json_object_set_new(o, "bug", k->known_url && *k->known_url ? ct_json_text(k->known_url) : json_null());
 		json_object_set_new(o, "cores", json_incref(e[i].cores));
 		json_array_append_new(arr, o);
 	}
@@ -559,12 +560,34 @@ static json_t *summary_json(const struct batch *b, const struct bucket_entry *e,
 		if (j->status != CT_EXIT_FATAL)
 			continue;
 		json_t *o = json_object();
-		json_object_set_new(o, "core", json_string(j->path));
+		json_object_set_new(o, "core", ct_json_text(j->path));
 		json_object_set_new(o, "error", json_incref(json_object_get(j->meta, "error")));
 		json_array_append_new(fails, o);
 	}
 	json_object_set_new(s, "failures", fails);
 	return s;
+}
+
+// A column of the text table: untrusted text made visible (report/sanitize.h), cut to @p width
+// characters and padded to it.
+// A column of the text table: untrusted text made visible (report/sanitize.h), cut to @p width
+// columns on a character boundary and padded to it.
+static void cell(FILE *out, const char *s, size_t width)
+{
+	char piece[CT_TEXT_PIECE_MAX];
+	size_t w = 0;
+	while (s && *s) {
+		const char *at = s;
+		size_t k = ct_text_next(&s, CT_TEXT_TERMINAL, piece);
+		size_t pw = (unsigned char)piece[0] >= 0x80 ? 1 : k; // a multi-byte character is one column
+		if (w + pw > width) {
+			s = at;
+			break;
+		}
+		fwrite(piece, 1, k, out);
+		w += pw;
+	}
+	fprintf(out, "%*s", (int)(width - w), "");
 }
 
 static void summary_text(FILE *out, const struct batch *b, const struct bucket_entry *e, size_t n, size_t analyzed,
@@ -589,17 +612,29 @@ static void summary_text(FILE *out, const struct batch *b, const struct bucket_e
 			format_time(k->first_seen, false, first, sizeof(first));
 			format_time(k->last_seen, false, last, sizeof(last));
 		}
-		fprintf(out, "%3zu %6zu  %-16.16s %-20.20s %-40.40s %-16s %-16s %s\n", i + 1, k->count, k->hash,
-			k->class_id ? k->class_id : "unknown", blame, first, last,
-			k->known_url ? (*k->known_url ? k->known_url : "known") : "NEW");
-		fprintf(out, "%79s example: %s\n", "", k->example);
+		fprintf(out, "%3zu %6zu  ", i + 1, k->count);
+		cell(out, k->hash, 16);
+		fputc(' ', out);
+		cell(out, k->class_id ? k->class_id : "unknown", 20);
+		fputc(' ', out);
+		cell(out, blame, 40);
+		fprintf(out, " %-16s %-16s ", first, last);
+		ct_text_put(out, k->known_url ? (*k->known_url ? k->known_url : "known") : "NEW", CT_TEXT_TERMINAL, SIZE_MAX);
+		fprintf(out, "\n%79s example: ", "");
+		ct_text_put(out, k->example, CT_TEXT_TERMINAL, SIZE_MAX);
+		fputc('\n', out);
 	}
 	if (failed) {
 		fprintf(out, "\nNot analyzed:\n");
 		for (size_t i = 0; i < b->num_jobs; i++) {
 			const struct job *j = &b->jobs[i];
-			if (j->status == CT_EXIT_FATAL)
-				fprintf(out, "  %s: %s\n", j->path, json_string_value(json_object_get(j->meta, "error")));
+			if (j->status != CT_EXIT_FATAL)
+				continue;
+			fputs("  ", out);
+			ct_text_put(out, j->path, CT_TEXT_TERMINAL, SIZE_MAX);
+			fputs(": ", out);
+			ct_text_put(out, json_string_value(json_object_get(j->meta, "error")), CT_TEXT_TERMINAL, SIZE_MAX);
+			fputc('\n', out);
 		}
 	}
 }
@@ -699,7 +734,7 @@ int ct_cli_batch(struct ct_cli *cli)
 		if (at) {
 			struct bucket_entry *x = &e[json_integer_value(at)];
 			x->b.count++;
-			json_array_append_new(x->cores, json_string(j->path));
+			json_array_append_new(x->cores, ct_json_text(j->path));
 			if (json_is_integer(tm)) {
 				long long t = json_integer_value(tm);
 				if (!x->b.has_time) {
@@ -717,7 +752,7 @@ int ct_cli_batch(struct ct_cli *cli)
 		x->b.example = j->path;
 		x->first = i;
 		x->cores = json_array();
-		json_array_append_new(x->cores, json_string(j->path));
+		json_array_append_new(x->cores, ct_json_text(j->path));
 		if (known) {
 			json_t *url = json_object_get(known, hash);
 			x->b.known_url = url ? json_string_value(url) : NULL;

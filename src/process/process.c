@@ -229,6 +229,7 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 	report->input.kind = ct_report_strdup(report, "elf-core");
 	report->input.arch = ct_report_strdup(report, s.core->arch_name ? s.core->arch_name : "unknown");
 	report->input.truncated = s.core->truncated;
+	report->input.pointer_size = s.core->arch ? s.core->arch->pointer_size : s.core->elf_class == ELFCLASS32 ? 4 : 8;
 	copy_core_problems(&s);
 	fill_process(&s);
 	fill_signal(&s);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "modules/inline_chain.h"
+#include "modules/symbolize.h"
 #include "values/internal.h"
 
 /** gdb's `repeat_count_threshold`: runs longer than this are shown as <repeats N times>. */
@@ -355,7 +355,7 @@ static void add_symbol(struct ct_session *s, struct ct_sbuf *b, uint64_t addr, b
 	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
 	if (!name || name[0] == '$' || (!(sym.st_size && off < sym.st_size) && !(function && off == 0)))
 		return;
-	const char *shown = ct_display_name(s->report, name);
+	const char *shown = ct_demangle(s, name);
 	if (!shown)
 		return;
 	if (off)

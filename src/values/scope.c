@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modules/symbolize.h"
 #include "values/internal.h"
 
 struct scope_slot {
@@ -87,45 +88,32 @@ const char *ct_die_function_name(Dwarf_Die *die)
 static struct ct_scope *resolve(struct ct_session *s, uint64_t addr)
 {
 	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
-	if (!mod)
-		return NULL;
-	Dwarf_Addr bias = 0;
-	Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, &bias);
-	if (!cudie)
-		return NULL;
 	Dwarf_Die *scopes = NULL;
-	int n = dwarf_getscopes(cudie, addr - bias, &scopes);
+	Dwarf_Addr bias = 0;
+	// The concrete scopes, as the symbolizer finds them (no .debug_aranges needed, LTO origins).
+	int n = mod ? ct_symbolize_scopes(s, addr, &scopes, &bias) : 0;
 	if (n <= 0) {
 		free(scopes);
 		return NULL;
 	}
-	// dwarf_getscopes continues into an inlined function's abstract scopes; the real nesting of
-	// the innermost concrete scope comes from its parents (as ct_inline_chain does).
-	Dwarf_Die innermost = scopes[0];
-	free(scopes);
-	Dwarf_Die *physical = NULL;
-	int m = dwarf_getscopes_die(&innermost, &physical);
-	if (m <= 0) {
-		free(physical);
-		return NULL;
-	}
 	struct ct_scope *sc = calloc(1, sizeof(*sc));
 	if (!sc) {
-		free(physical);
+		free(scopes);
 		return NULL;
 	}
 	sc->addr = addr;
 	sc->mod = mod;
 	sc->bias = bias;
 	sc->subprogram = -1;
-	for (int i = 0; i < m && sc->num < CT_SCOPE_MAX_DIES; i++) {
-		sc->dies[sc->num] = physical[i];
-		if (dwarf_tag(&physical[i]) == DW_TAG_subprogram && sc->subprogram < 0)
+	for (int i = 0; i < n && sc->num < CT_SCOPE_MAX_DIES; i++) {
+		sc->dies[sc->num] = scopes[i];
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram && sc->subprogram < 0)
 			sc->subprogram = sc->num;
 		sc->num++;
 	}
-	free(physical);
-	int lang = dwarf_srclang(cudie);
+	Dwarf_Die cudie = scopes[n - 1];
+	free(scopes);
+	int lang = dwarf_srclang(&cudie);
 	sc->cxx = lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14 ||
 		  lang == DW_LANG_C_plus_plus_03;
 	return sc;
