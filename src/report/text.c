@@ -40,57 +40,6 @@ static void txt(const struct out *w, const char *s)
 	ct_text_put(w->f, s, CT_TEXT_TERMINAL, SIZE_MAX);
 }
 
-// A value as the frame line shows it: cut at o->value_width characters (a terminal's line).
-// Values are rendered with escapes already (src/values/render.c); names and types come from DWARF.
-static void write_value(const struct out *w, const char *v)
-{
-	if (!v) {
-		fputs("<optimized out>", w->f);
-		return;
-	}
-	if (ct_text_put(w->f, v, CT_TEXT_TERMINAL, w->o->value_width ? w->o->value_width : SIZE_MAX))
-		fputs("…", w->f);
-}
-
-// gdb's `print entry-values default`: n=n@entry=0x0 when both are known and equal.
-static void write_parameter(const struct out *w, const struct ct_variable *v)
-{
-	const char *name = v->name ? v->name : "?";
-	txt(w, name);
-	fputc('=', w->f);
-	if (v->entry_value && v->value && strcmp(v->entry_value, v->value) == 0) {
-		txt(w, name);
-		fputs("@entry=", w->f);
-		write_value(w, v->value);
-		return;
-	}
-	write_value(w, v->value);
-	if (v->entry_value) {
-		fputs(", ", w->f);
-		txt(w, name);
-		fputs("@entry=", w->f);
-		write_value(w, v->entry_value);
-	}
-}
-
-static void write_locals(const struct out *w, const struct ct_thread *t, const struct ct_frame *f)
-{
-	if (!f->has_locals)
-		return;
-	if (!f->num_locals) {
-		fprintf(w->f, "        No locals.\n");
-		return;
-	}
-	for (size_t i = 0; i < f->num_locals && f->first_local + i < t->num_variables; i++) {
-		const struct ct_variable *v = &t->variables[f->first_local + i];
-		fputs("        ", w->f);
-		txt(w, v->name ? v->name : "?");
-		fputs(" = ", w->f);
-		txt(w, v->value ? v->value : "<optimized out>");
-		fputc('\n', w->f);
-	}
-}
-
 static void write_frame(const struct out *w, const struct ct_report *r, const struct ct_thread *t,
 			const struct ct_frame *f, size_t index)
 {
@@ -113,15 +62,7 @@ static void write_frame(const struct out *w, const struct ct_report *r, const st
 		fputs(c(w, C_RESET), out);
 		if (!f->inlined)
 			fprintf(out, "+0x%" PRIx64, f->offset);
-		if (f->num_parameters || f->has_locals || f->file) {
-			fputs(" (", out);
-			for (size_t i = 0; i < f->num_parameters && f->first_parameter + i < t->num_variables; i++) {
-				if (i)
-					fputs(", ", out);
-				write_parameter(w, &t->variables[f->first_parameter + i]);
-			}
-			fputc(')', out);
-		}
+		ct_present_parameters(out, t, f, CT_TEXT_TERMINAL, w->o->value_width);
 	} else {
 		fprintf(out, "in ??");
 	}
@@ -141,7 +82,7 @@ static void write_frame(const struct out *w, const struct ct_report *r, const st
 		fprintf(out, " %s[%s]%s", c(w, C_DIM), ct_trust_to_string(f->trust), c(w, C_RESET));
 	fputc('\n', out);
 	if (w->o->locals)
-		write_locals(w, t, f);
+		ct_present_locals(out, t, f, CT_TEXT_TERMINAL, "        ", w->o->value_width);
 }
 
 struct frames_ctx {

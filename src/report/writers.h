@@ -58,6 +58,8 @@ struct ct_bucket {
 	long long first_seen, last_seen; /**< seconds since the epoch */
 	const char *example; /**< path of the first core (in input order) */
 	const char *known_url; /**< bug link from --known, NULL when the bucket is new */
+	/** The blamed frame's arguments as a backtrace shows them (" (n=0x0)"), or NULL. */
+	const char *blame_arguments;
 };
 
 /** A stack with a weight, outermost frame first, for folded output and flame graphs. */
