@@ -257,8 +257,8 @@ enum ct_expr_status ct_entry_register(struct ct_frame_ctx *fc, unsigned regno, u
 	size_t caller = fc->index + 1;
 	if (fc->entry_depth >= CT_VALUES_MAX_ENTRY_DEPTH || caller >= raw->count)
 		return CT_EXPR_NO_ENTRY_VALUE;
-	// Entered through a signal, not a call: there is no call site.
-	if (raw->frames[caller].signal_trampoline || (fc->index > 0 && raw->frames[fc->index].exact))
+	// Entered through a signal (its caller is the sigreturn trampoline), not a call: no call site.
+	if (raw->frames[caller].signal_trampoline)
 		return CT_EXPR_NO_ENTRY_VALUE;
 	Dwarf_Die site;
 	Dwarf_Addr bias;

@@ -11,10 +11,8 @@
 struct filler {
 	struct ct_frame_ctx fc;
 	struct ct_thread *t;
-	struct ct_object *obj; // scratch, owned
+	struct ct_object *obj; // scratch, borrowed from the session's caches
 	size_t frame_text; // characters of values in this frame
-	size_t frame_vars;
-	bool capped;
 };
 
 // Little-endian or big-endian bytes of register-sized @p v: the @p n low-order bytes.
@@ -135,104 +133,89 @@ static const char *render(struct filler *f, Dwarf_Die *type, bool cxx)
 	return ct_report_strdup(f->fc.s->report, buf);
 }
 
-// A register parameter's value at the function's entry (gdb's param@entry), or NULL.
-static const char *entry_value(struct filler *f, Dwarf_Die *var, Dwarf_Die *type, size_t size, bool cxx)
+// The register a parameter was passed in, when its location at the function's entry is one
+// (gdb resolves @entry values only for those); -1 otherwise.
+static int entry_register(const struct ct_scope *sc, Dwarf_Attribute *loc)
 {
-	const struct ct_scope *sc = f->fc.scope;
 	Dwarf_Die sub = sc->dies[sc->subprogram];
 	Dwarf_Addr entry;
-	Dwarf_Attribute attr;
 	Dwarf_Op *ops;
 	size_t n;
-	if (size == 0 || size > 8 || (dwarf_entrypc(&sub, &entry) != 0 && dwarf_lowpc(&sub, &entry) != 0) ||
-	    !dwarf_attr(var, DW_AT_location, &attr) || !ct_frame_expr(&f->fc, &attr, entry, &ops, &n) || n != 1)
-		return NULL;
-	unsigned regno;
+	Dwarf_Attribute attr = *loc;
+	if ((dwarf_entrypc(&sub, &entry) != 0 && dwarf_lowpc(&sub, &entry) != 0) ||
+	    dwarf_getlocation_addr(&attr, entry, &ops, &n, 1) != 1 || n != 1)
+		return -1;
 	uint8_t a = ops[0].atom;
 	if (a >= DW_OP_reg0 && a <= DW_OP_reg31)
-		regno = a - DW_OP_reg0;
-	else if (a == DW_OP_regx)
-		regno = (unsigned)ops[0].number;
-	else
-		return NULL;
-	uint64_t v;
-	if (ct_entry_register(&f->fc, regno, &v) != CT_EXPR_OK)
-		return NULL;
-	struct ct_location loc = { .num_pieces = 1 };
-	loc.pieces[0] = (struct ct_piece){ .kind = CT_PIECE_VALUE, .value = v };
-	if (!read_location(f, &loc, size))
-		return NULL;
-	return render(f, type, cxx);
+		return a - DW_OP_reg0;
+	if (a == DW_OP_regx && ops[0].number < 0x10000)
+		return (int)ops[0].number;
+	return -1;
 }
 
-static void add_variable(struct filler *f, Dwarf_Die *var, bool is_param, bool physical, size_t *count)
+/* ---- what a scope's variables are: found once per pc, kept in its ct_scope ---- */
+
+struct ct_var_desc {
+	size_t level; // inline level (0 = innermost)
+	bool is_param;
+	bool has_type, has_const, has_location;
+	int entry_reg; // -1: no entry value
+	const char *name, *type; // pooled
+	Dwarf_Die type_die;
+	size_t size;
+	Dwarf_Attribute value_attr; // DW_AT_const_value or DW_AT_location
+};
+
+struct collector {
+	struct ct_session *s;
+	struct ct_scope *sc;
+	size_t level;
+	bool physical;
+	size_t per_level;
+};
+
+static void describe(struct collector *c, Dwarf_Die *var, bool is_param)
 {
-	struct ct_session *s = f->fc.s;
-	const struct ct_scope *sc = f->fc.scope;
-	if (f->capped)
-		return;
-	if (f->frame_vars >= CT_VALUES_MAX_PER_FRAME || f->frame_text >= CT_VALUES_MAX_FRAME_TEXT ||
-	    s->values->text_total >= CT_VALUES_MAX_TEXT) {
-		f->capped = true;
-		if (s->values->text_total >= CT_VALUES_MAX_TEXT && !s->values->text_capped) {
-			s->values->text_capped = true;
-			ct_report_diag(s->report, CT_SEVERITY_WARNING, f->t->tid, "value-cap",
-				       "values of arguments and locals stop at %u characters per report", CT_VALUES_MAX_TEXT);
-		}
-		return;
-	}
+	struct ct_scope *sc = c->sc;
 	// A declaration (extern int x; inside a function) has no storage of its own here.
-	if (dwarf_hasattr(var, DW_AT_declaration))
+	if (c->per_level >= CT_VALUES_MAX_PER_FRAME || dwarf_hasattr(var, DW_AT_declaration))
 		return;
-	struct ct_variable *v = ct_thread_add_variable(f->t);
-	if (!v)
-		return;
-	f->frame_vars++;
-	(*count)++;
+	if (sc->num_vars == sc->cap_vars) {
+		size_t n = sc->cap_vars ? sc->cap_vars * 2 : 8;
+		struct ct_var_desc *p = reallocarray(sc->vars, n, sizeof(*p));
+		if (!p)
+			return;
+		sc->vars = p;
+		sc->cap_vars = n;
+	}
+	struct ct_var_desc *d = &sc->vars[sc->num_vars++];
+	c->per_level++;
+	memset(d, 0, sizeof(*d));
+	d->level = c->level;
+	d->is_param = is_param;
+	d->entry_reg = -1;
 	Dwarf_Attribute attr;
 	const char *name = NULL;
 	if (dwarf_attr_integrate(var, DW_AT_name, &attr))
 		name = dwarf_formstring(&attr);
-	v->name = ct_report_strdup(s->report, name);
-	Dwarf_Die type, *tp = NULL;
-	if (dwarf_attr_integrate(var, DW_AT_type, &attr) && dwarf_formref_die(&attr, &type))
-		tp = &type;
+	d->name = ct_report_strdup(c->s->report, name);
+	d->has_type = dwarf_attr_integrate(var, DW_AT_type, &attr) && dwarf_formref_die(&attr, &d->type_die);
 	char tbuf[CT_VALUE_MAX_TYPE];
 	struct ct_sbuf tb = { .buf = tbuf, .cap = sizeof(tbuf) };
 	tbuf[0] = 0;
-	ct_render_type_name(&tb, tp, sc->cxx, 0);
-	v->type = ct_report_strdup(s->report, tbuf);
+	ct_render_type_name(&tb, d->has_type ? &d->type_die : NULL, sc->cxx, 0);
+	d->type = ct_report_strdup(c->s->report, tbuf);
 	Dwarf_Word size = 0;
-	if (tp && dwarf_aggregate_size(tp, &size) != 0)
+	if (d->has_type && dwarf_aggregate_size(&d->type_die, &size) != 0)
 		size = 0;
-	bool known = false;
-	if (dwarf_attr_integrate(var, DW_AT_const_value, &attr)) {
-		known = read_const(f, &attr, (size_t)size);
-	} else if (dwarf_attr(var, DW_AT_location, &attr) || dwarf_attr_integrate(var, DW_AT_location, &attr)) {
-		Dwarf_Op *ops;
-		size_t n;
-		if (ct_frame_expr(&f->fc, &attr, f->fc.lookup - sc->bias, &ops, &n)) {
-			struct ct_location loc;
-			f->fc.attr = &attr;
-			struct ct_expr_result r = ct_dwarf_expr_location(&f->fc.expr, ops, n, &loc);
-			f->fc.attr = NULL;
-			if (r.status == CT_EXPR_OK) {
-				known = read_location(f, &loc, (size_t)size);
-			} else if (r.status == CT_EXPR_UNREADABLE) {
-				v->value = ct_report_printf(s->report, "<unreadable 0x%" PRIx64 ">", r.fault_address);
-			} else if (r.status == CT_EXPR_UNSUPPORTED) {
-				v->value = ct_report_printf(s->report, "<unsupported DWARF operation 0x%x>", r.atom);
-			} else if (r.status == CT_EXPR_CORRUPT || r.status == CT_EXPR_LIMIT) {
-				v->value = ct_report_printf(s->report, "<error: %s>", ct_expr_status_to_string(r.status));
-			}
-			// Registers not saved in this frame and unknown entry values: optimized out, as gdb says.
-		}
-	}
-	if (known)
-		v->value = render(f, tp, sc->cxx);
-	v->optimized_out = !v->value;
-	if (is_param && physical && sc->subprogram >= 0)
-		v->entry_value = entry_value(f, var, tp, (size_t)size, sc->cxx);
+	d->size = (size_t)size;
+	if (dwarf_attr_integrate(var, DW_AT_const_value, &d->value_attr))
+		d->has_const = true;
+	else
+		d->has_location = dwarf_attr(var, DW_AT_location, &d->value_attr) ||
+				  dwarf_attr_integrate(var, DW_AT_location, &d->value_attr);
+	if (is_param && c->physical && d->has_location && d->size && d->size <= 8)
+		d->entry_reg = entry_register(sc, &d->value_attr);
 }
 
 // Collects the abstract origins of @p die's descendants (concrete blocks nest their variables
@@ -249,22 +232,22 @@ static void collect_origins(Dwarf_Die *die, void **seen, size_t *num, int depth)
 		if (dwarf_attr(&child, DW_AT_abstract_origin, &attr) && dwarf_formref_die(&attr, &origin) &&
 		    *num < CT_VALUES_MAX_PER_FRAME)
 			seen[(*num)++] = origin.addr;
-		int tag = dwarf_tag(&child);
-		if (tag == DW_TAG_lexical_block)
+		if (dwarf_tag(&child) == DW_TAG_lexical_block)
 			collect_origins(&child, seen, num, depth + 1);
 	} while (++guard < 100000 && dwarf_siblingof(&child, &child) == 0);
 }
 
 // The children of @p die with tag @p tag, then (for a concrete instance of an inline function)
 // those of its abstract origin no concrete DIE refers to: gdb lists those as optimized out.
-static void add_children(struct filler *f, Dwarf_Die *die, int tag, bool physical, size_t *count)
+static void describe_children(struct collector *c, Dwarf_Die *die, int tag)
 {
 	Dwarf_Die child;
 	int guard = 0;
+	bool is_param = tag == DW_TAG_formal_parameter;
 	if (dwarf_child(die, &child) == 0) {
 		do {
 			if (dwarf_tag(&child) == tag)
-				add_variable(f, &child, tag == DW_TAG_formal_parameter, physical, count);
+				describe(c, &child, is_param);
 		} while (++guard < 100000 && dwarf_siblingof(&child, &child) == 0);
 	}
 	Dwarf_Attribute attr;
@@ -275,6 +258,8 @@ static void add_children(struct filler *f, Dwarf_Die *die, int tag, bool physica
 	void *seen[CT_VALUES_MAX_PER_FRAME];
 	size_t num_seen = 0;
 	collect_origins(die, seen, &num_seen, 0);
+	bool physical = c->physical;
+	c->physical = false; // an abstract parameter has no location, hence no entry value
 	guard = 0;
 	do {
 		if (dwarf_tag(&child) != tag)
@@ -283,8 +268,103 @@ static void add_children(struct filler *f, Dwarf_Die *die, int tag, bool physica
 		for (size_t i = 0; i < num_seen && !found; i++)
 			found = seen[i] == child.addr;
 		if (!found)
-			add_variable(f, &child, tag == DW_TAG_formal_parameter, false, count);
+			describe(c, &child, is_param);
 	} while (++guard < 100000 && dwarf_siblingof(&child, &child) == 0);
+	c->physical = physical;
+}
+
+// Frame k (innermost inline level first) is the k-th inlined subroutine or subprogram DIE; the
+// lexical blocks before it hold its innermost locals. Parameters of a level come before its locals.
+static void describe_scope(struct ct_session *s, struct ct_scope *sc)
+{
+	struct collector c = { .s = s, .sc = sc };
+	int block_start = 0;
+	for (int i = 0; i <= sc->subprogram; i++) {
+		int tag = dwarf_tag(&sc->dies[i]);
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		c.physical = i == sc->subprogram;
+		c.per_level = 0;
+		describe_children(&c, &sc->dies[i], DW_TAG_formal_parameter);
+		for (int b = block_start; b < i; b++)
+			describe_children(&c, &sc->dies[b], DW_TAG_variable);
+		describe_children(&c, &sc->dies[i], DW_TAG_variable);
+		block_start = i + 1;
+		sc->num_levels = ++c.level;
+	}
+	sc->described = true;
+}
+
+/* ---- the values of one frame ---- */
+
+static const char *entry_value(struct filler *f, const struct ct_var_desc *d, bool cxx)
+{
+	uint64_t v;
+	if (d->entry_reg < 0 || ct_entry_register(&f->fc, (unsigned)d->entry_reg, &v) != CT_EXPR_OK)
+		return NULL;
+	struct ct_location loc = { .num_pieces = 1 };
+	loc.pieces[0] = (struct ct_piece){ .kind = CT_PIECE_VALUE, .value = v };
+	Dwarf_Die type = d->type_die;
+	if (!read_location(f, &loc, d->size))
+		return NULL;
+	return render(f, &type, cxx);
+}
+
+static bool capped(struct filler *f)
+{
+	struct ct_session *s = f->fc.s;
+	if (f->frame_text < CT_VALUES_MAX_FRAME_TEXT && s->values->text_total < CT_VALUES_MAX_TEXT)
+		return false;
+	if (s->values->text_total >= CT_VALUES_MAX_TEXT && !s->values->text_capped) {
+		s->values->text_capped = true;
+		ct_report_diag(s->report, CT_SEVERITY_WARNING, f->t->tid, "value-cap",
+			       "values of arguments and locals stop at %u characters per report", CT_VALUES_MAX_TEXT);
+	}
+	return true;
+}
+
+static void add_variable(struct filler *f, const struct ct_var_desc *d, size_t *count)
+{
+	struct ct_session *s = f->fc.s;
+	const struct ct_scope *sc = f->fc.scope;
+	if (capped(f))
+		return;
+	struct ct_variable *v = ct_thread_add_variable(f->t);
+	if (!v)
+		return;
+	(*count)++;
+	v->name = d->name;
+	v->type = d->type;
+	Dwarf_Attribute attr = d->value_attr;
+	Dwarf_Die type = d->type_die;
+	bool known = false;
+	if (d->has_const) {
+		known = read_const(f, &attr, d->size);
+	} else if (d->has_location) {
+		Dwarf_Op *ops;
+		size_t n;
+		if (ct_frame_expr(&f->fc, &attr, f->fc.lookup - sc->bias, &ops, &n)) {
+			struct ct_location loc;
+			f->fc.attr = &attr;
+			struct ct_expr_result r = ct_dwarf_expr_location(&f->fc.expr, ops, n, &loc);
+			f->fc.attr = NULL;
+			if (r.status == CT_EXPR_OK) {
+				known = read_location(f, &loc, d->size);
+			} else if (r.status == CT_EXPR_UNREADABLE) {
+				v->value = ct_report_printf(s->report, "<unreadable 0x%" PRIx64 ">", r.fault_address);
+			} else if (r.status == CT_EXPR_UNSUPPORTED) {
+				v->value = ct_report_printf(s->report, "<unsupported DWARF operation 0x%x>", r.atom);
+			} else if (r.status == CT_EXPR_CORRUPT || r.status == CT_EXPR_LIMIT) {
+				v->value = ct_report_printf(s->report, "<error: %s>", ct_expr_status_to_string(r.status));
+			}
+			// Registers not saved in this frame and unknown entry values: optimized out, as gdb says.
+		}
+	}
+	if (known)
+		v->value = render(f, d->has_type ? &type : NULL, sc->cxx);
+	v->optimized_out = !v->value;
+	if (d->is_param)
+		v->entry_value = entry_value(f, d, sc->cxx);
 }
 
 void ct_values_frame(struct ct_session *s, const struct ct_raw_stack *raw, size_t index, struct ct_thread *t,
@@ -294,41 +374,25 @@ void ct_values_frame(struct ct_session *s, const struct ct_raw_stack *raw, size_
 		return;
 	struct filler f = { .t = t };
 	ct_frame_ctx_init(&f.fc, s, raw, index, 0);
-	const struct ct_scope *sc = f.fc.scope;
+	// The cache owns the scope; its variable list is filled on first use.
+	struct ct_scope *sc = (struct ct_scope *)f.fc.scope;
 	if (!sc || sc->subprogram < 0)
 		return;
-	f.obj = malloc(sizeof(*f.obj));
-	if (!f.obj)
-		return;
-	// Frame k (innermost inline level first) is the k-th inlined subroutine or subprogram DIE; the
-	// lexical blocks before it hold its innermost locals.
-	int level_die[CT_SCOPE_MAX_DIES];
-	size_t levels = 0;
-	for (int i = 0; i <= sc->subprogram; i++) {
-		int tag = dwarf_tag((Dwarf_Die *)&sc->dies[i]);
-		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
-			level_die[levels++] = i;
-	}
-	int block_start = 0;
-	for (size_t k = 0; k < levels && k < count; k++) {
+	if (!sc->described)
+		describe_scope(s, sc);
+	f.obj = s->values->scratch;
+	size_t vi = 0;
+	for (size_t k = 0; k < sc->num_levels && k < count; k++) {
 		struct ct_frame *fr = &t->frames[first + k];
-		Dwarf_Die die = sc->dies[level_die[k]];
-		bool physical = level_die[k] == sc->subprogram;
-		f.frame_vars = 0;
 		f.frame_text = 0;
-		f.capped = false;
 		fr->first_parameter = t->num_variables;
-		add_children(&f, &die, DW_TAG_formal_parameter, physical, &fr->num_parameters);
-		if (locals) {
-			fr->has_locals = true;
-			fr->first_local = t->num_variables;
-			for (int i = block_start; i < level_die[k]; i++) {
-				Dwarf_Die block = sc->dies[i];
-				add_children(&f, &block, DW_TAG_variable, physical, &fr->num_locals);
-			}
-			add_children(&f, &die, DW_TAG_variable, physical, &fr->num_locals);
+		for (; vi < sc->num_vars && sc->vars[vi].level == k && sc->vars[vi].is_param; vi++)
+			add_variable(&f, &sc->vars[vi], &fr->num_parameters);
+		fr->has_locals = locals;
+		fr->first_local = t->num_variables;
+		for (; vi < sc->num_vars && sc->vars[vi].level == k; vi++) {
+			if (locals)
+				add_variable(&f, &sc->vars[vi], &fr->num_locals);
 		}
-		block_start = level_die[k] + 1;
 	}
-	free(f.obj);
 }

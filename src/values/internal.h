@@ -31,6 +31,11 @@ struct ct_scope {
 	/** Index in dies of the physical function's DW_TAG_subprogram, -1 when none. */
 	int subprogram;
 	bool cxx; /**< the CU's language is C++ (type names without "struct ") */
+	/** The variables of every inline level, described on first use (frame_values.c); owned. */
+	struct ct_var_desc *vars;
+	size_t num_vars, cap_vars;
+	size_t num_levels;
+	bool described;
 };
 
 struct scope_slot;
@@ -44,6 +49,8 @@ struct ct_values {
 	/** Characters of value text produced so far (CT_VALUES_MAX_TEXT). */
 	size_t text_total;
 	bool text_capped;
+	/** Scratch object for one value (8 KiB: kept off the stack, allocated once); owned. */
+	struct ct_object *scratch;
 };
 
 /** The scope chain of @p addr, cached for the session; NULL when there is no DWARF for it. */

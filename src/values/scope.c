@@ -23,15 +23,24 @@ static size_t hash_addr(uint64_t a)
 
 struct ct_values *ct_values_create(void)
 {
-	return calloc(1, sizeof(struct ct_values));
+	struct ct_values *v = calloc(1, sizeof(*v));
+	if (v && !(v->scratch = malloc(sizeof(*v->scratch)))) {
+		free(v);
+		return NULL;
+	}
+	return v;
 }
 
 void ct_values_destroy(struct ct_values *v)
 {
 	if (!v)
 		return;
-	for (size_t i = 0; i < v->num_scopes; i++)
+	for (size_t i = 0; i < v->num_scopes; i++) {
+		if (v->scopes[i].scope)
+			free(v->scopes[i].scope->vars);
 		free(v->scopes[i].scope);
+	}
+	free(v->scratch);
 	free(v->scopes);
 	free(v->sites);
 	free(v);

@@ -28,11 +28,14 @@ Parsing of gdb's backtrace lines lives in parse_bt() so that tests/oracle/gdbbt.
 names) and this file can share it.
 """
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
 
+# The C locale: gdb then prints bytes >= 0x80 of a string in octal, as coretriage always does.
+GDB_ENV = dict(os.environ, LC_ALL="C", LANG="C")
 FRAME_RE = re.compile(r"^#(\d+)\s+(?:(0x[0-9a-f]+) in )?(\S+) \((.*)\)(?: at (\S+):(\d+)| from (\S+))?\s*$")
 
 
@@ -90,6 +93,12 @@ def parse_bt(text):
     frames = []
     cur = None
     for line in text.splitlines():
+        sm = re.match(r"^#(\d+)\s+(?:(0x[0-9a-f]+) in )?<signal handler called>", line)
+        if sm:
+            cur = {"index": int(sm.group(1)), "pc": None, "function": "<signal handler called>", "args": {},
+                   "locals": {}, "signal": True}
+            frames.append(cur)
+            continue
         m = FRAME_RE.match(line)
         if m:
             cur = {"index": int(m.group(1)), "pc": int(m.group(2), 16) if m.group(2) else None,
@@ -130,7 +139,7 @@ def main():
         try:
             gdb = subprocess.run(["gdb", "-batch", "-nx", "-ex", "set pagination off", "-ex",
                                   "set backtrace past-main on", "-ex", "bt full", d + "/exe", d + "/core"],
-                                 capture_output=True, text=True, timeout=120).stdout
+                                 capture_output=True, text=True, timeout=120, env=GDB_ENV).stdout
             rep = json.loads(subprocess.run([binary, "-f", "json", d + "/exe", d + "/core"], capture_output=True,
                                             text=True, timeout=120).stdout)
         except (OSError, ValueError, subprocess.TimeoutExpired) as e:
@@ -156,6 +165,15 @@ def main():
             if k >= len(ours):
                 failures.append("%s: gdb frame #%d %s at 0x%x missing" % (case, g["index"], g["function"],
                                                                           g["pc"] or 0))
+                continue
+            if g.get("signal"):
+                while k < len(ours) and not ours[k].get("signal_frame"):
+                    k += 1
+                if k >= len(ours):
+                    failures.append("%s: gdb's <signal handler called> #%d missing" % (case, g["index"]))
+                else:
+                    compared_frames += 1
+                    j = k + 1
                 continue
             o = ours[k]
             # gdb names a tail-call frame by the function inlined at its pc; coretriage shows both.
