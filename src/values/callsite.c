@@ -182,20 +182,32 @@ int ct_callsite_calls(struct ct_session *s, const struct ct_raw_stack *raw, size
 	return target == entry;
 }
 
-// The address of the function symbol @p name in @p mod, false when it has none.
-static bool symbol_address(Dwfl_Module *mod, const char *name, uint64_t *ret)
+// The address of the function symbol @p name in @p mod, false when it has none. A linear scan of
+// the symbol table, so the answers are cached by (module, name).
+static bool symbol_address(struct ct_session *s, Dwfl_Module *mod, const char *name, uint64_t *ret)
 {
-	int n = mod ? dwfl_module_getsymtab(mod) : -1;
+	if (!mod)
+		return false;
+	uint64_t h = ((uintptr_t)mod ^ (uintptr_t)name) * 0x9e3779b97f4a7c15ULL;
+	struct ct_name_result *e = &s->values->names[(h >> 32) % CT_VALUES_NAME_CACHE];
+	if (e->mod == mod && e->name == name) {
+		*ret = e->address;
+		return e->found;
+	}
+	*e = (struct ct_name_result){ .mod = mod, .name = name };
+	int n = dwfl_module_getsymtab(mod);
 	for (int i = 1; i < n && i < 1000000; i++) {
 		GElf_Sym sym;
 		GElf_Addr value;
 		const char *sn = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
 		if (sn && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx != SHN_UNDEF && strcmp(sn, name) == 0) {
-			*ret = value;
-			return true;
+			e->found = true;
+			e->address = value;
+			break;
 		}
 	}
-	return false;
+	*ret = e->address;
+	return e->found;
 }
 
 bool ct_callsite_target_address(struct ct_session *s, Dwarf_Die *site, const struct ct_scope *site_scope,
@@ -211,8 +223,8 @@ bool ct_callsite_target_address(struct ct_session *s, Dwarf_Die *site, const str
 	}
 	// A declaration, or the abstract instance of an inline function: its out-of-line copy by name.
 	const char *name = ct_die_function_name(&origin);
-	(void)s;
-	return name && (symbol_address(site_scope->mod, name, ret) || (also != site_scope->mod && symbol_address(also, name, ret)));
+	return name && (symbol_address(s, site_scope->mod, name, ret) ||
+			(also != site_scope->mod && symbol_address(s, also, name, ret)));
 }
 
 bool ct_callsite_is_tail_call(Dwarf_Die *site)

@@ -41,6 +41,28 @@ struct ct_scope {
 struct scope_slot;
 struct site_slot;
 
+/** Direct-mapped caches: deep recursion repeats the same pairs of pcs. */
+#define CT_VALUES_CHAIN_CACHE 256
+#define CT_VALUES_NAME_CACHE 256
+
+/** A tail-call search's outcome for one (caller return address, callee lookup pc) pair. */
+struct ct_chain_result {
+	uint64_t caller_pc, callee_pc;
+	bool used;
+	size_t num_found; /**< 0 none, 1 unique, 2 ambiguous */
+	uint64_t pcs[CT_TAILCALL_MAX_CHAIN];
+	size_t len;
+	uint64_t target;
+};
+
+/** A function symbol looked up by name in one module. */
+struct ct_name_result {
+	const void *mod;
+	const char *name; /**< borrowed from the DWARF string table (stable while the Dwarf lives) */
+	bool found;
+	uint64_t address;
+};
+
 struct ct_values {
 	struct scope_slot *scopes;
 	size_t num_scopes, used_scopes;
@@ -51,6 +73,8 @@ struct ct_values {
 	bool text_capped;
 	/** Scratch object for one value (8 KiB: kept off the stack, allocated once); owned. */
 	struct ct_object *scratch;
+	struct ct_chain_result chains[CT_VALUES_CHAIN_CACHE];
+	struct ct_name_result names[CT_VALUES_NAME_CACHE];
 };
 
 /** The scope chain of @p addr, cached for the session; NULL when there is no DWARF for it. */

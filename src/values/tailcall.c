@@ -119,20 +119,33 @@ void ct_values_tail_calls(struct ct_session *s, struct ct_raw_stack *raw, int ti
 		uint64_t target;
 		if (!site_scope || !ct_callsite_target_address(s, &site, site_scope, cs->mod, &target))
 			continue;
-		struct search q = { .s = s, .callee = cs };
-		dfs(&q, target, 0);
+		// Recursion repeats the same pair of frames: search once per pair.
+		uint64_t key = (caller->pc ^ (lookup_pc(callee) * 0x9e3779b97f4a7c15ULL)) >> 20;
+		struct ct_chain_result *cr = &s->values->chains[key % CT_VALUES_CHAIN_CACHE];
+		bool fresh = !cr->used || cr->caller_pc != caller->pc || cr->callee_pc != lookup_pc(callee);
+		if (fresh) {
+			struct search q = { .s = s, .callee = cs };
+			dfs(&q, target, 0);
+			*cr = (struct ct_chain_result){ .caller_pc = caller->pc, .callee_pc = lookup_pc(callee), .used = true,
+							.num_found = q.num_found > 1 ? 2 : q.num_found, .target = target };
+			if (q.num_found == 1) {
+				memcpy(cr->pcs, q.found.pcs, sizeof(cr->pcs));
+				cr->len = q.found.len;
+			}
+		}
 		const struct ct_scope *ts = ct_scope_lookup(s, target);
-		if (q.num_found == 1) {
-			size_t len = q.found.len;
-			// The frame in X itself comes first (its site is q.found.pcs[0]).
-			insert_chain(arch, raw, i, &q.found);
-			i += len;
-		} else if (q.num_found > 1) {
+		if (cr->num_found == 1) {
+			struct chain c = { .len = cr->len };
+			memcpy(c.pcs, cr->pcs, sizeof(c.pcs));
+			// The frame in X itself comes first (its site is c.pcs[0]).
+			insert_chain(arch, raw, i, &c);
+			i += c.len;
+		} else if (cr->num_found > 1 && fresh) {
 			ct_report_diag(s->report, CT_SEVERITY_INFO, tid, "tail-call-ambiguous",
 				       "thread %d: the call at 0x%" PRIx64 " calls 0x%" PRIx64
 				       " and more than one chain of tail calls leads from there to 0x%" PRIx64 ": no tail-call frames shown",
 				       tid, caller->pc, target, callee->pc);
-		} else if (ts && ts->subprogram >= 0) {
+		} else if (cr->num_found == 0 && fresh && ts && ts->subprogram >= 0) {
 			ct_report_diag(s->report, CT_SEVERITY_INFO, tid, "tail-call-unknown",
 				       "thread %d: the call at 0x%" PRIx64 " calls 0x%" PRIx64
 				       ", but no chain of tail calls in its DWARF leads to 0x%" PRIx64,
