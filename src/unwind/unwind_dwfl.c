@@ -380,12 +380,16 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	bool rvalid[CT_FRAME_REGS];
 	uint64_t rvals[CT_FRAME_REGS];
 	int nregs = arch->num_dwarf < CT_FRAME_REGS ? arch->num_dwarf : CT_FRAME_REGS;
+	// A caller frame keeps only callee-saved registers, sp and pc (caller_registers()): the others
+	// are not asked for.
+	bool caller = w->in_walk > 0 && !f.exact;
 	for (int r = 0; r < nregs; r++) {
 		Dwarf_Word v;
-		rvalid[r] = dwfl_frame_reg(state, (unsigned)r, &v) == 0;
+		rvalid[r] = (!caller || (arch->callee_saved >> r & 1) || r == arch->sp_dwarf || r == arch->pc_dwarf) &&
+			    dwfl_frame_reg(state, (unsigned)r, &v) == 0;
 		rvals[r] = rvalid[r] ? v : 0;
 	}
-	if (w->in_walk > 0 && !f.exact)
+	if (caller)
 		caller_registers(w, &out->frames[out->count - 2], rvalid, rvals, nregs);
 	ct_raw_stack_set_regs(out, out->count - 1, rvalid, rvals, nregs);
 	w->in_walk++;

@@ -168,7 +168,16 @@ int ct_callsite_calls(struct ct_session *s, const struct ct_raw_stack *raw, size
 		      const struct ct_scope *callee)
 {
 	const struct ct_raw_frame *f = &raw->frames[caller];
-	int r = ct_callsite_origin_calls(s, site, f->pc ? ct_scope_lookup(s, f->pc - 1) : NULL, callee);
+	// Every pair of frames of a deep recursion asks the same question.
+	uint64_t h = ((uintptr_t)site->addr ^ ((uintptr_t)callee << 7)) * 0x9e3779b97f4a7c15ULL;
+	struct ct_calls_result *e = &s->values->calls[(h >> 32) % CT_VALUES_CALLS_CACHE];
+	int r;
+	if (e->site == site->addr && e->callee == callee) {
+		r = e->calls;
+	} else {
+		r = ct_callsite_origin_calls(s, site, f->pc ? ct_scope_lookup(s, f->pc - 1) : NULL, callee);
+		*e = (struct ct_calls_result){ .site = site->addr, .callee = callee, .calls = r };
+	}
 	if (r >= 0 || !callee || callee->subprogram < 0)
 		return r;
 	Dwarf_Attribute attr;

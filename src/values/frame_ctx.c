@@ -85,14 +85,21 @@ static enum ct_expr_status frame_base_cb(void *arg, uint64_t *ret)
 	if (!fc->fb_done) {
 		fc->fb_done = true;
 		fc->fb_status = CT_EXPR_NO_REGISTER;
-		const struct ct_scope *sc = fc->scope;
-		Dwarf_Attribute attr;
-		Dwarf_Op *ops;
-		size_t n;
-		if (sc && sc->subprogram >= 0) {
+		// The scope cache owns the frame base's description: looked up once per pc.
+		struct ct_scope *sc = (struct ct_scope *)fc->scope;
+		if (sc && sc->subprogram >= 0 && !sc->fb_looked_up) {
+			sc->fb_looked_up = true;
 			Dwarf_Die sub = sc->dies[sc->subprogram];
-			if (!dwarf_attr_integrate(&sub, DW_AT_frame_base, &attr) ||
-			    !ct_frame_expr(fc, &attr, fc->lookup - sc->bias, &ops, &n)) {
+			if (!dwarf_attr_integrate(&sub, DW_AT_frame_base, &sc->fb_attr))
+				sc->fb_attr.cu = NULL;
+			else if (dwarf_whatform(&sc->fb_attr) == DW_FORM_exprloc)
+				sc->fb_single = dwarf_getlocation(&sc->fb_attr, &sc->fb_ops, &sc->fb_num_ops) == 0;
+		}
+		Dwarf_Op *ops = sc ? sc->fb_ops : NULL;
+		size_t n = sc ? sc->fb_num_ops : 0;
+		if (sc && sc->subprogram >= 0) {
+			Dwarf_Attribute attr = sc->fb_attr;
+			if (!attr.cu || (!sc->fb_single && !ct_frame_expr(fc, &attr, fc->lookup - sc->bias, &ops, &n))) {
 				fc->fb_status = CT_EXPR_CORRUPT;
 			} else {
 				Dwarf_Attribute *saved = fc->attr;

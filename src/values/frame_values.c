@@ -164,6 +164,10 @@ struct ct_var_desc {
 	Dwarf_Die type_die;
 	size_t size;
 	Dwarf_Attribute value_attr; // DW_AT_const_value or DW_AT_location
+	// A single expression (not a location list), decoded once: it holds at every pc.
+	Dwarf_Op *ops;
+	size_t num_ops;
+	bool single;
 };
 
 struct collector {
@@ -216,6 +220,9 @@ static void describe(struct collector *c, Dwarf_Die *var, bool is_param)
 				  dwarf_attr_integrate(var, DW_AT_location, &d->value_attr);
 	if (is_param && c->physical && d->has_location && d->size && d->size <= 8)
 		d->entry_reg = entry_register(sc, &d->value_attr);
+	// libdw caches decoded expressions, but finding one costs a tree search per call.
+	if (d->has_location && dwarf_whatform(&d->value_attr) == DW_FORM_exprloc)
+		d->single = dwarf_getlocation(&d->value_attr, &d->ops, &d->num_ops) == 0;
 }
 
 // Collects the abstract origins of @p die's descendants (concrete blocks nest their variables
@@ -341,9 +348,9 @@ static void add_variable(struct filler *f, const struct ct_var_desc *d, size_t *
 	if (d->has_const) {
 		known = read_const(f, &attr, d->size);
 	} else if (d->has_location) {
-		Dwarf_Op *ops;
-		size_t n;
-		if (ct_frame_expr(&f->fc, &attr, f->fc.lookup - sc->bias, &ops, &n)) {
+		Dwarf_Op *ops = d->ops;
+		size_t n = d->num_ops;
+		if (d->single || ct_frame_expr(&f->fc, &attr, f->fc.lookup - sc->bias, &ops, &n)) {
 			struct ct_location loc;
 			f->fc.attr = &attr;
 			struct ct_expr_result r = ct_dwarf_expr_location(&f->fc.expr, ops, n, &loc);

@@ -36,6 +36,11 @@ struct ct_scope {
 	size_t num_vars, cap_vars;
 	size_t num_levels;
 	bool described;
+	/** The physical function's DW_AT_frame_base when it is a single expression (fb_single). */
+	bool fb_looked_up, fb_single;
+	Dwarf_Attribute fb_attr;
+	Dwarf_Op *fb_ops;
+	size_t fb_num_ops;
 };
 
 struct scope_slot;
@@ -44,6 +49,14 @@ struct site_slot;
 /** Direct-mapped caches: deep recursion repeats the same pairs of pcs. */
 #define CT_VALUES_CHAIN_CACHE 256
 #define CT_VALUES_NAME_CACHE 256
+#define CT_VALUES_CALLS_CACHE 256
+
+/** Whether a call site (by its DIE's address) calls the function of a scope. */
+struct ct_calls_result {
+	const void *site;
+	const void *callee;
+	int calls;
+};
 
 /** A tail-call search's outcome for one (caller return address, callee lookup pc) pair. */
 struct ct_chain_result {
@@ -75,6 +88,7 @@ struct ct_values {
 	struct ct_object *scratch;
 	struct ct_chain_result chains[CT_VALUES_CHAIN_CACHE];
 	struct ct_name_result names[CT_VALUES_NAME_CACHE];
+	struct ct_calls_result calls[CT_VALUES_CALLS_CACHE];
 };
 
 /** The scope chain of @p addr, cached for the session; NULL when there is no DWARF for it. */
