@@ -10,7 +10,8 @@
  *   lookup   main -> render_scene(color, scale, origin) -> lookup(t, key, idx):
  *            an enum, a float and a struct passed by value to render_scene,
  *            a char * key "needle" and idx = 100000004 to lookup, which reads
- *            t->keys[idx] far past the table (SEGV_MAPERR).
+ *            t->keys[idx] far past the table (SEGV_MAPERR).  main's local
+ *            shade = BLUE lives across the call (an enum by name in bt full).
  *
  * Values that must stay unknown to the optimiser come through volatile
  * objects (crashme.h).
@@ -101,7 +102,9 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(mode, "lookup") == 0) {
 		struct point p = { 3, 4 };
-		return render_scene(chosen - 2, 2.5f, p);
+		enum color shade = chosen; /* live across the call: main's locals show BLUE */
+		int r = render_scene(shade - 2, 2.5f, p);
+		return r + (int)shade;
 	}
 	return 2;
 }
