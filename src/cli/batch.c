@@ -4,7 +4,10 @@
 //
 // Isolation: a worker is a fork of this small parent; it gets RLIMIT_DATA (heap) and RLIMIT_CORE 0,
 // an alarm(2) for its time limit, PR_SET_PDEATHSIG so it dies with the batch, and writes its result
-// into a pipe: one line of bucketing facts ("meta", cli/meta.c), then the NDJSON report when asked.
+// into a pipe: one line of bucketing facts ("meta", cli/meta.c). The NDJSON report goes to an
+// anonymous temporary file of its own, copied to the output in input order by the parent through a
+// fixed buffer: the parent holds no report, so its memory (which every later worker inherits and
+// which counts against that worker's --max-memory) does not grow with any core's output.
 // Whatever happens to a worker (crash, time or memory limit, garbage), the parent records a
 // failure for that core and goes on.
 #include <dirent.h>
@@ -41,6 +44,12 @@
 #define BATCH_MAX_DEPTH 16
 /** Cores in one batch at most: bounds the parent's memory for results. */
 #define BATCH_MAX_CORES 1000000
+/** Longest meta line a worker may send (it holds at most CT_META_STACK_FRAMES names). */
+#define BATCH_MAX_META (4u << 20)
+/** Finished reports waiting for their turn in input order, at most: each holds a descriptor. */
+#define BATCH_MAX_PENDING 256
+/** Copy buffer for reports, temporary file to output. */
+#define BATCH_COPY_BUF 65536
 /** Progress bar redraws at most this often (ms). */
 #define PROGRESS_INTERVAL_MS 100
 
@@ -51,7 +60,8 @@ struct job {
 	enum job_state state;
 	pid_t pid;
 	int fd; /* read end of the worker's pipe, -1 when closed */
-	char *buf; /* everything the worker wrote; owned */
+	int report_fd; /* ndjson: the worker's report (anonymous temporary file), -1 when none */
+	char *buf; /* the meta line the worker wrote; owned */
 	size_t len, cap;
 	double start;
 	json_t *meta; /* owned; always set once done */
@@ -100,6 +110,7 @@ static bool add_job(struct batch *b, const char *path)
 	if (!j->path)
 		return false;
 	j->fd = -1;
+	j->report_fd = -1;
 	b->num_jobs++;
 	return true;
 }
@@ -217,10 +228,12 @@ static _Noreturn void worker(const struct batch *b, const struct job *j, int fd)
 {
 	worker_limits(b);
 	FILE *out = fdopen(fd, "w");
-	if (!out)
+	FILE *report_out = j->report_fd >= 0 ? fdopen(j->report_fd, "w") : NULL;
+	if (!out || (j->report_fd >= 0 && !report_out))
 		_exit(CT_EXIT_FATAL);
 	struct ct_options opts = b->cli->opts;
 	opts.core_path = j->path;
+	opts.max_memory = (uint64_t)b->memory_mib << 20;
 	struct ct_report report;
 	if (!ct_report_init(&report))
 		_exit(CT_EXIT_FATAL);
@@ -237,15 +250,17 @@ static _Noreturn void worker(const struct batch *b, const struct job *j, int fd)
 	}
 	if (!meta)
 		_exit(CT_EXIT_FATAL);
-	json_object_set_new(meta, "status", json_integer(status));
-	json_dumpf(meta, out, JSON_COMPACT | JSON_ENSURE_ASCII);
-	fputc('\n', out);
-	if (!err && b->ndjson) {
+	// The report first, the meta line after it: a meta line means a whole report in the file.
+	if (!err && report_out) {
 		struct ct_write_options wo;
 		ct_write_options_init(&wo);
 		wo.no_abs_paths = opts.no_abs_paths;
-		ct_write_json(out, &report, &wo, true);
+		if (ct_write_json(report_out, &report, &wo, true) != 0 || fflush(report_out) != 0)
+			_exit(CT_EXIT_FATAL);
 	}
+	json_object_set_new(meta, "status", json_integer(status));
+	json_dumpf(meta, out, JSON_COMPACT | JSON_ENSURE_ASCII);
+	fputc('\n', out);
 	if (fflush(out) != 0)
 		_exit(CT_EXIT_FATAL);
 	// No cleanup: the process ends here, and exit handlers of libraries must not run twice.
@@ -255,6 +270,8 @@ static _Noreturn void worker(const struct batch *b, const struct job *j, int fd)
 static bool start_job(struct batch *b, struct job *j)
 {
 	int p[2];
+	if (b->ndjson && (j->report_fd = ct_input_tmpfile()) < 0)
+		return false;
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return false;
 	fflush(NULL);
@@ -318,14 +335,36 @@ static void finish_job(struct batch *b, struct job *j)
 	} else {
 		j->meta = meta;
 		j->status = (int)json_integer_value(json_object_get(meta, "status"));
-		if (b->ndjson && j->status != CT_EXIT_FATAL && (size_t)(j->buf + j->len - (nl + 1)) < 2) {
+		struct stat st;
+		if (b->ndjson && j->status != CT_EXIT_FATAL &&
+		    (j->report_fd < 0 || fstat(j->report_fd, &st) != 0 || st.st_size < 2)) {
 			fail_job(j, "worker ended before writing its report (memory limit of %u MiB?)", b->memory_mib);
 		}
 	}
-	if (!b->ndjson || j->status == CT_EXIT_FATAL) {
-		free(j->buf);
-		j->buf = NULL;
-		j->len = j->cap = 0;
+	// Only the meta line was kept in memory; the report stays in its file until its turn.
+	free(j->buf);
+	j->buf = NULL;
+	j->len = j->cap = 0;
+	if (j->status == CT_EXIT_FATAL && j->report_fd >= 0) {
+		close(j->report_fd);
+		j->report_fd = -1;
+	}
+}
+
+// Copies a finished report from its temporary file to the output; false on a write error.
+static bool copy_report(struct batch *b, int fd)
+{
+	char buf[BATCH_COPY_BUF];
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return false;
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n == 0;
+		if (fwrite(buf, 1, (size_t)n, b->out) != (size_t)n)
+			return false;
 	}
 }
 
@@ -333,9 +372,9 @@ static void write_ndjson(struct batch *b)
 {
 	while (b->next_write < b->num_jobs && b->jobs[b->next_write].state == JOB_DONE) {
 		struct job *j = &b->jobs[b->next_write++];
-		if (j->status != CT_EXIT_FATAL && j->buf) {
-			char *nl = memchr(j->buf, '\n', j->len);
-			fwrite(nl + 1, 1, (size_t)(j->buf + j->len - (nl + 1)), b->out);
+		if (j->status != CT_EXIT_FATAL && j->report_fd >= 0) {
+			if (!copy_report(b, j->report_fd))
+				b->write_error = true;
 		} else {
 			// The same top level as a report, so one reader handles both: input, and the error.
 			json_t *o = json_object(), *tool = json_object(), *input = json_object(), *e = json_object();
@@ -351,8 +390,9 @@ static void write_ndjson(struct batch *b)
 			fputc('\n', b->out);
 			json_decref(o);
 		}
-		free(j->buf);
-		j->buf = NULL;
+		if (j->report_fd >= 0)
+			close(j->report_fd);
+		j->report_fd = -1;
 		j->written = true;
 		if (fflush(b->out) != 0)
 			b->write_error = true;
@@ -396,7 +436,9 @@ static bool run_jobs(struct batch *b)
 		return false;
 	}
 	while (done < b->num_jobs) {
-		while (running < b->workers && next < b->num_jobs) {
+		// Reports wait for their turn in open files: a slow core at the head must not make the
+		// parent hold thousands of them.
+		while (running < b->workers && next < b->num_jobs && (!b->ndjson || next - b->next_write < BATCH_MAX_PENDING)) {
 			struct job *j = &b->jobs[next++];
 			if (!start_job(b, j)) {
 				fail_job(j, "cannot start a worker: %s", strerror(errno));
@@ -421,6 +463,11 @@ static bool run_jobs(struct batch *b)
 			if (!pfd[k].revents)
 				continue;
 			struct job *j = &b->jobs[idx[k]];
+			if (j->len >= BATCH_MAX_META) {
+				// A meta line is small; a worker that floods its pipe is broken or hostile.
+				kill(j->pid, SIGKILL);
+				j->len = 0;
+			}
 			if (j->cap - j->len < 65536) {
 				size_t cap = j->cap ? 2 * j->cap : 131072;
 				char *nb = realloc(j->buf, cap);
@@ -832,6 +879,8 @@ out:
 	for (size_t i = 0; i < b.num_jobs; i++) {
 		free(b.jobs[i].path);
 		free(b.jobs[i].buf);
+		if (b.jobs[i].report_fd >= 0)
+			close(b.jobs[i].report_fd);
 		json_decref(b.jobs[i].meta);
 	}
 	free(b.jobs);

@@ -4,9 +4,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "report/writers.h"
+#include "util/keyhash.h"
 
 /** Longest recursion cycle looked for (mutual recursion of up to 8 functions). */
 #define MAX_PERIOD 8
@@ -27,21 +27,11 @@ const char *ct_display_path(const char *path, const struct ct_write_options *o)
 
 /* ---- Thread groups ---- */
 
-// splitmix64's finalizer: every input bit reaches every output bit.
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= UINT64_C(0xbf58476d1ce4e5b9);
-	x ^= x >> 27;
-	x *= UINT64_C(0x94d049bb133111eb);
-	return x ^ (x >> 31);
-}
-
 static uint64_t stack_hash(const struct ct_thread *t, uint64_t key)
 {
-	uint64_t h = mix(key ^ t->num_frames ^ ((uint64_t)t->truncated << 63));
+	uint64_t h = ct_hash_mix(key ^ t->num_frames ^ ((uint64_t)t->truncated << 63));
 	for (size_t i = 0; i < t->num_frames; i++)
-		h = mix(h ^ t->frames[i].pc) + key;
+		h = ct_hash_mix(h ^ t->frames[i].pc) + key;
 	return h;
 }
 
@@ -76,9 +66,7 @@ void ct_thread_groups_init(struct ct_thread_groups *g, const struct ct_report *r
 	size_t *members = malloc(n * sizeof(*members));
 	if (!group_of || !first || !hashes || !table || !groups || !members)
 		goto out;
-	uint64_t key = 0;
-	if (getrandom(&key, sizeof(key), GRND_NONBLOCK) != sizeof(key))
-		key = (uint64_t)(uintptr_t)table; // ASLR: still unknown to whoever made the dump
+	uint64_t key = ct_hash_key(table);
 	size_t ng = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct ct_thread *t = &r->threads[i];

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/budget.h"
 #include "values/internal.h"
 
 struct filler {
@@ -130,6 +131,9 @@ static const char *render(struct filler *f, Dwarf_Die *type, bool cxx)
 		memcpy(buf + b.len - 3, "...", 4);
 	f->frame_text += b.len;
 	f->fc.s->values->text_total += b.len;
+	// The analysis' budget for bytes of names and values (util/budget.h): one value past it is
+	// kept, then capped() stops the rest.
+	ct_budget_spend(f->fc.s->budget, CT_BUDGET_TEXT, b.len);
 	return ct_report_strdup(f->fc.s->report, buf);
 }
 
@@ -320,7 +324,8 @@ static const char *entry_value(struct filler *f, const struct ct_var_desc *d, bo
 static bool capped(struct filler *f)
 {
 	struct ct_session *s = f->fc.s;
-	if (f->frame_text < CT_VALUES_MAX_FRAME_TEXT && s->values->text_total < CT_VALUES_MAX_TEXT)
+	if (f->frame_text < CT_VALUES_MAX_FRAME_TEXT && s->values->text_total < CT_VALUES_MAX_TEXT &&
+	    ct_budget_left(s->budget, CT_BUDGET_TEXT) > 0)
 		return false;
 	if (s->values->text_total >= CT_VALUES_MAX_TEXT && !s->values->text_capped) {
 		s->values->text_capped = true;

@@ -2,7 +2,8 @@
  * @file limits.h
  * Every cap on the values of arguments and locals, in one place: cores and their DWARF are
  * untrusted, so the work and text spent on values are bounded per value, per frame and per report.
- * (The report-wide work budget for "bytes of names and values" can be wired to CT_VALUES_MAX_TEXT.)
+ * Value text also counts against the analysis' work budget for "bytes of names and values"
+ * (util/budget.h, CT_BUDGET_TEXT): whichever is reached first stops the values.
  */
 #ifndef CT_VALUES_LIMITS_H
 #define CT_VALUES_LIMITS_H

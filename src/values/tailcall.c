@@ -103,6 +103,8 @@ static void insert_chain(const struct ct_arch_info *arch, struct ct_raw_stack *r
 void ct_values_tail_calls(struct ct_session *s, struct ct_raw_stack *raw, int tid)
 {
 	const struct ct_arch_info *arch = s->core->arch;
+	// Inserted frames count against the thread's frame cap (and the frames budget) like others.
+	size_t limit = s->frame_limit ? s->frame_limit : s->opts->max_frames;
 	for (size_t i = 0; i + 1 < raw->count; i++) {
 		const struct ct_raw_frame *callee = &raw->frames[i], *caller = &raw->frames[i + 1];
 		if (callee->signal_trampoline || caller->signal_trampoline || caller->exact || callee->tail_call ||
@@ -134,7 +136,9 @@ void ct_values_tail_calls(struct ct_session *s, struct ct_raw_stack *raw, int ti
 			}
 		}
 		const struct ct_scope *ts = ct_scope_lookup(s, target);
-		if (cr->num_found == 1) {
+		if (cr->num_found == 1 && raw->count + cr->len > limit) {
+			break;
+		} else if (cr->num_found == 1) {
 			struct chain c = { .len = cr->len };
 			memcpy(c.pcs, cr->pcs, sizeof(c.pcs));
 			// The frame in X itself comes first (its site is c.pcs[0]).
