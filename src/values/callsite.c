@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/keyhash.h"
 #include "values/internal.h"
 
 struct site_slot {
@@ -16,10 +17,7 @@ struct site_slot {
 
 static size_t hash_addr(uint64_t a)
 {
-	a ^= a >> 29;
-	a *= 0xbf58476d1ce4e5b9ULL;
-	a ^= a >> 32;
-	return (size_t)a;
+	return (size_t)ct_hash_mix(a);
 }
 
 static bool is_call_site(Dwarf_Die *die)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "modules/symbolize.h"
+#include "util/keyhash.h"
 #include "values/internal.h"
 
 struct scope_slot {
@@ -15,10 +16,7 @@ struct scope_slot {
 
 static size_t hash_addr(uint64_t a)
 {
-	a ^= a >> 33;
-	a *= 0xff51afd7ed558ccdULL;
-	a ^= a >> 33;
-	return (size_t)a;
+	return (size_t)ct_hash_mix(a);
 }
 
 struct ct_values *ct_values_create(void)
