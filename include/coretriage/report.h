@@ -35,6 +35,7 @@ enum ct_trust {
 	CT_TRUST_SCAN, /**< stack scan, validated by a call before the return address */
 	CT_TRUST_SIGNAL, /**< signal frame (sigreturn trampoline) */
 	CT_TRUST_BAD_CALL, /**< caller recovered after a call to a bad pc */
+	CT_TRUST_CALL_SITE, /**< tail-call frame rebuilt from DWARF call-site information */
 	CT_TRUST_NUM_
 };
 const char *ct_trust_to_string(enum ct_trust trust);
@@ -73,6 +74,28 @@ struct ct_frame {
 	/** Stack pointer (CFA side) of the frame when known. */
 	bool has_sp;
 	uint64_t sp;
+	/**
+	 * A frame that left no trace on the stack: the function the caller's call site called, which
+	 * then tail-called the next frame in (trust CT_TRUST_CALL_SITE).
+	 */
+	bool tail_call;
+	/** Parameters: the thread's variables[first_parameter .. + num_parameters). */
+	size_t first_parameter, num_parameters;
+	/** Locals (innermost block first): the thread's variables[first_local .. + num_locals). */
+	size_t first_local, num_locals;
+	/** True when locals were looked for in this frame (then num_locals == 0 means "No locals."). */
+	bool has_locals;
+};
+
+/** An argument or local variable of a frame, rendered as gdb prints it. All strings pooled. */
+struct ct_variable {
+	const char *name; /**< NULL for an unnamed parameter */
+	const char *type; /**< C-like type name ("struct node *"), NULL when unknown */
+	/** The value ("0x0", "42", "0x55… \"needle\"", "{a = 1, b = 2}"); NULL when optimized out. */
+	const char *value;
+	bool optimized_out;
+	/** The parameter's value at function entry, from the caller's call site; NULL when unknown. */
+	const char *entry_value;
 };
 
 /** A register of a thread's dump context. */
@@ -147,6 +170,10 @@ struct ct_thread {
 	/** Stack mapping bounds, when known. */
 	bool has_stack;
 	uint64_t stack_start, stack_end;
+	/** Parameters and locals of all frames (frames index into it). Owned array. */
+	struct ct_variable *variables;
+	size_t num_variables;
+	size_t capacity_variables;
 	/** The blocking system call the thread was in, when it was in one (docs/hangs.md). */
 	struct ct_wait wait;
 	/** CPU time the thread used, from NT_PRSTATUS pr_utime/pr_stime (docs/trail.md). */
@@ -514,6 +541,8 @@ bool ct_report_is_complete(const struct ct_report *report);
 struct ct_thread *ct_report_add_thread(struct ct_report *report);
 /** Appends a frame to @p thread; returns it (zeroed) or NULL when out of memory. */
 struct ct_frame *ct_thread_add_frame(struct ct_thread *thread);
+/** Appends a variable to @p thread's pool; returns it (zeroed) or NULL when out of memory. */
+struct ct_variable *ct_thread_add_variable(struct ct_thread *thread);
 /** Appends a module; returns it (zeroed, build_id_match = -1) or NULL. */
 struct ct_module *ct_report_add_module(struct ct_report *report);
 /** Appends a crash evidence line (printf). */

@@ -70,6 +70,7 @@ const struct ct_arch_info ct_arch_aarch64 = {
 	.ra_dwarf = 30,
 	.pc_index = 32,
 	.num_dwarf = 32,
+	.callee_saved = 0x3ffULL << 19 | 1ULL << 29, // x19-x28, fp (AAPCS64 6.1.1)
 	.prstatus_reg_offset = 112,
 	.prstatus_reg_size = 34 * 8,
 	.bad_call = CT_BAD_CALL_LINK_REGISTER,

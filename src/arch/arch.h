@@ -107,6 +107,12 @@ struct ct_arch_info {
 	 * ret_addr) end with a call instruction. Used to validate stack-scan candidates.
 	 */
 	bool (*is_after_call)(const uint8_t *before, size_t len);
+	/**
+	 * DWARF numbers (below 64) of the registers the ABI says a call preserves (callee-saved),
+	 * besides sp: in a caller frame only these (and sp, pc) have known values; a callee-saved
+	 * register the callee's CFI says nothing about keeps its value.
+	 */
+	uint64_t callee_saved;
 	/** The signal frame's layout (issue 16), NULL when not described. */
 	const struct ct_arch_sigframe *sigframe;
 

@@ -69,6 +69,7 @@ const struct ct_arch_info ct_arch_i386 = {
 	.ra_dwarf = 8,
 	.pc_index = 8,
 	.num_dwarf = 9,
+	.callee_saved = (1ULL << 3) | (1ULL << 5) | (1ULL << 6) | (1ULL << 7), // ebx, ebp, esi, edi (SysV i386 ABI)
 	.prstatus_reg_offset = 72,
 	.prstatus_reg_size = 17 * 4,
 	.bad_call = CT_BAD_CALL_STACK,

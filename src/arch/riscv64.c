@@ -47,6 +47,7 @@ const struct ct_arch_info ct_arch_riscv64 = {
 	.ra_dwarf = 1,
 	.pc_index = 0,
 	.num_dwarf = 32,
+	.callee_saved = (3ULL << 8) | (0x3ffULL << 18), // s0-s1 (x8-x9), s2-s11 (x18-x27) (RISC-V psABI)
 	.prstatus_reg_offset = 112,
 	.prstatus_reg_size = 32 * 8,
 	.bad_call = CT_BAD_CALL_LINK_REGISTER,

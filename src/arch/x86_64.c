@@ -93,6 +93,7 @@ const struct ct_arch_info ct_arch_x86_64 = {
 	.ra_dwarf = 16,
 	.pc_index = 16,
 	.num_dwarf = 17,
+	.callee_saved = (1ULL << 3) | (1ULL << 6) | (0xfULL << 12), // rbx, rbp, r12-r15 (SysV AMD64 ABI 3.2.1)
 	.prstatus_reg_offset = 112,
 	.prstatus_reg_size = 27 * 8,
 	.bad_call = CT_BAD_CALL_STACK,

@@ -76,7 +76,11 @@ static int write_report(FILE *out, const struct ct_cli *cli, const struct ct_rep
 	wo.no_abs_paths = cli->opts.no_abs_paths;
 	wo.verbose = cli->verbose;
 	wo.full_log = cli->full_log;
+	wo.locals = cli->locals || cli->verbose;
 	wo.color = cli->format == CT_OUTPUT_TEXT && want_color(cli, out);
+	// On a terminal a long argument (a struct, a string) would wrap the frame line: cut it.
+	if (cli->format == CT_OUTPUT_TEXT && isatty(fileno(out)))
+		wo.value_width = 60;
 	switch (cli->format) {
 	case CT_OUTPUT_JSON: return ct_write_json(out, report, &wo, false);
 	case CT_OUTPUT_NDJSON: return ct_write_json(out, report, &wo, true);

@@ -8,6 +8,8 @@
 
 /** Frames in the fallback signature, counted from the blame frame (docs/batch.md). */
 #define FALLBACK_FRAMES 3
+/** Characters of one argument value in the blamed frame's arguments. */
+#define META_VALUE_WIDTH 80
 /** Longest folded frame name kept. */
 #define NAME_MAX_LEN 512
 
@@ -97,6 +99,17 @@ json_t *ct_cli_core_meta(const struct ct_report *r, const char *path)
 		json_object_set_new(m, "blame_module", ct_json_text(bf->module));
 		json_object_set_new(m, "blame_file", ct_json_text(bf->file));
 		json_object_set_new(m, "blame_line", bf->line ? json_integer(bf->line) : json_null());
+		// The blamed frame's arguments as a backtrace shows them, for the SARIF message.
+		char *args = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&args, &len);
+		if (f) {
+			ct_present_parameters(f, t, bf, CT_TEXT_UTF8, META_VALUE_WIDTH);
+			fclose(f);
+			if (args && *args)
+				json_object_set_new(m, "blame_arguments", ct_json_text(args));
+		}
+		free(args);
 	}
 	json_t *stack = json_array();
 	if (t) {
@@ -134,6 +147,7 @@ bool ct_cli_bucket_from_meta(json_t *meta, struct ct_bucket *b)
 	b->blame_module = get_str(meta, "blame_module");
 	b->blame_file = get_str(meta, "blame_file");
 	b->blame_line = (int)json_integer_value(json_object_get(meta, "blame_line"));
+	b->blame_arguments = get_str(meta, "blame_arguments");
 	json_t *stack = json_object_get(meta, "stack");
 	size_t n = json_array_size(stack);
 	const char **frames = calloc(n ? n : 1, sizeof(*frames));

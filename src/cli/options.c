@@ -68,7 +68,9 @@ static const char help_text[] =
 	"                             of the crash (a journal copied from another machine); default:\n"
 	"                             the system journal, for cores named by systemd-coredump\n"
 	"      --no-journal           never read the system journal\n"
-	"  -v, --verbose              also list modules in the text report\n"
+	"      --locals               text: list the locals of the crashing thread's frames under\n"
+	"                             each frame, as gdb's bt full does (JSON always has them)\n"
+	"  -v, --verbose              also list modules and locals in the text report\n"
 	"  -h, --help                 show this help and exit\n"
 	"  -V, --version              show the version and exit\n"
 	"\n"
@@ -113,6 +115,7 @@ enum {
 	OPT_MAX_THREADS,
 	OPT_UNWINDER,
 	OPT_ALL_REGISTERS,
+	OPT_LOCALS,
 	OPT_COLOR,
 	OPT_NO_ABS_PATHS,
 	OPT_LOG,
@@ -146,6 +149,7 @@ static const struct option long_options[] = {
 	{ "max-threads", required_argument, NULL, OPT_MAX_THREADS },
 	{ "unwinder", required_argument, NULL, OPT_UNWINDER },
 	{ "all-registers", no_argument, NULL, OPT_ALL_REGISTERS },
+	{ "locals", no_argument, NULL, OPT_LOCALS },
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "no-abs-paths", no_argument, NULL, OPT_NO_ABS_PATHS },
 	{ "log", no_argument, NULL, OPT_LOG },
@@ -353,6 +357,7 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 				return usage_error("unknown unwinder '%s' (dwfl, libunwind)", optarg);
 			break;
 		case OPT_ALL_REGISTERS: cli->opts.all_registers = true; break;
+		case OPT_LOCALS: cli->locals = true; break;
 		case OPT_COLOR:
 			if ((rc = parse_when("--color", optarg, &cli->color)) >= 0)
 				return rc;

@@ -62,6 +62,8 @@ struct ct_cli {
 	const char *output; /**< -o FILE, NULL for stdout */
 	const char *debug_dirs[64];
 	bool verbose, full_log;
+	/** --locals: list locals in the text report. */
+	bool locals;
 	unsigned timeout; /**< seconds, 0 = none */
 	unsigned long max_memory_mib; /**< 0 = none */
 	const char *positional[2];

@@ -73,6 +73,8 @@ struct ct_session {
 	bool debuginfod_failed;
 	/** Range of the function holding the program's entry point (AT_ENTRY): the outermost frame. */
 	uint64_t entry_lo, entry_hi;
+	/** Caches of src/values/ (scopes, call sites); owned, NULL when values are not wanted. */
+	struct ct_values *values;
 	/** The analysis' work budget (util/budget.h); borrowed, lives as long as the session. Stages
 	 * spend from it: frames (unwinding), names and values (symbolization, values of variables). */
 	struct ct_budget *budget;

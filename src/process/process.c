@@ -9,6 +9,7 @@
 #include "modules/symbolize.h"
 #include "process/process.h"
 #include "unwind/unwind.h"
+#include "values/values.h"
 
 static void fill_process(struct ct_session *s)
 {
@@ -87,6 +88,8 @@ static void fill_signal(struct ct_session *s)
 
 static bool symbolize_into(struct ct_session *s, const struct ct_raw_stack *raw, struct ct_thread *t)
 {
+	// Locals for the crashing thread (or the first thread of a snapshot); parameters everywhere.
+	bool locals = t->crashed || (!s->report->has_crashing_thread && s->core->num_threads == 1);
 	for (size_t i = 0; i < raw->count; i++) {
 		const struct ct_raw_frame *rf = &raw->frames[i];
 		// Callers are looked up at pc - 1: the return address may already be in the next line,
@@ -110,7 +113,9 @@ static bool symbolize_into(struct ct_session *s, const struct ct_raw_stack *raw,
 			f->has_sp = rf->has_sp;
 			f->sp = rf->sp;
 			f->signal_frame = rf->signal_trampoline;
+			f->tail_call = rf->tail_call;
 		}
+		ct_values_frame(s, raw, i, t, t->num_frames - n, n, locals);
 	}
 	return true;
 }
@@ -195,6 +200,8 @@ static void unwind_all(struct ct_session *s)
 			err = ct_unwind_thread_libunwind(s, ct, &raw);
 		else
 			ct_unwind_thread_dwfl(s, ct, &raw);
+		if (s->values)
+			ct_values_tail_calls(s, &raw, ct->tid);
 		if (err) {
 			ct_report_diag(r, CT_SEVERITY_ERROR, ct->tid, "unwind-failed", "%s", ct_error_message(err));
 			ct_error_destroy(err);
@@ -259,7 +266,8 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 		goto out;
 	}
 	s.symcache = ct_symcache_create();
-	if (!s.symcache) {
+	s.values = ct_values_create();
+	if (!s.symcache || !s.values) {
 		err = &ct_enomem;
 		goto out;
 	}
@@ -291,6 +299,7 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 out:
 	ct_modules_unload(&s);
 	ct_symcache_destroy(s.symcache);
+	ct_values_destroy(s.values);
 	ct_core_destroy(s.core);
 	return err;
 }

@@ -149,9 +149,34 @@ static json_t *kernel_json(const struct ct_report *r)
 	return j;
 }
 
+// [{"name", "type", "value"[, "optimized_out": true][, "entry_value"]}, …] of @p n variables.
+static void write_variables(struct ct_json_emit *e, const struct ct_thread *t, size_t first, size_t n)
+{
+	ct_json_emit_char(e, '[');
+	for (size_t i = 0; i < n && first + i < t->num_variables; i++) {
+		const struct ct_variable *v = &t->variables[first + i];
+		if (i)
+			ct_json_emit_char(e, ',');
+		ct_json_emit_lit(e, "{\"name\":");
+		ct_json_emit_string_cached(e, v->name);
+		ct_json_emit_lit(e, ",\"type\":");
+		ct_json_emit_string_cached(e, v->type);
+		ct_json_emit_lit(e, ",\"value\":");
+		ct_json_emit_string(e, v->value);
+		if (v->optimized_out)
+			ct_json_emit_lit(e, ",\"optimized_out\":true");
+		if (v->entry_value) {
+			ct_json_emit_lit(e, ",\"entry_value\":");
+			ct_json_emit_string(e, v->entry_value);
+		}
+		ct_json_emit_char(e, '}');
+	}
+	ct_json_emit_char(e, ']');
+}
+
 // One frame, as jansson's compact dump of {"index", "pc", "function", "offset", "module", "file",
 // "line", "column", "inlined", "trust"[, "signal_frame"][, "sp"]} wrote it.
-static void write_frame(struct ct_json_emit *e, const struct ct_frame *f, size_t index,
+static void write_frame(struct ct_json_emit *e, const struct ct_thread *t, const struct ct_frame *f, size_t index,
 			const struct ct_write_options *o)
 {
 	ct_json_emit_lit(e, "{\"index\":");
@@ -192,6 +217,14 @@ static void write_frame(struct ct_json_emit *e, const struct ct_frame *f, size_t
 	if (f->has_sp) {
 		ct_json_emit_lit(e, ",\"sp\":");
 		ct_json_emit_hex(e, f->sp);
+	}
+	if (f->tail_call)
+		ct_json_emit_lit(e, ",\"tail_call\":true");
+	ct_json_emit_lit(e, ",\"parameters\":");
+	write_variables(e, t, f->first_parameter, f->num_parameters);
+	if (f->has_locals) {
+		ct_json_emit_lit(e, ",\"locals\":");
+		write_variables(e, t, f->first_local, f->num_locals);
 	}
 	ct_json_emit_char(e, '}');
 }
@@ -250,7 +283,7 @@ static void write_threads(struct writer *w, const struct ct_report *r)
 				ct_json_emit_char(e, ',');
 			if (!w->compact)
 				ct_json_emit_lit(e, "\n      ");
-			write_frame(e, &t->frames[k], k, w->o);
+			write_frame(e, t, &t->frames[k], k, w->o);
 		}
 		if (!w->compact && t->num_frames)
 			ct_json_emit_lit(e, "\n    ");

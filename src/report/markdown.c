@@ -48,7 +48,11 @@ struct md_frames {
 	FILE *out;
 	const struct ct_write_options *o;
 	int hw; /* hex digits of an address */
+	const struct ct_thread *t;
 };
+
+/** Characters of one argument value in a bug report's frame line. */
+#define MD_VALUE_WIDTH 80
 
 static void frame_line(void *ctx, const struct ct_frame *f, size_t index)
 {
@@ -61,6 +65,7 @@ static void frame_line(void *ctx, const struct ct_frame *f, size_t index)
 		fprintf(out, "0x%0*" PRIx64 " ", x->hw, f->pc);
 	fputs("in ", out);
 	block_text(out, f->function ? f->function : "??");
+	ct_present_parameters(out, x->t, f, CT_TEXT_MD_BLOCK, MD_VALUE_WIDTH);
 	if (f->module) {
 		fputs(" (", out);
 		block_text(out, f->module);
@@ -89,7 +94,7 @@ static void frames_block(FILE *out, const struct ct_report *r, const struct ct_t
 			 const struct ct_write_options *o)
 {
 	static const struct ct_frame_walk_ops ops = { frame_line, on_repeat, on_more };
-	struct md_frames x = { out, o, ct_present_hex_width(r) };
+	struct md_frames x = { out, o, ct_present_hex_width(r), t };
 	fputs("~~~~\n", out);
 	ct_present_frames(t, o->collapse_min, limit, &ops, &x);
 	if (!t->num_frames)

@@ -10,6 +10,7 @@ static const char *const trust_names[CT_TRUST_NUM_] = {
 	[CT_TRUST_CONTEXT] = "context",	  [CT_TRUST_CFI] = "cfi",
 	[CT_TRUST_FRAME_POINTER] = "frame-pointer", [CT_TRUST_SCAN] = "scan",
 	[CT_TRUST_SIGNAL] = "signal",	  [CT_TRUST_BAD_CALL] = "bad-call",
+	[CT_TRUST_CALL_SITE] = "call-site",
 };
 
 const char *ct_trust_to_string(enum ct_trust trust)
@@ -43,6 +44,7 @@ void ct_report_deinit(struct ct_report *report)
 	for (size_t i = 0; i < report->num_threads; i++) {
 		free(report->threads[i].frames);
 		free(report->threads[i].registers);
+		free(report->threads[i].variables);
 	}
 	free(report->threads);
 	free(report->modules);
@@ -171,6 +173,12 @@ struct ct_frame *ct_thread_add_frame(struct ct_thread *thread)
 {
 	return array_push((void **)&thread->frames, &thread->num_frames, &thread->capacity_frames,
 			  sizeof(*thread->frames));
+}
+
+struct ct_variable *ct_thread_add_variable(struct ct_thread *thread)
+{
+	return array_push((void **)&thread->variables, &thread->num_variables, &thread->capacity_variables,
+			  sizeof(*thread->variables));
 }
 
 struct ct_module *ct_report_add_module(struct ct_report *report)

@@ -10,8 +10,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "coretriage/report.h"
+#include "report/sanitize.h"
 
 struct ct_write_options;
 
@@ -71,5 +73,16 @@ struct ct_frame_walk_ops {
  */
 void ct_present_frames(const struct ct_thread *t, size_t collapse_min, size_t limit,
 		       const struct ct_frame_walk_ops *ops, void *ctx);
+
+/**
+ * Writes frame @p f's argument list as gdb's backtrace does (" (n=n@entry=0x0, key=0x… \"needle\")",
+ * " ()" for a function with DWARF and no parameters, nothing without DWARF), every string under
+ * @p rule, each value cut at @p width characters with "…" (0: whole). @p t owns the variables.
+ */
+void ct_present_parameters(FILE *out, const struct ct_thread *t, const struct ct_frame *f, enum ct_text_rule rule,
+			   size_t width);
+/** Writes @p f's locals, one "INDENTname = value" line each ("No locals." when it has none). */
+void ct_present_locals(FILE *out, const struct ct_thread *t, const struct ct_frame *f, enum ct_text_rule rule,
+		       const char *indent, size_t width);
 
 #endif

@@ -115,8 +115,8 @@ int ct_write_sarif(FILE *out, const struct ct_bucket *b, size_t n, const struct 
 		size_t len = 0;
 		FILE *m = open_memstream(&msg, &len);
 		if (m) {
-			fprintf(m, "%s in %s: %zu core%s", cls, b[i].blame_function ? b[i].blame_function : "??", b[i].count,
-				b[i].count == 1 ? "" : "s");
+			fprintf(m, "%s in %s%s: %zu core%s", cls, b[i].blame_function ? b[i].blame_function : "??",
+				b[i].blame_arguments ? b[i].blame_arguments : "", b[i].count, b[i].count == 1 ? "" : "s");
 			if (b[i].summary)
 				fprintf(m, " — %s", b[i].summary);
 			if (b[i].known_url)

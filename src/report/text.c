@@ -42,7 +42,8 @@ static void txt(const struct out *w, const char *s)
 	ct_text_put(w->f, s, CT_TEXT_TERMINAL, SIZE_MAX);
 }
 
-static void write_frame(const struct out *w, const struct ct_report *r, const struct ct_frame *f, size_t index)
+static void write_frame(const struct out *w, const struct ct_report *r, const struct ct_thread *t,
+			const struct ct_frame *f, size_t index)
 {
 	FILE *out = w->f;
 	int hw = ct_present_hex_width(r);
@@ -63,6 +64,7 @@ static void write_frame(const struct out *w, const struct ct_report *r, const st
 		fputs(c(w, C_RESET), out);
 		if (!f->inlined)
 			fprintf(out, "+0x%" PRIx64, f->offset);
+		ct_present_parameters(out, t, f, CT_TEXT_TERMINAL, w->o->value_width);
 	} else {
 		fprintf(out, "in ??");
 	}
@@ -81,17 +83,20 @@ static void write_frame(const struct out *w, const struct ct_report *r, const st
 	if (f->trust != CT_TRUST_CFI && f->trust != CT_TRUST_CONTEXT)
 		fprintf(out, " %s[%s]%s", c(w, C_DIM), ct_trust_to_string(f->trust), c(w, C_RESET));
 	fputc('\n', out);
+	if (w->o->locals)
+		ct_present_locals(out, t, f, CT_TEXT_TERMINAL, "        ", w->o->value_width);
 }
 
 struct frames_ctx {
 	const struct out *w;
 	const struct ct_report *r;
+	const struct ct_thread *t;
 };
 
 static void on_frame(void *ctx, const struct ct_frame *f, size_t index)
 {
 	struct frames_ctx *x = ctx;
-	write_frame(x->w, x->r, f, index);
+	write_frame(x->w, x->r, x->t, f, index);
 }
 
 static void on_repeat(void *ctx, size_t from, size_t to, size_t period, size_t more)
@@ -109,7 +114,7 @@ static void on_more(void *ctx, size_t remaining)
 static void write_frames(const struct out *w, const struct ct_report *r, const struct ct_thread *t, size_t limit)
 {
 	static const struct ct_frame_walk_ops ops = { on_frame, on_repeat, on_more };
-	struct frames_ctx x = { w, r };
+	struct frames_ctx x = { w, r, t };
 	ct_present_frames(t, w->o->collapse_min, limit, &ops, &x);
 	if (t->stop_reason && t->truncated) {
 		fprintf(w->f, "  %s(unwinding stopped: ", c(w, C_YELLOW));

@@ -22,6 +22,10 @@ struct ct_write_options {
 	bool verbose;
 	/** Print the whole kernel log (text). */
 	bool full_log;
+	/** List each frame's locals under it (text: --locals, -v). */
+	bool locals;
+	/** Characters of one argument value in a text frame line before it is cut with "…"; 0: all. */
+	size_t value_width;
 };
 
 void ct_write_options_init(struct ct_write_options *o);
@@ -54,6 +58,8 @@ struct ct_bucket {
 	long long first_seen, last_seen; /**< seconds since the epoch */
 	const char *example; /**< path of the first core (in input order) */
 	const char *known_url; /**< bug link from --known, NULL when the bucket is new */
+	/** The blamed frame's arguments as a backtrace shows them (" (n=0x0)"), or NULL. */
+	const char *blame_arguments;
 };
 
 /** A stack with a weight, outermost frame first, for folded output and flame graphs. */

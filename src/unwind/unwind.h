@@ -31,11 +31,26 @@ struct ct_raw_frame {
 	/** True when this frame is a signal trampoline (the next frame was interrupted). */
 	bool signal_trampoline;
 	enum ct_trust trust;
+	/** A tail-call frame rebuilt from call sites (trust CT_TRUST_CALL_SITE). */
+	bool tail_call;
+	/**
+	 * The frame's known registers (DWARF numbers below 64): bit r set when register r is known,
+	 * its value at regs[reg_first + number of set bits below r] of the stack. A caller-saved
+	 * register of a caller frame is unknown (CFI does not recover it), never guessed.
+	 */
+	uint64_t reg_mask;
+	uint32_t reg_first;
 };
+
+/** Registers with DWARF numbers at or above this are not kept per frame (vector registers). */
+#define CT_FRAME_REGS 64
 
 struct ct_raw_stack {
 	struct ct_raw_frame *frames; /**< owned */
 	size_t count, capacity;
+	/** Register values of all frames (see ct_raw_frame.reg_mask); owned. */
+	uint64_t *regs;
+	size_t num_regs, capacity_regs;
 	bool truncated;
 	const char *stop_reason; /**< static string or pooled */
 };
@@ -56,6 +71,15 @@ struct ct_error *ct_unwind_thread_libunwind(struct ct_session *s, const struct c
 
 /** Appends a raw frame; false when out of memory. */
 bool ct_raw_stack_push(struct ct_raw_stack *st, const struct ct_raw_frame *f);
+/** Inserts @p f before frame @p pos (pos <= count); false when out of memory. */
+bool ct_raw_stack_insert(struct ct_raw_stack *st, size_t pos, const struct ct_raw_frame *f);
+/**
+ * Gives frame @p index the registers @p valid / @p values (indexed by DWARF number, the first
+ * CT_FRAME_REGS used). False when out of memory (the frame then has no registers).
+ */
+bool ct_raw_stack_set_regs(struct ct_raw_stack *st, size_t index, const bool *valid, const uint64_t *values, int num);
+/** Register @p regno of frame @p f of @p st; false when unknown. */
+bool ct_raw_frame_reg(const struct ct_raw_stack *st, const struct ct_raw_frame *f, unsigned regno, uint64_t *ret);
 void ct_raw_stack_free(struct ct_raw_stack *st);
 
 /** Shared fallbacks (fallback.c): each fills *ret with the caller's registers or returns false. */

@@ -30,8 +30,56 @@ bool ct_raw_stack_push(struct ct_raw_stack *st, const struct ct_raw_frame *f)
 	return true;
 }
 
+bool ct_raw_stack_insert(struct ct_raw_stack *st, size_t pos, const struct ct_raw_frame *f)
+{
+	if (pos > st->count || !ct_raw_stack_push(st, f))
+		return false;
+	memmove(&st->frames[pos + 1], &st->frames[pos], (st->count - 1 - pos) * sizeof(*st->frames));
+	st->frames[pos] = *f;
+	return true;
+}
+
+bool ct_raw_stack_set_regs(struct ct_raw_stack *st, size_t index, const bool *valid, const uint64_t *values, int num)
+{
+	struct ct_raw_frame *f = &st->frames[index];
+	f->reg_mask = 0;
+	f->reg_first = (uint32_t)st->num_regs;
+	if (num > CT_FRAME_REGS)
+		num = CT_FRAME_REGS;
+	// The pool is indexed by 32 bits: a stack that large keeps its frames but not their registers.
+	if (st->num_regs + (size_t)num > UINT32_MAX)
+		return false;
+	if (st->num_regs + (size_t)num > st->capacity_regs) {
+		size_t n = st->capacity_regs ? st->capacity_regs * 2 : 1024;
+		uint64_t *p = reallocarray(st->regs, n, sizeof(*p));
+		if (!p)
+			return false;
+		st->regs = p;
+		st->capacity_regs = n;
+	}
+	for (int r = 0; r < num; r++) {
+		if (!valid[r])
+			continue;
+		f->reg_mask |= 1ULL << r;
+		st->regs[st->num_regs++] = values[r];
+	}
+	return true;
+}
+
+bool ct_raw_frame_reg(const struct ct_raw_stack *st, const struct ct_raw_frame *f, unsigned regno, uint64_t *ret)
+{
+	if (regno >= CT_FRAME_REGS || !(f->reg_mask & (1ULL << regno)))
+		return false;
+	size_t i = f->reg_first + (size_t)__builtin_popcountll(f->reg_mask & ((1ULL << regno) - 1));
+	if (i >= st->num_regs)
+		return false;
+	*ret = st->regs[i];
+	return true;
+}
+
 void ct_raw_stack_free(struct ct_raw_stack *st)
 {
+	free(st->regs);
 	free(st->frames);
 	memset(st, 0, sizeof(*st));
 }
@@ -124,6 +172,8 @@ struct ct_error *ct_unwind_attach(struct ct_session *s)
 struct cfi_cache_entry {
 	uint64_t pc;
 	int8_t has_cfi; // -1 unknown
+	bool has_kept;
+	uint64_t kept; // callee-saved registers the CFI at pc has no rule for (valid with has_kept)
 };
 
 struct walk {
@@ -169,9 +219,75 @@ static bool pc_has_cfi(struct walk *w, uint64_t pc)
 			}
 		}
 	}
+	if (e->pc != pc)
+		e->has_kept = false;
 	e->pc = pc;
 	e->has_cfi = found;
 	return found;
+}
+
+// The callee-saved registers the CFI at @p pc (a callee's lookup pc) has no rule for: the callee
+// leaves them alone, so its caller has the same values.
+static uint64_t cfi_kept(struct walk *w, uint64_t pc)
+{
+	struct cfi_cache_entry *e = &w->cfi_cache[(pc >> 2) % CFI_CACHE];
+	if (e->has_kept && e->pc == pc)
+		return e->kept;
+	uint64_t kept = 0;
+	Dwfl_Module *mod = dwfl_addrmodule(w->s->dwfl, pc);
+	for (int i = 0; mod && i < 2; i++) {
+		Dwarf_Addr bias;
+		Dwarf_CFI *cfi = i == 0 ? dwfl_module_eh_cfi(mod, &bias) : dwfl_module_dwarf_cfi(mod, &bias);
+		Dwarf_Frame *frame = NULL;
+		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0)
+			continue;
+		uint64_t cs = w->s->core->arch->callee_saved;
+		for (int r = 0; r < CT_FRAME_REGS; r++) {
+			Dwarf_Op mem[3], *ops = NULL;
+			size_t n = 0;
+			// No operations: "undefined" or "same value"; for a callee-saved register both
+			// mean the function did not touch it (elfutils 0.188's x86-64 ABI defaults mark
+			// %rax instead of %rbx as preserved, so libdwfl loses %rbx on every frame).
+			if ((cs >> r & 1) && dwarf_frame_register(frame, r, mem, &ops, &n) == 0 && n == 0)
+				kept |= 1ULL << r;
+		}
+		free(frame);
+		break;
+	}
+	if (e->pc != pc)
+		e->has_cfi = -1;
+	e->pc = pc;
+	e->kept = kept;
+	e->has_kept = true;
+	return kept;
+}
+
+// A caller frame's registers by the ABI: only callee-saved ones (and sp, pc) are known; those
+// libdwfl did not recover but the callee's CFI leaves alone come from the callee frame.
+static void caller_registers(struct walk *w, const struct ct_raw_frame *callee, bool *valid, uint64_t *vals, int n)
+{
+	const struct ct_arch_info *arch = w->s->core->arch;
+	uint64_t kept = 0;
+	bool have_kept = false;
+	for (int r = 0; r < n; r++) {
+		if (r == arch->sp_dwarf || r == arch->pc_dwarf)
+			continue;
+		if (!(arch->callee_saved >> r & 1)) {
+			valid[r] = false;
+			continue;
+		}
+		uint64_t v;
+		if (valid[r] || !ct_raw_frame_reg(w->out, callee, (unsigned)r, &v))
+			continue;
+		if (!have_kept) {
+			kept = cfi_kept(w, callee->exact ? callee->pc : callee->pc - 1);
+			have_kept = true;
+		}
+		if (kept >> r & 1) {
+			valid[r] = true;
+			vals[r] = v;
+		}
+	}
 }
 
 // True when @p addr is in the function holding the program's entry point. Entry symbols written in
@@ -271,6 +387,23 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		w->stop = true;
 		return DWARF_CB_ABORT;
 	}
+	// Every register CFI recovered for this frame, for the values of its variables. A caller's
+	// caller-saved registers stay unknown: libdwfl leaves them unset.
+	bool rvalid[CT_FRAME_REGS];
+	uint64_t rvals[CT_FRAME_REGS];
+	int nregs = arch->num_dwarf < CT_FRAME_REGS ? arch->num_dwarf : CT_FRAME_REGS;
+	// A caller frame keeps only callee-saved registers, sp and pc (caller_registers()): the others
+	// are not asked for.
+	bool caller = w->in_walk > 0 && !f.exact;
+	for (int r = 0; r < nregs; r++) {
+		Dwarf_Word v;
+		rvalid[r] = (!caller || (arch->callee_saved >> r & 1) || r == arch->sp_dwarf || r == arch->pc_dwarf) &&
+			    dwfl_frame_reg(state, (unsigned)r, &v) == 0;
+		rvals[r] = rvalid[r] ? v : 0;
+	}
+	if (caller)
+		caller_registers(w, &out->frames[out->count - 2], rvalid, rvals, nregs);
+	ct_raw_stack_set_regs(out, out->count - 1, rvalid, rvals, nregs);
 	w->in_walk++;
 	w->last = (struct ct_unwind_regs){ .pc = pc, .sp = sp, .fp = fp, .has_fp = has_fp, .ra = ra, .has_ra = has_ra };
 	w->last_exact = f.exact;

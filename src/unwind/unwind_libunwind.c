@@ -572,6 +572,31 @@ static bool add_frame(struct lu_state *st, uint64_t pc, uint64_t sp, bool new_wa
 }
 
 /*
+ * The registers of the frame just added, for the values of its variables: all of them for the
+ * dump's own frame and a frame a signal interrupted, else only what a call preserves (libunwind
+ * hands back stale caller-saved registers of caller frames; unwind.h).
+ */
+static void frame_registers(struct lu_state *st, unw_cursor_t *cursor, bool all)
+{
+	const struct ct_arch_info *arch = &ct_arch_x86_64;
+	bool valid[CT_FRAME_REGS] = { false };
+	uint64_t vals[CT_FRAME_REGS] = { 0 };
+	for (size_t u = 0; u < sizeof(x86_64_unw_to_dwarf) / sizeof(x86_64_unw_to_dwarf[0]); u++) {
+		int d = x86_64_unw_to_dwarf[u];
+		unw_word_t v;
+		if (d < 0 || d >= CT_FRAME_REGS || (u != UNW_X86_64_RAX && d == 0))
+			continue;
+		if (!all && !(arch->callee_saved >> d & 1) && d != arch->sp_dwarf && d != arch->pc_dwarf)
+			continue;
+		if (unw_get_reg(cursor, (int)u, &v) == 0) {
+			valid[d] = true;
+			vals[d] = v;
+		}
+	}
+	ct_raw_stack_set_regs(st->out, st->out->count - 1, valid, vals, CT_FRAME_REGS);
+}
+
+/*
  * One libunwind walk from the registers in @p w. Frames after the first get CT_TRUST_CFI when
  * libunwind found an FDE for their callee, CT_TRUST_FRAME_POINTER when it fell back to its own
  * rbp chain (libunwind x86_64/Gstep.c does so silently when DWARF fails).
@@ -608,6 +633,7 @@ static int walk_once(struct lu_state *st, struct lu_walk *w, unw_addr_space_t as
 		}
 		if (!add_frame(st, pc, sp, new_walk, &f, max_frames))
 			return 0;
+		frame_registers(st, &cursor, new_walk ? st->out->count == 1 || f.exact : f.exact);
 		if (f.trust == CT_TRUST_SIGNAL && st->out->count >= 2) {
 			st->out->frames[st->out->count - 2].signal_trampoline = true;
 			st->out->frames[st->out->count - 2].exact = true;

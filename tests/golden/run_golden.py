@@ -49,10 +49,12 @@ def normalize_text(text, names, cores):
         line = line.replace(os.path.realpath(cores) + "/", "CORES/").replace(cores.rstrip("/") + "/", "CORES/")
         for num, name in sorted(names.items(), key=lambda kv: -len(str(kv[0]))):
             line = re.sub(r"(?<![0-9a-fx])%d(?![0-9])" % num, name, line)
-        m = re.match(r"^(\s*#\S+\s+\S+ (?:<signal handler called> )?in )(\S+)(\+0x[0-9a-f]+)? \(([^)]+)\)(.*)$", line)
-        if m and SYSTEM_MODULES.match(m.group(4)):
-            trust = re.search(r"\[[a-z-]+\]$", m.group(5))
-            line = "%s%s (%s)%s" % (m.group(1), m.group(2), m.group(4), " " + trust.group(0) if trust else "")
+        # FUNC[+0xOFF][ (ARGS)] (MODULE)[ at FILE:LINE][ [trust]]: the module is the last group.
+        m = re.match(r"^(\s*#\S+\s+\S+ (?:<signal handler called> )?in )(\S+)(\+0x[0-9a-f]+)?( \(.*\))? \(([^()]+)\)((?: at \S+)?(?: \[[a-z-]+\])?)$", line)
+        if m and SYSTEM_MODULES.match(m.group(5)):
+            # The C library's offsets, lines and argument values vary with its build.
+            trust = re.search(r"\[[a-z-]+\]$", m.group(6))
+            line = "%s%s (%s)%s" % (m.group(1), m.group(2), m.group(5), " " + trust.group(0) if trust else "")
         line = BUILD_ID.sub("BUILDID", line)
         line = BIG_HEX.sub("0xADDR", line)
         line = RFC3339.sub("TIME", line)
@@ -92,6 +94,8 @@ def normalize_json(report, names, cores):
         for f in t.get("frames", []):
             if f.get("module") and SYSTEM_MODULES.match(f["module"]):
                 f["offset"] = f["file"] = f["line"] = f["column"] = None
+                f.pop("parameters", None)
+                f.pop("locals", None)
         t.pop("registers", None)
         t.pop("stack", None)
     # The registers and libc-side details vary with the machine; the model's shape is what matters.

@@ -159,7 +159,7 @@ TEST(null_versus_absent_fields)
 	CHECK_STR(json_string_value(json_object_get(f0, "trust")), "scan");
 	CHECK(json_object_get(f0, "signal_frame") == NULL);
 	CHECK(json_object_get(f0, "sp") == NULL);
-	CHECK_EQ(json_object_size(f0), 10);
+	CHECK_EQ(json_object_size(f0), 11); // the ten above and an empty "parameters"
 	// offset 0 of a known function is "0x0", not null.
 	CHECK_STR(json_string_value(json_object_get(f1, "offset")), "0x0");
 	CHECK_STR(json_string_value(json_object_get(f1, "file")), "/src/main.c");
@@ -172,7 +172,7 @@ TEST(null_versus_absent_fields)
 	CHECK(strstr(out, "{\"index\":1,\"pc\":\"0x20\",\"function\":\"main\",\"offset\":\"0x0\","
 			  "\"module\":\"prog\","
 			  "\"file\":\"/src/main.c\",\"line\":3,\"column\":1,\"inlined\":true,\"trust\":\"signal\","
-			  "\"signal_frame\":true,\"sp\":\"0x7ffc0000\"}") != NULL);
+			  "\"signal_frame\":true,\"sp\":\"0x7ffc0000\",\"parameters\":[]}") != NULL);
 	json_t *th = json_array_get(json_object_get(j, "threads"), 0);
 	CHECK(json_is_null(json_object_get(th, "stop_reason")));
 	CHECK(json_is_null(json_object_get(th, "stack")));
@@ -188,6 +188,56 @@ TEST(null_versus_absent_fields)
 	out = write_report(&r, true, true, NULL);
 	j = parse(out);
 	CHECK_STR(json_string_value(json_object_get(frame_of(j, 0, 1), "file")), "main.c");
+	json_decref(j);
+	free(out);
+	ct_report_deinit(&r);
+}
+
+TEST(parameters_locals_and_tail_calls)
+{
+	struct ct_report r;
+	CHECK(ct_report_init(&r));
+	struct ct_thread *t = ct_report_add_thread(&r);
+	struct ct_frame *f = ct_thread_add_frame(t);
+	f->pc = 0x10;
+	f->function = ct_report_strdup(&r, "node_key");
+	f->first_parameter = t->num_variables;
+	struct ct_variable *v = ct_thread_add_variable(t);
+	v->name = ct_report_strdup(&r, "n");
+	v->type = ct_report_strdup(&r, "const struct node *");
+	v->value = ct_report_strdup(&r, "0x0");
+	v->entry_value = v->value;
+	v = ct_thread_add_variable(t);
+	v->name = ct_report_strdup(&r, "why");
+	v->type = ct_report_strdup(&r, "char *");
+	v->optimized_out = true;
+	f->num_parameters = 2;
+	f->has_locals = true;
+	f->first_local = t->num_variables;
+	f = ct_thread_add_frame(t);
+	f->pc = 0x20;
+	f->trust = CT_TRUST_CALL_SITE;
+	f->tail_call = true;
+	char *out = write_report(&r, true, false, NULL);
+	json_t *j = parse(out);
+	json_t *f0 = frame_of(j, 0, 0), *f1 = frame_of(j, 0, 1);
+	json_t *params = json_object_get(f0, "parameters");
+	CHECK_EQ(json_array_size(params), 2);
+	json_t *p0 = json_array_get(params, 0), *p1 = json_array_get(params, 1);
+	CHECK_STR(json_string_value(json_object_get(p0, "name")), "n");
+	CHECK_STR(json_string_value(json_object_get(p0, "type")), "const struct node *");
+	CHECK_STR(json_string_value(json_object_get(p0, "value")), "0x0");
+	CHECK_STR(json_string_value(json_object_get(p0, "entry_value")), "0x0");
+	CHECK(json_object_get(p0, "optimized_out") == NULL);
+	CHECK(json_is_null(json_object_get(p1, "value")));
+	CHECK(json_is_true(json_object_get(p1, "optimized_out")));
+	CHECK(json_object_get(p1, "entry_value") == NULL);
+	// Locals looked for and none found: an empty array; not looked for: no key.
+	CHECK(json_is_array(json_object_get(f0, "locals")) && json_array_size(json_object_get(f0, "locals")) == 0);
+	CHECK(json_object_get(f1, "locals") == NULL);
+	CHECK(json_is_true(json_object_get(f1, "tail_call")));
+	CHECK(json_object_get(f0, "tail_call") == NULL);
+	CHECK_STR(json_string_value(json_object_get(f1, "trust")), "call-site");
 	json_decref(j);
 	free(out);
 	ct_report_deinit(&r);

@@ -1,0 +1,509 @@
+// The DWARF expression stack machine (DWARF 5 section 2.5/2.6), over libdw's decoded operations.
+#include <dwarf.h>
+#include <string.h>
+
+#include "values/dwarf_expr.h"
+
+static const char *const status_names[CT_EXPR_NUM_] = {
+	[CT_EXPR_OK] = "ok",
+	[CT_EXPR_NO_REGISTER] = "register not saved",
+	[CT_EXPR_UNREADABLE] = "unreadable memory",
+	[CT_EXPR_UNSUPPORTED] = "unsupported DWARF operation",
+	[CT_EXPR_CORRUPT] = "malformed DWARF expression",
+	[CT_EXPR_LIMIT] = "DWARF expression too long",
+	[CT_EXPR_NO_ENTRY_VALUE] = "entry value unknown",
+};
+
+const char *ct_expr_status_to_string(enum ct_expr_status status)
+{
+	return (unsigned)status < CT_EXPR_NUM_ ? status_names[status] : "?";
+}
+
+struct machine {
+	const struct ct_expr_ctx *ctx;
+	uint64_t stack[CT_EXPR_MAX_STACK];
+	size_t depth;
+	struct ct_expr_result res;
+	uint64_t mask; // address-size mask: arithmetic wraps as on the target
+};
+
+static bool fail(struct machine *m, enum ct_expr_status st, unsigned atom)
+{
+	m->res.status = st;
+	m->res.atom = atom;
+	return false;
+}
+
+static bool push(struct machine *m, uint64_t v)
+{
+	if (m->depth == CT_EXPR_MAX_STACK)
+		return fail(m, CT_EXPR_LIMIT, 0);
+	m->stack[m->depth++] = v & m->mask;
+	return true;
+}
+
+static bool pop(struct machine *m, uint64_t *v)
+{
+	if (!m->depth)
+		return fail(m, CT_EXPR_CORRUPT, 0);
+	*v = m->stack[--m->depth];
+	return true;
+}
+
+static bool reg(struct machine *m, unsigned regno, uint64_t *ret)
+{
+	const struct ct_expr_ops *o = m->ctx->ops;
+	if (!o->reg || !o->reg(m->ctx->arg, regno, ret))
+		return fail(m, CT_EXPR_NO_REGISTER, regno);
+	return true;
+}
+
+static bool deref(struct machine *m, uint64_t addr, size_t size, uint64_t *ret)
+{
+	const struct ct_expr_ops *o = m->ctx->ops;
+	uint8_t buf[8] = { 0 };
+	if (size == 0 || size > 8)
+		return fail(m, CT_EXPR_CORRUPT, DW_OP_deref_size);
+	if (!o->mem || !o->mem(m->ctx->arg, addr, buf, size)) {
+		m->res.fault_address = addr;
+		return fail(m, CT_EXPR_UNREADABLE, DW_OP_deref);
+	}
+	uint64_t v = 0;
+	for (size_t i = 0; i < size; i++) {
+		size_t b = m->ctx->big_endian ? i : size - 1 - i;
+		v = v << 8 | buf[b];
+	}
+	*ret = v;
+	return true;
+}
+
+static int64_t sext(uint64_t v, uint64_t mask)
+{
+	// Values on the stack are address-sized; signed operations see them sign-extended.
+	if (mask == UINT64_MAX)
+		return (int64_t)v;
+	uint64_t sign = (mask >> 1) + 1;
+	return (int64_t)((v & mask) ^ sign) - (int64_t)sign;
+}
+
+// Index of the operation at byte offset @p target, or -1.
+static long op_at(const Dwarf_Op *ops, size_t n, Dwarf_Word target)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ops[mid].offset < target)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < n && ops[lo].offset == target)
+		return (long)lo;
+	return -1;
+}
+
+// Byte offset just past operation @p i (the branch base of DW_OP_skip/bra).
+static Dwarf_Word op_end(const Dwarf_Op *ops, size_t i)
+{
+	// skip and bra are 3 bytes: the opcode and a 2-byte offset.
+	return ops[i].offset + 3;
+}
+
+enum loc_kind { LOC_NONE, LOC_MEMORY, LOC_REGISTER, LOC_VALUE, LOC_IMPLICIT };
+
+// Runs the machine. *kind says what the expression ended with, for the caller to turn into a
+// location piece; pieces are emitted through @p loc as DW_OP_piece operations are met.
+static bool run(struct machine *m, const Dwarf_Op *ops, size_t n, struct ct_location *loc)
+{
+	const struct ct_expr_ops *o = m->ctx->ops;
+	enum loc_kind kind = LOC_NONE;
+	unsigned regno = 0;
+	const uint8_t *bytes = NULL;
+	size_t num_bytes = 0;
+	size_t steps = 0;
+	size_t addr_size = m->ctx->addr_size;
+	for (size_t i = 0; i < n; i++) {
+		if (++steps > CT_EXPR_MAX_STEPS)
+			return fail(m, CT_EXPR_LIMIT, 0);
+		const Dwarf_Op *op = &ops[i];
+		uint8_t atom = op->atom;
+		uint64_t a, b, c;
+		// After a register, stack value or implicit value only a piece may follow.
+		if (kind != LOC_NONE && kind != LOC_MEMORY && atom != DW_OP_piece && atom != DW_OP_bit_piece)
+			return fail(m, CT_EXPR_CORRUPT, atom);
+		if (atom >= DW_OP_lit0 && atom <= DW_OP_lit31) {
+			if (!push(m, atom - DW_OP_lit0))
+				return false;
+			continue;
+		}
+		if (atom >= DW_OP_reg0 && atom <= DW_OP_reg31) {
+			kind = LOC_REGISTER;
+			regno = atom - DW_OP_reg0;
+			continue;
+		}
+		if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31) {
+			if (!reg(m, atom - DW_OP_breg0, &a) || !push(m, a + (uint64_t)(int64_t)op->number))
+				return false;
+			continue;
+		}
+		switch (atom) {
+		case DW_OP_addr:
+		case DW_OP_addrx:
+		case DW_OP_constx:
+		case DW_OP_GNU_addr_index:
+		case DW_OP_GNU_const_index: {
+			if (!o->address)
+				return fail(m, CT_EXPR_UNSUPPORTED, atom);
+			enum ct_expr_status st = o->address(m->ctx->arg, op, &a);
+			if (st != CT_EXPR_OK)
+				return fail(m, st, atom);
+			if (!push(m, a))
+				return false;
+			break;
+		}
+		case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u: case DW_OP_const8u:
+		case DW_OP_const1s: case DW_OP_const2s: case DW_OP_const4s: case DW_OP_const8s:
+		case DW_OP_constu: case DW_OP_consts:
+			// libdw sign-extends the signed forms into number already.
+			if (!push(m, op->number))
+				return false;
+			break;
+		case DW_OP_dup:
+			if (!m->depth)
+				return fail(m, CT_EXPR_CORRUPT, atom);
+			if (!push(m, m->stack[m->depth - 1]))
+				return false;
+			break;
+		case DW_OP_drop:
+			if (!pop(m, &a))
+				return false;
+			break;
+		case DW_OP_over:
+			if (m->depth < 2)
+				return fail(m, CT_EXPR_CORRUPT, atom);
+			if (!push(m, m->stack[m->depth - 2]))
+				return false;
+			break;
+		case DW_OP_pick:
+			if (op->number >= m->depth)
+				return fail(m, CT_EXPR_CORRUPT, atom);
+			if (!push(m, m->stack[m->depth - 1 - op->number]))
+				return false;
+			break;
+		case DW_OP_swap:
+			if (m->depth < 2)
+				return fail(m, CT_EXPR_CORRUPT, atom);
+			a = m->stack[m->depth - 1];
+			m->stack[m->depth - 1] = m->stack[m->depth - 2];
+			m->stack[m->depth - 2] = a;
+			break;
+		case DW_OP_rot:
+			if (m->depth < 3)
+				return fail(m, CT_EXPR_CORRUPT, atom);
+			a = m->stack[m->depth - 1];
+			m->stack[m->depth - 1] = m->stack[m->depth - 2];
+			m->stack[m->depth - 2] = m->stack[m->depth - 3];
+			m->stack[m->depth - 3] = a;
+			break;
+		case DW_OP_deref:
+			if (!pop(m, &a) || !deref(m, a, addr_size, &b) || !push(m, b))
+				return false;
+			break;
+		case DW_OP_deref_size:
+			if (!pop(m, &a) || !deref(m, a, (size_t)op->number, &b) || !push(m, b))
+				return false;
+			break;
+		case DW_OP_deref_type:
+		case DW_OP_GNU_deref_type:
+			// Typed stack (DWARF 5): integer base types only; the size is the operand.
+			if (!pop(m, &a) || !deref(m, a, (size_t)op->number, &b) || !push(m, b))
+				return false;
+			break;
+		case DW_OP_abs:
+			if (!pop(m, &a))
+				return false;
+			if (!push(m, sext(a, m->mask) < 0 ? -a : a))
+				return false;
+			break;
+		case DW_OP_neg:
+			if (!pop(m, &a) || !push(m, -a))
+				return false;
+			break;
+		case DW_OP_not:
+			if (!pop(m, &a) || !push(m, ~a))
+				return false;
+			break;
+		case DW_OP_plus_uconst:
+			if (!pop(m, &a) || !push(m, a + op->number))
+				return false;
+			break;
+		case DW_OP_and: case DW_OP_div: case DW_OP_minus: case DW_OP_mod: case DW_OP_mul:
+		case DW_OP_or: case DW_OP_plus: case DW_OP_shl: case DW_OP_shr: case DW_OP_shra:
+		case DW_OP_xor: case DW_OP_eq: case DW_OP_ge: case DW_OP_gt: case DW_OP_le:
+		case DW_OP_lt: case DW_OP_ne: {
+			if (!pop(m, &b) || !pop(m, &a))
+				return false;
+			int64_t sa = sext(a, m->mask), sb = sext(b, m->mask);
+			switch (atom) {
+			case DW_OP_and: c = a & b; break;
+			case DW_OP_div:
+				if (sb == 0 || (sb == -1 && sa == INT64_MIN))
+					return fail(m, CT_EXPR_CORRUPT, atom);
+				c = (uint64_t)(sa / sb);
+				break;
+			case DW_OP_mod:
+				if (b == 0)
+					return fail(m, CT_EXPR_CORRUPT, atom);
+				c = a % b;
+				break;
+			case DW_OP_minus: c = a - b; break;
+			case DW_OP_mul: c = a * b; break;
+			case DW_OP_or: c = a | b; break;
+			case DW_OP_plus: c = a + b; break;
+			case DW_OP_shl: c = b >= 64 ? 0 : a << b; break;
+			case DW_OP_shr: c = b >= 64 ? 0 : a >> b; break;
+			case DW_OP_shra: c = (uint64_t)(b >= 64 ? (sa < 0 ? -1 : 0) : sa >> b); break;
+			case DW_OP_xor: c = a ^ b; break;
+			case DW_OP_eq: c = sa == sb; break;
+			case DW_OP_ge: c = sa >= sb; break;
+			case DW_OP_gt: c = sa > sb; break;
+			case DW_OP_le: c = sa <= sb; break;
+			case DW_OP_lt: c = sa < sb; break;
+			default: c = sa != sb; break;
+			}
+			if (!push(m, c))
+				return false;
+			break;
+		}
+		case DW_OP_skip:
+		case DW_OP_bra: {
+			if (atom == DW_OP_bra) {
+				if (!pop(m, &a))
+					return false;
+				if (a == 0)
+					break;
+			}
+			Dwarf_Word target = op_end(ops, i) + (Dwarf_Word)(int64_t)(int16_t)op->number;
+			long j = op_at(ops, n, target);
+			if (j < 0) {
+				// Branching to one past the last operation ends the expression.
+				if (n && target > ops[n - 1].offset) {
+					i = n - 1;
+					break;
+				}
+				return fail(m, CT_EXPR_CORRUPT, atom);
+			}
+			i = (size_t)j - 1; // the loop's i++ lands on j
+			break;
+		}
+		case DW_OP_regx:
+			kind = LOC_REGISTER;
+			regno = (unsigned)op->number;
+			break;
+		case DW_OP_bregx:
+			if (!reg(m, (unsigned)op->number, &a) || !push(m, a + op->number2))
+				return false;
+			break;
+		case DW_OP_regval_type:
+		case DW_OP_GNU_regval_type:
+			if (!reg(m, (unsigned)op->number, &a) || !push(m, a))
+				return false;
+			break;
+		case DW_OP_const_type:
+		case DW_OP_GNU_const_type: {
+			// libdw: number is the type DIE offset, number2 points at a length-prefixed block.
+			const uint8_t *blk = (const uint8_t *)(uintptr_t)op->number2;
+			if (!blk || blk[0] == 0 || blk[0] > 8)
+				return fail(m, CT_EXPR_UNSUPPORTED, atom);
+			a = 0;
+			for (size_t k = 0; k < blk[0]; k++) {
+				size_t bi = m->ctx->big_endian ? k : blk[0] - 1 - k;
+				a = a << 8 | blk[1 + bi];
+			}
+			if (!push(m, a))
+				return false;
+			break;
+		}
+		case DW_OP_convert:
+		case DW_OP_GNU_convert:
+		case DW_OP_reinterpret:
+		case DW_OP_GNU_reinterpret:
+			// Integer conversions between same-sized base types: the bits stay.
+			if (!m->depth)
+				return fail(m, CT_EXPR_CORRUPT, atom);
+			break;
+		case DW_OP_fbreg: {
+			if (!o->frame_base)
+				return fail(m, CT_EXPR_UNSUPPORTED, atom);
+			enum ct_expr_status st = o->frame_base(m->ctx->arg, &a);
+			if (st != CT_EXPR_OK)
+				return fail(m, st, atom);
+			if (!push(m, a + (uint64_t)(int64_t)op->number))
+				return false;
+			break;
+		}
+		case DW_OP_call_frame_cfa:
+			if (!o->cfa || !o->cfa(m->ctx->arg, &a))
+				return fail(m, CT_EXPR_NO_REGISTER, atom);
+			if (!push(m, a))
+				return false;
+			break;
+		case DW_OP_entry_value:
+		case DW_OP_GNU_entry_value: {
+			if (!o->entry_value)
+				return fail(m, CT_EXPR_NO_ENTRY_VALUE, atom);
+			enum ct_expr_status st = o->entry_value(m->ctx->arg, op, &a);
+			if (st != CT_EXPR_OK)
+				return fail(m, st, atom);
+			if (!push(m, a))
+				return false;
+			break;
+		}
+		case DW_OP_nop:
+			break;
+		case DW_OP_stack_value:
+			kind = LOC_VALUE;
+			break;
+		case DW_OP_implicit_value: {
+			if (!o->implicit)
+				return fail(m, CT_EXPR_UNSUPPORTED, atom);
+			enum ct_expr_status st = o->implicit(m->ctx->arg, op, &bytes, &num_bytes);
+			if (st != CT_EXPR_OK)
+				return fail(m, st, atom);
+			kind = LOC_IMPLICIT;
+			break;
+		}
+		case DW_OP_piece:
+		case DW_OP_bit_piece: {
+			uint64_t size = op->number;
+			if (atom == DW_OP_bit_piece) {
+				// Only whole bytes at offset 0; sub-byte pieces (bit-fields in registers) are rare.
+				if (size % 8 || op->number2)
+					return fail(m, CT_EXPR_UNSUPPORTED, atom);
+				size /= 8;
+			}
+			if (loc->num_pieces == CT_EXPR_MAX_PIECES || size == 0)
+				return fail(m, loc->num_pieces == CT_EXPR_MAX_PIECES ? CT_EXPR_LIMIT : CT_EXPR_CORRUPT, atom);
+			struct ct_piece *p = &loc->pieces[loc->num_pieces++];
+			*p = (struct ct_piece){ .size = size };
+			switch (kind) {
+			case LOC_NONE:
+				// An empty piece (no location before it): that part is optimized out. A
+				// value left on the stack by an earlier operation is a memory address.
+				if (m->depth) {
+					p->kind = CT_PIECE_MEMORY;
+					p->address = m->stack[--m->depth];
+				} else {
+					p->kind = CT_PIECE_OPTIMIZED;
+				}
+				break;
+			case LOC_MEMORY: break;
+			case LOC_REGISTER: p->kind = CT_PIECE_REGISTER; p->reg = regno; break;
+			case LOC_VALUE:
+				if (!pop(m, &p->value))
+					return false;
+				p->kind = CT_PIECE_VALUE;
+				break;
+			case LOC_IMPLICIT:
+				p->kind = CT_PIECE_IMPLICIT;
+				p->bytes = bytes;
+				p->num_bytes = num_bytes;
+				break;
+			}
+			kind = LOC_NONE;
+			m->depth = 0;
+			break;
+		}
+		default:
+			// DW_OP_form_tls_address, DW_OP_GNU_push_tls_address, DW_OP_implicit_pointer,
+			// DW_OP_push_object_address, DW_OP_call2/4/ref, DW_OP_xderef, vendor operations.
+			return fail(m, CT_EXPR_UNSUPPORTED, atom);
+		}
+	}
+	if (loc->num_pieces) {
+		// Trailing operations after the last piece describe nothing.
+		return true;
+	}
+	struct ct_piece *p = &loc->pieces[0];
+	*p = (struct ct_piece){ 0 };
+	switch (kind) {
+	case LOC_NONE:
+	case LOC_MEMORY:
+		if (n == 0)
+			return true; // empty: optimized out
+		if (!pop(m, &p->address))
+			return false;
+		p->kind = CT_PIECE_MEMORY;
+		break;
+	case LOC_REGISTER: p->kind = CT_PIECE_REGISTER; p->reg = regno; break;
+	case LOC_VALUE:
+		if (!pop(m, &p->value))
+			return false;
+		p->kind = CT_PIECE_VALUE;
+		break;
+	case LOC_IMPLICIT:
+		p->kind = CT_PIECE_IMPLICIT;
+		p->bytes = bytes;
+		p->num_bytes = num_bytes;
+		p->size = num_bytes;
+		break;
+	}
+	loc->num_pieces = 1;
+	return true;
+}
+
+static void machine_init(struct machine *m, const struct ct_expr_ctx *ctx)
+{
+	m->ctx = ctx;
+	m->depth = 0;
+	m->res = (struct ct_expr_result){ .status = CT_EXPR_OK };
+	m->mask = ctx->addr_size >= 8 ? UINT64_MAX : (1ULL << (ctx->addr_size * 8)) - 1;
+}
+
+struct ct_expr_result ct_dwarf_expr_location(const struct ct_expr_ctx *ctx, const Dwarf_Op *ops, size_t n,
+					     struct ct_location *ret)
+{
+	struct machine m;
+	machine_init(&m, ctx);
+	struct ct_location loc;
+	loc.num_pieces = 0;
+	if (run(&m, ops, n, &loc))
+		*ret = loc;
+	return m.res;
+}
+
+struct ct_expr_result ct_dwarf_expr_value(const struct ct_expr_ctx *ctx, const Dwarf_Op *ops, size_t n,
+					  uint64_t *ret)
+{
+	struct machine m;
+	machine_init(&m, ctx);
+	struct ct_location loc;
+	loc.num_pieces = 0;
+	if (!run(&m, ops, n, &loc))
+		return m.res;
+	if (loc.num_pieces != 1 || loc.pieces[0].size) {
+		m.res.status = loc.num_pieces ? CT_EXPR_UNSUPPORTED : CT_EXPR_CORRUPT;
+		return m.res;
+	}
+	const struct ct_piece *p = &loc.pieces[0];
+	uint64_t v = 0;
+	switch (p->kind) {
+	case CT_PIECE_MEMORY: v = p->address; break; // the value computed is the top of the stack
+	case CT_PIECE_VALUE: v = p->value; break;
+	case CT_PIECE_REGISTER:
+		if (!reg(&m, p->reg, &v))
+			return m.res;
+		break;
+	case CT_PIECE_IMPLICIT:
+		for (size_t i = 0; i < p->num_bytes && i < 8; i++) {
+			size_t b = ctx->big_endian ? i : (p->num_bytes < 8 ? p->num_bytes : 8) - 1 - i;
+			v = v << 8 | p->bytes[b];
+		}
+		break;
+	case CT_PIECE_OPTIMIZED:
+		m.res.status = CT_EXPR_CORRUPT;
+		return m.res;
+	}
+	*ret = v & m.mask;
+	return m.res;
+}

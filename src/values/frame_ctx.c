@@ -1,0 +1,217 @@
+// A frame's evaluation context: its registers as the unwinder recovered them, its CFA and frame
+// base, the dump's memory, and the callbacks the expression evaluator calls.
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "values/internal.h"
+
+bool ct_frame_read(struct ct_session *s, uint64_t addr, void *buf, size_t len)
+{
+	return ct_modules_read_code(s, addr, buf, len);
+}
+
+static bool reg_cb(void *arg, unsigned regno, uint64_t *ret)
+{
+	struct ct_frame_ctx *fc = arg;
+	return ct_raw_frame_reg(fc->raw, &fc->raw->frames[fc->index], regno, ret);
+}
+
+static bool mem_cb(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	struct ct_frame_ctx *fc = arg;
+	return ct_frame_read(fc->s, addr, buf, len);
+}
+
+// The CFA by the frame's own CFI, evaluated with its registers.
+static bool cfa_from_cfi(struct ct_frame_ctx *fc, uint64_t *ret)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(fc->s->dwfl, fc->lookup);
+	if (!mod)
+		return false;
+	for (int i = 0; i < 2; i++) {
+		Dwarf_Addr bias;
+		Dwarf_CFI *cfi = i == 0 ? dwfl_module_eh_cfi(mod, &bias) : dwfl_module_dwarf_cfi(mod, &bias);
+		Dwarf_Frame *frame = NULL;
+		if (!cfi || dwarf_cfi_addrframe(cfi, fc->lookup - bias, &frame) != 0)
+			continue;
+		Dwarf_Op *ops = NULL;
+		size_t n = 0;
+		bool ok = false;
+		if (dwarf_frame_cfa(frame, &ops, &n) == 0) {
+			// CFA rules never use the CFA or a frame base themselves.
+			struct ct_expr_ops o = { .reg = reg_cb, .mem = mem_cb };
+			struct ct_expr_ctx ctx = fc->expr;
+			ctx.ops = &o;
+			ok = ct_dwarf_expr_value(&ctx, ops, n, ret).status == CT_EXPR_OK;
+		}
+		free(frame);
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
+static bool cfa_cb(void *arg, uint64_t *ret)
+{
+	struct ct_frame_ctx *fc = arg;
+	if (!fc->cfa_done) {
+		fc->cfa_done = true;
+		const struct ct_raw_frame *next = fc->index + 1 < fc->raw->count ? &fc->raw->frames[fc->index + 1] : NULL;
+		// A caller unwound through this frame's CFI has sp = this frame's CFA (every supported
+		// ABI defines the CFA as the caller's sp): no second CFI lookup on deep stacks.
+		if (next && !next->tail_call && next->trust == CT_TRUST_CFI && next->has_sp) {
+			fc->cfa = next->sp;
+			fc->has_cfa = true;
+		} else if (!fc->raw->frames[fc->index].tail_call) {
+			fc->has_cfa = cfa_from_cfi(fc, &fc->cfa);
+		}
+	}
+	*ret = fc->cfa;
+	return fc->has_cfa;
+}
+
+bool ct_frame_expr(struct ct_frame_ctx *fc, Dwarf_Attribute *attr, uint64_t module_pc, Dwarf_Op **ops, size_t *n)
+{
+	// dwarf_getlocation_addr handles both a single expression and a location list.
+	int r = dwarf_getlocation_addr(attr, module_pc, ops, n, 1);
+	(void)fc;
+	return r == 1;
+}
+
+static enum ct_expr_status frame_base_cb(void *arg, uint64_t *ret)
+{
+	struct ct_frame_ctx *fc = arg;
+	if (!fc->fb_done) {
+		fc->fb_done = true;
+		fc->fb_status = CT_EXPR_NO_REGISTER;
+		// The scope cache owns the frame base's description: looked up once per pc.
+		struct ct_scope *sc = (struct ct_scope *)fc->scope;
+		if (sc && sc->subprogram >= 0 && !sc->fb_looked_up) {
+			sc->fb_looked_up = true;
+			Dwarf_Die sub = sc->dies[sc->subprogram];
+			if (!dwarf_attr_integrate(&sub, DW_AT_frame_base, &sc->fb_attr))
+				sc->fb_attr.cu = NULL;
+			else if (dwarf_whatform(&sc->fb_attr) == DW_FORM_exprloc)
+				sc->fb_single = dwarf_getlocation(&sc->fb_attr, &sc->fb_ops, &sc->fb_num_ops) == 0;
+		}
+		Dwarf_Op *ops = sc ? sc->fb_ops : NULL;
+		size_t n = sc ? sc->fb_num_ops : 0;
+		if (sc && sc->subprogram >= 0) {
+			Dwarf_Attribute attr = sc->fb_attr;
+			if (!attr.cu || (!sc->fb_single && !ct_frame_expr(fc, &attr, fc->lookup - sc->bias, &ops, &n))) {
+				fc->fb_status = CT_EXPR_CORRUPT;
+			} else {
+				Dwarf_Attribute *saved = fc->attr;
+				fc->attr = &attr;
+				struct ct_expr_result r = ct_dwarf_expr_value(&fc->expr, ops, n, &fc->fb);
+				fc->attr = saved;
+				fc->fb_status = r.status;
+			}
+		}
+	}
+	*ret = fc->fb;
+	return fc->fb_status;
+}
+
+static enum ct_expr_status address_cb(void *arg, const Dwarf_Op *op, uint64_t *ret)
+{
+	struct ct_frame_ctx *fc = arg;
+	uint64_t bias = fc->scope ? fc->scope->bias : 0;
+	if (op->atom == DW_OP_addr) {
+		*ret = op->number + bias;
+		return CT_EXPR_OK;
+	}
+	Dwarf_Attribute res;
+	if (!fc->attr || dwarf_getlocation_attr(fc->attr, (Dwarf_Op *)op, &res) != 0)
+		return CT_EXPR_CORRUPT;
+	if (op->atom == DW_OP_addrx || op->atom == DW_OP_GNU_addr_index) {
+		Dwarf_Addr a;
+		if (dwarf_formaddr(&res, &a) != 0)
+			return CT_EXPR_CORRUPT;
+		*ret = a + bias;
+		return CT_EXPR_OK;
+	}
+	// DW_OP_constx: an address-sized constant that is not relocated (a TLS offset).
+	Dwarf_Word w;
+	if (dwarf_formudata(&res, &w) != 0)
+		return CT_EXPR_CORRUPT;
+	*ret = w;
+	return CT_EXPR_OK;
+}
+
+static enum ct_expr_status implicit_cb(void *arg, const Dwarf_Op *op, const uint8_t **bytes, size_t *len)
+{
+	struct ct_frame_ctx *fc = arg;
+	Dwarf_Block block;
+	if (!fc->attr || dwarf_getlocation_implicit_value(fc->attr, op, &block) != 0)
+		return CT_EXPR_CORRUPT;
+	*bytes = block.data;
+	*len = block.length;
+	return CT_EXPR_OK;
+}
+
+static enum ct_expr_status entry_value_cb(void *arg, const Dwarf_Op *op, uint64_t *ret)
+{
+	struct ct_frame_ctx *fc = arg;
+	Dwarf_Attribute sub;
+	Dwarf_Op *ops;
+	size_t n;
+	if (!fc->attr || dwarf_getlocation_attr(fc->attr, (Dwarf_Op *)op, &sub) != 0 ||
+	    dwarf_getlocation(&sub, &ops, &n) != 0 || n != 1)
+		return CT_EXPR_UNSUPPORTED;
+	// DW_OP_entry_value(DW_OP_regN) as GCC emits it; DW_OP_bregN 0 is the same register value.
+	unsigned regno;
+	uint8_t a = ops[0].atom;
+	if (a >= DW_OP_reg0 && a <= DW_OP_reg31)
+		regno = a - DW_OP_reg0;
+	else if (a == DW_OP_regx)
+		regno = (unsigned)ops[0].number;
+	else if (a >= DW_OP_breg0 && a <= DW_OP_breg31 && ops[0].number == 0)
+		regno = a - DW_OP_breg0;
+	else
+		return CT_EXPR_UNSUPPORTED;
+	return ct_entry_register(fc, regno, ret);
+}
+
+static const struct ct_expr_ops frame_ops = {
+	.reg = reg_cb,
+	.mem = mem_cb,
+	.frame_base = frame_base_cb,
+	.cfa = cfa_cb,
+	.entry_value = entry_value_cb,
+	.address = address_cb,
+	.implicit = implicit_cb,
+};
+
+void ct_frame_ctx_init(struct ct_frame_ctx *fc, struct ct_session *s, const struct ct_raw_stack *raw, size_t index,
+		       int entry_depth)
+{
+	const struct ct_raw_frame *f = &raw->frames[index];
+	memset(fc, 0, sizeof(*fc));
+	fc->s = s;
+	fc->raw = raw;
+	fc->index = index;
+	fc->lookup = f->exact || f->pc == 0 ? f->pc : f->pc - 1;
+	fc->scope = ct_scope_lookup(s, fc->lookup);
+	fc->entry_depth = entry_depth;
+	fc->expr.ops = &frame_ops;
+	fc->expr.arg = fc;
+	fc->expr.addr_size = s->core->arch->pointer_size;
+	fc->expr.big_endian = s->core->big_endian;
+}
+
+struct ct_expr_result ct_frame_eval_value(struct ct_frame_ctx *fc, Dwarf_Attribute *attr, uint64_t *ret)
+{
+	Dwarf_Op *ops;
+	size_t n;
+	struct ct_expr_result r = { .status = CT_EXPR_CORRUPT };
+	uint64_t pc = fc->scope ? fc->lookup - fc->scope->bias : fc->lookup;
+	if (!ct_frame_expr(fc, attr, pc, &ops, &n))
+		return r;
+	Dwarf_Attribute *saved = fc->attr;
+	fc->attr = attr;
+	r = ct_dwarf_expr_value(&fc->expr, ops, n, ret);
+	fc->attr = saved;
+	return r;
+}

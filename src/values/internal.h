@@ -1,0 +1,199 @@
+/**
+ * @file internal.h
+ * Shared between the files of src/values/: the DWARF scope of a pc, a frame's evaluation context
+ * (its registers, CFA and frame base for the expression evaluator), call sites, rendering.
+ */
+#ifndef CT_VALUES_INTERNAL_H
+#define CT_VALUES_INTERNAL_H
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "modules/modules.h"
+#include "unwind/unwind.h"
+#include "values/dwarf_expr.h"
+#include "values/limits.h"
+#include "values/values.h"
+
+/** DIEs of one scope chain: inline levels and lexical blocks (deeper chains are cut). */
+#define CT_SCOPE_MAX_DIES 48
+
+/** The DWARF scopes holding an address, innermost first, as the DIEs' real parents nest them. */
+struct ct_scope {
+	uint64_t addr; /**< absolute lookup address (pc, or pc - 1 for a caller) */
+	Dwfl_Module *mod; /**< borrowed from the session's Dwfl */
+	Dwarf_Addr bias; /**< DWARF address + bias = address in the process */
+	/** Lexical blocks, inlined subroutines, the subprogram (last ones: namespaces, the CU). */
+	Dwarf_Die dies[CT_SCOPE_MAX_DIES];
+	int num;
+	/** Index in dies of the physical function's DW_TAG_subprogram, -1 when none. */
+	int subprogram;
+	bool cxx; /**< the CU's language is C++ (type names without "struct ") */
+	/** The variables of every inline level, described on first use (frame_values.c); owned. */
+	struct ct_var_desc *vars;
+	size_t num_vars, cap_vars;
+	size_t num_levels;
+	bool described;
+	/** The physical function's DW_AT_frame_base when it is a single expression (fb_single). */
+	bool fb_looked_up, fb_single;
+	Dwarf_Attribute fb_attr;
+	Dwarf_Op *fb_ops;
+	size_t fb_num_ops;
+};
+
+struct scope_slot;
+struct site_slot;
+
+/** Direct-mapped caches: deep recursion repeats the same pairs of pcs. */
+#define CT_VALUES_CHAIN_CACHE 256
+#define CT_VALUES_NAME_CACHE 256
+#define CT_VALUES_CALLS_CACHE 256
+
+/** Whether a call site (by its DIE's address) calls the function of a scope. */
+struct ct_calls_result {
+	const void *site;
+	const void *callee;
+	int calls;
+};
+
+/** A tail-call search's outcome for one (caller return address, callee lookup pc) pair. */
+struct ct_chain_result {
+	uint64_t caller_pc, callee_pc;
+	bool used;
+	size_t num_found; /**< 0 none, 1 unique, 2 ambiguous */
+	uint64_t pcs[CT_TAILCALL_MAX_CHAIN];
+	size_t len;
+	uint64_t target;
+};
+
+/** A function symbol looked up by name in one module. */
+struct ct_name_result {
+	const void *mod;
+	const char *name; /**< borrowed from the DWARF string table (stable while the Dwarf lives) */
+	bool found;
+	uint64_t address;
+};
+
+struct ct_values {
+	struct scope_slot *scopes;
+	size_t num_scopes, used_scopes;
+	struct site_slot *sites;
+	size_t num_sites, used_sites;
+	/** Characters of value text produced so far (CT_VALUES_MAX_TEXT). */
+	size_t text_total;
+	bool text_capped;
+	/** Scratch object for one value (8 KiB: kept off the stack, allocated once); owned. */
+	struct ct_object *scratch;
+	struct ct_chain_result chains[CT_VALUES_CHAIN_CACHE];
+	struct ct_name_result names[CT_VALUES_NAME_CACHE];
+	struct ct_calls_result calls[CT_VALUES_CALLS_CACHE];
+};
+
+/** The scope chain of @p addr, cached for the session; NULL when there is no DWARF for it. */
+const struct ct_scope *ct_scope_lookup(struct ct_session *s, uint64_t addr);
+
+/** The DIE at the root of @p die's DW_AT_abstract_origin / DW_AT_specification links. */
+void ct_die_origin(Dwarf_Die *die, Dwarf_Die *ret);
+/** Linkage name, else name, of @p die through its origins; NULL when none. Borrowed from libdw. */
+const char *ct_die_function_name(Dwarf_Die *die);
+
+/** A frame as the expression evaluator sees it. */
+struct ct_frame_ctx {
+	struct ct_session *s;
+	const struct ct_raw_stack *raw;
+	size_t index; /**< in raw */
+	uint64_t lookup; /**< pc for exact frames, pc - 1 for callers */
+	const struct ct_scope *scope; /**< NULL without DWARF */
+	/** The attribute being evaluated (DW_OP_addrx, implicit and entry values read through it). */
+	Dwarf_Attribute *attr;
+	/** Entry values resolved on the way to this frame (CT_VALUES_MAX_ENTRY_DEPTH). */
+	int entry_depth;
+	bool cfa_done, has_cfa;
+	uint64_t cfa;
+	bool fb_done;
+	enum ct_expr_status fb_status;
+	uint64_t fb;
+	struct ct_expr_ctx expr;
+};
+
+/** Sets up @p fc for raw frame @p index. */
+void ct_frame_ctx_init(struct ct_frame_ctx *fc, struct ct_session *s, const struct ct_raw_stack *raw, size_t index,
+		       int entry_depth);
+/** Reads @p len bytes of process memory (the dump, else the module file for unmodified text). */
+bool ct_frame_read(struct ct_session *s, uint64_t addr, void *buf, size_t len);
+
+/**
+ * The expression of location attribute @p attr that holds at the frame's pc (a location list is
+ * searched; DW_FORM_exprloc is taken as is). False when none holds: optimized out there.
+ */
+bool ct_frame_expr(struct ct_frame_ctx *fc, Dwarf_Attribute *attr, uint64_t module_pc, Dwarf_Op **ops, size_t *n);
+
+/** Evaluates value expression attribute @p attr (DW_AT_call_value, …) in @p fc. */
+struct ct_expr_result ct_frame_eval_value(struct ct_frame_ctx *fc, Dwarf_Attribute *attr, uint64_t *ret);
+
+/**
+ * The call site in raw frame @p index's function whose return address is that frame's pc:
+ * *@p ret, and its module's bias. False when DWARF has none. Cached by address.
+ */
+bool ct_callsite_at(struct ct_session *s, const struct ct_raw_stack *raw, size_t index, Dwarf_Die *ret,
+		    Dwarf_Addr *bias_ret);
+
+/**
+ * Whether call site @p site (in frame @p caller of @p raw) calls the function whose scope is
+ * @p callee: 1 yes, 0 no, -1 unknown (an indirect call whose target cannot be computed).
+ */
+int ct_callsite_calls(struct ct_session *s, const struct ct_raw_stack *raw, size_t caller, Dwarf_Die *site,
+		      const struct ct_scope *callee);
+
+/** As ct_callsite_calls, by the call site's DW_AT_call_origin only (no registers needed). */
+int ct_callsite_origin_calls(struct ct_session *s, Dwarf_Die *site, const struct ct_scope *site_scope,
+			     const struct ct_scope *callee);
+/**
+ * The entry address of the function call site @p site (found in @p site_scope) calls directly:
+ * its definition's low pc, else the function symbol of its name in the site's module or @p also.
+ */
+bool ct_callsite_target_address(struct ct_session *s, Dwarf_Die *site, const struct ct_scope *site_scope,
+				Dwfl_Module *also, uint64_t *ret);
+/** True for a call site marked DW_AT_call_tail_call (DW_AT_GNU_tail_call). */
+bool ct_callsite_is_tail_call(Dwarf_Die *site);
+/** True when @p die is a DW_TAG_call_site or DW_TAG_GNU_call_site. */
+bool ct_callsite_is(Dwarf_Die *die);
+/** The return address of call site @p site (module-relative), or one past its DW_AT_call_pc. */
+bool ct_callsite_pc(Dwarf_Die *site, Dwarf_Addr *ret);
+
+/**
+ * The value DWARF register @p regno had at the entry of frame @p fc's function, from the caller's
+ * DW_TAG_call_site_parameter for that register.
+ */
+enum ct_expr_status ct_entry_register(struct ct_frame_ctx *fc, unsigned regno, uint64_t *ret);
+
+/** A bounded string builder: appends stop at the cap and mark the text cut. */
+struct ct_sbuf {
+	char *buf;
+	size_t len, cap;
+	bool cut;
+};
+void ct_sbuf_add(struct ct_sbuf *b, const char *s, size_t n);
+void ct_sbuf_printf(struct ct_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** Appends the C-like name of type @p type (NULL: void) to @p b. */
+void ct_render_type_name(struct ct_sbuf *b, Dwarf_Die *type, bool cxx, int depth);
+
+/** An object's bytes as read from its location; state[i] says whether byte i is known. */
+enum { CT_BYTE_OK, CT_BYTE_OPTIMIZED, CT_BYTE_UNREADABLE };
+struct ct_object {
+	uint8_t data[CT_VALUE_MAX_BYTES];
+	uint8_t state[CT_VALUE_MAX_BYTES];
+	size_t size; /**< bytes held (the object's size, capped) */
+	uint64_t address; /**< address of the object in memory, when has_address */
+	bool has_address;
+	uint64_t unreadable_at; /**< first unreadable address */
+};
+
+/** Renders @p obj of type @p type the way gdb prints it into @p b. */
+void ct_render_value(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, const struct ct_object *obj,
+		     size_t offset, bool cxx, int depth);
+
+#endif

@@ -1,0 +1,43 @@
+/**
+ * @file values.h
+ * Arguments and locals of frames, and tail-call frames, from DWARF (docs/unwinding.md "Values"):
+ *  - tail-call frames: when the call site at a caller's return address calls X but the callee
+ *    frame is Y, the unique chain of DW_AT_call_tail_call call sites X → … → Y is inserted (as gdb
+ *    does: nothing when there is more than one chain, and a diagnostic says so);
+ *  - values: location expressions evaluated against each frame's unwound registers and the dump's
+ *    memory, DW_OP_entry_value resolved through the caller's DW_TAG_call_site_parameter, rendered
+ *    as gdb prints them.
+ * Per-session caches (scopes by pc, call sites by return address) live in struct ct_values.
+ */
+#ifndef CT_VALUES_H
+#define CT_VALUES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "coretriage/report.h"
+#include "modules/modules.h"
+#include "unwind/unwind.h"
+
+struct ct_values;
+
+/** Creates the per-session caches; NULL when out of memory. */
+struct ct_values *ct_values_create(void);
+/** Frees the caches; accepts NULL. */
+void ct_values_destroy(struct ct_values *values);
+
+/**
+ * Inserts tail-call frames into @p raw (innermost first) where DWARF call sites say which
+ * functions ran in between. Ambiguous chains are left out with an info diagnostic for @p tid.
+ */
+void ct_values_tail_calls(struct ct_session *s, struct ct_raw_stack *raw, int tid);
+
+/**
+ * Fills the parameters (and, when @p locals, the locals) of @p t's frames [@p first, @p first +
+ * @p count), which are the inline expansion of raw frame @p index (innermost first). Values go
+ * into @p t's variable pool; problems into the report's diagnostics.
+ */
+void ct_values_frame(struct ct_session *s, const struct ct_raw_stack *raw, size_t index, struct ct_thread *t,
+		     size_t first, size_t count, bool locals);
+
+#endif
