@@ -84,8 +84,6 @@ def first_difference(a, b):
 # Cases where libunwind 1.6 stops early for a reason outside our unwinding: the dwfl walk must then
 # be a strict extension of libunwind's (same first frames, more of them); agreement is an XPASS.
 LIBUNWIND_STOPS = {
-    "rust-expect": "libunwind stops in Rust's panic_abort::abort (no caller found)",
-    "rust-unwrap": "libunwind stops in Rust's panic_abort::abort (no caller found)",
     "go-nil": "Go's runtime.sigreturn has no CFI: only our sigreturn step crosses it",
     "go-index": "Go's runtime.sigreturn has no CFI: only our sigreturn step crosses it",
 }
