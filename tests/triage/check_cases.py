@@ -16,6 +16,8 @@ import sys
 XFAIL = {
     "tc-rust-null": "Rust blame (issue 16): core::ptr::read_volatile<u64>, library code inlined from "
                     "/usr/src/rustc-*/library, is taken for the program's own code",
+    "tc-rust-v0": "Rust blame (issue 16): the program's own frames have no DWARF (no -g), so they are taken "
+                  "for runtime code and the first frame with DWARF, in the standard library, is blamed",
     "tc-rust-unwrap": "Rust panics (issue 16): blame lands in panic_abort, not the function that unwrapped",
     "tc-go-nil": "Go (issue 16 and docs/unwinding.md): the runtime re-raises SIGABRT on its signal stack and "
                  "Go's sigreturn trampoline has no CFI marking it a signal frame, so neither gdb nor "
