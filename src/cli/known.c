@@ -5,6 +5,7 @@
 
 #include "cli/known.h"
 #include "coretriage/report.h"
+#include "report/json_text.h"
 
 /** A version mark: "# signature-version: N" (or "# signature-version N") on its own line. */
 static bool version_mark(const char *line, long *ret)
@@ -76,7 +77,7 @@ bool ct_known_load(const char *path, struct ct_known *k)
 		} else {
 			k->num_unmarked++;
 		}
-		json_object_set_new(k->hashes, hash, url && url[0] != '#' ? json_string(url) : json_string(""));
+		json_object_set_new(k->hashes, hash, url && url[0] != '#' ? ct_json_text(url) : json_string(""));
 	}
 	free(line);
 	fclose(f);

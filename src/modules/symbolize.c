@@ -118,6 +118,9 @@ static size_t resolve(struct ct_session *s, uint64_t addr, struct ct_sym *out)
 	// ARM/AArch64 mapping symbols ("$x", "$d", "$a", "$t") mark code/data, they name nothing.
 	if (name && name[0] == '$')
 		name = NULL;
+	// Names count against the work budget: a dump can name a million distinct huge symbols.
+	if (name && !ct_budget_take(s->budget, CT_BUDGET_TEXT, strlen(name)))
+		name = NULL;
 	if (name) {
 		base.function = ct_demangle(s, name);
 		base.offset = off;
