@@ -1,6 +1,7 @@
 # Triage (issue #3): classifier rules and fact helpers (unit), and every crash case end to end.
 ct_add_unit_test(test_triage_classify ${CMAKE_CURRENT_LIST_DIR}/triage/test_classify.c)
 ct_add_unit_test(test_triage_facts ${CMAKE_CURRENT_LIST_DIR}/triage/test_facts.c)
+ct_add_unit_test(test_triage_crashes ${CMAKE_CURRENT_LIST_DIR}/triage/test_crashes.c)
 
 if(CT_PYTHON)
   # Each case of testdata/cases.tsv: crash.class and the blamed frame's function.
@@ -13,4 +14,11 @@ if(CT_PYTHON)
     COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/triage/casr_agreement.py
             ${CT_BIN} ${CT_SHARED_DIR}/corpus/external/casr)
   set_tests_properties(triage_casr_agreement PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()
+
+if(CT_PYTHON)
+  # Hangs (issue #12, docs/hangs.md): cycles, owners, blocking calls of the hang-* cores; no false deadlock.
+  add_test(NAME triage_hangs
+    COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/triage/check_hangs.py ${CT_BIN} ${CT_CORES_DIR})
+  set_tests_properties(triage_hangs PROPERTIES FIXTURES_REQUIRED cores TIMEOUT 300 SKIP_RETURN_CODE 77)
 endif()

@@ -346,7 +346,12 @@ static void attach_file(struct ct_session *s, struct ct_module_state *m)
 		m->match = 0;
 	// Without a file libdwfl still knows the range, so frames are attributed to the module.
 	m->dwfl_module = dwfl_report_module(s->dwfl, m->name, m->start, m->end);
-	if (!mismatch_seen && m->path && !m->is_vdso) {
+	if (!mismatch_seen && m->path && m->is_main && !o->safe) {
+		// The program itself: without it no frame of its own code has a name (issue 16).
+		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "executable-missing",
+			       "%s: executable not found (moved or deleted since the crash?); give it on the command line",
+			       m->path);
+	} else if (!mismatch_seen && m->path && !m->is_vdso) {
 		ct_report_diag(s->report, CT_SEVERITY_INFO, 0, "module-file-missing",
 			       "%s: file not found%s; frames in it are not symbolized", m->path,
 			       o->safe ? " (--safe: files named in the dump are not opened)" : "");
@@ -545,8 +550,9 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 		if (!read_memory_image(s, f->start, m)) {
 			// No ELF header in the dump (coredump_filter without bit 4, or a data file): the
 			// module can only come from a file, placed by its own program headers. Only the
-			// first mapping of a path at offset 0 is a candidate.
-			if (last != SIZE_MAX || s->opts->safe)
+			// first mapping of a path at offset 0 is a candidate. Under --safe only the main
+			// program can be, from the executable given on the command line (checked below).
+			if (last != SIZE_MAX || (s->opts->safe && !s->opts->executable))
 				continue;
 			memset(m, 0, sizeof(*m));
 			m->match = -1;
@@ -573,6 +579,12 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 		}
 		m->is_main = (have_entry && entry >= m->start && entry < m->end) ||
 			     (have_phdr && phdr >= m->start && phdr < m->end);
+		if (m->no_header && s->opts->safe && !m->is_main) {
+			free(m->path);
+			free(m->name);
+			memset(m, 0, sizeof(*m));
+			continue;
+		}
 		ct_module_index_add(index, s->num_modules, m->path, m->start);
 		s->num_modules++;
 	}
