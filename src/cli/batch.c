@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "cli/batch.h"
+#include "cli/known.h"
 #include "dump/sniff.h"
 #include "input/input.h"
 #include "report/buckets.h"
@@ -509,31 +510,6 @@ static bool run_jobs(struct batch *b)
 
 /* ---- Buckets ---- */
 
-// --known FILE: "HASH URL" per line; '#' comments and blank lines ignored; URL optional.
-static json_t *load_known(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		fprintf(stderr, "coretriage: --known: %s: %s\n", path, strerror(errno));
-		return NULL;
-	}
-	json_t *map = json_object();
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned lineno = 0;
-	while (getline(&line, &cap, f) > 0) {
-		lineno++;
-		char *save, *hash = strtok_r(line, " \t\r\n", &save);
-		if (!hash || hash[0] == '#')
-			continue;
-		char *url = strtok_r(NULL, " \t\r\n", &save);
-		json_object_set_new(map, hash, url && url[0] != '#' ? ct_json_text(url) : json_string(""));
-	}
-	free(line);
-	fclose(f);
-	return map;
-}
-
 // A UTC time for the summaries: ISO 8601 in JSON, minutes in the text table.
 static void format_time(long long t, bool iso, char *buf, size_t size)
 {
@@ -558,6 +534,7 @@ static json_t *summary_json(const struct batch *b, const struct ct_bucket_entry 
 	json_object_set_new(s, "analyzed", json_integer((json_int_t)analyzed));
 	json_object_set_new(s, "failed", json_integer((json_int_t)failed));
 	json_object_set_new(s, "new_buckets", json_integer((json_int_t)num_new));
+	json_object_set_new(s, "signature_version", json_integer(CT_SIGNATURE_VERSION));
 	json_t *arr = json_array();
 	char buf[32];
 	for (size_t i = 0; i < n; i++) {
@@ -719,9 +696,12 @@ int ct_cli_batch(struct ct_cli *cli)
 		fprintf(stderr, "coretriage: --exe %s: %s\n", cli->opts.executable, strerror(errno));
 		return CT_EXIT_USAGE;
 	}
-	json_t *known = NULL;
-	if (cli->known && !(known = load_known(cli->known)))
-		return CT_EXIT_USAGE;
+	struct ct_known known_file = { 0 }, *known = NULL;
+	if (cli->known) {
+		if (!ct_known_load(cli->known, &known_file))
+			return CT_EXIT_USAGE;
+		known = &known_file;
+	}
 	enum ct_output_format fmt = cli->format_given ? cli->format : CT_OUTPUT_TEXT;
 	b.ndjson = fmt == CT_OUTPUT_NDJSON;
 	int rc = CT_EXIT_OK;
@@ -777,10 +757,8 @@ int ct_cli_batch(struct ct_cli *cli)
 			continue;
 		}
 		if (table.num > before) {
-			if (known) {
-				json_t *url = json_object_get(known, x->b.hash);
-				x->b.known_url = url ? json_string_value(url) : NULL;
-			}
+			if (known)
+				x->b.known_url = ct_known_lookup(known, x->b.hash);
 			num_new += !x->b.known_url;
 		}
 	}
@@ -789,6 +767,8 @@ int ct_cli_batch(struct ct_cli *cli)
 	ct_buckets_sort(&table);
 	struct ct_bucket_entry *e = table.entries;
 	size_t n = table.num;
+	if (known)
+		ct_known_warn(known, n - num_new, n, stderr);
 	struct ct_bucket *plain = calloc(n ? n : 1, sizeof(*plain));
 	for (size_t i = 0; plain && i < n; i++)
 		plain[i] = e[i].b;
@@ -858,6 +838,7 @@ out:
 		json_decref(b.jobs[i].meta);
 	}
 	free(b.jobs);
-	json_decref(known);
+	if (known)
+		ct_known_free(known);
 	return rc;
 }

@@ -16,10 +16,11 @@
 #include <elfutils/libdwfl.h>
 #include <stdbool.h>
 
-/** Address ranges per module beyond this are dropped (a hostile file could claim billions). */
-#define CT_CU_INDEX_MAX_RANGES (1u << 24)
-/** Units per module beyond this are not indexed. */
-#define CT_CU_INDEX_MAX_UNITS (1u << 22)
+/** Address ranges per module beyond this are dropped (a hostile file could claim billions); 2M
+ * ranges are 64 MiB with the running maxima. */
+#define CT_CU_INDEX_MAX_RANGES (1u << 21)
+/** Units per module beyond this are not indexed (1M units: 32 MiB of DIE handles). */
+#define CT_CU_INDEX_MAX_UNITS (1u << 20)
 
 /** The address → unit indexes of every module of one analysis (one per Dwfl). */
 struct ct_cu_index;

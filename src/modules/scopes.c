@@ -14,15 +14,20 @@ static bool is_code_scope(int tag)
 	       tag == DW_TAG_entry_point || tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
 }
 
-// DIEs without code of their own whose children may be functions: C++ and Rust namespaces,
-// Fortran modules. (Class bodies hold only declarations: definitions sit at namespace level.)
-static bool is_container(int tag)
+// DIEs without code of their own whose children may be functions: namespaces, Fortran modules,
+// and for Rust the types (rustc puts the methods of `impl Option<T>` inside `Option<u32>`). C and
+// C++ bodies of types hold only declarations (definitions sit at namespace level): skipping them
+// keeps a lookup in a large C++ unit from reading every member of every class.
+static bool is_container(int tag, bool types)
 {
-	return tag == DW_TAG_namespace || tag == DW_TAG_module;
+	if (tag == DW_TAG_namespace || tag == DW_TAG_module)
+		return true;
+	return types && (tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+			 tag == DW_TAG_enumeration_type || tag == DW_TAG_class_type);
 }
 
 // The child of @p parent whose ranges hold @p pc (looking through namespaces), into @p ret.
-static bool search_children(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *ret, int depth)
+static bool search_children(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *ret, int depth, bool types)
 {
 	Dwarf_Die child;
 	if (dwarf_child(parent, &child) != 0)
@@ -35,9 +40,9 @@ static bool search_children(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *ret, in
 				*ret = child;
 				return true;
 			}
-		} else if (is_container(tag) && depth < CT_SCOPES_MAX_DEPTH) {
+		} else if (is_container(tag, types) && depth < CT_SCOPES_MAX_DEPTH) {
 			// The function inside a namespace is the scope; the namespace is passed through.
-			if (search_children(&child, pc, ret, depth + 1))
+			if (search_children(&child, pc, ret, depth + 1, types))
 				return true;
 		}
 	} while (++seen < MAX_CHILDREN && dwarf_siblingof(&child, &child) == 0);
@@ -50,7 +55,8 @@ int ct_dwarf_scopes(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **scopes)
 	Dwarf_Die chain[CT_SCOPES_MAX_DEPTH];
 	int n = 0;
 	Dwarf_Die cur = *cu, next;
-	while (n < CT_SCOPES_MAX_DEPTH - 1 && search_children(&cur, pc, &next, n)) {
+	bool types = dwarf_srclang(cu) == DW_LANG_Rust;
+	while (n < CT_SCOPES_MAX_DEPTH - 1 && search_children(&cur, pc, &next, n, types)) {
 		chain[n++] = next;
 		cur = next;
 	}

@@ -156,9 +156,12 @@ int ct_write_sarif(FILE *out, const struct ct_bucket *b, size_t n, const struct 
 		else
 			json_decref(loc);
 		json_object_set_new(res, "locations", locs);
-		// Code scanning keeps alerts across runs by fingerprint: the signature hash is exactly that.
+		// Code scanning keeps alerts across runs by fingerprint: the signature hash is exactly that,
+		// versioned as SARIF asks (a new recipe is a new fingerprint, not a changed one).
 		json_t *fp = json_object();
-		json_object_set_new(fp, "coretriageSignature/v1", ct_json_text(b[i].hash));
+		char fp_key[48];
+		snprintf(fp_key, sizeof(fp_key), "coretriageSignature/v%d", CT_SIGNATURE_VERSION);
+		json_object_set_new(fp, fp_key, ct_json_text(b[i].hash));
 		json_object_set_new(res, "partialFingerprints", fp);
 		if (b[i].num_stack) {
 			// The crashing stack, innermost first, as a SARIF code flow-free stack.

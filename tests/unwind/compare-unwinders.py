@@ -81,6 +81,42 @@ def first_difference(a, b):
     return min(len(a), len(b))
 
 
+def eh_frame_ranges(exe):
+    """[(start, end)] of the FDEs in @exe's .eh_frame (not .debug_frame), from readelf."""
+    out = subprocess.run(["readelf", "--debug-dump=frames", "-W", exe], capture_output=True, text=True,
+                         errors="replace").stdout
+    ranges, in_eh = [], False
+    for line in out.splitlines():
+        if line.startswith("Contents of the "):
+            in_eh = line.startswith("Contents of the .eh_frame")
+        elif in_eh and " FDE " in line and "pc=" in line:
+            lo, _, hi = line.split("pc=")[1].split()[0].partition("..")
+            ranges.append((int(lo, 16), int(hi, 16)))
+    return ranges
+
+
+def outside_eh_frame(exe, report, module):
+    """The first own frame (but the outermost) whose pc no .eh_frame FDE covers, or None.
+
+    libunwind reads .eh_frame only (Debian builds it without .debug_frame support on x86-64); Go
+    binaries and Rust's panic=abort code carry only .debug_frame, which libdwfl reads."""
+    ranges = None
+    base = next((int(m["base"], 16) for m in report.get("modules") or [] if m.get("name") == module), 0)
+    with open(exe, "rb") as f:
+        dyn = f.read(18)[16:17] == b"\x03"
+    for t in report.get("threads") or []:
+        if not t.get("crashed"):
+            continue
+        frames = [fr for fr in t.get("frames") or [] if fr.get("module") == module and not fr.get("inlined")]
+        for fr in frames[:-1]:
+            if ranges is None:
+                ranges = eh_frame_ranges(exe)
+            pc = int(fr["pc"], 16) - (base if dyn else 0) - (1 if fr.get("index", 0) > 0 else 0)
+            if not any(lo <= pc < hi for lo, hi in ranges):
+                return fr
+    return None
+
+
 # Cases where libunwind 1.6 stops early for a reason outside our unwinding: the dwfl walk must then
 # be a strict extension of libunwind's (same first frames, more of them); agreement is an XPASS.
 LIBUNWIND_STOPS = {
@@ -100,6 +136,10 @@ def compare_case(args, case):
         reports[u] = run(args.coretriage, exe, core, u, args.timeout)
     if unsupported(reports["libunwind"]):
         return "unsupported", "built without the libunwind unwinder"
+    fr = outside_eh_frame(exe, reports["dwfl"], module) if case not in LIBUNWIND_STOPS else None
+    if fr is not None:
+        return "skip", ("%s at %s has no .eh_frame entry (only .debug_frame): libunwind reads .eh_frame only"
+                        % (fr.get("function"), fr.get("pc")))
     ta = thread_key(reports["dwfl"], args.all_threads)
     tb = thread_key(reports["libunwind"], args.all_threads)
     if len(ta) != len(tb):
