@@ -149,6 +149,15 @@ struct ct_error *ct_kallsyms_load(struct ct_vmcore *vm, struct ct_kallsyms *ret)
 		ks.text_start = v;
 	if (ct_kallsyms_find(&ks, "_etext", &v))
 		ks.text_end = v;
+	uint64_t a, b;
+	if (ct_kallsyms_find(&ks, "__sched_text_start", &a) && ct_kallsyms_find(&ks, "__sched_text_end", &b) && a < b) {
+		ks.sched_start = a;
+		ks.sched_end = b;
+	}
+	if (ct_kallsyms_find(&ks, "__lock_text_start", &a) && ct_kallsyms_find(&ks, "__lock_text_end", &b) && a < b) {
+		ks.lock_start = a;
+		ks.lock_end = b;
+	}
 	*ret = ks;
 	return NULL;
 }
@@ -158,6 +167,11 @@ void ct_kallsyms_deinit(struct ct_kallsyms *ks)
 	free(ks->syms);
 	free(ks->names);
 	memset(ks, 0, sizeof(*ks));
+}
+
+bool ct_kallsyms_is_sched(const struct ct_kallsyms *ks, uint64_t addr)
+{
+	return (addr >= ks->sched_start && addr < ks->sched_end) || (addr >= ks->lock_start && addr < ks->lock_end);
 }
 
 bool ct_kallsyms_is_text(const struct ct_kallsyms *ks, uint64_t addr)

@@ -117,20 +117,6 @@ static void add_registers(struct ct_report *r, struct ct_thread *th, const struc
 	th->num_registers = 27;
 }
 
-/* Function name of a "func+0x1/0x2 [mod]" / "? func+0x1/0x2" Call Trace line, into @p buf. */
-static const char *trace_function(const char *line, char *buf, size_t size, bool *unreliable)
-{
-	*unreliable = strncmp(line, "? ", 2) == 0;
-	if (*unreliable)
-		line += 2;
-	size_t n = strcspn(line, "+ ");
-	if (n >= size)
-		n = size - 1;
-	memcpy(buf, line, n);
-	buf[n] = '\0';
-	return buf;
-}
-
 /*
  * How well the stack found in the dump agrees with the kernel's own Call Trace: every reliable
  * (non-"?") function of the log should be among the scanned frames. Evidence either way.
@@ -141,15 +127,14 @@ static void compare_with_log(struct ct_report *r, const struct ct_thread *th)
 	size_t reliable = 0, found = 0;
 	const char *missing = NULL;
 	for (size_t i = 0; i < k->num_log_call_trace; i++) {
-		char fn[256];
-		bool unreliable;
-		trace_function(k->log_call_trace[i], fn, sizeof(fn), &unreliable);
-		if (unreliable || !*fn)
+		struct ct_ksym_text t;
+		const char *line = k->log_call_trace[i];
+		if (!ct_ksym_text_parse(line, strlen(line), &t) || t.unreliable)
 			continue;
 		reliable++;
 		bool hit = false;
 		for (size_t j = 0; j < th->num_frames && !hit; j++)
-			hit = th->frames[j].function && strcmp(th->frames[j].function, fn) == 0;
+			hit = th->frames[j].function && strcmp(th->frames[j].function, t.function) == 0;
 		if (hit)
 			found++;
 		else if (!missing)
@@ -167,24 +152,31 @@ static void name_frame0_from_log(struct ct_report *r, struct ct_thread *th, cons
 	if (!th->num_frames || th->frames[0].function || !rec->rip_line)
 		return;
 	const char *p = rec->rip_line + strlen("RIP: 0010:");
-	char fn[256];
-	size_t n = strcspn(p, "+ ");
-	if (n == 0 || n >= sizeof(fn) || strncmp(p, "0x", 2) == 0)
+	struct ct_ksym_text t;
+	if (!ct_ksym_text_parse(p, strlen(p), &t))
 		return;
-	memcpy(fn, p, n);
-	fn[n] = '\0';
-	th->frames[0].function = ct_report_strdup(r, fn);
-	const char *plus = strchr(p, '+');
-	if (plus)
-		th->frames[0].offset = strtoull(plus + 1, NULL, 16);
-	const char *mod = strchr(p, '[');
-	if (mod) {
-		size_t m = strcspn(mod + 1, "]");
-		th->frames[0].module = ct_strpool_intern_len(&r->strings, mod + 1, m);
-	}
+	th->frames[0].function = ct_report_strdup(r, t.function);
+	if (t.has_offset)
+		th->frames[0].offset = t.offset;
+	if (*t.module)
+		th->frames[0].module = ct_report_strdup(r, t.module);
 	ct_report_diag(r, CT_SEVERITY_INFO, th->tid, "frame-from-log",
 		       "frame 0 (0x%016" PRIx64 ") is outside core kernel text; named from the log's RIP line",
 		       th->frames[0].pc);
+}
+
+/* The culprit's frame on the panic CPU's stack, when it is there, is the blamed frame. */
+static void blame_culprit(struct ct_report *r, const struct ct_thread *th, const struct ct_panic_record *rec)
+{
+	if (!rec->culprit_function)
+		return;
+	for (size_t i = 0; i < th->num_frames; i++) {
+		if (th->frames[i].function && strcmp(th->frames[i].function, rec->culprit_function) == 0) {
+			r->crash.blame_frame = (long)i;
+			ct_crash_add_evidence(r, "blamed frame #%zu of CPU %d: %s, the culprit", i, th->tid, rec->culprit_function);
+			return;
+		}
+	}
 }
 
 struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *kind, struct ct_report *report)
@@ -225,9 +217,6 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 			ct_report_diag(report, CT_SEVERITY_WARNING, 0, "no-panic-record",
 				       "the kernel log has no panic or Oops record");
 	}
-	fill_panic_facts(report, &rec);
-	ct_kernel_classify(report, &rec);
-
 	struct ct_kallsyms ks = { 0 };
 	err = have_vi ? ct_kallsyms_load(&vm, &ks) : NULL;
 	if (err) {
@@ -235,6 +224,9 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 		ct_error_destroy(err);
 		err = NULL;
 	}
+	ct_panic_culprit_from_trace(report, &ks, &rec);
+	fill_panic_facts(report, &rec);
+	ct_kernel_classify(report, &rec);
 	bool x86 = report->input.arch && strcmp(report->input.arch, "x86_64") == 0;
 	if (!x86 && vm.num_cpus)
 		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "arch-unsupported",
@@ -271,6 +263,7 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 			report->threads[0] = tmp;
 			name_frame0_from_log(report, &report->threads[0], &rec);
 			compare_with_log(report, &report->threads[0]);
+			blame_culprit(report, &report->threads[0], &rec);
 			break;
 		}
 	} else if (vm.num_cpus) {

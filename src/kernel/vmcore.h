@@ -98,6 +98,53 @@ struct ct_error *ct_vmcore_read_u32(struct ct_vmcore *vm, uint64_t addr, uint32_
 /** The kernel log decoded from the dump: malloc'ed text of "[    t.tttttt] message\n" lines. */
 struct ct_error *ct_printk_read(struct ct_vmcore *vm, char **text_ret, size_t *len_ret);
 
+/* --- die_line.c ---------------------------------------------------------------------------------- */
+
+/** An x86 die() header "<what>: <error code> [#N] …" (arch/x86/kernel/dumpstack.c). */
+struct ct_die_header {
+	const char *what; /**< points into the parsed line: "general protection fault, probably for …" */
+	size_t what_len;
+	size_t name_len; /**< the exception's name: @p what up to its first comma */
+	uint64_t error_code;
+	unsigned count; /**< the N of [#N]: 1 for the first Oops since boot */
+};
+
+/** True when the @p len bytes at @p s are a die() header. */
+bool ct_die_header_parse(const char *s, size_t len, struct ct_die_header *ret);
+
+/** What a "Kernel panic - not syncing: <reason>" says, whatever its exact wording. */
+enum ct_panic_reason_kind {
+	CT_REASON_NONE, /**< no panic line */
+	CT_REASON_FATAL_EXCEPTION, /**< an Oops with panic_on_oops, or in interrupt context */
+	CT_REASON_SOFT_LOCKUP,
+	CT_REASON_HARD_LOCKUP,
+	CT_REASON_HUNG_TASK,
+	CT_REASON_RCU_STALL,
+	CT_REASON_WARN,
+	CT_REASON_STACK_PROTECTOR,
+	CT_REASON_STACK_OVERFLOW,
+	CT_REASON_INIT_KILLED,
+	CT_REASON_OOM,
+	CT_REASON_SYSRQ,
+	CT_REASON_MCE,
+	CT_REASON_OTHER, /**< a panic() text we do not know */
+};
+
+/** The kind of @p reason (the text after "Kernel panic - not syncing: "); NULL gives CT_REASON_NONE. */
+enum ct_panic_reason_kind ct_panic_reason_classify(const char *reason);
+
+/** Symbol text as %pS/%pB print it: "? func+0x1/0x2 [mod]". */
+struct ct_ksym_text {
+	char function[128];
+	char module[64]; /**< "" for vmlinux */
+	bool has_offset;
+	uint64_t offset, size;
+	bool unreliable; /**< the "? " of a Call Trace entry the unwinder did not vouch for */
+};
+
+/** Parses the @p len bytes at @p s; false when they do not start with a function name. */
+bool ct_ksym_text_parse(const char *s, size_t len, struct ct_ksym_text *ret);
+
 /* --- panic_parse.c ------------------------------------------------------------------------------- */
 
 /** What the log says about the crash. Strings are pooled in the report given to the parser. */
@@ -125,7 +172,30 @@ struct ct_panic_record {
 		kernel_bug, page_fault, null_deref;
 	bool kdump_loaded;
 	bool found; /**< any panic/Oops record at all */
+	/** The die() header of the event ("divide error: 0000 [#1] …"); oops_line is its line. */
+	bool has_die;
+	struct ct_die_header die;
+	const char *exception; /**< the die header's exception name, pooled ("divide error") */
+	enum ct_panic_reason_kind reason_kind;
+	bool rcu_stall, stack_protector;
+	/** Where it died, outside the raw log: function, module ("" in vmlinux) and offset, and the log
+	 * line that says so (culprit_source: "RIP line", "stack-protector panic", "hung task's Call Trace"). */
+	const char *culprit_function, *culprit_module, *culprit_line, *culprit_source;
+	bool has_culprit_offset;
+	uint64_t culprit_offset;
+	/** The blocked task of a hung-task report ("INFO: task insmod:123 blocked for more than …"). */
+	const char *blocked_comm;
+	bool has_blocked_pid;
+	int blocked_pid;
 };
+
+/**
+ * The first Call Trace entry of @p rec outside the scheduler's and the locks' own code (.sched.text,
+ * .lock.text, from @p ks) becomes the culprit when the record has none: a hung task's frame 0 is always
+ * __schedule; what matters is who waited.
+ */
+struct ct_kallsyms;
+void ct_panic_culprit_from_trace(struct ct_report *report, const struct ct_kallsyms *ks, struct ct_panic_record *rec);
 
 /** Parses @p log (NUL-terminated) into @p ret; strings go into @p report's pool. */
 void ct_panic_parse(struct ct_report *report, const char *log, struct ct_panic_record *ret);
@@ -135,6 +205,8 @@ void ct_panic_record_deinit(struct ct_panic_record *rec);
 
 /** Sets report->crash from the panic record (taxonomy.md, kernel table). */
 void ct_kernel_classify(struct ct_report *report, const struct ct_panic_record *rec);
+/** The name of rule @p index of the kernel rule table, NULL past its end (for docs and tests). */
+const char *ct_kernel_rule_name(size_t index);
 
 /* --- kallsyms.c ---------------------------------------------------------------------------------- */
 
@@ -150,6 +222,9 @@ struct ct_kallsyms {
 	size_t num_syms;
 	char *names;
 	uint64_t text_start, text_end; /**< _stext, _etext */
+	/** .sched.text and .lock.text (__sched_text_start …): the scheduler's and the locks' own code, where
+	 * every sleeping task sits; 0, 0 when unknown. */
+	uint64_t sched_start, sched_end, lock_start, lock_end;
 };
 
 /** Decodes kallsyms through the VMCOREINFO symbols (Linux 6.0+). CT_ERROR_NOT_FOUND when absent. */
@@ -161,6 +236,8 @@ const struct ct_ksym *ct_kallsyms_lookup(const struct ct_kallsyms *ks, uint64_t 
 bool ct_kallsyms_find(const struct ct_kallsyms *ks, const char *name, uint64_t *ret);
 /** True when @p addr is in core kernel text. */
 bool ct_kallsyms_is_text(const struct ct_kallsyms *ks, uint64_t addr);
+/** True when @p addr is in .sched.text or .lock.text (get_wchan() skips these frames too). */
+bool ct_kallsyms_is_sched(const struct ct_kallsyms *ks, uint64_t addr);
 
 /* --- kstack.c ------------------------------------------------------------------------------------ */
 
