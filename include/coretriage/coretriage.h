@@ -52,6 +52,8 @@ struct ct_options {
 	const char *cache_dir;
 	/** Cap on the decompressed size of a compressed core (.zst/.xz/.lz4), bytes; 0 = 64 GiB. */
 	uint64_t max_core_size;
+	/** Vmcores: list every kernel task with its stack (--tasks), not only the D-state ones. */
+	bool kernel_tasks;
 };
 
 /** Fills @p opts with defaults. */

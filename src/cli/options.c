@@ -56,6 +56,8 @@ static const char help_text[] =
 	"      --flamegraph=FILE      also write an interactive SVG flame graph to FILE: every\n"
 	"                             thread's stack; in batch, the crash stack of each bucket\n"
 	"      --log                  print the whole kernel log (vmcores)\n"
+	"      --tasks                list every kernel task like crash's ps, each sleeping task with\n"
+	"                             its kernel stack (vmcores; without it only D-state tasks)\n"
 	"  -v, --verbose              also list modules in the text report\n"
 	"  -h, --help                 show this help and exit\n"
 	"  -V, --version              show the version and exit\n"
@@ -111,6 +113,7 @@ enum {
 	OPT_KNOWN,
 	OPT_FAIL_ON_NEW,
 	OPT_PROGRESS,
+	OPT_TASKS,
 };
 
 static const struct option long_options[] = {
@@ -133,6 +136,7 @@ static const struct option long_options[] = {
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "no-abs-paths", no_argument, NULL, OPT_NO_ABS_PATHS },
 	{ "log", no_argument, NULL, OPT_LOG },
+	{ "tasks", no_argument, NULL, OPT_TASKS },
 	{ "max-core-size", required_argument, NULL, OPT_MAX_CORE_SIZE },
 	{ "source-root", required_argument, NULL, OPT_SOURCE_ROOT },
 	{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
@@ -339,6 +343,7 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 		case OPT_FAIL_ON_NEW: cli->fail_on_new = true; batch_only = "--fail-on-new"; break;
 		case OPT_NO_ABS_PATHS: cli->opts.no_abs_paths = true; break;
 		case OPT_LOG: cli->full_log = true; break;
+		case OPT_TASKS: cli->opts.kernel_tasks = true; break;
 		case 'v': cli->verbose = true; break;
 		case 'h': fputs(help_text, stdout); return 0;
 		case 'V': printf("coretriage %s\n", CT_VERSION); return 0;

@@ -224,6 +224,23 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 		ct_error_destroy(err);
 		err = NULL;
 	}
+	// The dump's BTF gives the layouts of struct module and task_struct: module symbols and ORC
+	// tables, and the task list. Without it, today's report (module frames scanned, no tasks).
+	struct ct_kbtf *btf = NULL;
+	struct ct_kmodules kmods = { 0 };
+	if (ks.num_syms) {
+		err = ct_kbtf_load(&vm, &ks, &btf);
+		if (!err)
+			err = ct_kmodules_load(&vm, &ks, btf, &kmods);
+		if (err) {
+			ct_report_diag(report, CT_SEVERITY_WARNING, 0, btf ? "no-kernel-modules" : "no-btf",
+				       "%s%s", btf ? "kernel modules: " : "BTF: ", ct_error_message(err));
+			ct_error_destroy(err);
+			err = NULL;
+		} else {
+			ks.modules = &kmods;
+		}
+	}
 	ct_panic_culprit_from_trace(report, &ks, &rec);
 	fill_panic_facts(report, &rec);
 	ct_kernel_classify(report, &rec);
@@ -273,8 +290,15 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 		ct_report_diag(report, CT_SEVERITY_INFO, 0, "qemu-dump",
 			       "written by QEMU dump-guest-memory: pr_pid is the vCPU number + 1, and the log may stop before "
 			       "the last panic lines");
+	if (btf && x86)
+		ct_ktasks_collect(&vm, &ks, btf, opts->kernel_tasks, opts->max_frames, report);
+	else if (opts->kernel_tasks)
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "no-tasks", "--tasks: the task list needs the dump's BTF%s",
+			       x86 ? "" : " and an x86-64 dump");
 	if (opts->executable)
 		ct_vmlinux_symbolize(&vm, opts, report);
+	ct_kmodules_deinit(&kmods);
+	ct_kbtf_free(btf);
 	ct_kallsyms_deinit(&ks);
 	ct_panic_record_deinit(&rec);
 	ct_vmcore_close(&vm);

@@ -53,6 +53,8 @@ struct ct_cpu_state {
 	/** x86-64 user_regs_struct order: r15 … gs (27 registers). */
 	uint64_t regs[27];
 	bool has_regs;
+	/** regs hold a sleeping task's saved context: its pc is a return address (looked up at pc - 1). */
+	bool pc_is_return;
 };
 
 /** Index in ct_cpu_state.regs of the registers the analysis uses (user_regs_struct order). */
@@ -225,6 +227,8 @@ struct ct_kallsyms {
 	/** .sched.text and .lock.text (__sched_text_start …): the scheduler's and the locks' own code, where
 	 * every sleeping task sits; 0, 0 when unknown. */
 	uint64_t sched_start, sched_end, lock_start, lock_end;
+	/** Loaded modules (kmodules.c), borrowed; NULL without BTF: module frames are then scanned. */
+	const struct ct_kmodules *modules;
 };
 
 /** Decodes kallsyms through the VMCOREINFO symbols (Linux 6.0+). CT_ERROR_NOT_FOUND when absent. */
@@ -239,6 +243,51 @@ bool ct_kallsyms_is_text(const struct ct_kallsyms *ks, uint64_t addr);
 /** True when @p addr is in .sched.text or .lock.text (get_wchan() skips these frames too). */
 bool ct_kallsyms_is_sched(const struct ct_kallsyms *ks, uint64_t addr);
 
+/* --- btf.c (the only user of libbpf) ------------------------------------------------------------- */
+
+/** The dumped kernel's BTF (its .BTF section, read from kernel memory). */
+struct ct_kbtf;
+
+/** Reads __start_BTF..__stop_BTF and parses it. CT_ERROR_NOT_FOUND without those symbols,
+ * CT_ERROR_CORRUPT when it does not parse. */
+struct ct_error *ct_kbtf_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struct ct_kbtf **ret);
+void ct_kbtf_free(struct ct_kbtf *btf);
+/** Byte offset (and size, when @p size) of member @p path ("thread.sp", anonymous members looked into)
+ * of struct or union @p type. False when unknown, or for a bitfield. NULL @p btf gives false. */
+bool ct_kbtf_member(const struct ct_kbtf *btf, const char *type, const char *path, uint64_t *offset, uint64_t *size);
+/** sizeof(struct/union @p type). */
+bool ct_kbtf_size(const struct ct_kbtf *btf, const char *type, uint64_t *size);
+/** The value of enumerator @p name (MOD_TEXT, …). */
+bool ct_kbtf_enum_value(const struct ct_kbtf *btf, const char *name, int64_t *ret);
+
+/* --- kmodules.c ---------------------------------------------------------------------------------- */
+
+/** One loaded module (struct module), with its symbols and ORC tables. */
+struct ct_kmodule {
+	char name[64];
+	uint64_t text_start, text_end; /**< core text */
+	uint64_t init_start, init_end; /**< init text (0, 0 once freed) */
+	struct ct_ksym *syms; /**< text symbols, sorted by address; names in @p names */
+	size_t num_syms;
+	char *names;
+	/** Its ORC tables (mod->arch.orc_unwind_ip / orc_unwind / num_orcs), same format as the core's. */
+	uint64_t orc_ip, orc_entries, num_orcs;
+};
+
+struct ct_kmodules {
+	struct ct_kmodule *mods;
+	size_t num;
+};
+
+/** Walks the kernel's module list (layouts from @p btf). */
+struct ct_error *ct_kmodules_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_kbtf *btf,
+				  struct ct_kmodules *ret);
+void ct_kmodules_deinit(struct ct_kmodules *mods);
+/** The module whose core or init text holds @p addr, or NULL. */
+const struct ct_kmodule *ct_kmodules_find(const struct ct_kmodules *mods, uint64_t addr);
+/** The module symbol containing @p addr, or NULL. */
+const struct ct_ksym *ct_kmodule_lookup(const struct ct_kmodule *mod, uint64_t addr);
+
 /* --- kstack.c ------------------------------------------------------------------------------------ */
 
 /**
@@ -250,6 +299,16 @@ bool ct_kallsyms_is_sched(const struct ct_kallsyms *ks, uint64_t addr);
  */
 void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_cpu_state *cpu,
 		      struct ct_report *report, struct ct_thread *thread, size_t max_frames);
+
+/* --- tasks.c ------------------------------------------------------------------------------------- */
+
+/**
+ * Lists the kernel's tasks into report->kernel.tasks (layouts from @p btf): every task with @p all, else
+ * the D-state ones; each sleeping task's stack unwound from its saved context with ORC. Tasks running
+ * on a CPU get no stack here (their CPU's thread has it). Problems are diagnostics.
+ */
+void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_kbtf *btf, bool all,
+		       size_t max_frames, struct ct_report *report);
 
 /* --- vmlinux.c ----------------------------------------------------------------------------------- */
 

@@ -30,6 +30,7 @@ static DECLARE_COMPLETION(ct_never);
 static noinline void ct_sleep_forever(void)
 {
 	wait_for_completion(&ct_never);
+	pr_info("ct_panic: woken\n"); /* never; and no tail call, so this frame stays on the stack */
 }
 
 static noinline void ct_bug(void)
@@ -63,9 +64,12 @@ static noinline int ct_recurse(int depth)
 	return ct_recurse(depth + 1) + pad[(depth + 1) & 255];
 }
 
-static noinline int ct_divide(int x)
+/* Both operands from memory: gcc turns 1 / z into a compare, and a constant dividend may be propagated. */
+static int ct_dividend = 1000;
+
+static noinline int ct_divide(void)
 {
-	return x / READ_ONCE(ct_zero);
+	return READ_ONCE(ct_dividend) / READ_ONCE(ct_zero);
 }
 
 /* Writes past a stack buffer over the canary: __stack_chk_fail panics on return. */
@@ -98,7 +102,7 @@ static int __init ct_panic_init(void)
 	else if (!strcmp(mode, "overflow"))
 		pr_info("ct_panic: %d\n", ct_recurse(0));
 	else if (!strcmp(mode, "divide"))
-		pr_info("ct_panic: %d\n", ct_divide(1));
+		pr_info("ct_panic: %d\n", ct_divide());
 	else if (!strcmp(mode, "canary"))
 		ct_smash_canary();
 	return -EINVAL;
