@@ -6,6 +6,7 @@
 
 #include "cli/batch.h"
 #include "input/input.h"
+#include "triage/facts.h"
 
 /** Frames in the fallback signature, counted from the blame frame (docs/batch.md). */
 #define FALLBACK_FRAMES 3
@@ -18,15 +19,6 @@ static json_t *jstr(const char *s)
 		return json_null();
 	json_t *j = json_string(s);
 	return j ? j : json_string("\xef\xbf\xbd");
-}
-
-// FNV-1a, 64 bits: stable across hosts and versions, enough to key buckets of one fleet.
-static uint64_t fnv1a64(const char *s)
-{
-	uint64_t h = UINT64_C(0xcbf29ce484222325);
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * UINT64_C(0x100000001b3);
-	return h;
 }
 
 // The module name of the main program, to skip library frames (raise, abort, …) when no frame is
@@ -87,7 +79,7 @@ json_t *ct_cli_core_meta(const struct ct_report *r, const char *path)
 		}
 		fclose(f);
 		char hash[17];
-		snprintf(hash, sizeof(hash), "%016" PRIx64, fnv1a64(text ? text : ""));
+		ct_fnv1a64_hex(text ? text : "", hash);
 		json_object_set_new(m, "hash", json_string(hash));
 		json_object_set_new(m, "signature", jstr(text));
 		json_object_set_new(m, "fallback", json_true());

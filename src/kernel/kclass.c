@@ -152,7 +152,7 @@ static bool when_warn(const struct ct_panic_record *f)
 static void fill_warn(const struct ct_panic_record *f, struct ct_report *r)
 {
 	set_class(r, "kernel-warning-panic", "high");
-	r->crash.summary = ct_report_printf(r, "WARN with panic_on_warn%s: %s", in_culprit(f, r), f->headline);
+	r->crash.summary = ct_report_printf(r, "WARN with panic_on_warn%s%s: %s", in_culprit(f, r), task_cpu(f, r), f->headline);
 }
 
 static bool when_soft_lockup(const struct ct_panic_record *f)

@@ -7,6 +7,7 @@
 #include <libkdumpfile/kdumpfile.h>
 
 #include "kernel/kernel.h"
+#include "kernel/orc.h"
 #include "kernel/vmcore.h"
 
 static void fill_kernel_facts(struct ct_vmcore *vm, struct ct_report *r)
@@ -121,7 +122,7 @@ static void add_registers(struct ct_report *r, struct ct_thread *th, const struc
  * How well the stack found in the dump agrees with the kernel's own Call Trace: every reliable
  * (non-"?") function of the log should be among the scanned frames. Evidence either way.
  */
-static void compare_with_log(struct ct_report *r, const struct ct_thread *th)
+static void compare_with_log(struct ct_report *r, const struct ct_thread *th, const char *whose)
 {
 	const struct ct_kernel *k = &r->kernel;
 	size_t reliable = 0, found = 0;
@@ -142,8 +143,8 @@ static void compare_with_log(struct ct_report *r, const struct ct_thread *th)
 	}
 	if (reliable == 0)
 		return;
-	ct_crash_add_evidence(r, "stack of CPU %d from the dump has %zu of the %zu reliable functions of the log's Call Trace%s%s",
-			      th->tid, found, reliable, missing ? "; first missing: " : "", missing ? missing : "");
+	ct_crash_add_evidence(r, "stack of %s from the dump has %zu of the %zu reliable functions of the log's Call Trace%s%s",
+			      whose, found, reliable, missing ? "; first missing: " : "", missing ? missing : "");
 }
 
 /* Frame 0 in a module has no kallsyms name in the core tables; the log's RIP line names it. */
@@ -241,6 +242,9 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 			ks.modules = &kmods;
 		}
 	}
+	struct ct_orc orc;
+	if (ks.num_syms && ct_orc_init(&vm, &ks, &orc))
+		ks.orc = &orc;
 	ct_panic_culprit_from_trace(report, &ks, &rec);
 	fill_panic_facts(report, &rec);
 	ct_kernel_classify(report, &rec);
@@ -279,7 +283,10 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 			memmove(&report->threads[1], &report->threads[0], t * sizeof(tmp));
 			report->threads[0] = tmp;
 			name_frame0_from_log(report, &report->threads[0], &rec);
-			compare_with_log(report, &report->threads[0]);
+			// A hung-task report's Call Trace is the blocked task's, compared with its task stack below.
+			if (!rec.hung_task)
+				compare_with_log(report, &report->threads[0],
+						 ct_report_printf(report, "CPU %d", report->threads[0].tid));
 			blame_culprit(report, &report->threads[0], &rec);
 			break;
 		}
@@ -290,11 +297,17 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 		ct_report_diag(report, CT_SEVERITY_INFO, 0, "qemu-dump",
 			       "written by QEMU dump-guest-memory: pr_pid is the vCPU number + 1, and the log may stop before "
 			       "the last panic lines");
+	ct_kernel_signature(report, &rec);
 	if (btf && x86)
 		ct_ktasks_collect(&vm, &ks, btf, opts->kernel_tasks, opts->max_frames, report);
 	else if (opts->kernel_tasks)
 		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "no-tasks", "--tasks: the task list needs the dump's BTF%s",
 			       x86 ? "" : " and an x86-64 dump");
+	for (size_t i = 0; rec.hung_task && rec.has_blocked_pid && i < report->kernel.num_tasks; i++) {
+		const struct ct_kernel_task *t = &report->kernel.tasks[i];
+		if (t->pid == rec.blocked_pid && t->stack.num_frames)
+			compare_with_log(report, &t->stack, ct_report_printf(report, "the blocked task %d (%s)", t->pid, t->comm));
+	}
 	if (opts->executable)
 		ct_vmlinux_symbolize(&vm, opts, report);
 	ct_kmodules_deinit(&kmods);

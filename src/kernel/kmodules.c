@@ -71,10 +71,19 @@ static uint64_t u32_at(const uint8_t *buf, uint64_t size, uint64_t off)
 	return ct_bytes_uint_or0(&b, off, 4);
 }
 
+/* module_init()/module_exit() add the aliases init_module/cleanup_module: the real name is better. */
+static bool is_alias(const char *name)
+{
+	return strcmp(name, "init_module") == 0 || strcmp(name, "cleanup_module") == 0;
+}
+
+/* By address; at one address the aliases first, so the lookup (the last at or below) finds the real name. */
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct ct_ksym *x = a, *y = b;
-	return x->address < y->address ? -1 : x->address > y->address;
+	if (x->address != y->address)
+		return x->address < y->address ? -1 : 1;
+	return (int)is_alias(y->name) - (int)is_alias(x->name);
 }
 
 static bool in_text(const struct ct_kmodule *m, uint64_t a)

@@ -438,13 +438,16 @@ void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const 
 	thread->has_stack = true;
 	thread->stack_start = top - STACK_SIZE;
 	thread->stack_end = top;
-	struct ct_orc orc;
+	struct ct_orc own;
+	const struct ct_orc *orc = ks->orc;
+	if (!orc && ct_orc_init(vm, ks, &own))
+		orc = &own;
 	uint64_t scan_from = sp;
-	if (ct_orc_init(vm, ks, &orc)) {
+	if (orc) {
 		size_t first = thread->num_frames;
 		bool failed;
 		uint64_t stop_sp;
-		size_t added = orc_walk(vm, ks, &orc, cpu, report, thread, limit, &failed, &stop_sp);
+		size_t added = orc_walk(vm, ks, orc, cpu, report, thread, limit, &failed, &stop_sp);
 		if (added && !failed)
 			return;
 		if (!added) {

@@ -211,6 +211,9 @@ static bool is_trace_entry(const struct line *l)
 	if (p < end && *p == '<')
 		return true; // <TASK>, </TASK>, <IRQ>, </IRQ>, <NMI>, …
 	struct line rest = { .s = p, .len = (size_t)(end - p) };
+	// "? 0xffffffffc02b1000": an address the kernel could not name (module init text already freed, …).
+	if (starts(&rest, "? 0x") || starts(&rest, "0x"))
+		return true;
 	return find_in(&rest, "+0x") && !starts(&rest, "RIP: ") && !starts(&rest, "Code: ");
 }
 

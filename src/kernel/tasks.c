@@ -15,7 +15,7 @@
 #define MAX_TASKS 65536
 #define MAX_TASK_STRUCT (64u * 1024)
 #define TASK_COMM_LEN 16
-#define MAX_CPUS 8192
+#define SEEN_SLOTS (2u * MAX_TASKS)
 
 // include/linux/sched.h (stable since 4.14): the bits task_state_index() reports, in ps's letter order.
 #define TASK_REPORT 0x7fu
@@ -110,21 +110,26 @@ struct walk {
 	bool all;
 	size_t max_frames;
 	uint8_t *buf;
-	uint64_t *seen; /**< task addresses listed, for the idle tasks and cycles */
-	size_t num_seen, cap_seen;
+	uint64_t *seen; /**< hash set of the task addresses listed (idle tasks are also in the list; cycles) */
+	size_t num_seen;
 	uint64_t curr[64]; /**< rq->curr of the first 64 CPUs */
 	size_t num_curr;
 	size_t cap_tasks;
 	bool truncated;
 };
 
-static bool seen(const struct walk *w, uint64_t task)
+/* Marks @p task listed; false when it already was. Open addressing over 2 * MAX_TASKS slots. */
+static bool mark(struct walk *w, uint64_t task)
 {
-	for (size_t i = 0; i < w->num_seen; i++) {
+	size_t mask = SEEN_SLOTS - 1, i = (size_t)((task >> 6) * 0x9e3779b97f4a7c15ull >> 40) & mask;
+	while (w->seen[i]) {
 		if (w->seen[i] == task)
-			return true;
+			return false;
+		i = (i + 1) & mask;
 	}
-	return false;
+	w->seen[i] = task;
+	w->num_seen++;
+	return true;
 }
 
 static void unwind_sleeping(struct walk *w, struct ct_kernel_task *t, uint64_t sp)
@@ -165,19 +170,12 @@ static void unwind_sleeping(struct walk *w, struct ct_kernel_task *t, uint64_t s
 static void add_task(struct walk *w, uint64_t task)
 {
 	const struct layout *l = w->l;
-	if (w->num_seen >= MAX_TASKS || seen(w, task)) {
-		w->truncated = w->num_seen >= MAX_TASKS;
+	if (w->num_seen >= MAX_TASKS) {
+		w->truncated = true;
 		return;
 	}
-	if (w->num_seen == w->cap_seen) {
-		size_t n = w->cap_seen ? w->cap_seen * 2 : 512;
-		uint64_t *s = realloc(w->seen, n * sizeof(*s));
-		if (!s)
-			return;
-		w->seen = s;
-		w->cap_seen = n;
-	}
-	w->seen[w->num_seen++] = task;
+	if (!task || !mark(w, task))
+		return;
 	if (!ct_vmcore_try_read(w->vm, task, w->buf, l->size))
 		return;
 	w->r->kernel.num_tasks_total++;
@@ -209,8 +207,9 @@ static void add_task(struct walk *w, uint64_t task)
 	t->comm = ct_report_strdup(w->r, comm);
 	uint64_t parent = field(w->buf, l->size, l->real_parent, 8);
 	uint8_t pb[4];
-	// init_task is its own parent; the idle tasks' ppid is 0 like ps shows it.
-	if (parent && parent != task && ct_vmcore_try_read(w->vm, parent + l->pid, pb, 4))
+	// The parent's tgid, as /proc/PID/stat has it; init_task is its own parent, and the idle tasks'
+	// ppid is 0 like ps shows it.
+	if (parent && parent != task && ct_vmcore_try_read(w->vm, parent + l->tgid, pb, 4))
 		t->ppid = (int)(int32_t)field(pb, 4, 0, 4);
 	for (size_t i = 0; i < w->num_curr; i++)
 		t->on_cpu = t->on_cpu || w->curr[i] == task;
@@ -265,8 +264,12 @@ void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const
 	}
 	struct walk w = { .vm = vm, .ks = ks, .l = &l, .r = r, .all = all, .max_frames = max_frames };
 	w.buf = malloc(l.size);
-	if (!w.buf)
+	w.seen = calloc(SEEN_SLOTS, sizeof(*w.seen));
+	if (!w.buf || !w.seen) {
+		free(w.buf);
+		free(w.seen);
 		return;
+	}
 	// Each CPU's runqueue: its current task (running, no saved context) and its idle task.
 	uint64_t rq_base, pcpu;
 	uint64_t idle[64];

@@ -43,6 +43,7 @@ bool ct_vmcoreinfo_number(const struct ct_vmcoreinfo *vi, const char *name, int6
 /* --- dumpfile.c ---------------------------------------------------------------------------------- */
 
 struct _kdump_ctx;
+struct ct_orc;
 
 /** The registers of one CPU as saved in the dump (NT_PRSTATUS, x86-64 layout). */
 struct ct_cpu_state {
@@ -207,6 +208,8 @@ void ct_panic_record_deinit(struct ct_panic_record *rec);
 
 /** Sets report->crash from the panic record (taxonomy.md, kernel table). */
 void ct_kernel_classify(struct ct_report *report, const struct ct_panic_record *rec);
+/** Sets report->signature from the class, the culprit and its callers (ksignature.c). */
+void ct_kernel_signature(struct ct_report *report, const struct ct_panic_record *rec);
 /** The name of rule @p index of the kernel rule table, NULL past its end (for docs and tests). */
 const char *ct_kernel_rule_name(size_t index);
 
@@ -229,6 +232,8 @@ struct ct_kallsyms {
 	uint64_t sched_start, sched_end, lock_start, lock_end;
 	/** Loaded modules (kmodules.c), borrowed; NULL without BTF: module frames are then scanned. */
 	const struct ct_kmodules *modules;
+	/** The ORC tables found once for all stacks (orc.c), borrowed; NULL: each unwind looks them up. */
+	const struct ct_orc *orc;
 };
 
 /** Decodes kallsyms through the VMCOREINFO symbols (Linux 6.0+). CT_ERROR_NOT_FOUND when absent. */

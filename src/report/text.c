@@ -258,6 +258,101 @@ static void write_disasm(const struct out *w, const struct ct_report *r)
 	}
 }
 
+/* FNV-1a over a stack's pcs: tasks with the same hash are compared frame by frame (same_stack). */
+static uint64_t stack_hash(const struct ct_thread *t)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < t->num_frames; i++)
+		h = (h ^ t->frames[i].pc) * 0x100000001b3ULL;
+	return h;
+}
+
+struct task_order {
+	uint64_t hash;
+	size_t index;
+};
+
+static int cmp_task_order(const void *a, const void *b)
+{
+	const struct task_order *x = a, *y = b;
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Kernel tasks: the ps-like table, then each distinct sleeping stack once with the tasks that share it. */
+static void write_tasks(const struct out *w, const struct ct_report *r)
+{
+	const struct ct_kernel *k = &r->kernel;
+	FILE *f = w->f;
+	if (!k->num_tasks && !k->tasks_all)
+		return;
+	fprintf(f, "\n%s%s%s (%zu of %zu tasks)\n", c(w, C_BOLD), k->tasks_all ? "Tasks" : "Tasks in D state (uninterruptible)",
+		c(w, C_RESET), k->num_tasks, k->num_tasks_total);
+	fprintf(f, "     PID    PPID  CPU ST COMM             WCHAN\n");
+	for (size_t i = 0; i < k->num_tasks; i++) {
+		const struct ct_kernel_task *t = &k->tasks[i];
+		fprintf(f, "  %s%6d  %6d  %3d %c  %-16s %s\n", t->on_cpu ? ">" : " ", t->pid, t->ppid, t->cpu, t->state,
+			t->comm ? t->comm : "?", t->wchan ? t->wchan : "-");
+	}
+	struct task_order *ord = calloc(k->num_tasks ? k->num_tasks : 1, sizeof(*ord));
+	if (!ord)
+		return;
+	size_t n = 0;
+	for (size_t i = 0; i < k->num_tasks; i++) {
+		if (k->tasks[i].stack.num_frames)
+			ord[n++] = (struct task_order){ stack_hash(&k->tasks[i].stack), i };
+	}
+	qsort(ord, n, sizeof(*ord), cmp_task_order);
+	// Link each task to the next one with the same stack (within a hash run, in task order); groups are
+	// then printed in the order of their first task.
+	size_t nt = k->num_tasks, none = SIZE_MAX;
+	size_t *next = malloc((nt ? nt : 1) * sizeof(size_t)), *size = calloc(nt ? nt : 1, sizeof(size_t));
+	bool *member = calloc(nt ? nt : 1, sizeof(bool));
+	if (!next || !size || !member) {
+		free(next);
+		free(size);
+		free(member);
+		free(ord);
+		return;
+	}
+	for (size_t i = 0; i < nt; i++)
+		next[i] = none;
+	for (size_t a = 0; a < n; a++) {
+		size_t lead = ord[a].index;
+		if (member[lead])
+			continue;
+		size_t last = lead;
+		size[lead] = 1;
+		for (size_t b = a + 1; b < n && ord[b].hash == ord[a].hash; b++) {
+			size_t u = ord[b].index;
+			if (!member[u] && same_stack(&k->tasks[lead].stack, &k->tasks[u].stack)) {
+				member[u] = true;
+				next[last] = u;
+				last = u;
+				size[lead]++;
+			}
+		}
+	}
+	for (size_t i = 0; i < nt; i++) {
+		if (!size[i])
+			continue;
+		const struct ct_kernel_task *t = &k->tasks[i];
+		fprintf(f, "\n%s%s %d (%s, %c)", c(w, C_BOLD), size[i] > 1 ? "Tasks" : "Task", t->pid, t->comm ? t->comm : "?", t->state);
+		size_t listed = 1;
+		for (size_t u = next[i]; u != none && listed < 16; u = next[u], listed++)
+			fprintf(f, ", %d (%s)", k->tasks[u].pid, k->tasks[u].comm ? k->tasks[u].comm : "?");
+		if (size[i] > 1)
+			fprintf(f, "%s: %zu tasks with this stack", listed < size[i] ? ", …" : "", size[i]);
+		fprintf(f, "%s\n", c(w, C_RESET));
+		write_frames(w, r, &t->stack, OTHER_THREAD_FRAMES);
+	}
+	free(next);
+	free(size);
+	free(member);
+	free(ord);
+}
+
 int ct_write_text(FILE *f, const struct ct_report *r, const struct ct_write_options *o)
 {
 	struct out w = { f, o };
@@ -312,6 +407,7 @@ int ct_write_text(FILE *f, const struct ct_report *r, const struct ct_write_opti
 		write_frames(&w, r, t, OTHER_THREAD_FRAMES);
 	}
 	free(done);
+	write_tasks(&w, r);
 	if (crashed) {
 		write_registers(&w, r, crashed);
 		write_disasm(&w, r);
