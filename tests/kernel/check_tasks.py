@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """--tasks against the guest's own view of its tasks.
 
-usage: check_tasks.py CORETRIAGE VMCORE_DIR KIND
+usage: check_tasks.py CORETRIAGE VMCORE_DIR KIND [SCHEMA]
 The guest's init wrote /proc/PID/task/TID/stat of every task into the kernel log ("ct-ps: " lines)
 just before crashing; the dump's log and the serial console hold them. coretriage --tasks must list each
 of those tasks with the same pid, comm, parent, state (as ps spells it) and CPU, and unwind every
@@ -52,6 +52,12 @@ def main():
     if not check(p.returncode in (0, 1), "exit status %d: %s" % (p.returncode, p.stderr.strip())):
         return report(kind)
     j = json.loads(p.stdout)
+    if len(sys.argv) > 4:
+        import jsonschema
+        try:
+            jsonschema.validate(j, json.load(open(sys.argv[4])))
+        except jsonschema.ValidationError as e:
+            check(False, "report does not validate against the schema: %s at %s" % (e.message, list(e.absolute_path)))
     k = j["kernel"]
     tasks = k.get("tasks") or []
     check(k.get("tasks_listed") == "all" and k.get("tasks_total") == len(tasks), "tasks_listed %r, total %r, %d listed"
