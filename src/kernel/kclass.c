@@ -29,14 +29,20 @@ static void set_class(struct ct_report *r, const char *id, const char *confidenc
 	r->crash.confidence = ct_report_strdup(r, confidence);
 }
 
+/* The culprit's module, "" for vmlinux (and when a copy failed). */
+static const char *culprit_module(const struct ct_panic_record *f)
+{
+	return f->culprit_module ? f->culprit_module : "";
+}
+
 /* " in func+0x1/0x2 [mod]" (the culprit as the log printed it), or "". */
 static const char *in_culprit(const struct ct_panic_record *f, struct ct_report *r)
 {
 	if (f->culprit_line)
 		return ct_report_printf(r, " in %s", f->culprit_line);
 	if (f->culprit_function)
-		return ct_report_printf(r, " in %s%s%s%s", f->culprit_function, *f->culprit_module ? " [" : "",
-					f->culprit_module, *f->culprit_module ? "]" : "");
+		return ct_report_printf(r, " in %s%s%s%s", f->culprit_function, *culprit_module(f) ? " [" : "",
+					culprit_module(f), *culprit_module(f) ? "]" : "");
 	return "";
 }
 
@@ -323,8 +329,8 @@ static void add_evidence(struct ct_report *r, const struct ct_panic_record *f)
 	else if (f->kdump_loaded)
 		ct_crash_add_evidence(r, "no \"Kernel panic\" line: kdump was loaded, so the Oops went straight to crash_kexec");
 	if (f->culprit_function)
-		ct_crash_add_evidence(r, "culprit: %s%s%s%s, from the %s", f->culprit_function, *f->culprit_module ? " [" : "",
-				      f->culprit_module, *f->culprit_module ? "]" : "", f->culprit_source);
+		ct_crash_add_evidence(r, "culprit: %s%s%s%s, from the %s", f->culprit_function, *culprit_module(f) ? " [" : "",
+				      culprit_module(f), *culprit_module(f) ? "]" : "", f->culprit_source);
 }
 
 static void set_address(struct ct_report *r, const struct ct_panic_record *f)
@@ -359,7 +365,7 @@ static void add_details(struct ct_report *r, const struct ct_panic_record *f)
 		ct_crash_add_detail_int(r, "die_count", f->die.count);
 	if (f->culprit_function) {
 		ct_crash_add_detail_string(r, "culprit_function", f->culprit_function);
-		ct_crash_add_detail_string(r, "culprit_module", *f->culprit_module ? f->culprit_module : "vmlinux");
+		ct_crash_add_detail_string(r, "culprit_module", *culprit_module(f) ? culprit_module(f) : "vmlinux");
 	}
 	if (f->blocked_comm)
 		ct_crash_add_detail_string(r, "blocked_comm", f->blocked_comm);

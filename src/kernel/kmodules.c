@@ -13,6 +13,9 @@
 // Symbols kept per module (the largest, amdgpu, has ~20,000).
 #define MAX_MODULE_SYMS 100000
 #define MAX_STRTAB (8u << 20)
+// All modules together: a corrupt list of 4096 "modules" must not read gigabytes.
+#define MAX_TOTAL_SYMS (1u << 20)
+#define MAX_TOTAL_STRTAB (64u << 20)
 // sizeof(struct module) is ~1 KiB; refuse a BTF that says otherwise by orders of magnitude.
 #define MAX_MODULE_STRUCT (64u * 1024)
 #define ELF64_SYM_SIZE 24
@@ -92,7 +95,12 @@ static bool in_text(const struct ct_kmodule *m, uint64_t a)
 }
 
 /* mod->kallsyms: Elf64_Sym[num_symtab] and the string table; text symbols only. */
-static void load_symbols(struct ct_vmcore *vm, const struct layout *l, const uint8_t *buf, struct ct_kmodule *m)
+struct budget {
+	uint64_t syms, strtab; /**< what is left of MAX_TOTAL_SYMS / MAX_TOTAL_STRTAB */
+};
+
+static void load_symbols(struct ct_vmcore *vm, const struct layout *l, const uint8_t *buf, struct ct_kmodule *m,
+			 struct budget *left)
 {
 	uint64_t ks = u64_at(buf, l->size, l->kallsyms);
 	uint8_t hdr[64];
@@ -101,8 +109,9 @@ static void load_symbols(struct ct_vmcore *vm, const struct layout *l, const uin
 		return;
 	uint64_t symtab = u64_at(hdr, need, l->ks_symtab), num = u32_at(hdr, need, l->ks_num),
 		 strtab = u64_at(hdr, need, l->ks_strtab);
-	if (!symtab || !strtab || num == 0 || num > MAX_MODULE_SYMS)
+	if (!symtab || !strtab || num == 0 || num > MAX_MODULE_SYMS || num > left->syms)
 		return;
+	left->syms -= num;
 	uint8_t *syms = malloc(num * ELF64_SYM_SIZE);
 	if (!syms || !ct_vmcore_try_read(vm, symtab, syms, num * ELF64_SYM_SIZE)) {
 		free(syms);
@@ -116,6 +125,11 @@ static void load_symbols(struct ct_vmcore *vm, const struct layout *l, const uin
 			max_name = nm;
 	}
 	uint64_t strsize = max_name + 256 < MAX_STRTAB ? max_name + 256 : MAX_STRTAB;
+	if (strsize > left->strtab) {
+		free(syms);
+		return;
+	}
+	left->strtab -= strsize;
 	char *str = malloc(strsize + 1);
 	m->syms = calloc(num, sizeof(*m->syms));
 	// The last string may end within the 256 bytes read past it, at a page that is not in the dump.
@@ -157,6 +171,7 @@ struct ct_error *ct_kmodules_load(struct ct_vmcore *vm, const struct ct_kallsyms
 	uint64_t node;
 	struct ct_error *err = ct_vmcore_read_u64(vm, head, &node);
 	size_t cap = 0;
+	struct budget left = { MAX_TOTAL_SYMS, MAX_TOTAL_STRTAB };
 	for (size_t n = 0; !err && node != head && n < MAX_MODULES; n++) {
 		uint64_t mod = node - l.list;
 		err = ct_vmcore_read(vm, mod, buf, l.size);
@@ -198,7 +213,7 @@ struct ct_error *ct_kmodules_load(struct ct_vmcore *vm, const struct ct_kallsyms
 			m->num_orcs = u32_at(buf, l.size, l.num_orcs);
 		}
 		if (l.has_kallsyms)
-			load_symbols(vm, &l, buf, m);
+			load_symbols(vm, &l, buf, m, &left);
 	}
 	free(buf);
 	if (err) {

@@ -16,6 +16,9 @@
 #define MAX_TASK_STRUCT (64u * 1024)
 #define TASK_COMM_LEN 16
 #define SEEN_SLOTS (2u * MAX_TASKS)
+// Frames per task stack (a 16 KiB stack rarely holds 40), and for all tasks together.
+#define MAX_TASK_FRAMES 128
+#define MAX_ALL_TASK_FRAMES (2u << 20)
 
 // include/linux/sched.h (stable since 4.14): the bits task_state_index() reports, in ps's letter order.
 #define TASK_REPORT 0x7fu
@@ -115,6 +118,7 @@ struct walk {
 	uint64_t curr[64]; /**< rq->curr of the first 64 CPUs */
 	size_t num_curr;
 	size_t cap_tasks;
+	size_t frames_left; /**< of MAX_ALL_TASK_FRAMES */
 	bool truncated;
 };
 
@@ -156,7 +160,13 @@ static void unwind_sleeping(struct walk *w, struct ct_kernel_task *t, uint64_t s
 		c.regs[1] = field(fr, l->frame_size, l->f_r14, 8);
 		c.regs[0] = field(fr, l->frame_size, l->f_r15, 8);
 	}
-	ct_kstack_unwind(w->vm, w->ks, &c, w->r, &t->stack, w->max_frames);
+	if (w->frames_left < MAX_TASK_FRAMES) {
+		t->stack.stop_reason = ct_report_printf(w->r, "not unwound: %u frames of task stacks reached", MAX_ALL_TASK_FRAMES);
+		return;
+	}
+	size_t limit = w->max_frames && w->max_frames < MAX_TASK_FRAMES ? w->max_frames : MAX_TASK_FRAMES;
+	ct_kstack_unwind(w->vm, w->ks, &c, w->r, &t->stack, limit);
+	w->frames_left -= t->stack.num_frames;
 	for (size_t i = 0; i < t->stack.num_frames; i++) {
 		const struct ct_frame *f = &t->stack.frames[i];
 		// Frame 0 is a return address too (ret_addr of the saved context).
@@ -204,6 +214,11 @@ static void add_task(struct walk *w, uint64_t task)
 	char comm[TASK_COMM_LEN + 1];
 	memcpy(comm, w->buf + l->comm, TASK_COMM_LEN);
 	comm[TASK_COMM_LEN] = '\0';
+	// As ps shows it: a control byte in a name set by prctl(PR_SET_NAME) becomes '?'.
+	for (char *q = comm; *q; q++) {
+		if ((unsigned char)*q < 0x20 || *q == 0x7f)
+			*q = '?';
+	}
 	t->comm = ct_report_strdup(w->r, comm);
 	uint64_t parent = field(w->buf, l->size, l->real_parent, 8);
 	uint8_t pb[4];
@@ -262,7 +277,8 @@ void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const
 		ct_report_diag(r, CT_SEVERITY_WARNING, 0, "no-init-task", "tasks not listed: no init_task in kallsyms");
 		return;
 	}
-	struct walk w = { .vm = vm, .ks = ks, .l = &l, .r = r, .all = all, .max_frames = max_frames };
+	struct walk w = { .vm = vm, .ks = ks, .l = &l, .r = r, .all = all, .max_frames = max_frames,
+			  .frames_left = MAX_ALL_TASK_FRAMES };
 	w.buf = malloc(l.size);
 	w.seen = calloc(SEEN_SLOTS, sizeof(*w.seen));
 	if (!w.buf || !w.seen) {
