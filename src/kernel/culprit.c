@@ -18,12 +18,7 @@ void ct_panic_culprit_from_trace(struct ct_report *r, const struct ct_kallsyms *
 		// Module functions are not in the core tables: never scheduler code.
 		if (!*t.module && ct_kallsyms_find(ks, t.function, &a) && ct_kallsyms_is_sched(ks, a))
 			continue;
-		rec->culprit_function = ct_report_strdup(r, t.function);
-		rec->culprit_module = ct_report_strdup(r, t.module);
-		rec->has_culprit_offset = t.has_offset;
-		rec->culprit_offset = t.offset;
-		rec->culprit_line = line;
-		rec->culprit_source = "hung task's Call Trace, past the scheduler's functions";
+		ct_panic_set_culprit(r, rec, &t, line, "hung task's Call Trace, past the scheduler's functions");
 		return;
 	}
 }

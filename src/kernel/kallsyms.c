@@ -184,18 +184,24 @@ static bool is_text_type(char t)
 	return t == 't' || t == 'T' || t == 'w' || t == 'W';
 }
 
-const struct ct_ksym *ct_kallsyms_lookup(const struct ct_kallsyms *ks, uint64_t addr)
+size_t ct_ksym_upper_bound(const struct ct_ksym *syms, size_t n, uint64_t addr)
 {
-	if (!ct_kallsyms_is_text(ks, addr))
-		return NULL;
-	size_t lo = 0, hi = ks->num_syms;
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (ks->syms[mid].address <= addr)
+		if (syms[mid].address <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+const struct ct_ksym *ct_kallsyms_lookup(const struct ct_kallsyms *ks, uint64_t addr)
+{
+	if (!ct_kallsyms_is_text(ks, addr))
+		return NULL;
+	size_t lo = ct_ksym_upper_bound(ks->syms, ks->num_syms, addr);
 	// lo is the first symbol above addr; walk back over aliases and data symbols to a function.
 	for (size_t i = lo; i-- > 0 && lo - i < 16;) {
 		if (is_text_type(ks->syms[i].type))

@@ -248,13 +248,6 @@ const struct ct_kmodule *ct_kmodules_find(const struct ct_kmodules *mods, uint64
 
 const struct ct_ksym *ct_kmodule_lookup(const struct ct_kmodule *m, uint64_t addr)
 {
-	size_t lo = 0, hi = m->num_syms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->syms[mid].address <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? &m->syms[lo - 1] : NULL;
+	size_t i = ct_ksym_upper_bound(m->syms, m->num_syms, addr);
+	return i ? &m->syms[i - 1] : NULL;
 }

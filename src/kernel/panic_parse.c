@@ -317,17 +317,22 @@ static void parse_blocked_task(struct ct_report *r, const struct line *l, struct
 	}
 }
 
+void ct_panic_set_culprit(struct ct_report *r, struct ct_panic_record *rec, const struct ct_ksym_text *t,
+			  const char *line, const char *source)
+{
+	rec->culprit_function = ct_report_strdup(r, t->function);
+	rec->culprit_module = ct_report_strdup(r, t->module);
+	rec->has_culprit_offset = t->has_offset;
+	rec->culprit_offset = t->offset;
+	rec->culprit_line = line;
+	rec->culprit_source = source;
+}
+
 static void culprit_from_text(struct ct_report *r, struct ct_panic_record *rec, const char *text, const char *source)
 {
 	struct ct_ksym_text t;
-	if (!ct_ksym_text_parse(text, strlen(text), &t))
-		return;
-	rec->culprit_function = ct_report_strdup(r, t.function);
-	rec->culprit_module = ct_report_strdup(r, t.module);
-	rec->has_culprit_offset = t.has_offset;
-	rec->culprit_offset = t.offset;
-	rec->culprit_line = text;
-	rec->culprit_source = source;
+	if (ct_ksym_text_parse(text, strlen(text), &t))
+		ct_panic_set_culprit(r, rec, &t, text, source);
 }
 
 /*

@@ -199,6 +199,9 @@ struct ct_panic_record {
  */
 struct ct_kallsyms;
 void ct_panic_culprit_from_trace(struct ct_report *report, const struct ct_kallsyms *ks, struct ct_panic_record *rec);
+/** Records @p t (from the log line @p line, pooled) as the culprit, found by @p source (static text). */
+void ct_panic_set_culprit(struct ct_report *report, struct ct_panic_record *rec, const struct ct_ksym_text *t,
+			  const char *line, const char *source);
 
 /** Parses @p log (NUL-terminated) into @p ret; strings go into @p report's pool. */
 void ct_panic_parse(struct ct_report *report, const char *log, struct ct_panic_record *ret);
@@ -239,6 +242,8 @@ struct ct_kallsyms {
 /** Decodes kallsyms through the VMCOREINFO symbols (Linux 6.0+). CT_ERROR_NOT_FOUND when absent. */
 struct ct_error *ct_kallsyms_load(struct ct_vmcore *vm, struct ct_kallsyms *ret);
 void ct_kallsyms_deinit(struct ct_kallsyms *ks);
+/** The index of the first of the @p n address-sorted @p syms above @p addr (n when none). */
+size_t ct_ksym_upper_bound(const struct ct_ksym *syms, size_t n, uint64_t addr);
 /** The function symbol containing @p addr, or NULL (data symbols and addresses past _etext too). */
 const struct ct_ksym *ct_kallsyms_lookup(const struct ct_kallsyms *ks, uint64_t addr);
 /** The address of @p name, linear search; false when absent. */
