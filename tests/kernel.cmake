@@ -31,6 +31,10 @@ foreach(kind hung bug)
   set_tests_properties(kernel_tasks_${kind} PROPERTIES FIXTURES_REQUIRED vmcores SKIP_RETURN_CODE 77 TIMEOUT 120)
 endforeach()
 
+# A dump whose BTF does not parse: today's report plus a diagnostic.
+add_test(NAME kernel_nobtf COMMAND ${CT_PYTHON} ${CT_KTEST}/check_nobtf.py ${CT_BIN} ${CT_VMCORE_DIR})
+set_tests_properties(kernel_nobtf PROPERTIES FIXTURES_REQUIRED vmcores SKIP_RETURN_CODE 77 TIMEOUT 120)
+
 add_test(NAME kernel_vmlinux_mismatch COMMAND ${CT_PYTHON} ${CT_KTEST}/check_vmlinux.py ${CT_BIN} ${CT_VMCORE_DIR})
 set_tests_properties(kernel_vmlinux_mismatch PROPERTIES FIXTURES_REQUIRED vmcores SKIP_RETURN_CODE 77 TIMEOUT 120)
 
