@@ -143,7 +143,13 @@ struct ct_error *ct_kallsyms_load(struct ct_vmcore *vm, struct ct_kallsyms *ret)
 	ks.num_syms = n;
 	for (size_t i = 0; i < n; i++)
 		ks.syms[i].name = ks.names + (uintptr_t)ks.syms[i].name;
-	qsort(ks.syms, n, sizeof(*ks.syms), cmp_sym);
+	// scripts/kallsyms writes the table sorted by address: sort only a table that is not (glibc's qsort is
+	// a stable merge sort, so equal addresses keep their order either way).
+	bool sorted = true;
+	for (size_t i = 1; i < n && sorted; i++)
+		sorted = ks.syms[i - 1].address <= ks.syms[i].address;
+	if (!sorted)
+		qsort(ks.syms, n, sizeof(*ks.syms), cmp_sym);
 	uint64_t v;
 	if (ct_kallsyms_find(&ks, "_stext", &v))
 		ks.text_start = v;
