@@ -1,4 +1,5 @@
-// Every task of the dumped kernel, like `crash ps` and `foreach bt`, with no vmlinux: struct layouts from
+// Every task of the dumped kernel, like `crash ps` and `foreach bt`, with no vmlinux (x86-64: the saved
+// context is x86's struct inactive_task_frame; the caller checks the architecture): struct layouts from
 // the dump's BTF (btf.c), the task list from init_task (kallsyms), threads through signal->thread_head,
 // the idle tasks and the running ones from each CPU's runqueue (runqueues + __per_cpu_offset). A
 // sleeping task's kernel stack starts at its saved context: thread.sp points to the struct
@@ -152,13 +153,13 @@ static void unwind_sleeping(struct walk *w, struct ct_kernel_task *t, uint64_t s
 	c.regs[CT_X86_RIP] = field(fr, l->frame_size, l->f_ret, 8);
 	c.regs[CT_X86_RSP] = sp + l->frame_size; // after the pops and the ret of __switch_to_asm
 	c.regs[CT_X86_RBP] = field(fr, l->frame_size, l->f_bp, 8);
-	c.regs[17] = 0x10; // cs: kernel code
+	c.regs[CT_X86_CS] = 0x10; // __KERNEL_CS
 	if (l->has_frame_regs) {
 		c.regs[CT_X86_RBX] = field(fr, l->frame_size, l->f_bx, 8);
-		c.regs[3] = field(fr, l->frame_size, l->f_r12, 8);
-		c.regs[2] = field(fr, l->frame_size, l->f_r13, 8);
-		c.regs[1] = field(fr, l->frame_size, l->f_r14, 8);
-		c.regs[0] = field(fr, l->frame_size, l->f_r15, 8);
+		c.regs[CT_X86_R12] = field(fr, l->frame_size, l->f_r12, 8);
+		c.regs[CT_X86_R13] = field(fr, l->frame_size, l->f_r13, 8);
+		c.regs[CT_X86_R14] = field(fr, l->frame_size, l->f_r14, 8);
+		c.regs[CT_X86_R15] = field(fr, l->frame_size, l->f_r15, 8);
 	}
 	if (w->frames_left < MAX_TASK_FRAMES) {
 		t->stack.stop_reason = ct_report_printf(w->r, "not unwound: %u frames of task stacks reached", MAX_ALL_TASK_FRAMES);

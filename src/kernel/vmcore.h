@@ -59,7 +59,10 @@ struct ct_cpu_state {
 };
 
 /** Index in ct_cpu_state.regs of the registers the analysis uses (user_regs_struct order). */
-enum { CT_X86_RBP = 4, CT_X86_RBX = 5, CT_X86_RAX = 10, CT_X86_RIP = 16, CT_X86_RSP = 19 };
+enum {
+	CT_X86_R15 = 0, CT_X86_R14 = 1, CT_X86_R13 = 2, CT_X86_R12 = 3, CT_X86_RBP = 4, CT_X86_RBX = 5, CT_X86_RAX = 10,
+	CT_X86_RIP = 16, CT_X86_CS = 17, CT_X86_RSP = 19
+};
 extern const char *const ct_x86_64_reg_names[27];
 
 /** An open vmcore. Owns the libkdumpfile context and the file descriptors. */
