@@ -17,6 +17,7 @@
 #define MAX_TASK_STRUCT (64u * 1024)
 #define TASK_COMM_LEN 16
 #define SEEN_SLOTS (2u * MAX_TASKS)
+#define MAX_CPUS 8192
 // Frames per task stack (a 16 KiB stack rarely holds 40), and for all tasks together.
 #define MAX_TASK_FRAMES 128
 #define MAX_ALL_TASK_FRAMES (2u << 20)
@@ -116,7 +117,7 @@ struct walk {
 	uint8_t *buf;
 	uint64_t *seen; /**< hash set of the task addresses listed (idle tasks are also in the list; cycles) */
 	size_t num_seen;
-	uint64_t curr[64]; /**< rq->curr of the first 64 CPUs */
+	uint64_t *curr; /**< rq->curr of each CPU */
 	size_t num_curr;
 	size_t cap_tasks;
 	size_t frames_left; /**< of MAX_ALL_TASK_FRAMES */
@@ -289,10 +290,18 @@ void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const
 	}
 	// Each CPU's runqueue: its current task (running, no saved context) and its idle task.
 	uint64_t rq_base, pcpu;
-	uint64_t idle[64];
-	size_t num_idle = 0;
+	size_t ncpu = vm->num_cpus < MAX_CPUS ? vm->num_cpus : MAX_CPUS, num_idle = 0;
+	uint64_t *idle = calloc(ncpu ? ncpu : 1, sizeof(*idle));
+	w.curr = calloc(ncpu ? ncpu : 1, sizeof(*w.curr));
+	if (!idle || !w.curr) {
+		free(idle);
+		free(w.curr);
+		free(w.buf);
+		free(w.seen);
+		return;
+	}
 	if (l.has_rq && ct_kallsyms_find(ks, "runqueues", &rq_base) && ct_kallsyms_find(ks, "__per_cpu_offset", &pcpu)) {
-		for (size_t c = 0; c < vm->num_cpus && c < 64; c++) {
+		for (size_t c = 0; c < ncpu; c++) {
 			uint64_t off, curr, id;
 			if (ct_vmcore_read_u64(vm, pcpu + 8 * c, &off) != NULL)
 				break;
@@ -326,4 +335,6 @@ void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const
 		qsort(r->kernel.tasks, r->kernel.num_tasks, sizeof(*r->kernel.tasks), cmp_task);
 	free(w.buf);
 	free(w.seen);
+	free(w.curr);
+	free(idle);
 }
