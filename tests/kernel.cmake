@@ -9,6 +9,11 @@ else()
 endif()
 set(CT_KTEST ${CMAKE_CURRENT_SOURCE_DIR}/kernel)
 
+# The die()/panic line readers and the kernel rule table (unit).
+if(CT_KERNEL_SUPPORT)
+  ct_add_unit_test(test_kernel_die_line ${CT_KTEST}/test_die_line.c)
+endif()
+
 add_test(NAME kernel_make_vmcores
   COMMAND sh -c "[ \"$CT_NO_VMCORE\" = 1 ] || exec \"$0\" \"$1\"" ${PROJECT_SOURCE_DIR}/scripts/make-vmcores ${CT_VMCORE_DIR})
 # 14 guests one at a time: about 6 minutes on 2 idle cores the first time, seconds when cached.
