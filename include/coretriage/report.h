@@ -260,6 +260,8 @@ struct ct_input {
 	const char *arch; /**< "x86_64", pooled */
 	/** Whether the core is a live snapshot (gcore) rather than a kernel-written crash core. */
 	bool truncated; /**< the dump file is shorter than its headers claim */
+	/** Bytes in a pointer of the dumped program or kernel (4 or 8), 0 when unknown. */
+	unsigned pointer_size;
 };
 
 struct ct_report {
