@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch/syscalls.h"
+
 /** Enough DWARF register slots for the general registers of every supported architecture. */
 #define CT_MAX_DWARF_REGS 72
 
@@ -67,6 +69,21 @@ struct ct_arch_info {
 	 * ret_addr) end with a call instruction. Used to validate stack-scan candidates.
 	 */
 	bool (*is_after_call)(const uint8_t *before, size_t len);
+
+	/* The interrupted system call (docs/hangs.md), read from the dump's registers. */
+	/** Index in regs[] of the call's number (x86 orig_rax/orig_eax, aarch64 x8, riscv a7), -1 none. */
+	int syscall_nr_index;
+	/** Index in regs[] of the return value (rax, eax, x0, a0). */
+	int syscall_ret_index;
+	/** Indices in regs[] of arguments 0..5; -1 when the dump no longer holds one (aarch64 and riscv
+	 * return in the first argument's register and the core has no orig_x0). */
+	int syscall_arg_index[6];
+	/** The system-call instruction that ends at the pc of a thread inside a call (little-endian bytes). */
+	uint8_t syscall_insn[4];
+	uint8_t syscall_insn_len;
+	/** Number → call table of this ABI (src/arch/syscalls.c). */
+	const struct ct_syscall_nr *syscalls;
+	const size_t *num_syscalls;
 };
 
 /** The table for @p e_machine / @p elf_class, or NULL when the architecture is not supported. */

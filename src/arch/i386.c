@@ -47,4 +47,12 @@ const struct ct_arch_info ct_arch_i386 = {
 	.cs_mode = CS_MODE_32,
 	.user_address_limit = 0,
 	.is_after_call = is_after_call_i386,
+	.syscall_nr_index = 10, // orig_eax
+	.syscall_ret_index = 0,
+	.syscall_arg_index = { 3, 1, 2, 6, 7, 5 }, // ebx ecx edx esi edi ebp
+	// int $0x80; the vdso's sysenter path returns to just after its own int $0x80 as well.
+	.syscall_insn = { 0xcd, 0x80 },
+	.syscall_insn_len = 2,
+	.syscalls = ct_syscalls_i386,
+	.num_syscalls = &ct_num_syscalls_i386,
 };

@@ -280,6 +280,7 @@ static void parse_note_segment(struct note_ctx *ctx, const struct ct_bytes *seg)
 	uint64_t off = 0;
 	while (off + 12 <= seg->size) {
 		if (++ctx->notes_seen > CT_MAX_NOTES) {
+			core->notes_capped = true;
 			ct_core_problem(core, "limit", "more than %u notes; the rest are ignored (cap CT_MAX_NOTES)",
 					CT_MAX_NOTES);
 			return;

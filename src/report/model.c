@@ -57,6 +57,10 @@ void ct_report_deinit(struct ct_report *report)
 	for (size_t i = 0; i < report->kernel.num_tasks; i++)
 		free(report->kernel.tasks[i].stack.frames);
 	free(report->kernel.tasks);
+	free(report->hang.locks);
+	free(report->hang.members);
+	free(report->hang.cycles);
+	free(report->hang.summaries);
 	ct_strpool_deinit(&report->strings);
 	memset(report, 0, sizeof(*report));
 }
