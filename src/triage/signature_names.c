@@ -27,10 +27,5 @@ void ct_signature_from_functions(struct ct_report *r, const char *const *functio
 		taken[ntaken++] = fn;
 		used += (size_t)snprintf(text + used, sizeof(text) - used, "|%s", fn);
 	}
-	char hash[17];
-	ct_fnv1a64_hex(text, hash);
-	r->signature.present = true;
-	r->signature.version = CT_SIGNATURE_VERSION;
-	r->signature.text = ct_report_strdup(r, text);
-	r->signature.hash = ct_report_strdup(r, hash);
+	ct_signature_set_text(r, text);
 }
