@@ -6,7 +6,9 @@
  * To add an architecture:
  *  1. Write src/arch/<name>.c with its register table (name, DWARF number, offset and size in
  *     NT_PRSTATUS pr_reg), the pc/sp/fp/return-address numbers, the prstatus layout, capstone
- *     arch/mode (or -1), and the bad-call rule (where the return address is right after a call).
+ *     arch/mode (or -1), and the bad-call rule (where the return address is right after a call);
+ *     its signal frame (struct ct_arch_sigframe: the kernel's rt_sigframe layout and the
+ *     rt_sigreturn trampoline's bytes) for signal-frame facts and sigreturn without CFI.
  *  2. Add it to the list in arch.c.
  *  3. Add a core to tests (or check the external corpus has one), and list it in README.md
  *     "Architectures" and docs/architectures.md.
@@ -41,6 +43,41 @@ enum ct_bad_call_kind {
 	CT_BAD_CALL_LINK_REGISTER,
 };
 
+/** A register the kernel saved in a signal frame's sigcontext: DWARF number and offset. */
+struct ct_arch_sigreg {
+	int dwarf;
+	uint16_t offset;
+};
+
+/**
+ * Where the kernel's rt_sigframe keeps the interrupted context, seen from the sp of the sigreturn
+ * trampoline frame (the handler's return popped nothing else). Offsets into struct sigcontext;
+ * -1 when the architecture has no such field.
+ */
+struct ct_arch_sigframe {
+	/** ucontext at sp + ucontext_at, or at the pointer stored there when ucontext_indirect. */
+	int16_t ucontext_at;
+	bool ucontext_indirect;
+	/** siginfo likewise (the kernel fills it only for SA_SIGINFO handlers). */
+	int16_t siginfo_at;
+	bool siginfo_indirect;
+	/** Offset of uc_mcontext (struct sigcontext) in the ucontext. */
+	uint16_t mcontext;
+	/** sigcontext fields: pc, sp; x86 trapno/err/cr2; aarch64 fault_address and __reserved records. */
+	int16_t pc, sp, trapno, err, cr2, fault_address, reserved;
+	/** Size of a register and of trapno/err/cr2 in the sigcontext (4 or 8). */
+	uint8_t word;
+	/** The interrupted general registers. */
+	const struct ct_arch_sigreg *regs;
+	size_t num_regs;
+	/**
+	 * The code of the rt_sigreturn trampoline (glibc's __restore_rt, Go's runtime.sigreturn, the
+	 * vdso's): a frame whose pc is at these bytes is a signal frame even without CFI saying so.
+	 */
+	const uint8_t *restorer;
+	uint8_t restorer_len;
+};
+
 struct ct_arch_info {
 	const char *name;
 	uint16_t e_machine;
@@ -69,6 +106,8 @@ struct ct_arch_info {
 	 * ret_addr) end with a call instruction. Used to validate stack-scan candidates.
 	 */
 	bool (*is_after_call)(const uint8_t *before, size_t len);
+	/** The signal frame's layout (issue 16), NULL when not described. */
+	const struct ct_arch_sigframe *sigframe;
 
 	/* The interrupted system call (docs/hangs.md), read from the dump's registers. */
 	/** Index in regs[] of the call's number (x86 orig_rax/orig_eax, aarch64 x8, riscv a7), -1 none. */

@@ -346,7 +346,12 @@ static void attach_file(struct ct_session *s, struct ct_module_state *m)
 		m->match = 0;
 	// Without a file libdwfl still knows the range, so frames are attributed to the module.
 	m->dwfl_module = dwfl_report_module(s->dwfl, m->name, m->start, m->end);
-	if (!mismatch_seen && m->path && !m->is_vdso) {
+	if (!mismatch_seen && m->path && m->is_main && !o->safe) {
+		// The program itself: without it no frame of its own code has a name (issue 16).
+		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "executable-missing",
+			       "%s: executable not found (moved or deleted since the crash?); give it on the command line",
+			       m->path);
+	} else if (!mismatch_seen && m->path && !m->is_vdso) {
 		ct_report_diag(s->report, CT_SEVERITY_INFO, 0, "module-file-missing",
 			       "%s: file not found%s; frames in it are not symbolized", m->path,
 			       o->safe ? " (--safe: files named in the dump are not opened)" : "");

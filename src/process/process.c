@@ -163,7 +163,10 @@ static void unwind_all(struct ct_session *s)
 		// coredump_filter can exclude anonymous memory: then the stack is mapped but not saved,
 		// and every frame beyond the registers is lost. (An sp outside any mapping is a fact for
 		// triage, e.g. a stack overflow, not a loss.)
-		if (stack && ct->has_regs && ct->sp - stack->vaddr >= stack->filesz)
+		// A no-access mapping holding sp is a guard page (a thread-stack overflow): nothing was
+		// left out of the core, there is nothing to save there.
+		bool guard = stack && !(stack->flags & (PF_R | PF_W | PF_X));
+		if (stack && !guard && ct->has_regs && ct->sp - stack->vaddr >= stack->filesz)
 			ct_report_diag(r, CT_SEVERITY_WARNING, ct->tid, "stack-not-dumped",
 				       "thread %d: its stack at 0x%" PRIx64 " is mapped but not saved in the core; frames beyond the registers are lost",
 				       ct->tid, ct->sp);

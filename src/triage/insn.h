@@ -78,6 +78,14 @@ bool ct_insn_plt_slot_arm64(const uint8_t *code, size_t len, uint64_t stub, uint
 bool ct_insn_call_before_riscv64(const uint8_t *code, size_t len, uint64_t ret_addr, struct ct_call_site *ret);
 bool ct_insn_plt_slot_riscv64(const uint8_t *code, size_t len, uint64_t stub, uint64_t *slot_ret);
 
+/**
+ * Zydis fallback for x86 (insn_zydis.c, built when libzydis is found: CT_HAVE_ZYDIS): decodes what
+ * capstone 4 cannot (AVX-512/EVEX, AMX). Fills *@p f like the capstone path; false when Zydis cannot
+ * decode it either.
+ */
+bool ct_insn_decode_zydis(bool is64, const uint8_t *code, size_t len, const struct ct_insn_ctx *ctx,
+			  struct ct_insn_facts *f);
+
 bool ct_insn_find_slot_load(const char *arch, const uint8_t *code, size_t len, uint64_t start, uint64_t pc, int reg,
 			    int *base_ret, int64_t *disp_ret);
 

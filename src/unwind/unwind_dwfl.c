@@ -143,6 +143,8 @@ struct walk {
 	// A scanned caller that replaces libdwfl's frame-pointer step (see frame_cb).
 	struct ct_unwind_regs override;
 	bool has_override;
+	// The walk restarts at a context a signal frame saved: its first pc is exact.
+	bool first_exact;
 };
 
 static bool pc_has_cfi(struct walk *w, uint64_t pc)
@@ -188,6 +190,15 @@ static bool in_entry_function(struct ct_session *s, uint64_t addr)
 	return mod && dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL) && addr - off == s->entry_lo;
 }
 
+/** @p callee is Go's runtime.sigpanic (whose caller's pc is the faulting pc itself). */
+static bool caller_of_sigpanic(struct ct_session *s, const struct ct_raw_frame *callee)
+{
+	uint64_t lookup = callee->exact ? callee->pc : callee->pc - 1;
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, lookup);
+	const char *name = mod ? dwfl_module_addrname(mod, lookup) : NULL;
+	return name && strcmp(name, "runtime.sigpanic") == 0;
+}
+
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct walk *w = arg;
@@ -212,8 +223,9 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	struct ct_raw_frame f = { .pc = pc, .sp = sp, .has_sp = has_sp, .exact = exact };
 	if (w->in_walk == 0) {
 		f.trust = w->first_trust;
-		// Only the dump's own pc is exact; a restart begins at a return address.
-		f.exact = out->count == 0;
+		// Only the dump's own pc (or a signal frame's saved one) is exact; a restart begins at a
+		// return address.
+		f.exact = out->count == 0 || w->first_exact;
 	} else if (exact) {
 		// libdwfl reports two activations in a row at a signal: the sigreturn trampoline (its
 		// pc is the trampoline's start, not a return address) and then the interrupted frame.
@@ -317,6 +329,7 @@ void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t,
 		w.has_override = false;
 		size_t before = out->count;
 		int r = dwfl_getthread_frames(s->dwfl, t->tid, frame_cb, &w);
+		w.first_exact = false;
 		if (w.stop)
 			break;
 		if (r == 0 && !w.bad_pc) {
@@ -332,6 +345,50 @@ void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t,
 		struct ct_unwind_regs next;
 		enum ct_trust trust;
 		bool first_frame = out->count == 1;
+		// A sigreturn trampoline libdwfl could not step through (Go's runtime.sigreturn has no
+		// CFI): the walk resumes at the context the kernel saved, with every register.
+		struct ct_sigcontext sc;
+		if (!w.has_override && ct_unwind_is_restorer(s, w.last.pc) &&
+		    ct_sigcontext_read(s->core, s->core->arch, w.last.sp, &sc) && sc.sp > w.last.sp) {
+			out->frames[out->count - 1].signal_trampoline = true;
+			out->frames[out->count - 1].exact = true;
+			memcpy(regs, sc.regs, sizeof(regs));
+			memcpy(valid, sc.valid, sizeof(valid));
+			pc = sc.pc;
+			if (arch->pc_dwarf >= 0) {
+				regs[arch->pc_dwarf] = sc.pc;
+				valid[arch->pc_dwarf] = true;
+			}
+			regs[arch->sp_dwarf] = sc.sp;
+			valid[arch->sp_dwarf] = true;
+			w.first_trust = CT_TRUST_SIGNAL;
+			w.first_exact = true;
+			continue;
+		}
+		// Go's signal handler makes the faulting function "call" runtime.sigpanic with the
+		// faulting pc as return address: that frame's pc is exact (pc - 1 may be outside the
+		// function). libdwfl looked up pc - 1 and stopped; walk again from that frame, exact.
+		if (w.in_walk >= 2 && !w.bad_pc &&
+		    !out->frames[out->count - 1].exact && caller_of_sigpanic(s, &out->frames[out->count - 2])) {
+			struct ct_raw_frame *last = &out->frames[out->count - 1];
+			out->count--;
+			memset(valid, 0, sizeof(valid));
+			pc = last->pc;
+			if (arch->pc_dwarf >= 0) {
+				regs[arch->pc_dwarf] = pc;
+				valid[arch->pc_dwarf] = true;
+			}
+			regs[arch->sp_dwarf] = w.last.sp;
+			valid[arch->sp_dwarf] = true;
+			if (w.last.has_fp) {
+				regs[arch->fp_dwarf] = w.last.fp;
+				valid[arch->fp_dwarf] = true;
+			}
+			w.first_trust = last->trust;
+			w.first_exact = true;
+			w.has_override = false;
+			continue;
+		}
 		if (w.has_override) {
 			next = w.override;
 			trust = CT_TRUST_SCAN;
