@@ -9,15 +9,36 @@ else()
 endif()
 set(CT_KTEST ${CMAKE_CURRENT_SOURCE_DIR}/kernel)
 
+# The die()/panic line readers and the kernel rule table (unit).
+if(CT_KERNEL_SUPPORT)
+  ct_add_unit_test(test_kernel_die_line ${CT_KTEST}/test_die_line.c)
+endif()
+
 add_test(NAME kernel_make_vmcores
   COMMAND sh -c "[ \"$CT_NO_VMCORE\" = 1 ] || exec \"$0\" \"$1\"" ${PROJECT_SOURCE_DIR}/scripts/make-vmcores ${CT_VMCORE_DIR})
-# About 100 s on 2 cores the first time (the guests run in parallel), seconds when cached.
+# 14 guests one at a time: about 6 minutes on 2 idle cores the first time, seconds when cached.
 set_tests_properties(kernel_make_vmcores PROPERTIES FIXTURES_SETUP vmcores TIMEOUT 900 RUN_SERIAL TRUE)
 
 foreach(case sysrq oom init oops oops-kdump)
   add_test(NAME kernel_vmcore_${case} COMMAND ${CT_PYTHON} ${CT_KTEST}/check_vmcore.py ${CT_BIN} ${CT_VMCORE_DIR} ${case})
   set_tests_properties(kernel_vmcore_${case} PROPERTIES FIXTURES_REQUIRED vmcores SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
+
+# Every way a kernel dies (ct_panic.ko, issue 14): class, culprit, task and CPU, evidence, signature.
+foreach(kind softlockup rcu hung bug gpf warn overflow divide canary)
+  add_test(NAME kernel_kind_${kind} COMMAND ${CT_PYTHON} ${CT_KTEST}/check_kinds.py ${CT_BIN} ${CT_VMCORE_DIR} ${kind})
+  set_tests_properties(kernel_kind_${kind} PROPERTIES FIXTURES_REQUIRED vmcores SKIP_RETURN_CODE 77 TIMEOUT 120)
+endforeach()
+# --tasks against the guest's own listing (ct-ps lines): the 300-task hung guest and an Oops guest.
+foreach(kind hung bug)
+  add_test(NAME kernel_tasks_${kind} COMMAND ${CT_PYTHON} ${CT_KTEST}/check_tasks.py ${CT_BIN} ${CT_VMCORE_DIR} ${kind}
+           ${PROJECT_SOURCE_DIR}/docs/schema/report.schema.json)
+  set_tests_properties(kernel_tasks_${kind} PROPERTIES FIXTURES_REQUIRED vmcores SKIP_RETURN_CODE 77 TIMEOUT 120)
+endforeach()
+
+# A dump whose BTF does not parse: today's report plus a diagnostic.
+add_test(NAME kernel_nobtf COMMAND ${CT_PYTHON} ${CT_KTEST}/check_nobtf.py ${CT_BIN} ${CT_VMCORE_DIR})
+set_tests_properties(kernel_nobtf PROPERTIES FIXTURES_REQUIRED vmcores SKIP_RETURN_CODE 77 TIMEOUT 120)
 
 add_test(NAME kernel_vmlinux_mismatch COMMAND ${CT_PYTHON} ${CT_KTEST}/check_vmlinux.py ${CT_BIN} ${CT_VMCORE_DIR})
 set_tests_properties(kernel_vmlinux_mismatch PROPERTIES FIXTURES_REQUIRED vmcores SKIP_RETURN_CODE 77 TIMEOUT 120)

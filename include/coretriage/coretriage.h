@@ -70,6 +70,8 @@ struct ct_options {
 	const char *journal;
 	/** --no-journal: never read the system journal. */
 	bool no_journal;
+	/** Vmcores: list every kernel task with its stack (--tasks), not only the D-state ones. */
+	bool kernel_tasks;
 };
 
 /** Fills @p opts with defaults. */

@@ -297,6 +297,8 @@ struct ct_signature {
 };
 
 /** Kernel facts for vmcores (input.kind != "elf-core"). */
+struct ct_kernel_task;
+
 struct ct_kernel {
 	bool present;
 	const char *release, *build_id, *machine; /**< pooled or NULL */
@@ -320,6 +322,27 @@ struct ct_kernel {
 	size_t num_log_call_trace;
 	const char **modules_linked_in; /**< owned array of pooled */
 	size_t num_modules_linked_in;
+	/** Tasks read from the dump through its BTF: all of them with --tasks, else the D-state ones. Owned. */
+	struct ct_kernel_task *tasks;
+	size_t num_tasks;
+	bool tasks_all; /**< true when tasks holds every task (--tasks), false for the D-state ones only */
+	size_t num_tasks_total; /**< tasks counted in the dump (all states) */
+};
+
+/** One kernel task (struct task_struct) of a vmcore, like a line of `crash ps` with its kernel stack. */
+struct ct_kernel_task {
+	int pid, tgid, ppid;
+	const char *comm; /**< pooled */
+	/** ps's letter: R, S, D, T, t, X, Z, P, I (fs/proc/array.c task_state_array). */
+	char state;
+	int cpu; /**< the CPU it runs or last ran on */
+	bool on_cpu; /**< running on its CPU at the dump (rq->curr), not asleep */
+	uint64_t address; /**< of its task_struct */
+	/** First function of its stack outside the scheduler and lock code (what ps calls WCHAN). Pooled. */
+	const char *wchan;
+	/** Its kernel stack: unwound from the saved context for a sleeping task (frames empty for a running
+	 * one: its CPU's thread has it). tid is the pid. */
+	struct ct_thread stack;
 };
 
 struct ct_input {

@@ -5,6 +5,7 @@
 
 #include "cli/batch.h"
 #include "report/json_text.h"
+#include "triage/facts.h"
 
 /** Frames in the fallback signature, counted from the blame frame (docs/batch.md). */
 #define FALLBACK_FRAMES 3
@@ -12,15 +13,6 @@
 #define META_VALUE_WIDTH 80
 /** Longest folded frame name kept. */
 #define NAME_MAX_LEN 512
-
-// FNV-1a, 64 bits: stable across hosts and versions, enough to key buckets of one fleet.
-static uint64_t fnv1a64(const char *s)
-{
-	uint64_t h = UINT64_C(0xcbf29ce484222325);
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * UINT64_C(0x100000001b3);
-	return h;
-}
 
 // The module name of the main program, to skip library frames (raise, abort, …) when no frame is
 // blamed.
@@ -80,7 +72,7 @@ json_t *ct_cli_core_meta(const struct ct_report *r, const char *path)
 		}
 		fclose(f);
 		char hash[17];
-		snprintf(hash, sizeof(hash), "%016" PRIx64, fnv1a64(text ? text : ""));
+		ct_fnv1a64_hex(text ? text : "", hash);
 		json_object_set_new(m, "hash", json_string(hash));
 		json_object_set_new(m, "signature", ct_json_text(text));
 		json_object_set_new(m, "fallback", json_true());

@@ -70,6 +70,8 @@ static const char help_text[] =
 	"      --no-journal           never read the system journal\n"
 	"      --locals               text: list the locals of the crashing thread's frames under\n"
 	"                             each frame, as gdb's bt full does (JSON always has them)\n"
+	"      --tasks                list every kernel task like crash's ps, each sleeping task with\n"
+	"                             its kernel stack (vmcores; without it only D-state tasks)\n"
 	"  -v, --verbose              also list modules and locals in the text report\n"
 	"  -h, --help                 show this help and exit\n"
 	"  -V, --version              show the version and exit\n"
@@ -131,6 +133,7 @@ enum {
 	OPT_LOGS_WINDOW,
 	OPT_JOURNAL,
 	OPT_NO_JOURNAL,
+	OPT_TASKS,
 };
 
 static const struct option long_options[] = {
@@ -154,6 +157,7 @@ static const struct option long_options[] = {
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "no-abs-paths", no_argument, NULL, OPT_NO_ABS_PATHS },
 	{ "log", no_argument, NULL, OPT_LOG },
+	{ "tasks", no_argument, NULL, OPT_TASKS },
 	{ "max-core-size", required_argument, NULL, OPT_MAX_CORE_SIZE },
 	{ "source-root", required_argument, NULL, OPT_SOURCE_ROOT },
 	{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
@@ -396,6 +400,7 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 			break;
 		case OPT_JOURNAL: cli->opts.journal = optarg; break;
 		case OPT_NO_JOURNAL: cli->opts.no_journal = true; break;
+		case OPT_TASKS: cli->opts.kernel_tasks = true; break;
 		case 'v': cli->verbose = true; break;
 		case 'h': fputs(help_text, stdout); return 0;
 		case 'V': printf("coretriage %s\n", CT_VERSION); return 0;

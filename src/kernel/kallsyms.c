@@ -143,12 +143,27 @@ struct ct_error *ct_kallsyms_load(struct ct_vmcore *vm, struct ct_kallsyms *ret)
 	ks.num_syms = n;
 	for (size_t i = 0; i < n; i++)
 		ks.syms[i].name = ks.names + (uintptr_t)ks.syms[i].name;
-	qsort(ks.syms, n, sizeof(*ks.syms), cmp_sym);
+	// scripts/kallsyms writes the table sorted by address: sort only a table that is not (glibc's qsort is
+	// a stable merge sort, so equal addresses keep their order either way).
+	bool sorted = true;
+	for (size_t i = 1; i < n && sorted; i++)
+		sorted = ks.syms[i - 1].address <= ks.syms[i].address;
+	if (!sorted)
+		qsort(ks.syms, n, sizeof(*ks.syms), cmp_sym);
 	uint64_t v;
 	if (ct_kallsyms_find(&ks, "_stext", &v))
 		ks.text_start = v;
 	if (ct_kallsyms_find(&ks, "_etext", &v))
 		ks.text_end = v;
+	uint64_t a, b;
+	if (ct_kallsyms_find(&ks, "__sched_text_start", &a) && ct_kallsyms_find(&ks, "__sched_text_end", &b) && a < b) {
+		ks.sched_start = a;
+		ks.sched_end = b;
+	}
+	if (ct_kallsyms_find(&ks, "__lock_text_start", &a) && ct_kallsyms_find(&ks, "__lock_text_end", &b) && a < b) {
+		ks.lock_start = a;
+		ks.lock_end = b;
+	}
 	*ret = ks;
 	return NULL;
 }
@@ -158,6 +173,11 @@ void ct_kallsyms_deinit(struct ct_kallsyms *ks)
 	free(ks->syms);
 	free(ks->names);
 	memset(ks, 0, sizeof(*ks));
+}
+
+bool ct_kallsyms_is_sched(const struct ct_kallsyms *ks, uint64_t addr)
+{
+	return (addr >= ks->sched_start && addr < ks->sched_end) || (addr >= ks->lock_start && addr < ks->lock_end);
 }
 
 bool ct_kallsyms_is_text(const struct ct_kallsyms *ks, uint64_t addr)
@@ -170,18 +190,24 @@ static bool is_text_type(char t)
 	return t == 't' || t == 'T' || t == 'w' || t == 'W';
 }
 
-const struct ct_ksym *ct_kallsyms_lookup(const struct ct_kallsyms *ks, uint64_t addr)
+size_t ct_ksym_upper_bound(const struct ct_ksym *syms, size_t n, uint64_t addr)
 {
-	if (!ct_kallsyms_is_text(ks, addr))
-		return NULL;
-	size_t lo = 0, hi = ks->num_syms;
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (ks->syms[mid].address <= addr)
+		if (syms[mid].address <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+const struct ct_ksym *ct_kallsyms_lookup(const struct ct_kallsyms *ks, uint64_t addr)
+{
+	if (!ct_kallsyms_is_text(ks, addr))
+		return NULL;
+	size_t lo = ct_ksym_upper_bound(ks->syms, ks->num_syms, addr);
 	// lo is the first symbol above addr; walk back over aliases and data symbols to a function.
 	for (size_t i = lo; i-- > 0 && lo - i < 16;) {
 		if (is_text_type(ks->syms[i].type))

@@ -1,5 +1,8 @@
-// Kernel crash classes (taxonomy.md, "Kernels"): ordered rules over the panic record; the first that
-// matches wins, and every rule records the log lines it used as evidence.
+// Kernel crash classes (docs/classes.md, "Kernel dumps"): an ordered rule table over the kernel facts
+// (struct ct_panic_record, what the log says), in the style of the process rules of
+// src/triage/classify.c. The first rule whose `when` holds wins; its `fill` writes the verdict. Every
+// verdict names the culprit (function and module), the task and the CPU, and records as evidence the
+// log lines it used.
 #include <inttypes.h>
 #include <string.h>
 
@@ -8,102 +11,384 @@
 // Below 64 KiB is "near null" (taxonomy.md): vm.mmap_min_addr is at most that.
 #define NEAR_NULL 0x10000
 
+/* ---- helpers over the facts ---- */
+
+static bool exception_is(const struct ct_panic_record *f, const char *name)
+{
+	return f->exception && strcmp(f->exception, name) == 0;
+}
+
+static bool exception_has(const struct ct_panic_record *f, const char *word)
+{
+	return f->exception && strstr(f->exception, word) != NULL;
+}
+
 static void set_class(struct ct_report *r, const char *id, const char *confidence)
 {
 	r->crash.class_id = ct_report_strdup(r, id);
 	r->crash.confidence = ct_report_strdup(r, confidence);
 }
 
-void ct_kernel_classify(struct ct_report *r, const struct ct_panic_record *rec)
+/* The culprit's module, "" for vmlinux (and when a copy failed). */
+static const char *culprit_module(const struct ct_panic_record *f)
 {
-	const char *reason = rec->panic_reason;
-	if (!rec->found) {
-		set_class(r, "unknown", "low");
-		r->crash.summary = ct_report_strdup(r, "no panic or Oops record in the kernel log");
-		return;
-	}
-	if (rec->headline)
-		ct_crash_add_evidence(r, "log: %s", rec->headline);
-	if (rec->oops_line)
-		ct_crash_add_evidence(r, "log: %s", rec->oops_line);
+	return f->culprit_module ? f->culprit_module : "";
+}
+
+/* " in func+0x1/0x2 [mod]" (the culprit as the log printed it), or "". */
+static const char *in_culprit(const struct ct_panic_record *f, struct ct_report *r)
+{
+	if (f->culprit_line)
+		return ct_report_printf(r, " in %s", f->culprit_line);
+	if (f->culprit_function)
+		return ct_report_printf(r, " in %s%s%s%s", f->culprit_function, *culprit_module(f) ? " [" : "",
+					culprit_module(f), *culprit_module(f) ? "]" : "");
+	return "";
+}
+
+/* " (task insmod, pid 123, CPU 1)": whose context it was. */
+static const char *task_cpu(const struct ct_panic_record *f, struct ct_report *r)
+{
+	if (!f->comm && !f->has_cpu)
+		return "";
+	return ct_report_printf(r, " (%s%s%s%s%s)", f->comm ? "task " : "", f->comm ? f->comm : "",
+				f->has_pid ? ct_report_printf(r, ", pid %d", f->pid) : "",
+				f->has_cpu && (f->comm || f->has_pid) ? ", " : "",
+				f->has_cpu ? ct_report_printf(r, "CPU %d", f->cpu) : "");
+}
+
+static const char *headline_or(const struct ct_panic_record *f, const char *other)
+{
+	return f->headline ? f->headline : other ? other : "no panic record";
+}
+
+/* ---- rules ---- */
+
+static bool when_stack_overflow(const struct ct_panic_record *f)
+{
+	return f->stack_overflow || exception_has(f, "stack guard page") || exception_has(f, "stack overflow");
+}
+
+static void fill_stack_overflow(const struct ct_panic_record *f, struct ct_report *r)
+{
+	set_class(r, "kernel-stack-overflow", "high");
+	r->crash.summary = ct_report_printf(r, "kernel stack overflow%s%s: %s", in_culprit(f, r), task_cpu(f, r),
+					    headline_or(f, f->panic_reason));
+}
+
+static bool when_stack_protector(const struct ct_panic_record *f)
+{
+	return f->stack_protector;
+}
+
+static void fill_stack_protector(const struct ct_panic_record *f, struct ct_report *r)
+{
+	set_class(r, "kernel-stack-protector", "high");
+	r->crash.summary = ct_report_printf(r, "kernel stack canary smashed%s%s: the function's stack frame was overwritten",
+					    in_culprit(f, r), task_cpu(f, r));
+}
+
+static bool when_null_deref(const struct ct_panic_record *f)
+{
+	return f->null_deref || (f->page_fault && f->has_address && f->address < NEAR_NULL);
+}
+
+static void fill_null_deref(const struct ct_panic_record *f, struct ct_report *r)
+{
+	set_class(r, "kernel-null-deref", "high");
+	r->crash.summary = ct_report_printf(r, "kernel NULL pointer %s at address 0x%" PRIx64 "%s%s",
+					    r->crash.access ? r->crash.access : "access", f->address, in_culprit(f, r),
+					    task_cpu(f, r));
+}
+
+static bool when_page_fault(const struct ct_panic_record *f)
+{
+	return f->page_fault;
+}
+
+static void fill_page_fault(const struct ct_panic_record *f, struct ct_report *r)
+{
+	set_class(r, "kernel-page-fault", "high");
+	r->crash.summary = ct_report_printf(r, "kernel page fault (%s) at address 0x%" PRIx64 "%s%s",
+					    r->crash.access ? r->crash.access : "access", f->address, in_culprit(f, r),
+					    task_cpu(f, r));
+}
+
+static bool when_divide(const struct ct_panic_record *f)
+{
+	return exception_is(f, "divide error");
+}
+
+static void fill_divide(const struct ct_panic_record *f, struct ct_report *r)
+{
+	set_class(r, "kernel-divide-error", "high");
+	r->crash.summary = ct_report_printf(r, "kernel divide error (division by zero or quotient overflow)%s%s",
+					    in_culprit(f, r), task_cpu(f, r));
+}
+
+static bool when_gpf(const struct ct_panic_record *f)
+{
+	return f->gpf || exception_is(f, "general protection fault");
+}
+
+static void fill_gpf(const struct ct_panic_record *f, struct ct_report *r)
+{
+	set_class(r, "kernel-general-protection", "high");
+	r->crash.summary = ct_report_printf(r, "kernel general protection fault%s%s%s",
+					    f->has_address ? ct_report_printf(r, " (non-canonical address 0x%" PRIx64 ")", f->address) : "",
+					    in_culprit(f, r), task_cpu(f, r));
+}
+
+static bool when_bug(const struct ct_panic_record *f)
+{
+	return f->kernel_bug;
+}
+
+static void fill_bug(const struct ct_panic_record *f, struct ct_report *r)
+{
+	set_class(r, "kernel-bug", "high");
+	r->crash.summary = ct_report_printf(r, "%s%s%s", f->headline, in_culprit(f, r), task_cpu(f, r));
+}
+
+static bool when_warn(const struct ct_panic_record *f)
+{
+	return f->warn;
+}
+
+static void fill_warn(const struct ct_panic_record *f, struct ct_report *r)
+{
+	set_class(r, "kernel-warning-panic", "high");
+	r->crash.summary = ct_report_printf(r, "WARN with panic_on_warn%s%s: %s", in_culprit(f, r), task_cpu(f, r), f->headline);
+}
+
+static bool when_soft_lockup(const struct ct_panic_record *f)
+{
+	return f->lockup_soft;
+}
+
+static void fill_soft_lockup(const struct ct_panic_record *f, struct ct_report *r)
+{
+	set_class(r, "kernel-soft-lockup", "high");
+	r->crash.summary = ct_report_printf(r, "soft lockup%s%s: %s", in_culprit(f, r), task_cpu(f, r),
+					    headline_or(f, f->panic_reason));
+}
+
+static bool when_hard_lockup(const struct ct_panic_record *f)
+{
+	return f->lockup_hard;
+}
+
+static void fill_hard_lockup(const struct ct_panic_record *f, struct ct_report *r)
+{
+	set_class(r, "kernel-hard-lockup", "high");
+	r->crash.summary = ct_report_printf(r, "hard lockup%s%s: %s", in_culprit(f, r), task_cpu(f, r),
+					    headline_or(f, f->panic_reason));
+}
+
+static bool when_rcu_stall(const struct ct_panic_record *f)
+{
+	return f->rcu_stall;
+}
+
+static void fill_rcu_stall(const struct ct_panic_record *f, struct ct_report *r)
+{
+	set_class(r, "kernel-rcu-stall", "high");
+	r->crash.summary = ct_report_printf(r, "RCU stall%s%s: %s", in_culprit(f, r), task_cpu(f, r),
+					    headline_or(f, f->panic_reason));
+}
+
+static bool when_hung_task(const struct ct_panic_record *f)
+{
+	return f->hung_task;
+}
+
+static void fill_hung_task(const struct ct_panic_record *f, struct ct_report *r)
+{
+	set_class(r, "kernel-hung-task", "high");
+	r->crash.summary = ct_report_printf(r, "hung task%s%s%s waiting%s: %s", f->blocked_comm ? " " : "",
+					    f->blocked_comm ? f->blocked_comm : "",
+					    f->has_blocked_pid ? ct_report_printf(r, " (pid %d)", f->blocked_pid) : "",
+					    in_culprit(f, r), headline_or(f, f->panic_reason));
+}
+
+static bool when_oom(const struct ct_panic_record *f)
+{
+	return f->oom && f->panic_reason;
+}
+
+static void fill_oom(const struct ct_panic_record *f, struct ct_report *r)
+{
+	set_class(r, "kernel-oom-panic", "high");
+	r->crash.summary = ct_report_printf(r, "kernel panic on out of memory: %s", f->panic_reason);
+}
+
+static bool when_sysrq(const struct ct_panic_record *f)
+{
+	return f->sysrq;
+}
+
+static void fill_sysrq(const struct ct_panic_record *f, struct ct_report *r)
+{
+	(void)f;
+	set_class(r, "kernel-sysrq-crash", "high");
+	r->crash.summary = ct_report_strdup(r, "crash requested with sysrq-c (sysrq triggered crash)");
+}
+
+static bool when_mce(const struct ct_panic_record *f)
+{
+	return f->mce;
+}
+
+static void fill_mce(const struct ct_panic_record *f, struct ct_report *r)
+{
+	set_class(r, "kernel-machine-check", "high");
+	r->crash.summary = ct_report_printf(r, "machine check: %s", headline_or(f, f->panic_reason));
+}
+
+/* Any other die(): "invalid opcode", "int3", "stack segment", "double fault", "alignment check", … */
+static bool when_oops(const struct ct_panic_record *f)
+{
+	return f->has_die;
+}
+
+static void fill_oops(const struct ct_panic_record *f, struct ct_report *r)
+{
+	set_class(r, "kernel-oops", "medium");
+	r->crash.subclass = f->exception;
+	r->crash.summary = ct_report_printf(r, "kernel exception \"%s\" (error code 0x%" PRIx64 ")%s%s", f->exception,
+					    f->die.error_code, in_culprit(f, r), task_cpu(f, r));
+}
+
+static bool when_panic(const struct ct_panic_record *f)
+{
+	return f->panic_reason != NULL;
+}
+
+static void fill_panic(const struct ct_panic_record *f, struct ct_report *r)
+{
+	set_class(r, "kernel-panic", f->init_killed ? "high" : "medium");
+	r->crash.summary = ct_report_printf(r, "Kernel panic - not syncing: %s%s", f->panic_reason, task_cpu(f, r));
+}
+
+static bool when_unknown(const struct ct_panic_record *f)
+{
+	(void)f;
+	return true;
+}
+
+static void fill_unknown(const struct ct_panic_record *f, struct ct_report *r)
+{
+	set_class(r, "unknown", "low");
+	r->crash.summary = ct_report_printf(r, "%s", f->found ? headline_or(f, NULL) : "no panic or Oops record in the kernel log");
+}
+
+struct krule {
+	const char *name;
+	bool (*when)(const struct ct_panic_record *f);
+	void (*fill)(const struct ct_panic_record *f, struct ct_report *r);
+};
+
+// Order matters: the first rule that matches wins (docs/classes.md). The stack rules come first: a guard
+// page hit is also a page fault, a smashed canary also a panic.
+static const struct krule rules[] = {
+	{ "kernel-stack-overflow", when_stack_overflow, fill_stack_overflow },
+	{ "kernel-stack-protector", when_stack_protector, fill_stack_protector },
+	{ "kernel-null-deref", when_null_deref, fill_null_deref },
+	{ "kernel-page-fault", when_page_fault, fill_page_fault },
+	{ "kernel-divide-error", when_divide, fill_divide },
+	{ "kernel-general-protection", when_gpf, fill_gpf },
+	{ "kernel-bug", when_bug, fill_bug },
+	{ "kernel-warning-panic", when_warn, fill_warn },
+	{ "kernel-soft-lockup", when_soft_lockup, fill_soft_lockup },
+	{ "kernel-hard-lockup", when_hard_lockup, fill_hard_lockup },
+	{ "kernel-rcu-stall", when_rcu_stall, fill_rcu_stall },
+	{ "kernel-hung-task", when_hung_task, fill_hung_task },
+	{ "kernel-oom-panic", when_oom, fill_oom },
+	{ "kernel-sysrq-crash", when_sysrq, fill_sysrq },
+	{ "kernel-machine-check", when_mce, fill_mce },
+	{ "kernel-oops", when_oops, fill_oops },
+	{ "kernel-panic", when_panic, fill_panic },
+	{ "unknown", when_unknown, fill_unknown },
+};
+#define NUM_RULES (sizeof(rules) / sizeof(rules[0]))
+
+static void add_evidence(struct ct_report *r, const struct ct_panic_record *f)
+{
+	if (f->headline)
+		ct_crash_add_evidence(r, "log: %s", f->headline);
+	if (f->oops_line && (!f->headline || strcmp(f->oops_line, f->headline) != 0))
+		ct_crash_add_evidence(r, "log: %s", f->oops_line);
 	for (size_t i = 0; i < 2; i++) {
-		if (rec->pf_lines[i])
-			ct_crash_add_evidence(r, "log: %s", rec->pf_lines[i]);
+		if (f->pf_lines[i])
+			ct_crash_add_evidence(r, "log: %s", f->pf_lines[i]);
 	}
-	if (rec->rip_line)
-		ct_crash_add_evidence(r, "log: %s", rec->rip_line);
-	if (reason)
-		ct_crash_add_evidence(r, "log: Kernel panic - not syncing: %s", reason);
-	else if (rec->kdump_loaded)
+	if (f->rip_line)
+		ct_crash_add_evidence(r, "log: %s", f->rip_line);
+	if (f->panic_reason)
+		ct_crash_add_evidence(r, "log: Kernel panic - not syncing: %s", f->panic_reason);
+	else if (f->kdump_loaded)
 		ct_crash_add_evidence(r, "no \"Kernel panic\" line: kdump was loaded, so the Oops went straight to crash_kexec");
-	if (rec->has_address) {
+	if (f->culprit_function)
+		ct_crash_add_evidence(r, "culprit: %s%s%s%s, from the %s", f->culprit_function, *culprit_module(f) ? " [" : "",
+				      culprit_module(f), *culprit_module(f) ? "]" : "", f->culprit_source);
+}
+
+static void set_address(struct ct_report *r, const struct ct_panic_record *f)
+{
+	if (f->has_address) {
 		r->crash.has_address = true;
-		r->crash.address = rec->address;
-		r->crash.address_kind = ct_report_strdup(r, rec->address < NEAR_NULL ? "null" :
-						       (rec->address >> 47 != 0 && rec->address >> 47 != 0x1ffff) ?
+		r->crash.address = f->address;
+		r->crash.address_kind = ct_report_strdup(r, f->address < NEAR_NULL ? "null" :
+						       (f->address >> 47 != 0 && f->address >> 47 != 0x1ffff) ?
 						       "non-canonical" : "unmapped");
 	}
 	// #PF error code bit 1 is "write" (arch/x86/include/asm/trap_pf.h X86_PF_WRITE), bit 4 "instruction fetch".
-	if ((rec->null_deref || rec->page_fault) && rec->has_error_code)
-		r->crash.access = ct_report_strdup(r, rec->error_code & 0x10 ? "exec" : rec->error_code & 2 ? "write" : "read");
-	const char *where = rec->rip_line ? rec->rip_line + strlen("RIP: 0010:") : NULL;
+	if ((f->null_deref || f->page_fault) && f->has_error_code)
+		r->crash.access = ct_report_strdup(r, f->error_code & 0x10 ? "exec" : f->error_code & 2 ? "write" : "read");
+}
 
-	if (rec->null_deref || (rec->page_fault && rec->has_address && rec->address < NEAR_NULL)) {
-		set_class(r, "kernel-null-deref", "high");
-		r->crash.summary = ct_report_printf(r, "kernel NULL pointer %s at address 0x%" PRIx64 "%s%s",
-						    r->crash.access ? r->crash.access : "access", rec->address,
-						    where ? " in " : "", where ? where : "");
-	} else if (rec->page_fault) {
-		set_class(r, "kernel-page-fault", "high");
-		r->crash.summary = ct_report_printf(r, "kernel page fault (%s) at address 0x%" PRIx64 "%s%s",
-						    r->crash.access ? r->crash.access : "access", rec->address,
-						    where ? " in " : "", where ? where : "");
-	} else if (rec->gpf) {
-		set_class(r, "kernel-general-protection", "high");
-		r->crash.summary = ct_report_printf(r, "kernel general protection fault%s%s%s", rec->has_address ?
-						    " (non-canonical address)" : "", where ? " in " : "", where ? where : "");
-	} else if (rec->kernel_bug) {
-		set_class(r, "kernel-bug", "high");
-		r->crash.summary = ct_report_printf(r, "%s%s%s", rec->headline, where ? " in " : "", where ? where : "");
-	} else if (rec->warn) {
-		set_class(r, "kernel-warning-panic", "high");
-		r->crash.summary = ct_report_printf(r, "WARN with panic_on_warn: %s", rec->headline);
-	} else if (rec->stack_overflow) {
-		set_class(r, "kernel-stack-overflow", "high");
-		r->crash.summary = ct_report_printf(r, "kernel stack overflow: %s", rec->headline ? rec->headline : reason);
-	} else if (rec->lockup_soft) {
-		set_class(r, "kernel-soft-lockup", "high");
-		r->crash.summary = ct_report_printf(r, "%s", rec->headline ? rec->headline : reason);
-	} else if (rec->lockup_hard) {
-		set_class(r, "kernel-hard-lockup", "high");
-		r->crash.summary = ct_report_printf(r, "%s", rec->headline ? rec->headline : reason);
-	} else if (rec->hung_task) {
-		set_class(r, "kernel-hung-task", "high");
-		r->crash.summary = ct_report_printf(r, "%s", rec->headline ? rec->headline : reason);
-	} else if (rec->oom && reason) {
-		set_class(r, "kernel-oom-panic", "high");
-		r->crash.summary = ct_report_printf(r, "kernel panic on out of memory: %s", reason);
-	} else if (rec->sysrq) {
-		set_class(r, "kernel-sysrq-crash", "high");
-		r->crash.summary = ct_report_strdup(r, "crash requested with sysrq-c (sysrq triggered crash)");
-	} else if (rec->mce) {
-		set_class(r, "kernel-machine-check", "high");
-		r->crash.summary = ct_report_printf(r, "machine check: %s", rec->headline ? rec->headline : reason);
-	} else if (reason) {
-		set_class(r, "kernel-panic", rec->init_killed ? "high" : "medium");
-		r->crash.summary = ct_report_printf(r, "Kernel panic - not syncing: %s", reason);
-	} else {
-		set_class(r, "unknown", "low");
-		r->crash.summary = ct_report_printf(r, "%s", rec->headline ? rec->headline : "no panic record");
-	}
-	if (rec->init_killed)
+static void add_details(struct ct_report *r, const struct ct_panic_record *f)
+{
+	if (f->init_killed)
 		ct_crash_add_detail_string(r, "reason", "init exited");
-	if (rec->has_error_code)
-		ct_crash_add_detail_address(r, "error_code", rec->error_code);
-	if (rec->has_cpu)
-		ct_crash_add_detail_int(r, "cpu", rec->cpu);
-	if (rec->has_pid)
-		ct_crash_add_detail_int(r, "pid", rec->pid);
-	if (rec->comm)
-		ct_crash_add_detail_string(r, "comm", rec->comm);
+	if (f->has_error_code)
+		ct_crash_add_detail_address(r, "error_code", f->error_code);
+	if (f->has_cpu)
+		ct_crash_add_detail_int(r, "cpu", f->cpu);
+	if (f->has_pid)
+		ct_crash_add_detail_int(r, "pid", f->pid);
+	if (f->comm)
+		ct_crash_add_detail_string(r, "comm", f->comm);
+	if (f->exception)
+		ct_crash_add_detail_string(r, "exception", f->exception);
+	if (f->has_die)
+		ct_crash_add_detail_int(r, "die_count", f->die.count);
+	if (f->culprit_function) {
+		ct_crash_add_detail_string(r, "culprit_function", f->culprit_function);
+		ct_crash_add_detail_string(r, "culprit_module", *culprit_module(f) ? culprit_module(f) : "vmlinux");
+	}
+	if (f->blocked_comm)
+		ct_crash_add_detail_string(r, "blocked_comm", f->blocked_comm);
+	if (f->has_blocked_pid)
+		ct_crash_add_detail_int(r, "blocked_pid", f->blocked_pid);
+}
+
+const char *ct_kernel_rule_name(size_t index)
+{
+	return index < NUM_RULES ? rules[index].name : NULL;
+}
+
+void ct_kernel_classify(struct ct_report *r, const struct ct_panic_record *rec)
+{
+	if (rec->found) {
+		add_evidence(r, rec);
+		set_address(r, rec);
+	}
+	size_t i = 0;
+	while (rec->found && i < NUM_RULES - 1 && !rules[i].when(rec))
+		i++;
+	if (!rec->found)
+		i = NUM_RULES - 1;
+	rules[i].fill(rec, r);
+	add_details(r, rec);
 }

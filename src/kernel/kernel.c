@@ -7,6 +7,7 @@
 #include <libkdumpfile/kdumpfile.h>
 
 #include "kernel/kernel.h"
+#include "kernel/orc.h"
 #include "kernel/vmcore.h"
 
 static void fill_kernel_facts(struct ct_vmcore *vm, struct ct_report *r)
@@ -120,39 +121,24 @@ static void add_registers(struct ct_report *r, struct ct_thread *th, const struc
 	th->num_registers = 27;
 }
 
-/* Function name of a "func+0x1/0x2 [mod]" / "? func+0x1/0x2" Call Trace line, into @p buf. */
-static const char *trace_function(const char *line, char *buf, size_t size, bool *unreliable)
-{
-	*unreliable = strncmp(line, "? ", 2) == 0;
-	if (*unreliable)
-		line += 2;
-	size_t n = strcspn(line, "+ ");
-	if (n >= size)
-		n = size - 1;
-	memcpy(buf, line, n);
-	buf[n] = '\0';
-	return buf;
-}
-
 /*
  * How well the stack found in the dump agrees with the kernel's own Call Trace: every reliable
  * (non-"?") function of the log should be among the scanned frames. Evidence either way.
  */
-static void compare_with_log(struct ct_report *r, const struct ct_thread *th)
+static void compare_with_log(struct ct_report *r, const struct ct_thread *th, const char *whose)
 {
 	const struct ct_kernel *k = &r->kernel;
 	size_t reliable = 0, found = 0;
 	const char *missing = NULL;
 	for (size_t i = 0; i < k->num_log_call_trace; i++) {
-		char fn[256];
-		bool unreliable;
-		trace_function(k->log_call_trace[i], fn, sizeof(fn), &unreliable);
-		if (unreliable || !*fn)
+		struct ct_ksym_text t;
+		const char *line = k->log_call_trace[i];
+		if (!ct_ksym_text_parse(line, strlen(line), &t) || t.unreliable)
 			continue;
 		reliable++;
 		bool hit = false;
 		for (size_t j = 0; j < th->num_frames && !hit; j++)
-			hit = th->frames[j].function && strcmp(th->frames[j].function, fn) == 0;
+			hit = th->frames[j].function && strcmp(th->frames[j].function, t.function) == 0;
 		if (hit)
 			found++;
 		else if (!missing)
@@ -160,8 +146,8 @@ static void compare_with_log(struct ct_report *r, const struct ct_thread *th)
 	}
 	if (reliable == 0)
 		return;
-	ct_crash_add_evidence(r, "stack of CPU %d from the dump has %zu of the %zu reliable functions of the log's Call Trace%s%s",
-			      th->tid, found, reliable, missing ? "; first missing: " : "", missing ? missing : "");
+	ct_crash_add_evidence(r, "stack of %s from the dump has %zu of the %zu reliable functions of the log's Call Trace%s%s",
+			      whose, found, reliable, missing ? "; first missing: " : "", missing ? missing : "");
 }
 
 /* Frame 0 in a module has no kallsyms name in the core tables; the log's RIP line names it. */
@@ -170,24 +156,31 @@ static void name_frame0_from_log(struct ct_report *r, struct ct_thread *th, cons
 	if (!th->num_frames || th->frames[0].function || !rec->rip_line)
 		return;
 	const char *p = rec->rip_line + strlen("RIP: 0010:");
-	char fn[256];
-	size_t n = strcspn(p, "+ ");
-	if (n == 0 || n >= sizeof(fn) || strncmp(p, "0x", 2) == 0)
+	struct ct_ksym_text t;
+	if (!ct_ksym_text_parse(p, strlen(p), &t))
 		return;
-	memcpy(fn, p, n);
-	fn[n] = '\0';
-	th->frames[0].function = ct_report_strdup(r, fn);
-	const char *plus = strchr(p, '+');
-	if (plus)
-		th->frames[0].offset = strtoull(plus + 1, NULL, 16);
-	const char *mod = strchr(p, '[');
-	if (mod) {
-		size_t m = strcspn(mod + 1, "]");
-		th->frames[0].module = ct_strpool_intern_len(&r->strings, mod + 1, m);
-	}
+	th->frames[0].function = ct_report_strdup(r, t.function);
+	if (t.has_offset)
+		th->frames[0].offset = t.offset;
+	if (*t.module)
+		th->frames[0].module = ct_report_strdup(r, t.module);
 	ct_report_diag(r, CT_SEVERITY_INFO, th->tid, "frame-from-log",
 		       "frame 0 (0x%016" PRIx64 ") is outside core kernel text; named from the log's RIP line",
 		       th->frames[0].pc);
+}
+
+/* The culprit's frame on the panic CPU's stack, when it is there, is the blamed frame. */
+static void blame_culprit(struct ct_report *r, const struct ct_thread *th, const struct ct_panic_record *rec)
+{
+	if (!rec->culprit_function)
+		return;
+	for (size_t i = 0; i < th->num_frames; i++) {
+		if (th->frames[i].function && strcmp(th->frames[i].function, rec->culprit_function) == 0) {
+			r->crash.blame_frame = (long)i;
+			ct_crash_add_evidence(r, "blamed frame #%zu of CPU %d: %s, the culprit", i, th->tid, rec->culprit_function);
+			return;
+		}
+	}
 }
 
 struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *kind, struct ct_report *report)
@@ -228,9 +221,6 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 			ct_report_diag(report, CT_SEVERITY_WARNING, 0, "no-panic-record",
 				       "the kernel log has no panic or Oops record");
 	}
-	fill_panic_facts(report, &rec);
-	ct_kernel_classify(report, &rec);
-
 	struct ct_kallsyms ks = { 0 };
 	err = have_vi ? ct_kallsyms_load(&vm, &ks) : NULL;
 	if (err) {
@@ -238,6 +228,29 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 		ct_error_destroy(err);
 		err = NULL;
 	}
+	// The dump's BTF gives the layouts of struct module and task_struct: module symbols and ORC
+	// tables, and the task list. Without it, today's report (module frames scanned, no tasks).
+	struct ct_kbtf *btf = NULL;
+	struct ct_kmodules kmods = { 0 };
+	if (ks.num_syms) {
+		err = ct_kbtf_load(&vm, &ks, &btf);
+		if (!err)
+			err = ct_kmodules_load(&vm, &ks, btf, &kmods);
+		if (err) {
+			ct_report_diag(report, CT_SEVERITY_WARNING, 0, btf ? "no-kernel-modules" : "no-btf",
+				       "%s%s", btf ? "kernel modules: " : "BTF: ", ct_error_message(err));
+			ct_error_destroy(err);
+			err = NULL;
+		} else {
+			ks.modules = &kmods;
+		}
+	}
+	struct ct_orc orc;
+	if (ks.num_syms && ct_orc_init(&vm, &ks, &orc))
+		ks.orc = &orc;
+	ct_panic_culprit_from_trace(report, &ks, &rec);
+	fill_panic_facts(report, &rec);
+	ct_kernel_classify(report, &rec);
 	bool x86 = report->input.arch && strcmp(report->input.arch, "x86_64") == 0;
 	if (!x86 && vm.num_cpus)
 		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "arch-unsupported",
@@ -273,7 +286,11 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 			memmove(&report->threads[1], &report->threads[0], t * sizeof(tmp));
 			report->threads[0] = tmp;
 			name_frame0_from_log(report, &report->threads[0], &rec);
-			compare_with_log(report, &report->threads[0]);
+			// A hung-task report's Call Trace is the blocked task's, compared with its task stack below.
+			if (!rec.hung_task)
+				compare_with_log(report, &report->threads[0],
+						 ct_report_printf(report, "CPU %d", report->threads[0].tid));
+			blame_culprit(report, &report->threads[0], &rec);
 			break;
 		}
 	} else if (vm.num_cpus) {
@@ -283,8 +300,21 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 		ct_report_diag(report, CT_SEVERITY_INFO, 0, "qemu-dump",
 			       "written by QEMU dump-guest-memory: pr_pid is the vCPU number + 1, and the log may stop before "
 			       "the last panic lines");
+	ct_kernel_signature(report, &rec);
+	if (btf && x86)
+		ct_ktasks_collect(&vm, &ks, btf, opts->kernel_tasks, opts->max_frames, report);
+	else if (opts->kernel_tasks)
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "no-tasks", "--tasks: the task list needs the dump's BTF%s",
+			       x86 ? "" : " and an x86-64 dump");
+	for (size_t i = 0; rec.hung_task && rec.has_blocked_pid && i < report->kernel.num_tasks; i++) {
+		const struct ct_kernel_task *t = &report->kernel.tasks[i];
+		if (t->pid == rec.blocked_pid && t->stack.num_frames)
+			compare_with_log(report, &t->stack, ct_report_printf(report, "the blocked task %d (%s)", t->pid, t->comm));
+	}
 	if (opts->executable)
 		ct_vmlinux_symbolize(&vm, opts, report);
+	ct_kmodules_deinit(&kmods);
+	ct_kbtf_free(btf);
 	ct_kallsyms_deinit(&ks);
 	ct_panic_record_deinit(&rec);
 	ct_vmcore_close(&vm);

@@ -1,8 +1,8 @@
 // A CPU's kernel stack, unwound from the dump alone: frame 0 from the saved registers, then the
 // kernel's own ORC tables (read from the dump through kallsyms, orc.c) walk the frames like
 // arch/x86/kernel/unwind_orc.c does (trust "cfi"), crossing pt_regs frames of exceptions and interrupts.
-// Module text has its ORC tables in struct module, whose layout the dump does not publish: a frame there
-// is stepped over by scanning for the next validated return address (trust "scan"). Without ORC symbols,
+// Module text has its ORC tables in struct module, whose layout comes from the dump's BTF (kmodules.c);
+// without it, a frame there is stepped over by scanning for the next validated return address (trust "scan"). Without ORC symbols,
 // or when the walk fails before its first step, the whole stack is scanned for return addresses into
 // kernel text, each validated by a call instruction just before it (trust "scan"), as before.
 #include <inttypes.h>
@@ -32,10 +32,21 @@ static void fill_frame(const struct ct_kallsyms *ks, struct ct_report *r, struct
 {
 	f->pc = pc;
 	const struct ct_ksym *s = ct_kallsyms_lookup(ks, lookup);
+	const char *module = "vmlinux";
+	if (!s) {
+		// Module text: the module's own symbol table (struct module kallsyms, known through BTF).
+		const struct ct_kmodule *m = ct_kmodules_find(ks->modules, lookup);
+		if (m) {
+			module = m->name;
+			s = ct_kmodule_lookup(m, lookup);
+			if (!s)
+				f->module = ct_report_strdup(r, module);
+		}
+	}
 	if (s) {
 		f->function = ct_report_strdup(r, s->name);
 		f->offset = pc - s->address;
-		f->module = ct_report_strdup(r, "vmlinux");
+		f->module = ct_report_strdup(r, module);
 	}
 }
 
@@ -310,7 +321,7 @@ static size_t orc_walk(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const
 	struct orc_state st = { .ip = cpu->regs[CT_X86_RIP],
 				.sp = cpu->regs[CT_X86_RSP],
 				.bp = cpu->regs[CT_X86_RBP],
-				.signal = true,
+				.signal = !cpu->pc_is_return,
 				.regs = { REGS_CPU, 0 },
 				.full_regs = true,
 				.bp_valid = true };
@@ -397,7 +408,7 @@ void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const 
 	struct ct_frame *f = ct_thread_add_frame(thread);
 	if (!f)
 		return;
-	fill_frame(ks, report, f, pc, pc);
+	fill_frame(ks, report, f, pc, cpu->pc_is_return ? pc - 1 : pc);
 	f->trust = CT_TRUST_CONTEXT;
 	f->has_sp = true;
 	f->sp = sp;
@@ -427,13 +438,16 @@ void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const 
 	thread->has_stack = true;
 	thread->stack_start = top - STACK_SIZE;
 	thread->stack_end = top;
-	struct ct_orc orc;
+	struct ct_orc own;
+	const struct ct_orc *orc = ks->orc;
+	if (!orc && ct_orc_init(vm, ks, &own))
+		orc = &own;
 	uint64_t scan_from = sp;
-	if (ct_orc_init(vm, ks, &orc)) {
+	if (orc) {
 		size_t first = thread->num_frames;
 		bool failed;
 		uint64_t stop_sp;
-		size_t added = orc_walk(vm, ks, &orc, cpu, report, thread, limit, &failed, &stop_sp);
+		size_t added = orc_walk(vm, ks, orc, cpu, report, thread, limit, &failed, &stop_sp);
 		if (added && !failed)
 			return;
 		if (!added) {

@@ -24,6 +24,7 @@ bool ct_orc_init(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struct ct_o
 	ret->num = (ip_stop - ip_start) / 4;
 	ret->text_start = ks->text_start;
 	ret->text_end = ks->text_end;
+	ret->modules = ks->modules;
 	// .init.text has ORC entries too (the boot CPU's idle task returns into start_kernel).
 	uint64_t a, b;
 	if (ct_kallsyms_find(ks, "_sinittext", &a) && ct_kallsyms_find(ks, "_einittext", &b) && a < b) {
@@ -49,16 +50,14 @@ static bool orc_ip(struct ct_vmcore *vm, const struct ct_orc *orc, uint64_t i, u
 	return true;
 }
 
-bool ct_orc_find(struct ct_vmcore *vm, const struct ct_orc *orc, uint64_t ip, struct ct_orc_entry *ret)
+/* The entry of the table at @p ip_table / @p entries (@p num entries) covering @p ip. */
+static bool table_find(struct ct_vmcore *vm, const struct ct_orc *t, uint64_t ip, struct ct_orc_entry *ret)
 {
-	bool core = ip >= orc->text_start && ip < orc->text_end, init = ip >= orc->init_start && ip < orc->init_end;
-	if (!orc->num || (!core && !init))
-		return false;
 	// Rightmost entry whose ip <= ip (arch/x86/kernel/unwind_orc.c __orc_find).
-	uint64_t lo = 0, hi = orc->num, found = UINT64_MAX;
+	uint64_t lo = 0, hi = t->num, found = UINT64_MAX;
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2, a;
-		if (!orc_ip(vm, orc, mid, &a))
+		if (!orc_ip(vm, t, mid, &a))
 			return false;
 		if (a <= ip) {
 			found = mid;
@@ -70,7 +69,7 @@ bool ct_orc_find(struct ct_vmcore *vm, const struct ct_orc *orc, uint64_t ip, st
 	if (found == UINT64_MAX)
 		return false;
 	uint8_t e[6];
-	if (!ct_vmcore_try_read(vm, orc->entries + 6 * found, e, sizeof(e)))
+	if (!ct_vmcore_try_read(vm, t->entries + 6 * found, e, sizeof(e)))
 		return false;
 	uint16_t bits = (uint16_t)(e[4] | e[5] << 8);
 	ret->sp_offset = (int16_t)(uint16_t)(e[0] | e[1] << 8);
@@ -80,4 +79,17 @@ bool ct_orc_find(struct ct_vmcore *vm, const struct ct_orc *orc, uint64_t ip, st
 	ret->type = (bits >> 8) & 3;
 	ret->end = (bits >> 10) & 1;
 	return true;
+}
+
+bool ct_orc_find(struct ct_vmcore *vm, const struct ct_orc *orc, uint64_t ip, struct ct_orc_entry *ret)
+{
+	bool core = ip >= orc->text_start && ip < orc->text_end, init = ip >= orc->init_start && ip < orc->init_end;
+	if (core || init)
+		return orc->num && table_find(vm, orc, ip, ret);
+	// A module's own tables (struct module arch.orc_unwind_ip …, sorted by the kernel at load time).
+	const struct ct_kmodule *m = ct_kmodules_find(orc->modules, ip);
+	if (!m || !m->num_orcs || m->num_orcs > MAX_ORC_ENTRIES || !m->orc_ip || !m->orc_entries)
+		return false;
+	struct ct_orc t = { .ip_table = m->orc_ip, .entries = m->orc_entries, .num = m->num_orcs };
+	return table_find(vm, &t, ip, ret);
 }

@@ -33,13 +33,15 @@ struct ct_orc_entry {
 	bool end;
 };
 
-/** The core kernel's ORC tables in the dump (module tables are not read). */
+/** The core kernel's ORC tables in the dump, and through @p modules each module's. */
 struct ct_orc {
 	uint64_t ip_table; /**< __start_orc_unwind_ip: s32 offsets, each relative to its own address */
 	uint64_t entries; /**< __start_orc_unwind: struct orc_entry[num] */
 	uint64_t num;
 	uint64_t text_start, text_end; /**< ips covered: core kernel text … */
 	uint64_t init_start, init_end; /**< … and .init.text (0, 0 when unknown) */
+	/** Loaded modules with their own tables (kallsyms' list, borrowed), NULL when unknown. */
+	const struct ct_kmodules *modules;
 };
 
 /** Finds the tables through kallsyms; false when the symbols are absent or implausible. */

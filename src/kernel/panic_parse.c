@@ -211,6 +211,9 @@ static bool is_trace_entry(const struct line *l)
 	if (p < end && *p == '<')
 		return true; // <TASK>, </TASK>, <IRQ>, </IRQ>, <NMI>, …
 	struct line rest = { .s = p, .len = (size_t)(end - p) };
+	// "? 0xffffffffc02b1000": an address the kernel could not name (module init text already freed, …).
+	if (starts(&rest, "? 0x") || starts(&rest, "0x"))
+		return true;
 	return find_in(&rest, "+0x") && !starts(&rest, "RIP: ") && !starts(&rest, "Code: ");
 }
 
@@ -243,7 +246,18 @@ static void parse_call_trace(struct ct_report *r, const struct line *lines, size
 }
 
 enum headline_kind { HL_NONE, HL_NULL, HL_PAGE_FAULT, HL_GPF, HL_BUG, HL_STACK, HL_SOFT, HL_HARD, HL_HUNG, HL_WARN,
-		     HL_MCE, HL_SYSRQ, HL_OOM };
+		     HL_MCE, HL_SYSRQ, HL_OOM, HL_RCU, HL_DIE };
+
+// A die() header that follows its own headline ("Oops: 0002" after "BUG: kernel NULL pointer …",
+// "invalid opcode: 0000" after "kernel BUG at", "stack guard page: 0000" after "BUG: TASK stack guard
+// page was hit") is found this many lines after it at most.
+#define DIE_AFTER_HEADLINE 8
+
+static bool is_die_header(const struct line *l)
+{
+	struct ct_die_header d;
+	return ct_die_header_parse(l->s, l->len, &d);
+}
 
 static enum headline_kind headline_kind(const struct line *l)
 {
@@ -255,7 +269,9 @@ static enum headline_kind headline_kind(const struct line *l)
 		return HL_GPF;
 	if (starts(l, "kernel BUG at "))
 		return HL_BUG;
-	if (has(l, "kernel stack overflow") || starts(l, "BUG: stack guard page was hit"))
+	// 6.x: "BUG: TASK stack guard page was hit at …" (also "IRQ stack", "NMI stack"); 4.x–5.x: the die
+	// header "kernel stack overflow (double-fault): 0000 [#1]".
+	if (has(l, "kernel stack overflow") || (starts(l, "BUG: ") && has(l, "stack guard page was hit")))
 		return HL_STACK;
 	if (has(l, "BUG: soft lockup"))
 		return HL_SOFT;
@@ -271,7 +287,66 @@ static enum headline_kind headline_kind(const struct line *l)
 		return HL_SYSRQ;
 	if (has(l, " invoked oom-killer: "))
 		return HL_OOM;
+	// "rcu: INFO: rcu_sched detected stalls on CPUs/tasks:", "… self-detected stall on CPU"
+	if (starts(l, "rcu: INFO: ") && has(l, "stall"))
+		return HL_RCU;
+	if (is_die_header(l))
+		return HL_DIE;
 	return HL_NONE;
+}
+
+/* "INFO: task insmod:123 blocked for more than 2 seconds." */
+static void parse_blocked_task(struct ct_report *r, const struct line *l, struct ct_panic_record *rec)
+{
+	const char *p = l->s + strlen("INFO: task "), *end = l->s + l->len;
+	const struct line rest = { .s = p, .len = (size_t)(end - p) };
+	const char *blocked = find_in(&rest, " blocked for");
+	if (!blocked)
+		return;
+	const char *colon = blocked;
+	while (colon > p && colon[-1] != ':')
+		colon--;
+	if (colon == p)
+		return;
+	rec->blocked_comm = ct_strpool_intern_len(&r->strings, p, (size_t)(colon - 1 - p));
+	char *e;
+	long pid = strtol(colon, &e, 10);
+	if (e == blocked && pid >= 0 && pid < (1l << 30)) {
+		rec->has_blocked_pid = true;
+		rec->blocked_pid = (int)pid;
+	}
+}
+
+void ct_panic_set_culprit(struct ct_report *r, struct ct_panic_record *rec, const struct ct_ksym_text *t,
+			  const char *line, const char *source)
+{
+	rec->culprit_function = ct_report_strdup(r, t->function);
+	rec->culprit_module = ct_report_strdup(r, t->module);
+	rec->has_culprit_offset = t->has_offset;
+	rec->culprit_offset = t->offset;
+	rec->culprit_line = line;
+	rec->culprit_source = source;
+}
+
+static void culprit_from_text(struct ct_report *r, struct ct_panic_record *rec, const char *text, const char *source)
+{
+	struct ct_ksym_text t;
+	if (ct_ksym_text_parse(text, strlen(text), &t))
+		ct_panic_set_culprit(r, rec, &t, text, source);
+}
+
+/*
+ * The culprit the log names directly: the function of a stack-protector panic ("… corrupted in:
+ * func+0x4a/0x50 [mod]"), else the faulting instruction of the RIP line. A hung task's culprit comes
+ * from its Call Trace later (ct_panic_culprit_from_trace): its RIP is the sleeping scheduler.
+ */
+static void set_culprit(struct ct_report *r, struct ct_panic_record *rec)
+{
+	static const char stackprot[] = "stack-protector: Kernel stack is corrupted in: ";
+	if (rec->stack_protector && rec->panic_reason && !strncmp(rec->panic_reason, stackprot, strlen(stackprot)))
+		culprit_from_text(r, rec, rec->panic_reason + strlen(stackprot), "stack-protector panic");
+	if (!rec->culprit_function && rec->rip_line && !rec->hung_task)
+		culprit_from_text(r, rec, rec->rip_line + strlen("RIP: 0010:"), "RIP line");
 }
 
 void ct_panic_parse(struct ct_report *r, const char *log, struct ct_panic_record *rec)
@@ -305,6 +380,19 @@ void ct_panic_parse(struct ct_report *r, const char *log, struct ct_panic_record
 		kind = k;
 		break;
 	}
+	// A die header usually follows the headline that names the fault: take that one as the headline.
+	if (kind == HL_DIE) {
+		for (size_t i = head_idx, k = 0; i-- > 0 && k < DIE_AFTER_HEADLINE; k++) {
+			enum headline_kind e = headline_kind(&lines[i]);
+			if (e == HL_NONE)
+				continue;
+			if (e != HL_DIE) {
+				head_idx = i;
+				kind = e;
+			}
+			break;
+		}
+	}
 	// OOM reports start with "… invoked oom-killer" but the panic decides; same for sysrq.
 	size_t anchor = head_idx < n ? head_idx : panic_idx;
 	if (anchor == n) {
@@ -326,19 +414,26 @@ void ct_panic_parse(struct ct_report *r, const char *log, struct ct_panic_record
 		case HL_MCE: rec->mce = true; break;
 		case HL_SYSRQ: rec->sysrq = true; break;
 		case HL_OOM: rec->oom = true; break;
+		case HL_RCU: rec->rcu_stall = true; break;
+		case HL_DIE: break;
 		case HL_NONE: break;
 		}
-		if (rec->panic_reason) {
-			const char *pr = rec->panic_reason;
-			rec->sysrq |= strstr(pr, "sysrq triggered crash") != NULL;
-			rec->oom |= strstr(pr, "Out of memory") != NULL;
-			rec->init_killed = strstr(pr, "Attempted to kill init!") != NULL;
-			rec->lockup_soft |= strstr(pr, "softlockup") != NULL;
-			rec->lockup_hard |= strstr(pr, "hard LOCKUP") != NULL;
-			rec->hung_task |= strstr(pr, "hung_task") != NULL;
-			rec->mce |= strstr(pr, "Machine check") != NULL;
-			rec->stack_overflow |= strstr(pr, "stack overflow") != NULL || strstr(pr, "stack-protector") != NULL;
+		rec->reason_kind = ct_panic_reason_classify(rec->panic_reason);
+		switch (rec->reason_kind) {
+		case CT_REASON_SOFT_LOCKUP: rec->lockup_soft = true; break;
+		case CT_REASON_HARD_LOCKUP: rec->lockup_hard = true; break;
+		case CT_REASON_HUNG_TASK: rec->hung_task = true; break;
+		case CT_REASON_RCU_STALL: rec->rcu_stall = true; break;
+		case CT_REASON_STACK_PROTECTOR: rec->stack_protector = true; break;
+		case CT_REASON_STACK_OVERFLOW: rec->stack_overflow = true; break;
+		case CT_REASON_OOM: rec->oom = true; break;
+		case CT_REASON_SYSRQ: rec->sysrq = true; break;
+		case CT_REASON_MCE: rec->mce = true; break;
+		case CT_REASON_INIT_KILLED: rec->init_killed = true; break;
+		default: break;
 		}
+		if (kind == HL_HUNG)
+			parse_blocked_task(r, &lines[head_idx], rec);
 		if (head_idx < n) {
 			uint64_t a;
 			if (parse_hex_after(&lines[head_idx], "address: ", &a) ||
@@ -347,21 +442,6 @@ void ct_panic_parse(struct ct_report *r, const char *log, struct ct_panic_record
 			    parse_hex_after(&lines[head_idx], "paging request at ", &a)) {
 				rec->has_address = true;
 				rec->address = a;
-			}
-			// "general protection fault, …: 0000 [#1] …": the hex word before " [#" is the error code.
-			const struct line *h = &lines[head_idx];
-			const char *br = find_in(h, " [#");
-			if (kind == HL_GPF && br) {
-				const char *p = br;
-				while (p > h->s && isxdigit((unsigned char)p[-1]) && br - p < 16)
-					p--;
-				if (p < br && p - h->s >= 2 && p[-1] == ' ' && p[-2] == ':') {
-					char buf[17];
-					memcpy(buf, p, (size_t)(br - p));
-					buf[br - p] = '\0';
-					rec->has_error_code = true;
-					rec->error_code = strtoull(buf, NULL, 16);
-				}
 			}
 		}
 		size_t end = anchor + EVENT_WINDOW < n ? anchor + EVENT_WINDOW : n;
@@ -372,12 +452,14 @@ void ct_panic_parse(struct ct_report *r, const char *log, struct ct_panic_record
 			if (!have_cpu && starts(l, "CPU: ") && find_in(l, " PID: ")) {
 				parse_cpu_line(r, l, rec);
 				have_cpu = true;
-			} else if (!rec->oops_line && starts(l, "Oops: ")) {
+			} else if (!rec->has_die && ct_die_header_parse(l->s, l->len, &rec->die)) {
+				// "Oops: 0002 [#1]", "divide error: 0000 [#1]", "stack guard page: 0000 [#1]", …
+				rec->has_die = true;
 				rec->oops_line = pool_rest(r, l, l->s);
-				uint64_t code;
-				if (!rec->has_error_code && parse_hex_after(l, "Oops: ", &code)) {
+				rec->exception = ct_strpool_intern_len(&r->strings, l->s, rec->die.name_len);
+				if (!rec->has_error_code) {
 					rec->has_error_code = true;
-					rec->error_code = code;
+					rec->error_code = rec->die.error_code;
 				}
 			} else if (starts(l, "#PF: ") && pf < 2) {
 				rec->pf_lines[pf++] = pool_rest(r, l, l->s);
@@ -401,6 +483,7 @@ void ct_panic_parse(struct ct_report *r, const char *log, struct ct_panic_record
 				have_trace = true;
 			}
 		}
+		set_culprit(r, rec);
 		const struct line *t = panic_idx < n ? &lines[panic_idx] : &lines[anchor];
 		if (t->has_ts) {
 			rec->has_uptime = true;

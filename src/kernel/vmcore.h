@@ -43,6 +43,7 @@ bool ct_vmcoreinfo_number(const struct ct_vmcoreinfo *vi, const char *name, int6
 /* --- dumpfile.c ---------------------------------------------------------------------------------- */
 
 struct _kdump_ctx;
+struct ct_orc;
 
 /** The registers of one CPU as saved in the dump (NT_PRSTATUS, x86-64 layout). */
 struct ct_cpu_state {
@@ -53,10 +54,15 @@ struct ct_cpu_state {
 	/** x86-64 user_regs_struct order: r15 … gs (27 registers). */
 	uint64_t regs[27];
 	bool has_regs;
+	/** regs hold a sleeping task's saved context: its pc is a return address (looked up at pc - 1). */
+	bool pc_is_return;
 };
 
 /** Index in ct_cpu_state.regs of the registers the analysis uses (user_regs_struct order). */
-enum { CT_X86_RBP = 4, CT_X86_RBX = 5, CT_X86_RAX = 10, CT_X86_RIP = 16, CT_X86_RSP = 19 };
+enum {
+	CT_X86_R15 = 0, CT_X86_R14 = 1, CT_X86_R13 = 2, CT_X86_R12 = 3, CT_X86_RBP = 4, CT_X86_RBX = 5, CT_X86_RAX = 10,
+	CT_X86_RIP = 16, CT_X86_CS = 17, CT_X86_RSP = 19
+};
 extern const char *const ct_x86_64_reg_names[27];
 
 /** An open vmcore. Owns the libkdumpfile context and the file descriptors. */
@@ -98,6 +104,53 @@ struct ct_error *ct_vmcore_read_u32(struct ct_vmcore *vm, uint64_t addr, uint32_
 /** The kernel log decoded from the dump: malloc'ed text of "[    t.tttttt] message\n" lines. */
 struct ct_error *ct_printk_read(struct ct_vmcore *vm, char **text_ret, size_t *len_ret);
 
+/* --- die_line.c ---------------------------------------------------------------------------------- */
+
+/** An x86 die() header "<what>: <error code> [#N] …" (arch/x86/kernel/dumpstack.c). */
+struct ct_die_header {
+	const char *what; /**< points into the parsed line: "general protection fault, probably for …" */
+	size_t what_len;
+	size_t name_len; /**< the exception's name: @p what up to its first comma */
+	uint64_t error_code;
+	unsigned count; /**< the N of [#N]: 1 for the first Oops since boot */
+};
+
+/** True when the @p len bytes at @p s are a die() header. */
+bool ct_die_header_parse(const char *s, size_t len, struct ct_die_header *ret);
+
+/** What a "Kernel panic - not syncing: <reason>" says, whatever its exact wording. */
+enum ct_panic_reason_kind {
+	CT_REASON_NONE, /**< no panic line */
+	CT_REASON_FATAL_EXCEPTION, /**< an Oops with panic_on_oops, or in interrupt context */
+	CT_REASON_SOFT_LOCKUP,
+	CT_REASON_HARD_LOCKUP,
+	CT_REASON_HUNG_TASK,
+	CT_REASON_RCU_STALL,
+	CT_REASON_WARN,
+	CT_REASON_STACK_PROTECTOR,
+	CT_REASON_STACK_OVERFLOW,
+	CT_REASON_INIT_KILLED,
+	CT_REASON_OOM,
+	CT_REASON_SYSRQ,
+	CT_REASON_MCE,
+	CT_REASON_OTHER, /**< a panic() text we do not know */
+};
+
+/** The kind of @p reason (the text after "Kernel panic - not syncing: "); NULL gives CT_REASON_NONE. */
+enum ct_panic_reason_kind ct_panic_reason_classify(const char *reason);
+
+/** Symbol text as %pS/%pB print it: "? func+0x1/0x2 [mod]". */
+struct ct_ksym_text {
+	char function[128];
+	char module[64]; /**< "" for vmlinux */
+	bool has_offset;
+	uint64_t offset, size;
+	bool unreliable; /**< the "? " of a Call Trace entry the unwinder did not vouch for */
+};
+
+/** Parses the @p len bytes at @p s; false when they do not start with a function name. */
+bool ct_ksym_text_parse(const char *s, size_t len, struct ct_ksym_text *ret);
+
 /* --- panic_parse.c ------------------------------------------------------------------------------- */
 
 /** What the log says about the crash. Strings are pooled in the report given to the parser. */
@@ -125,7 +178,33 @@ struct ct_panic_record {
 		kernel_bug, page_fault, null_deref;
 	bool kdump_loaded;
 	bool found; /**< any panic/Oops record at all */
+	/** The die() header of the event ("divide error: 0000 [#1] …"); oops_line is its line. */
+	bool has_die;
+	struct ct_die_header die;
+	const char *exception; /**< the die header's exception name, pooled ("divide error") */
+	enum ct_panic_reason_kind reason_kind;
+	bool rcu_stall, stack_protector;
+	/** Where it died, outside the raw log: function, module ("" in vmlinux) and offset, and the log
+	 * line that says so (culprit_source: "RIP line", "stack-protector panic", "hung task's Call Trace"). */
+	const char *culprit_function, *culprit_module, *culprit_line, *culprit_source;
+	bool has_culprit_offset;
+	uint64_t culprit_offset;
+	/** The blocked task of a hung-task report ("INFO: task insmod:123 blocked for more than …"). */
+	const char *blocked_comm;
+	bool has_blocked_pid;
+	int blocked_pid;
 };
+
+/**
+ * The first Call Trace entry of @p rec outside the scheduler's and the locks' own code (.sched.text,
+ * .lock.text, from @p ks) becomes the culprit when the record has none: a hung task's frame 0 is always
+ * __schedule; what matters is who waited.
+ */
+struct ct_kallsyms;
+void ct_panic_culprit_from_trace(struct ct_report *report, const struct ct_kallsyms *ks, struct ct_panic_record *rec);
+/** Records @p t (from the log line @p line, pooled) as the culprit, found by @p source (static text). */
+void ct_panic_set_culprit(struct ct_report *report, struct ct_panic_record *rec, const struct ct_ksym_text *t,
+			  const char *line, const char *source);
 
 /** Parses @p log (NUL-terminated) into @p ret; strings go into @p report's pool. */
 void ct_panic_parse(struct ct_report *report, const char *log, struct ct_panic_record *ret);
@@ -135,6 +214,10 @@ void ct_panic_record_deinit(struct ct_panic_record *rec);
 
 /** Sets report->crash from the panic record (taxonomy.md, kernel table). */
 void ct_kernel_classify(struct ct_report *report, const struct ct_panic_record *rec);
+/** Sets report->signature from the class, the culprit and its callers (ksignature.c). */
+void ct_kernel_signature(struct ct_report *report, const struct ct_panic_record *rec);
+/** The name of rule @p index of the kernel rule table, NULL past its end (for docs and tests). */
+const char *ct_kernel_rule_name(size_t index);
 
 /* --- kallsyms.c ---------------------------------------------------------------------------------- */
 
@@ -150,17 +233,73 @@ struct ct_kallsyms {
 	size_t num_syms;
 	char *names;
 	uint64_t text_start, text_end; /**< _stext, _etext */
+	/** .sched.text and .lock.text (__sched_text_start …): the scheduler's and the locks' own code, where
+	 * every sleeping task sits; 0, 0 when unknown. */
+	uint64_t sched_start, sched_end, lock_start, lock_end;
+	/** Loaded modules (kmodules.c), borrowed; NULL without BTF: module frames are then scanned. */
+	const struct ct_kmodules *modules;
+	/** The ORC tables found once for all stacks (orc.c), borrowed; NULL: each unwind looks them up. */
+	const struct ct_orc *orc;
 };
 
 /** Decodes kallsyms through the VMCOREINFO symbols (Linux 6.0+). CT_ERROR_NOT_FOUND when absent. */
 struct ct_error *ct_kallsyms_load(struct ct_vmcore *vm, struct ct_kallsyms *ret);
 void ct_kallsyms_deinit(struct ct_kallsyms *ks);
+/** The index of the first of the @p n address-sorted @p syms above @p addr (n when none). */
+size_t ct_ksym_upper_bound(const struct ct_ksym *syms, size_t n, uint64_t addr);
 /** The function symbol containing @p addr, or NULL (data symbols and addresses past _etext too). */
 const struct ct_ksym *ct_kallsyms_lookup(const struct ct_kallsyms *ks, uint64_t addr);
 /** The address of @p name, linear search; false when absent. */
 bool ct_kallsyms_find(const struct ct_kallsyms *ks, const char *name, uint64_t *ret);
 /** True when @p addr is in core kernel text. */
 bool ct_kallsyms_is_text(const struct ct_kallsyms *ks, uint64_t addr);
+/** True when @p addr is in .sched.text or .lock.text (get_wchan() skips these frames too). */
+bool ct_kallsyms_is_sched(const struct ct_kallsyms *ks, uint64_t addr);
+
+/* --- btf.c (the only user of libbpf) ------------------------------------------------------------- */
+
+/** The dumped kernel's BTF (its .BTF section, read from kernel memory). */
+struct ct_kbtf;
+
+/** Reads __start_BTF..__stop_BTF and parses it. CT_ERROR_NOT_FOUND without those symbols,
+ * CT_ERROR_CORRUPT when it does not parse. */
+struct ct_error *ct_kbtf_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struct ct_kbtf **ret);
+void ct_kbtf_free(struct ct_kbtf *btf);
+/** Byte offset (and size, when @p size) of member @p path ("thread.sp", anonymous members looked into)
+ * of struct or union @p type. False when unknown, or for a bitfield. NULL @p btf gives false. */
+bool ct_kbtf_member(const struct ct_kbtf *btf, const char *type, const char *path, uint64_t *offset, uint64_t *size);
+/** sizeof(struct/union @p type). */
+bool ct_kbtf_size(const struct ct_kbtf *btf, const char *type, uint64_t *size);
+/** The value of enumerator @p name (MOD_TEXT, …). */
+bool ct_kbtf_enum_value(const struct ct_kbtf *btf, const char *name, int64_t *ret);
+
+/* --- kmodules.c ---------------------------------------------------------------------------------- */
+
+/** One loaded module (struct module), with its symbols and ORC tables. */
+struct ct_kmodule {
+	char name[64];
+	uint64_t text_start, text_end; /**< core text */
+	uint64_t init_start, init_end; /**< init text (0, 0 once freed) */
+	struct ct_ksym *syms; /**< text symbols, sorted by address; names in @p names */
+	size_t num_syms;
+	char *names;
+	/** Its ORC tables (mod->arch.orc_unwind_ip / orc_unwind / num_orcs), same format as the core's. */
+	uint64_t orc_ip, orc_entries, num_orcs;
+};
+
+struct ct_kmodules {
+	struct ct_kmodule *mods;
+	size_t num;
+};
+
+/** Walks the kernel's module list (layouts from @p btf). */
+struct ct_error *ct_kmodules_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_kbtf *btf,
+				  struct ct_kmodules *ret);
+void ct_kmodules_deinit(struct ct_kmodules *mods);
+/** The module whose core or init text holds @p addr, or NULL. */
+const struct ct_kmodule *ct_kmodules_find(const struct ct_kmodules *mods, uint64_t addr);
+/** The module symbol containing @p addr, or NULL. */
+const struct ct_ksym *ct_kmodule_lookup(const struct ct_kmodule *mod, uint64_t addr);
 
 /* --- kstack.c ------------------------------------------------------------------------------------ */
 
@@ -173,6 +312,16 @@ bool ct_kallsyms_is_text(const struct ct_kallsyms *ks, uint64_t addr);
  */
 void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_cpu_state *cpu,
 		      struct ct_report *report, struct ct_thread *thread, size_t max_frames);
+
+/* --- tasks.c ------------------------------------------------------------------------------------- */
+
+/**
+ * Lists the kernel's tasks into report->kernel.tasks (layouts from @p btf): every task with @p all, else
+ * the D-state ones; each sleeping task's stack unwound from its saved context with ORC. Tasks running
+ * on a CPU get no stack here (their CPU's thread has it). Problems are diagnostics.
+ */
+void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_kbtf *btf, bool all,
+		       size_t max_frames, struct ct_report *report);
 
 /* --- vmlinux.c ----------------------------------------------------------------------------------- */
 

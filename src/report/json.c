@@ -121,6 +121,47 @@ static json_t *crash_json(const struct ct_report *r)
 	return j;
 }
 
+// kernel.tasks: one object per task, its frames in the thread frame shape less file/line details.
+static json_t *tasks_json(const struct ct_report *r)
+{
+	const struct ct_kernel *k = &r->kernel;
+	json_t *a = json_array();
+	for (size_t i = 0; i < k->num_tasks; i++) {
+		const struct ct_kernel_task *t = &k->tasks[i];
+		json_t *j = json_object();
+		char st[2] = { t->state, '\0' };
+		json_object_set_new(j, "pid", json_integer(t->pid));
+		json_object_set_new(j, "tgid", json_integer(t->tgid));
+		json_object_set_new(j, "ppid", json_integer(t->ppid));
+		json_object_set_new(j, "comm", str(t->comm));
+		json_object_set_new(j, "state", str(st));
+		json_object_set_new(j, "cpu", json_integer(t->cpu));
+		json_object_set_new(j, "on_cpu", json_boolean(t->on_cpu));
+		json_object_set_new(j, "task", hex(t->address));
+		json_object_set_new(j, "wchan", str(t->wchan));
+		json_object_set_new(j, "stop_reason", str(t->stack.stop_reason));
+		json_t *frames = json_array();
+		for (size_t f = 0; f < t->stack.num_frames; f++) {
+			const struct ct_frame *fr = &t->stack.frames[f];
+			json_t *o = json_object();
+			json_object_set_new(o, "index", json_integer((json_int_t)f));
+			json_object_set_new(o, "pc", hex(fr->pc));
+			json_object_set_new(o, "function", str(fr->function));
+			json_object_set_new(o, "offset", fr->function ? hex(fr->offset) : json_null());
+			json_object_set_new(o, "module", str(fr->module));
+			json_object_set_new(o, "file", str(fr->file));
+			json_object_set_new(o, "line", fr->line ? json_integer(fr->line) : json_null());
+			json_object_set_new(o, "trust", str(ct_trust_to_string(fr->trust)));
+			if (fr->has_sp)
+				json_object_set_new(o, "sp", hex(fr->sp));
+			json_array_append_new(frames, o);
+		}
+		json_object_set_new(j, "frames", frames);
+		json_array_append_new(a, j);
+	}
+	return a;
+}
+
 static json_t *kernel_json(const struct ct_report *r)
 {
 	const struct ct_kernel *k = &r->kernel;
@@ -146,6 +187,11 @@ static json_t *kernel_json(const struct ct_report *r)
 		json_array_append_new(mods, str(k->modules_linked_in[i]));
 	json_object_set_new(j, "modules_linked_in", mods);
 	json_object_set_new(j, "log", str(k->log));
+	if (k->num_tasks || k->num_tasks_total) {
+		json_object_set_new(j, "tasks_listed", json_string(k->tasks_all ? "all" : "D-state"));
+		json_object_set_new(j, "tasks_total", json_integer((json_int_t)k->num_tasks_total));
+		json_object_set_new(j, "tasks", tasks_json(r));
+	}
 	return j;
 }
 

@@ -56,6 +56,9 @@ void ct_report_deinit(struct ct_report *report)
 	free(report->crash.details);
 	free(report->kernel.log_call_trace);
 	free(report->kernel.modules_linked_in);
+	for (size_t i = 0; i < report->kernel.num_tasks; i++)
+		free(report->kernel.tasks[i].stack.frames);
+	free(report->kernel.tasks);
 	free(report->hang.locks);
 	free(report->hang.members);
 	free(report->hang.cycles);

@@ -46,11 +46,22 @@ static bool same_stack(const struct ct_thread *a, const struct ct_thread *b)
 	return true;
 }
 
-void ct_thread_groups_init(struct ct_thread_groups *g, const struct ct_report *r)
+static const struct ct_thread *report_thread(const void *ctx, size_t i)
+{
+	return &((const struct ct_report *)ctx)->threads[i];
+}
+
+static const struct ct_thread *task_stack(const void *ctx, size_t i)
+{
+	return &((const struct ct_report *)ctx)->kernel.tasks[i].stack;
+}
+
+static void group_stacks(struct ct_thread_groups *g, const struct ct_report *r, size_t n,
+			 const struct ct_thread *(*stack_at)(const void *ctx, size_t i))
 {
 	memset(g, 0, sizeof(*g));
 	g->report = r;
-	size_t n = r->num_threads;
+	g->at = stack_at;
 	g->num_groups = n; // ungrouped until the grouping succeeds
 	if (!n)
 		return;
@@ -69,7 +80,7 @@ void ct_thread_groups_init(struct ct_thread_groups *g, const struct ct_report *r
 	uint64_t key = ct_hash_key(table);
 	size_t ng = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct ct_thread *t = &r->threads[i];
+		const struct ct_thread *t = stack_at(r, i);
 		group_of[i] = SIZE_MAX;
 		if (t->crashed)
 			continue;
@@ -77,7 +88,7 @@ void ct_thread_groups_init(struct ct_thread_groups *g, const struct ct_report *r
 		size_t s = (size_t)h & (slots - 1);
 		for (; table[s]; s = (s + 1) & (slots - 1)) {
 			size_t gi = table[s] - 1;
-			if (hashes[gi] == h && same_stack(&r->threads[first[gi]], t))
+			if (hashes[gi] == h && same_stack(stack_at(r, first[gi]), t))
 				break;
 		}
 		if (!table[s]) {
@@ -116,6 +127,16 @@ out:
 	free(members);
 }
 
+void ct_thread_groups_init(struct ct_thread_groups *g, const struct ct_report *r)
+{
+	group_stacks(g, r, r->num_threads, report_thread);
+}
+
+void ct_task_groups_init(struct ct_thread_groups *g, const struct ct_report *r)
+{
+	group_stacks(g, r, r->kernel.num_tasks, task_stack);
+}
+
 void ct_thread_groups_deinit(struct ct_thread_groups *g)
 {
 	free(g->groups);
@@ -132,7 +153,7 @@ size_t ct_thread_group_member(const struct ct_thread_groups *g, size_t gi, size_
 
 size_t ct_thread_group_size(const struct ct_thread_groups *g, size_t gi)
 {
-	return g->groups ? g->groups[gi].count : !g->report->threads[gi].crashed;
+	return g->groups ? g->groups[gi].count : !g->at(g->report, gi)->crashed;
 }
 
 /* ---- Recursion ---- */

@@ -38,6 +38,8 @@ struct ct_thread_groups {
 	size_t num_groups;
 	size_t *members; /**< owned: thread indices, grouped, each group in thread order */
 	const struct ct_report *report; /**< borrowed: the report grouped; outlives the groups */
+	/** The stack of item i: report->threads[i], or report->kernel.tasks[i].stack. */
+	const struct ct_thread *(*at)(const void *report, size_t i);
 };
 
 /**
@@ -45,6 +47,8 @@ struct ct_thread_groups {
  * shown, only not merged), so a writer never loses a thread. Cannot fail.
  */
 void ct_thread_groups_init(struct ct_thread_groups *g, const struct ct_report *report);
+/** The same over the kernel tasks of @p report (their stacks; member indices into kernel.tasks). */
+void ct_task_groups_init(struct ct_thread_groups *g, const struct ct_report *report);
 void ct_thread_groups_deinit(struct ct_thread_groups *g);
 /** Index in report->threads of member @p k of group @p gi. */
 size_t ct_thread_group_member(const struct ct_thread_groups *g, size_t gi, size_t k);

@@ -328,6 +328,51 @@ static void write_thread_title(const struct out *w, const struct ct_report *r, c
 	fprintf(f, "%s%s\n", listed < group ? ", …" : "", c(w, C_RESET));
 }
 
+/* Kernel tasks: the ps-like table, then each distinct sleeping stack once with the tasks that share it. */
+static void write_tasks(const struct out *w, const struct ct_report *r)
+{
+	const struct ct_kernel *k = &r->kernel;
+	FILE *f = w->f;
+	if (!k->num_tasks && !k->tasks_all)
+		return;
+	fprintf(f, "\n%s%s%s (%zu of %zu tasks)\n", c(w, C_BOLD), k->tasks_all ? "Tasks" : "Tasks in D state (uninterruptible)",
+		c(w, C_RESET), k->num_tasks, k->num_tasks_total);
+	fprintf(f, "     PID    PPID  CPU ST COMM             WCHAN\n");
+	for (size_t i = 0; i < k->num_tasks; i++) {
+		const struct ct_kernel_task *t = &k->tasks[i];
+		fprintf(f, "  %s%6d  %6d  %3d %c  ", t->on_cpu ? ">" : " ", t->pid, t->ppid, t->cpu, t->state);
+		txt(w, t->comm ? t->comm : "?");
+		fprintf(f, "%*s", t->comm && strlen(t->comm) < 16 ? (int)(17 - strlen(t->comm)) : 1, "");
+		txt(w, t->wchan ? t->wchan : "-");
+		fputc('\n', f);
+	}
+	struct ct_thread_groups g;
+	ct_task_groups_init(&g, r);
+	for (size_t gi = 0; gi < g.num_groups; gi++) {
+		size_t n = ct_thread_group_size(&g, gi);
+		if (!n)
+			continue;
+		const struct ct_kernel_task *t = &k->tasks[ct_thread_group_member(&g, gi, 0)];
+		if (!t->stack.num_frames)
+			continue; // running tasks: their CPU's thread above has the stack
+		fprintf(f, "\n%s%s %d (", c(w, C_BOLD), n > 1 ? "Tasks" : "Task", t->pid);
+		txt(w, t->comm ? t->comm : "?");
+		fprintf(f, ", %c)", t->state);
+		size_t listed = 1;
+		for (; listed < n && listed < 16; listed++) {
+			const struct ct_kernel_task *u = &k->tasks[ct_thread_group_member(&g, gi, listed)];
+			fprintf(f, ", %d (", u->pid);
+			txt(w, u->comm ? u->comm : "?");
+			fputc(')', f);
+		}
+		if (n > 1)
+			fprintf(f, "%s: %zu tasks with this stack", listed < n ? ", …" : "", n);
+		fprintf(f, "%s\n", c(w, C_RESET));
+		write_frames(w, r, &t->stack, OTHER_THREAD_FRAMES);
+	}
+	ct_thread_groups_deinit(&g);
+}
+
 int ct_write_text(FILE *f, const struct ct_report *r, const struct ct_write_options *o)
 {
 	struct out w = { f, o };
@@ -364,6 +409,7 @@ int ct_write_text(FILE *f, const struct ct_report *r, const struct ct_write_opti
 	}
 	ct_thread_groups_deinit(&g);
 	ct_text_write_trail(f, r, o);
+	write_tasks(&w, r);
 	if (crashed) {
 		write_registers(&w, r, crashed);
 		write_disasm(&w, r);

@@ -479,5 +479,9 @@ long ct_effective_blame(const struct ct_facts *facts, const struct ct_report *re
 
 /** FNV-1a 64 of @p s as 16 lowercase hex digits into @p buf (17 bytes). */
 void ct_fnv1a64_hex(const char *s, char buf[17]);
+/** Sets report->signature to @p text (versioned) and its FNV-1a 64 hash. */
+void ct_signature_set_text(struct ct_report *report, const char *text);
+/** The signature of the report's class over @p n function names, innermost first (kernel dumps). */
+void ct_signature_from_functions(struct ct_report *report, const char *const *functions, size_t n);
 
 #endif

@@ -144,6 +144,11 @@ void ct_signature_build(const struct ct_facts *f, struct ct_report *r)
 		taken[ntaken++] = pooled;
 		used += (size_t)snprintf(text + used, sizeof(text) - used, "|%s", pooled);
 	}
+	ct_signature_set_text(r, text);
+}
+
+void ct_signature_set_text(struct ct_report *r, const char *text)
+{
 	char hash[17];
 	ct_fnv1a64_hex(text, hash);
 	r->signature.present = true;

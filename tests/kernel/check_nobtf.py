@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""The fallback when the dump's BTF does not parse: today's report plus a diagnostic.
+
+usage: check_nobtf.py CORETRIAGE VMCORE_DIR
+Copies the QEMU ELF dump of the NULL-pointer Oops (qemu-oops.elf), breaks the magic of the kernel's
+.BTF section in the copy (found by its header: magic 0xeb9f, version 1, hdr_len 24), and checks that
+the class, culprit and panic CPU stack are still there, a `no-btf` warning says why, no tasks are
+listed, and the module frame is stepped over by a scan instead of the module's ORC.
+Exit 0 when all checks pass, 1 on a failure, 77 (skip) only when CT_NO_VMCORE=1.
+"""
+import json
+import mmap
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+    return cond
+
+
+def main():
+    bin_, d = sys.argv[1:3]
+    if os.environ.get("CT_NO_VMCORE") == "1":
+        print("CT_NO_VMCORE=1: vmcore tests skipped")
+        return 77
+    src = os.path.join(d, "qemu-oops.elf")
+    if not os.path.exists(src):
+        print("FAIL: %s missing: scripts/make-vmcores did not run or failed" % src)
+        return 1
+    with tempfile.TemporaryDirectory() as tmp:
+        dump = os.path.join(tmp, "nobtf.elf")
+        shutil.copyfile(src, dump)
+        broken = 0
+        with open(dump, "r+b") as f, mmap.mmap(f.fileno(), 0) as m:
+            pos = m.find(b"\x9f\xeb\x01\x00\x18\x00\x00\x00")
+            # The vmlinux BTF is megabytes long: its type section length (header word 4) says so. RAM
+            # may hold more than one copy (the boot decompressor's): break them all.
+            while pos >= 0:
+                type_len = struct.unpack_from("<I", m, pos + 12)[0]
+                if type_len > 1 << 20:
+                    m[pos:pos + 2] = b"\x00\x00"
+                    broken += 1
+                pos = m.find(b"\x9f\xeb\x01\x00\x18\x00\x00\x00", pos + 1)
+        if not check(broken >= 1, "no vmlinux BTF header found in the dump"):
+            return report()
+        p = subprocess.run([bin_, "--tasks", "--format", "json", dump], capture_output=True, text=True)
+        if not check(p.returncode in (0, 1), "exit status %d: %s" % (p.returncode, p.stderr.strip())):
+            return report()
+        j = json.loads(p.stdout)
+    c, k = j["crash"], j["kernel"]
+    diags = {x["code"]: x for x in j["diagnostics"]}
+    check("no-btf" in diags and diags["no-btf"]["severity"] == "warning" and "does not parse" in diags["no-btf"]["message"],
+          "no no-btf warning: %r" % list(diags))
+    check("no-tasks" in diags, "--tasks without BTF gives no no-tasks warning: %r" % list(diags))
+    check(c["class"] == "kernel-null-deref", "class %r" % c["class"])
+    check((c.get("details") or {}).get("culprit_function") == "ct_null_write", "culprit %r" % c.get("details"))
+    check(not k.get("tasks"), "tasks listed without BTF")
+    frames = j["threads"][0]["frames"]
+    names = [f["function"] for f in frames]
+    check("do_one_initcall" in names and "panic" in names, "panic CPU frames %r" % names)
+    # Without struct module's layout, frames in module text are unnamed or stepped over by a scan.
+    mod = [f for f in frames if int(f["pc"], 16) >= 0xffffffffc0000000 and f["trust"] != "context"]
+    check(all(f["trust"] == "scan" or f["module"] is None for f in mod) or not mod, "module frames %r" % mod)
+    return report()
+
+
+def report():
+    for f in failures:
+        print("  " + f)
+    print("FAIL" if failures else "ok", "no-btf fallback")
+    return 1 if failures else 0
+
+
+sys.exit(main())
