@@ -47,4 +47,7 @@ const struct ct_arch_info ct_arch_aarch64 = {
 	.cs_mode = CS_MODE_ARM,
 	.user_address_limit = 1ULL << 48,
 	.is_after_call = is_after_call_aarch64,
+	.fp_rule = CT_FP_CHAIN,
+	.insn_decoder = CT_INSN_AARCH64,
+	.kernel_address_start = 0xffff000000000000ULL,
 };

@@ -47,4 +47,7 @@ const struct ct_arch_info ct_arch_i386 = {
 	.cs_mode = CS_MODE_32,
 	.user_address_limit = 0,
 	.is_after_call = is_after_call_i386,
+	.fp_rule = CT_FP_CHAIN,
+	.insn_decoder = CT_INSN_I386,
+	.kernel_address_start = 0, // compat tasks on a 64-bit kernel use all 4 GiB
 };

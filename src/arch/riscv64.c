@@ -56,4 +56,7 @@ const struct ct_arch_info ct_arch_riscv64 = {
 	.cs_mode = -1,
 	.user_address_limit = 0,
 	.is_after_call = is_after_call_riscv64,
+	.fp_rule = CT_FP_CHAIN,
+	.insn_decoder = CT_INSN_RISCV64,
+	.kernel_address_start = 0xffffffc000000000ULL,
 };

@@ -98,7 +98,9 @@ static struct ct_error *parse_header(struct ct_core *core, size_t max_threads)
 	core->arch_name = ct_arch_machine_name(core->e_machine, core->elf_class);
 	if (e_type != ET_CORE)
 		return ct_error_create(CT_ERROR_INVALID_ARGUMENT, "is %s, not a core file", elf_type_name(e_type));
-	core->arch = ct_arch_find(core->e_machine, core->elf_class);
+	core->arch = ct_arch_find_endian(core->e_machine, core->elf_class, core->big_endian);
+	if (core->arch)
+		core->arch_name = core->arch->name;
 
 	uint64_t phoff = is64 ? ct_bytes_uint_or0(&b, 32, 8) : ct_bytes_uint_or0(&b, 28, 4);
 	uint64_t shoff = is64 ? ct_bytes_uint_or0(&b, 40, 8) : ct_bytes_uint_or0(&b, 32, 4);
@@ -343,7 +345,7 @@ struct ct_error *ct_core_read(const struct ct_core *core, uint64_t addr, void *b
 bool ct_core_read_word(const struct ct_core *core, uint64_t addr, uint64_t *ret)
 {
 	uint8_t b[8];
-	unsigned n = core->elf_class == ELFCLASS64 ? 8 : 4;
+	unsigned n = core->arch ? core->arch->pointer_size : core->elf_class == ELFCLASS64 ? 8 : 4;
 	if (!ct_core_read_fast(core, addr, b, n))
 		return false;
 	*ret = n == 8 ? ct_load64(b, core->big_endian) : ct_load32(b, core->big_endian);

@@ -52,9 +52,14 @@ static void parse_prstatus(struct note_ctx *ctx, const struct ct_bytes *desc)
 		ct_core_problem(core, "corrupt-note", "NT_PRSTATUS of %zu bytes is too small", desc->size);
 		return;
 	}
-	t->cursig = (int)ct_bytes_uint_or0(desc, 12, 2);
+	t->cursig = ct_arch_generic_signal(core->arch, (int)ct_bytes_uint_or0(desc, 12, 2));
 	t->tid = (int)ct_bytes_uint_or0(desc, pid_off, 4);
 	t->ppid = (int)ct_bytes_uint_or0(desc, pid_off + 4, 4);
+	if (core->arch && core->num_threads == 0) {
+		// The first thread's note decides between ABIs of one ELF header (mips o32 and n32).
+		core->arch = ct_arch_for_prstatus(core->arch, desc->size);
+		core->arch_name = core->arch->name;
+	}
 	const struct ct_arch_info *arch = core->arch;
 	if (arch) {
 		struct ct_bytes regs;
@@ -74,7 +79,10 @@ static void parse_prstatus(struct note_ctx *ctx, const struct ct_bytes *desc)
 			}
 			t->num_values = arch->num_regs;
 			t->pc = t->values[arch->pc_index];
-			t->sp = t->dwarf[arch->sp_dwarf];
+			if (arch->pc_mask)
+				t->pc &= arch->pc_mask;
+			// The stack address (sparc64's sp is biased); the register itself stays as dumped.
+			t->sp = t->dwarf[arch->sp_dwarf] + arch->stack_bias;
 			t->has_regs = true;
 		}
 	}
@@ -142,9 +150,10 @@ static void parse_siginfo(struct note_ctx *ctx, const struct ct_bytes *desc)
 		return;
 	}
 	core->has_siginfo = true;
-	core->si_signo = (int)ct_bytes_uint_or0(desc, 0, 4);
-	core->si_errno = (int)ct_bytes_uint_or0(desc, 4, 4);
-	core->si_code = (int)ct_bytes_uint_or0(desc, 8, 4);
+	bool code_first = core->arch && core->arch->siginfo_code_first;
+	core->si_signo = ct_arch_generic_signal(core->arch, (int)ct_bytes_uint_or0(desc, 0, 4));
+	core->si_errno = (int)ct_bytes_uint_or0(desc, code_first ? 8 : 4, 4);
+	core->si_code = (int)ct_bytes_uint_or0(desc, code_first ? 4 : 8, 4);
 	if (core->si_code <= 0) {
 		// SI_USER, SI_QUEUE, SI_TKILL, …: the sender is in _kill/_rt.
 		core->si_has_sender = true;

@@ -42,9 +42,13 @@ static const char *c(const struct out *w, const char *code)
 
 static int hexwidth(const struct ct_report *r)
 {
-	// 32-bit targets print 8 digits.
-	const char *a = r->input.arch;
-	return a && (!strcmp(a, "i386") || !strcmp(a, "arm") || !strcmp(a, "x32")) ? 8 : 16;
+	// Two digits per byte of a target address: 32-bit targets print 8.
+	return r->input.pointer_size ? 2 * (int)r->input.pointer_size : 16;
+}
+
+static int regwidth(const struct ct_report *r)
+{
+	return r->input.register_size ? 2 * (int)r->input.register_size : hexwidth(r);
 }
 
 static void write_frame(const struct out *w, const struct ct_report *r, const struct ct_frame *f, size_t index)
@@ -238,7 +242,7 @@ static void write_registers(const struct out *w, const struct ct_report *r, cons
 {
 	if (!t->num_registers)
 		return;
-	int hw = hexwidth(r);
+	int hw = regwidth(r);
 	fprintf(w->f, "\n%sRegisters%s\n", c(w, C_BOLD), c(w, C_RESET));
 	for (size_t i = 0; i < t->num_registers; i++) {
 		fprintf(w->f, "  %-8s 0x%0*" PRIx64 "%s", t->registers[i].name, hw, t->registers[i].value,

@@ -28,14 +28,51 @@ bool ct_unwind_bad_call(struct ct_session *s, const struct ct_unwind_regs *cur, 
 		if (!ct_core_read_word(s->core, cur->sp, &ra) || !ct_modules_is_code(s, ra))
 			return false;
 		next.pc = ra;
-		next.sp = cur->sp + arch->pointer_size;
+		next.sp = cur->sp + (arch->stack_slot ? arch->stack_slot : arch->pointer_size);
 	} else {
-		if (!cur->has_ra || !ct_modules_is_code(s, cur->ra))
+		uint64_t ra = cur->ra + arch->ra_offset;
+		if (arch->pc_mask)
+			ra &= arch->pc_mask;
+		if (!cur->has_ra || !ct_modules_is_code(s, ra))
 			return false;
-		next.pc = cur->ra;
+		next.pc = ra;
 		next.has_ra = false;
 	}
 	*ret = next;
+	return true;
+}
+
+// The ppc back chain: [sp] is the caller's sp, whose frame holds our saved return address at
+// fp_saved_ra_offset (the ABI's LR save slot). Needs no frame pointer: every ppc frame has it.
+static bool back_chain(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
+		       struct ct_unwind_regs *ret)
+{
+	const struct ct_arch_info *arch = s->core->arch;
+	uint64_t caller_sp, ra;
+	if (!ct_core_read_word(s->core, cur->sp + arch->fp_saved_fp_offset, &caller_sp) || caller_sp <= cur->sp ||
+	    caller_sp >= stack_end || !ct_core_read_word(s->core, caller_sp + arch->fp_saved_ra_offset, &ra) ||
+	    !ct_unwind_is_return_address(s, ra))
+		return false;
+	ret->pc = ra;
+	ret->sp = caller_sp;
+	ret->has_fp = false;
+	ret->has_ra = false;
+	return true;
+}
+
+bool ct_unwind_link_register(struct ct_session *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret)
+{
+	const struct ct_arch_info *arch = s->core->arch;
+	if (arch->bad_call != CT_BAD_CALL_LINK_REGISTER || !cur->has_ra)
+		return false;
+	uint64_t ra = cur->ra + arch->ra_offset;
+	if (arch->pc_mask)
+		ra &= arch->pc_mask;
+	if (ra == cur->pc || !ct_unwind_is_return_address(s, ra))
+		return false;
+	*ret = *cur;
+	ret->pc = ra;
+	ret->has_ra = false;
 	return true;
 }
 
@@ -43,7 +80,9 @@ bool ct_unwind_frame_pointer(struct ct_session *s, const struct ct_unwind_regs *
 			     struct ct_unwind_regs *ret)
 {
 	const struct ct_arch_info *arch = s->core->arch;
-	if (!cur->has_fp || cur->fp < cur->sp || cur->fp >= stack_end)
+	if (arch->fp_rule == CT_FP_BACK_CHAIN)
+		return back_chain(s, cur, stack_end, ret);
+	if (arch->fp_rule != CT_FP_CHAIN || !cur->has_fp || cur->fp < cur->sp || cur->fp >= stack_end)
 		return false;
 	uint64_t saved_fp, ra;
 	if (!ct_core_read_word(s->core, cur->fp + arch->fp_saved_fp_offset, &saved_fp) ||
@@ -52,7 +91,7 @@ bool ct_unwind_frame_pointer(struct ct_session *s, const struct ct_unwind_regs *
 	if (!ct_unwind_is_return_address(s, ra))
 		return false;
 	ret->pc = ra;
-	ret->sp = cur->fp + arch->fp_saved_ra_offset + arch->pointer_size;
+	ret->sp = cur->fp + arch->fp_saved_ra_offset + (arch->stack_slot ? arch->stack_slot : arch->pointer_size);
 	ret->fp = saved_fp;
 	ret->has_fp = saved_fp > cur->fp && saved_fp < stack_end;
 	ret->has_ra = false;
@@ -70,7 +109,8 @@ bool ct_unwind_scan(struct ct_session *s, const struct ct_unwind_regs *cur, uint
 		uint64_t v;
 		if (!ct_core_read_word(s->core, a, &v))
 			return false;
-		if (!ct_unwind_is_return_address(s, v))
+		// The current pc again is a stale copy (the outermost thread-start frame), not a caller.
+		if (v == cur->pc || !ct_unwind_is_return_address(s, v))
 			continue;
 		ret->pc = v;
 		ret->sp = a + w;

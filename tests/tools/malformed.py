@@ -253,7 +253,8 @@ def mutations(data, tag, rich):
         c = fresh()
         c.data[off] = v
         yield f"ehdr-{label}", bytes(c.data), expect, msg
-    for label, v, expect, msg in (("sparcv9", 43, "error", "sparc"), ("unknown", 0x7777, "error", "not supported"),
+    for label, v, expect, msg in (("sparcv9", 43, "any", None), ("m68k", 4, "error", "m68k"),
+                                  ("unknown", 0x7777, "error", "not supported"),
                                   ("none", 0, "error", "not supported"),
                                   ("i386-on-64", 3, "any", None), ("aarch64", 183, "any", None)):
         if v == base.e_machine:

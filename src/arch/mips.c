@@ -1,0 +1,163 @@
+// mips o32 (ELFCLASS32) and n64 (ELFCLASS64), both byte orders: NT_PRSTATUS pr_reg is 45 words
+// {(o32: 6 unused), r0..r31, lo, hi, cp0_epc, cp0_badvaddr, cp0_status, cp0_cause}
+// (arch/mips/include/asm/reg.h, EF_R0 = 6 on 32-bit, 0 on 64-bit). DWARF r0..r31 = 0..31; the pc
+// (epc) has none. elfutils 0.188 has no mips backend: libdwfl cannot unwind these (see
+// docs/architectures.md); our own walk (registers, link register, validated scan) unwinds them.
+// n32 is ELFCLASS32 with the 64-bit register layout after a 32-bit prstatus header (pr_reg at 72,
+// 440-byte NT_PRSTATUS); cores do not set EF_MIPS_ABI2, so the note's size tells n32 from o32.
+#include <capstone/capstone.h>
+#include <elf.h>
+
+#include "arch/arch.h"
+
+#define REG(name, n, w, base) { name, n, ((base) + (n)) * (w), w }
+#define REGS(w, b)                                                                                       \
+	REG("zero", 0, w, b), REG("at", 1, w, b), REG("v0", 2, w, b), REG("v1", 3, w, b), REG("a0", 4, w, b), \
+		REG("a1", 5, w, b), REG("a2", 6, w, b), REG("a3", 7, w, b), REG("t0", 8, w, b),               \
+		REG("t1", 9, w, b), REG("t2", 10, w, b), REG("t3", 11, w, b), REG("t4", 12, w, b),            \
+		REG("t5", 13, w, b), REG("t6", 14, w, b), REG("t7", 15, w, b), REG("s0", 16, w, b),           \
+		REG("s1", 17, w, b), REG("s2", 18, w, b), REG("s3", 19, w, b), REG("s4", 20, w, b),           \
+		REG("s5", 21, w, b), REG("s6", 22, w, b), REG("s7", 23, w, b), REG("t8", 24, w, b),           \
+		REG("t9", 25, w, b), REG("k0", 26, w, b), REG("k1", 27, w, b), REG("gp", 28, w, b),           \
+		REG("sp", 29, w, b), REG("fp", 30, w, b), REG("ra", 31, w, b), { "lo", -1, ((b) + 32) * (w), w }, \
+		{ "hi", -1, ((b) + 33) * (w), w }, { "pc", -1, ((b) + 34) * (w), w },                         \
+		{ "badvaddr", -1, ((b) + 35) * (w), w }, { "status", -1, ((b) + 36) * (w), w },                \
+		{ "cause", -1, ((b) + 37) * (w), w }
+
+static const struct ct_arch_reg regs_mips[] = { REGS(4, 6) };
+static const struct ct_arch_reg regs_mips64[] = { REGS(8, 0) };
+
+// jal (op 3), jalr (SPECIAL funct 9), bal/bgezal/bltzal (REGIMM rt 0x10/0x11), then the delay slot.
+static bool is_call_mips(uint32_t insn)
+{
+	uint32_t op = insn >> 26;
+	return op == 3 || (op == 0 && (insn & 0x3f) == 9) || (op == 1 && ((insn >> 16) & 0x1e) == 0x10);
+}
+
+static bool is_after_call_mips_be(const uint8_t *b, size_t len)
+{
+	if (len < 8)
+		return false;
+	const uint8_t *p = b + len - 8;
+	return is_call_mips((uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3]);
+}
+
+static bool is_after_call_mips_le(const uint8_t *b, size_t len)
+{
+	if (len < 8)
+		return false;
+	const uint8_t *p = b + len - 8;
+	return is_call_mips(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24);
+}
+
+// Linux mips signal numbers -> asm-generic (arch/mips/include/uapi/asm/signal.h).
+static const uint8_t generic_signal_mips[32] = {
+	[10] = 7,  [12] = 31, [16] = 10, [17] = 12, [18] = 17, [19] = 30, [20] = 28, [21] = 23,
+	[22] = 29, [23] = 19, [24] = 20, [25] = 18, [26] = 21, [27] = 22, [28] = 26, [29] = 27,
+	[30] = 24, [31] = 25,
+};
+
+#define MIPS_COMMON                                                                                       \
+	.e_machine = EM_MIPS, .pc_dwarf = -1, .sp_dwarf = 29, .fp_dwarf = 30, .ra_dwarf = 31,               \
+	.pc_index = 34, .num_dwarf = 32, .bad_call = CT_BAD_CALL_LINK_REGISTER, .cs_arch = CS_ARCH_MIPS,     \
+	.user_address_limit = 0, .fp_rule = CT_FP_NONE, .insn_decoder = CT_INSN_GENERIC,                      \
+	.generic_signal = generic_signal_mips, .siginfo_code_first = true
+
+const struct ct_arch_info ct_arch_mips = {
+	MIPS_COMMON,
+	.name = "mips",
+	.elf_class = ELFCLASS32,
+	.pointer_size = 4,
+	.regs = regs_mips,
+	.num_regs = sizeof(regs_mips) / sizeof(regs_mips[0]),
+	.prstatus_reg_offset = 72,
+	.prstatus_reg_size = 45 * 4,
+	.cs_mode = CS_MODE_MIPS32 | CS_MODE_BIG_ENDIAN,
+	.is_after_call = is_after_call_mips_be,
+	.big_endian = true,
+	.kernel_address_start = 0x80000000ULL,
+};
+
+const struct ct_arch_info ct_arch_mipsel = {
+	MIPS_COMMON,
+	.name = "mipsel",
+	.elf_class = ELFCLASS32,
+	.pointer_size = 4,
+	.regs = regs_mips,
+	.num_regs = sizeof(regs_mips) / sizeof(regs_mips[0]),
+	.prstatus_reg_offset = 72,
+	.prstatus_reg_size = 45 * 4,
+	.cs_mode = CS_MODE_MIPS32 | CS_MODE_LITTLE_ENDIAN,
+	.is_after_call = is_after_call_mips_le,
+	.big_endian = false,
+	.kernel_address_start = 0x80000000ULL,
+};
+
+const struct ct_arch_info ct_arch_mips64 = {
+	MIPS_COMMON,
+	.name = "mips64",
+	.elf_class = ELFCLASS64,
+	.pointer_size = 8,
+	.regs = regs_mips64,
+	.num_regs = sizeof(regs_mips64) / sizeof(regs_mips64[0]),
+	.prstatus_reg_offset = 112,
+	.prstatus_reg_size = 45 * 8,
+	.cs_mode = CS_MODE_MIPS64 | CS_MODE_BIG_ENDIAN,
+	.is_after_call = is_after_call_mips_be,
+	.big_endian = true,
+	.kernel_address_start = 0x8000000000000000ULL,
+};
+
+const struct ct_arch_info ct_arch_mips64el = {
+	MIPS_COMMON,
+	.name = "mips64el",
+	.elf_class = ELFCLASS64,
+	.pointer_size = 8,
+	.regs = regs_mips64,
+	.num_regs = sizeof(regs_mips64) / sizeof(regs_mips64[0]),
+	.prstatus_reg_offset = 112,
+	.prstatus_reg_size = 45 * 8,
+	.cs_mode = CS_MODE_MIPS64 | CS_MODE_LITTLE_ENDIAN,
+	.is_after_call = is_after_call_mips_le,
+	.big_endian = false,
+	.kernel_address_start = 0x8000000000000000ULL,
+};
+
+const struct ct_arch_info ct_arch_mipsn32 = {
+	MIPS_COMMON,
+	.name = "mipsn32",
+	.elf_class = ELFCLASS32,
+	.pointer_size = 4,
+	.regs = regs_mips64,
+	.num_regs = sizeof(regs_mips64) / sizeof(regs_mips64[0]),
+	.prstatus_reg_offset = 72,
+	.prstatus_reg_size = 45 * 8,
+	.cs_mode = CS_MODE_MIPS64 | CS_MODE_BIG_ENDIAN,
+	.is_after_call = is_after_call_mips_be,
+	.big_endian = true,
+	.kernel_address_start = 0x80000000ULL,
+};
+
+const struct ct_arch_info ct_arch_mipsn32el = {
+	MIPS_COMMON,
+	.name = "mipsn32el",
+	.elf_class = ELFCLASS32,
+	.pointer_size = 4,
+	.regs = regs_mips64,
+	.num_regs = sizeof(regs_mips64) / sizeof(regs_mips64[0]),
+	.prstatus_reg_offset = 72,
+	.prstatus_reg_size = 45 * 8,
+	.cs_mode = CS_MODE_MIPS64 | CS_MODE_LITTLE_ENDIAN,
+	.is_after_call = is_after_call_mips_le,
+	.big_endian = false,
+	.kernel_address_start = 0x80000000ULL,
+};
+
+const struct ct_arch_info *ct_arch_for_prstatus(const struct ct_arch_info *arch, size_t prstatus_size)
+{
+	if (arch == &ct_arch_mips && prstatus_size >= 72 + 45 * 8)
+		return &ct_arch_mipsn32;
+	if (arch == &ct_arch_mipsel && prstatus_size >= 72 + 45 * 8)
+		return &ct_arch_mipsn32el;
+	return arch;
+}
