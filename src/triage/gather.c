@@ -201,8 +201,8 @@ static void gather_insn(struct ct_session *s, struct ct_facts *f, const struct c
 	uint8_t before[2];
 	bool have_before = f->pc >= 2 && ct_modules_read_code(s, f->pc - 2, before, 2);
 	struct ct_insn_ctx ctx = { .regs = ct->dwarf, .valid = ct->valid, .num_regs = CT_MAX_DWARF_REGS, .pc = f->pc,
-				   .read = read_data, .arg = s };
-	ct_insn_decode(arch->name, len ? code : NULL, len, have_before ? before : NULL, have_before ? 2 : 0, &ctx,
+				   .read = read_data, .arg = s, .values = ct->values, .num_values = ct->num_values };
+	ct_insn_decode(arch, len ? code : NULL, len, have_before ? before : NULL, have_before ? 2 : 0, &ctx,
 		       &f->insn);
 }
 
