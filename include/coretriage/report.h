@@ -35,6 +35,8 @@ enum ct_trust {
 	CT_TRUST_SCAN, /**< stack scan, validated by a call before the return address */
 	CT_TRUST_SIGNAL, /**< signal frame (sigreturn trampoline) */
 	CT_TRUST_BAD_CALL, /**< caller recovered after a call to a bad pc */
+	/** from the function's prologue (its sp adjustment and return-address slot; mips, no CFI unwinder) */
+	CT_TRUST_PROLOGUE,
 	CT_TRUST_NUM_
 };
 const char *ct_trust_to_string(enum ct_trust trust);

@@ -104,7 +104,10 @@ struct ct_arch_info {
 	bool big_endian;
 	enum ct_fp_rule fp_rule;
 	enum ct_insn_decoder insn_decoder;
-	/** Bits of a pc that address code (s390 31-bit: the top bit is the addressing mode); 0 = all. */
+	/**
+	 * Bits of a pc that address code (s390 31-bit: the top bit is the addressing mode; arm: bit 0
+	 * is the Thumb bit of return addresses); 0 = all.
+	 */
 	uint64_t pc_mask;
 	/** Added to the sp register to get the stack address (sparc64's stack bias, 2047). */
 	uint64_t stack_bias;
@@ -119,6 +122,20 @@ struct ct_arch_info {
 	const uint8_t *generic_signal;
 	/** siginfo has si_code before si_errno (mips). */
 	bool siginfo_code_first;
+	/**
+	 * Reads a function's prologue (@p code: @p len bytes from its start up to the pc) for
+	 * architectures libdwfl cannot unwind (mips): the bytes it subtracted from sp and the offset
+	 * from the lowered sp where it saved the return address (-1: not saved, still in the link
+	 * register). NULL when the architecture has no such rule.
+	 */
+	bool (*prologue)(const struct ct_arch_info *arch, const uint8_t *code, size_t len, uint64_t *frame_size,
+			 int64_t *ra_offset);
+	/**
+	 * The target of the direct call that ends right before @p ret_addr (@p before: the @p len bytes
+	 * ending there), for validating scanned return addresses; NULL when not decoded (x86,
+	 * aarch64 and riscv64 have triage's ct_insn_call_before instead).
+	 */
+	bool (*call_target)(const uint8_t *before, size_t len, uint64_t ret_addr, uint64_t *target);
 	/** Bytes a call or push moves sp by when not pointer_size (x32: 8); 0 = pointer_size. */
 	unsigned stack_slot;
 	/** Capstone mode for the thread's state (arm: Thumb when CPSR.T), or NULL for cs_mode. */

@@ -41,6 +41,42 @@ static bool is_after_call_arm(const uint8_t *b, size_t len)
 	return len >= 2 && (le16(b + len - 2) & 0xff87) == 0x4780;
 }
 
+static int32_t sext32(uint32_t v, unsigned bits)
+{
+	uint32_t m = 1u << (bits - 1);
+	v &= (bits == 32 ? 0xffffffffu : (1u << bits) - 1);
+	return (int32_t)((v ^ m) - m);
+}
+
+// Direct calls (ARM ARM DDI 0406C A8.8.25): ARM bl (cond 1011, imm24 << 2, pc + 8) and blx imm (H
+// bit), Thumb-2 bl/blx (S, J1, J2, imm10, imm11; I1 = !(J1 ^ S), I2 = !(J2 ^ S); pc + 4).
+static bool call_target_arm(const uint8_t *b, size_t len, uint64_t ret_addr, uint64_t *target)
+{
+	if (len < 4)
+		return false;
+	const uint8_t *p = b + len - 4;
+	uint32_t call = (uint32_t)ret_addr - 4;
+	uint32_t insn = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+	uint32_t hi = le16(p), lo = le16(p + 2);
+	if ((hi & 0xf800) == 0xf000 && ((lo & 0xd000) == 0xd000 || (lo & 0xd001) == 0xc000)) {
+		uint32_t s = (hi >> 10) & 1, j1 = (lo >> 13) & 1, j2 = (lo >> 11) & 1;
+		uint32_t i1 = !(j1 ^ s), i2 = !(j2 ^ s);
+		uint32_t imm = s << 24 | i1 << 23 | i2 << 22 | (hi & 0x3ff) << 12 | (lo & 0x7ff) << 1;
+		uint32_t t = call + 4 + (uint32_t)sext32(imm, 25);
+		*target = (lo & 0x1000) ? t : t & ~3u; // blx switches to ARM: word-aligned
+		return true;
+	}
+	if ((insn & 0x0f000000) == 0x0b000000 && insn >> 28 != 0xf) {
+		*target = call + 8 + (uint32_t)(sext32(insn & 0xffffff, 24) << 2);
+		return true;
+	}
+	if ((insn & 0xfe000000) == 0xfa000000) {
+		*target = call + 8 + (uint32_t)(sext32(insn & 0xffffff, 24) << 2) + ((insn >> 23) & 2);
+		return true;
+	}
+	return false;
+}
+
 static int cs_mode_arm(const uint64_t *values, size_t n)
 {
 	return n > CPSR_INDEX && (values[CPSR_INDEX] & CPSR_T) ? CS_MODE_THUMB : CS_MODE_ARM;
@@ -71,5 +107,8 @@ const struct ct_arch_info ct_arch_arm = {
 	.fp_rule = CT_FP_NONE,
 	.insn_decoder = CT_INSN_GENERIC,
 	.kernel_address_start = 0,
+	// Thumb return addresses carry the interworking bit 0 (lr, saved lr, CFI-unwound pcs).
+	.pc_mask = 0xfffffffe,
 	.cs_mode_for = cs_mode_arm,
+	.call_target = call_target_arm,
 };

@@ -2,7 +2,8 @@
 // {(o32: 6 unused), r0..r31, lo, hi, cp0_epc, cp0_badvaddr, cp0_status, cp0_cause}
 // (arch/mips/include/asm/reg.h, EF_R0 = 6 on 32-bit, 0 on 64-bit). DWARF r0..r31 = 0..31; the pc
 // (epc) has none. elfutils 0.188 has no mips backend: libdwfl cannot unwind these (see
-// docs/architectures.md); our own walk (registers, link register, validated scan) unwinds them.
+// docs/architectures.md); our own walk (registers, the prologue's stack adjustment and return-address
+// slot, the link register, validated scan) unwinds them.
 // n32 is ELFCLASS32 with the 64-bit register layout after a 32-bit prstatus header (pr_reg at 72,
 // 440-byte NT_PRSTATUS); cores do not set EF_MIPS_ABI2, so the note's size tells n32 from o32.
 #include <capstone/capstone.h>
@@ -57,11 +58,38 @@ static const uint8_t generic_signal_mips[32] = {
 	[30] = 24, [31] = 25,
 };
 
+// The prologue gcc emits: addiu/daddiu sp, sp, -N, then sw/sd ra, off(sp) (MIPS32/MIPS64 ISA:
+// opcodes 001001/011001 with rs = rt = 29, 101011/111111 with rs = 29, rt = 31). Only instructions
+// before the pc count: a crash inside the prologue sees the frame as far as it was built.
+static bool prologue_mips(const struct ct_arch_info *arch, const uint8_t *code, size_t len, uint64_t *frame_size,
+			  int64_t *ra_offset)
+{
+	bool found = false;
+	*frame_size = 0;
+	*ra_offset = -1;
+	for (size_t i = 0; i + 4 <= len && i < 64 * 4; i += 4) {
+		const uint8_t *p = code + i;
+		uint32_t insn = arch->big_endian ? (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3]
+						 : p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+		int16_t imm = (int16_t)(insn & 0xffff);
+		uint32_t hi = insn >> 16;
+		if ((hi == 0x27bd || hi == 0x67bd) && imm < 0 && !found) {
+			*frame_size = (uint64_t)(-(int32_t)imm);
+			found = true;
+		} else if ((hi == 0xafbf || hi == 0xffbf) && imm >= 0 && found) {
+			*ra_offset = imm;
+		} else if (insn == 0x03e00008) {
+			break; // jr ra: the end of the function, not of its prologue
+		}
+	}
+	return found;
+}
+
 #define MIPS_COMMON                                                                                       \
 	.e_machine = EM_MIPS, .pc_dwarf = -1, .sp_dwarf = 29, .fp_dwarf = 30, .ra_dwarf = 31,               \
 	.pc_index = 34, .num_dwarf = 32, .bad_call = CT_BAD_CALL_LINK_REGISTER, .cs_arch = CS_ARCH_MIPS,     \
 	.user_address_limit = 0, .fp_rule = CT_FP_NONE, .insn_decoder = CT_INSN_GENERIC,                      \
-	.generic_signal = generic_signal_mips, .siginfo_code_first = true
+	.generic_signal = generic_signal_mips, .siginfo_code_first = true, .prologue = prologue_mips
 
 const struct ct_arch_info ct_arch_mips = {
 	MIPS_COMMON,

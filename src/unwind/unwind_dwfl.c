@@ -262,6 +262,8 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	bool exact = false;
 	if (!dwfl_frame_pc(state, &pc, &exact))
 		return DWARF_CB_ABORT;
+	if (arch->pc_mask)
+		pc &= arch->pc_mask;
 	Dwarf_Word sp = 0, fp = 0, ra = 0;
 	bool has_sp = dwfl_frame_reg(state, arch->sp_dwarf, &sp) == 0;
 	bool has_fp = dwfl_frame_reg(state, arch->fp_dwarf, &fp) == 0;
@@ -391,7 +393,10 @@ void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t,
 			own_frame(&w, arch, pc, regs, valid);
 		if (w.stop)
 			break;
-		if (r == 0 && !w.bad_pc) {
+		// After a recovery step only pc and sp are known: CFI that needs another register (arm's
+		// r7-based CFA) ends the walk as if the frame were the outermost; the recovery steps go on.
+		bool partial_regs = restart > 0 && w.first_trust != CT_TRUST_BAD_CALL && w.in_walk == 1;
+		if (r == 0 && !w.bad_pc && !partial_regs) {
 			w.reason = "outermost frame reached";
 			break;
 		}
@@ -411,6 +416,9 @@ void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t,
 		} else if (w.bad_pc && first_frame && ct_unwind_bad_call(s, &w.last, &next)) {
 			trust = CT_TRUST_BAD_CALL;
 			// Registers other than pc and sp are still the caller's at a bad call.
+		} else if (own_walk && ct_unwind_prologue(s, &w.last, first_frame, &next)) {
+			trust = CT_TRUST_PROLOGUE;
+			memset(valid, 0, sizeof(valid));
 		} else if (own_walk && first_frame && ct_unwind_link_register(s, &w.last, &next)) {
 			// Validated like a scanned candidate: a call precedes the return address.
 			trust = CT_TRUST_SCAN;
