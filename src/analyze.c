@@ -9,6 +9,7 @@
 #include "dump/sniff.h"
 #include "input/input.h"
 #include "process/process.h"
+#include "util/budget.h"
 #if CT_KERNEL_SUPPORT
 #include "kernel/kernel.h"
 #endif
@@ -36,15 +37,22 @@ struct ct_error *ct_analyze(const struct ct_options *opts, struct ct_report *rep
 	if (err)
 		return err;
 	enum ct_format format = ct_sniff(file.data, file.size);
+	struct ct_decompress_status dstatus = { 0 };
 	// Input hook (src/input/): systemd-coredump name metadata, and compressed cores streamed into
 	// an anonymous temporary file that replaces the input from here on.
 	ct_input_add_name_metadata(opts->core_path, report);
 	if (ct_input_is_compressed(format)) {
 		int tmp_fd;
 		ct_mapped_file_close(&file);
-		err = ct_input_decompress(opts->core_path, format, opts->max_core_size, &tmp_fd);
+		struct ct_budget budget;
+		ct_budget_init(&budget, opts);
+		err = ct_input_decompress(opts->core_path, format, opts->max_core_size, budget.limit[CT_BUDGET_TEMP], &tmp_fd,
+					  &dstatus);
 		if (err)
 			return err;
+		if (dstatus.partial)
+			ct_report_diag(report, CT_SEVERITY_WARNING, 0, dstatus.space_reached ? "budget-temp" : "compressed-core-broken",
+				       "%s", dstatus.message);
 		char proc_path[64];
 		snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", tmp_fd);
 		err = ct_mapped_file_open(proc_path, &file);

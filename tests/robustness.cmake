@@ -39,4 +39,27 @@ add_test(NAME robustness_corpus
 set_tests_properties(robustness_corpus PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77
   ENVIRONMENT "${CT_ROBUST_ENV}")
 
+# Issue 11: hostile inputs generated at test time, one script per defect family.
+#   robustness_escapes   a real core (and a vmcore, a batch) with escape sequences in every field the
+#                        reports print: no control byte reaches a terminal, SVG/SARIF/JSON stay valid.
+add_test(NAME robustness_escapes
+  COMMAND ${CT_PYTHON} ${CT_ROBUST_DIR}/escapes.py --coretriage ${CT_BIN} --workdir ${CT_ROBUST_WORK}/escapes)
+set_tests_properties(robustness_escapes PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 ENVIRONMENT "${CT_ROBUST_ENV}")
+
+#   robustness_budget_<case>   tests/robustness/work_budget.py: totals attacked (frames over all
+#                        threads, 100k threads, NT_FILE tables, batch output, compressed cores).
+foreach(case deep-chains threads-100k ntfile-70k compressed temp-space batch-stream vdso-bomb debug-corrupt)
+  add_test(NAME robustness_budget_${case}
+    COMMAND ${CT_PYTHON} ${CT_ROBUST_DIR}/work_budget.py --coretriage ${CT_BIN} --workdir ${CT_ROBUST_WORK}/budget
+            --case ${case})
+  set_tests_properties(robustness_budget_${case} PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77
+    RESOURCE_LOCK robustness_budget_seed ENVIRONMENT "${CT_ROBUST_ENV}")
+endforeach()
+
+#   robustness_sysroot   NT_FILE paths climbing out of --sysroot (.., a symlink to /) open nothing outside.
+add_test(NAME robustness_sysroot
+  COMMAND ${CT_PYTHON} ${CT_ROBUST_DIR}/sysroot.py --coretriage ${CT_BIN} --workdir ${CT_ROBUST_WORK}/budget)
+set_tests_properties(robustness_sysroot PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
+  RESOURCE_LOCK robustness_budget_seed ENVIRONMENT "${CT_ROBUST_ENV}")
+
 include(${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz.cmake)

@@ -52,6 +52,10 @@ struct ct_options {
 	const char *cache_dir;
 	/** Cap on the decompressed size of a compressed core (.zst/.xz/.lz4), bytes; 0 = 64 GiB. */
 	uint64_t max_core_size;
+	/** Memory the analysis may use (--max-memory), bytes; 0 = unknown (the work budget assumes 4 GiB). */
+	uint64_t max_memory;
+	/** Overrides of the work budget's limits (src/util/budget.h, by enum ct_budget_kind); 0 = derived. */
+	uint64_t budget[4];
 };
 
 /** Fills @p opts with defaults. */

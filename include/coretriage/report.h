@@ -239,7 +239,7 @@ struct ct_input {
 	const char *arch; /**< "x86_64", pooled */
 	/** Whether the core is a live snapshot (gcore) rather than a kernel-written crash core. */
 	bool truncated; /**< the dump file is shorter than its headers claim */
-	/** Bytes in a target address (4 or 8; from the dump's architecture), 0 when unknown. */
+	/** Bytes in a pointer of the dumped program or kernel (4 or 8), 0 when unknown. */
 	unsigned pointer_size;
 	/** Bytes in a general register (x32: 8 with 4-byte pointers), 0 when unknown. */
 	unsigned register_size;

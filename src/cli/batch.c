@@ -4,7 +4,10 @@
 //
 // Isolation: a worker is a fork of this small parent; it gets RLIMIT_DATA (heap) and RLIMIT_CORE 0,
 // an alarm(2) for its time limit, PR_SET_PDEATHSIG so it dies with the batch, and writes its result
-// into a pipe: one line of bucketing facts ("meta", cli/meta.c), then the NDJSON report when asked.
+// into a pipe: one line of bucketing facts ("meta", cli/meta.c). The NDJSON report goes to an
+// anonymous temporary file of its own, copied to the output in input order by the parent through a
+// fixed buffer: the parent holds no report, so its memory (which every later worker inherits and
+// which counts against that worker's --max-memory) does not grow with any core's output.
 // Whatever happens to a worker (crash, time or memory limit, garbage), the parent records a
 // failure for that core and goes on.
 #include <dirent.h>
@@ -29,6 +32,7 @@
 #include "cli/batch.h"
 #include "dump/sniff.h"
 #include "input/input.h"
+#include "report/json_text.h"
 
 /** Defaults of the per-core limits in batch mode (docs/batch.md): generous for real cores,
  * small enough that a hostile core cannot stall CI or exhaust the machine. */
@@ -40,6 +44,12 @@
 #define BATCH_MAX_DEPTH 16
 /** Cores in one batch at most: bounds the parent's memory for results. */
 #define BATCH_MAX_CORES 1000000
+/** Longest meta line a worker may send (it holds at most CT_META_STACK_FRAMES names). */
+#define BATCH_MAX_META (4u << 20)
+/** Finished reports waiting for their turn in input order, at most: each holds a descriptor. */
+#define BATCH_MAX_PENDING 256
+/** Copy buffer for reports, temporary file to output. */
+#define BATCH_COPY_BUF 65536
 /** Progress bar redraws at most this often (ms). */
 #define PROGRESS_INTERVAL_MS 100
 
@@ -50,7 +60,8 @@ struct job {
 	enum job_state state;
 	pid_t pid;
 	int fd; /* read end of the worker's pipe, -1 when closed */
-	char *buf; /* everything the worker wrote; owned */
+	int report_fd; /* ndjson: the worker's report (anonymous temporary file), -1 when none */
+	char *buf; /* the meta line the worker wrote; owned */
 	size_t len, cap;
 	double start;
 	json_t *meta; /* owned; always set once done */
@@ -99,6 +110,7 @@ static bool add_job(struct batch *b, const char *path)
 	if (!j->path)
 		return false;
 	j->fd = -1;
+	j->report_fd = -1;
 	b->num_jobs++;
 	return true;
 }
@@ -131,7 +143,7 @@ static bool walk_dir(struct batch *b, const char *dir, int depth)
 	// Sorted: the input order, and so the NDJSON order, is deterministic.
 	int n = scandir(dir, &names, filter_dots, alphasort);
 	if (n < 0) {
-		fprintf(stderr, "coretriage: %s: %s\n", dir, strerror(errno));
+		ct_cli_error("%s: %s", dir, strerror(errno));
 		b->num_missing++;
 		return true;
 	}
@@ -168,7 +180,7 @@ static bool add_path(struct batch *b, const char *arg)
 		glob_t g;
 		int r = glob(arg, GLOB_BRACE | GLOB_TILDE, NULL, &g);
 		if (r == GLOB_NOMATCH) {
-			fprintf(stderr, "coretriage: %s: no file matches\n", arg);
+			ct_cli_error("%s: no file matches", arg);
 			b->num_missing++;
 			return true;
 		}
@@ -216,10 +228,12 @@ static _Noreturn void worker(const struct batch *b, const struct job *j, int fd)
 {
 	worker_limits(b);
 	FILE *out = fdopen(fd, "w");
-	if (!out)
+	FILE *report_out = j->report_fd >= 0 ? fdopen(j->report_fd, "w") : NULL;
+	if (!out || (j->report_fd >= 0 && !report_out))
 		_exit(CT_EXIT_FATAL);
 	struct ct_options opts = b->cli->opts;
 	opts.core_path = j->path;
+	opts.max_memory = (uint64_t)b->memory_mib << 20;
 	struct ct_report report;
 	if (!ct_report_init(&report))
 		_exit(CT_EXIT_FATAL);
@@ -228,7 +242,7 @@ static _Noreturn void worker(const struct batch *b, const struct job *j, int fd)
 	json_t *meta;
 	if (err) {
 		meta = json_object();
-		json_object_set_new(meta, "error", json_string(ct_error_message(err)));
+		json_object_set_new(meta, "error", ct_json_text(ct_error_message(err)));
 		status = CT_EXIT_FATAL;
 	} else {
 		meta = ct_cli_core_meta(&report, j->path);
@@ -236,15 +250,17 @@ static _Noreturn void worker(const struct batch *b, const struct job *j, int fd)
 	}
 	if (!meta)
 		_exit(CT_EXIT_FATAL);
-	json_object_set_new(meta, "status", json_integer(status));
-	json_dumpf(meta, out, JSON_COMPACT | JSON_ENSURE_ASCII);
-	fputc('\n', out);
-	if (!err && b->ndjson) {
+	// The report first, the meta line after it: a meta line means a whole report in the file.
+	if (!err && report_out) {
 		struct ct_write_options wo;
 		ct_write_options_init(&wo);
 		wo.no_abs_paths = opts.no_abs_paths;
-		ct_write_json(out, &report, &wo, true);
+		if (ct_write_json(report_out, &report, &wo, true) != 0 || fflush(report_out) != 0)
+			_exit(CT_EXIT_FATAL);
 	}
+	json_object_set_new(meta, "status", json_integer(status));
+	json_dumpf(meta, out, JSON_COMPACT | JSON_ENSURE_ASCII);
+	fputc('\n', out);
 	if (fflush(out) != 0)
 		_exit(CT_EXIT_FATAL);
 	// No cleanup: the process ends here, and exit handlers of libraries must not run twice.
@@ -254,6 +270,8 @@ static _Noreturn void worker(const struct batch *b, const struct job *j, int fd)
 static bool start_job(struct batch *b, struct job *j)
 {
 	int p[2];
+	if (b->ndjson && (j->report_fd = ct_input_tmpfile()) < 0)
+		return false;
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return false;
 	fflush(NULL);
@@ -285,7 +303,7 @@ static void fail_job(struct job *j, const char *fmt, ...)
 	va_end(ap);
 	json_decref(j->meta);
 	j->meta = json_object();
-	json_object_set_new(j->meta, "error", json_string(msg));
+	json_object_set_new(j->meta, "error", ct_json_text(msg));
 	json_object_set_new(j->meta, "status", json_integer(CT_EXIT_FATAL));
 	j->status = CT_EXIT_FATAL;
 }
@@ -317,14 +335,36 @@ static void finish_job(struct batch *b, struct job *j)
 	} else {
 		j->meta = meta;
 		j->status = (int)json_integer_value(json_object_get(meta, "status"));
-		if (b->ndjson && j->status != CT_EXIT_FATAL && (size_t)(j->buf + j->len - (nl + 1)) < 2) {
+		struct stat st;
+		if (b->ndjson && j->status != CT_EXIT_FATAL &&
+		    (j->report_fd < 0 || fstat(j->report_fd, &st) != 0 || st.st_size < 2)) {
 			fail_job(j, "worker ended before writing its report (memory limit of %u MiB?)", b->memory_mib);
 		}
 	}
-	if (!b->ndjson || j->status == CT_EXIT_FATAL) {
-		free(j->buf);
-		j->buf = NULL;
-		j->len = j->cap = 0;
+	// Only the meta line was kept in memory; the report stays in its file until its turn.
+	free(j->buf);
+	j->buf = NULL;
+	j->len = j->cap = 0;
+	if (j->status == CT_EXIT_FATAL && j->report_fd >= 0) {
+		close(j->report_fd);
+		j->report_fd = -1;
+	}
+}
+
+// Copies a finished report from its temporary file to the output; false on a write error.
+static bool copy_report(struct batch *b, int fd)
+{
+	char buf[BATCH_COPY_BUF];
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return false;
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n == 0;
+		if (fwrite(buf, 1, (size_t)n, b->out) != (size_t)n)
+			return false;
 	}
 }
 
@@ -332,9 +372,9 @@ static void write_ndjson(struct batch *b)
 {
 	while (b->next_write < b->num_jobs && b->jobs[b->next_write].state == JOB_DONE) {
 		struct job *j = &b->jobs[b->next_write++];
-		if (j->status != CT_EXIT_FATAL && j->buf) {
-			char *nl = memchr(j->buf, '\n', j->len);
-			fwrite(nl + 1, 1, (size_t)(j->buf + j->len - (nl + 1)), b->out);
+		if (j->status != CT_EXIT_FATAL && j->report_fd >= 0) {
+			if (!copy_report(b, j->report_fd))
+				b->write_error = true;
 		} else {
 			// The same top level as a report, so one reader handles both: input, and the error.
 			json_t *o = json_object(), *tool = json_object(), *input = json_object(), *e = json_object();
@@ -342,7 +382,7 @@ static void write_ndjson(struct batch *b)
 			json_object_set_new(tool, "name", json_string("coretriage"));
 			json_object_set_new(tool, "version", json_string(CT_VERSION));
 			json_object_set_new(o, "tool", tool);
-			json_object_set_new(input, "core", json_string(j->path));
+			json_object_set_new(input, "core", ct_json_text(j->path));
 			json_object_set_new(o, "input", input);
 			json_object_set_new(e, "message", json_incref(json_object_get(j->meta, "error")));
 			json_object_set_new(o, "error", e);
@@ -350,8 +390,9 @@ static void write_ndjson(struct batch *b)
 			fputc('\n', b->out);
 			json_decref(o);
 		}
-		free(j->buf);
-		j->buf = NULL;
+		if (j->report_fd >= 0)
+			close(j->report_fd);
+		j->report_fd = -1;
 		j->written = true;
 		if (fflush(b->out) != 0)
 			b->write_error = true;
@@ -395,7 +436,9 @@ static bool run_jobs(struct batch *b)
 		return false;
 	}
 	while (done < b->num_jobs) {
-		while (running < b->workers && next < b->num_jobs) {
+		// Reports wait for their turn in open files: a slow core at the head must not make the
+		// parent hold thousands of them.
+		while (running < b->workers && next < b->num_jobs && (!b->ndjson || next - b->next_write < BATCH_MAX_PENDING)) {
 			struct job *j = &b->jobs[next++];
 			if (!start_job(b, j)) {
 				fail_job(j, "cannot start a worker: %s", strerror(errno));
@@ -420,6 +463,11 @@ static bool run_jobs(struct batch *b)
 			if (!pfd[k].revents)
 				continue;
 			struct job *j = &b->jobs[idx[k]];
+			if (j->len >= BATCH_MAX_META) {
+				// A meta line is small; a worker that floods its pipe is broken or hostile.
+				kill(j->pid, SIGKILL);
+				j->len = 0;
+			}
 			if (j->cap - j->len < 65536) {
 				size_t cap = j->cap ? 2 * j->cap : 131072;
 				char *nb = realloc(j->buf, cap);
@@ -490,7 +538,7 @@ static json_t *load_known(const char *path)
 		if (!hash || hash[0] == '#')
 			continue;
 		char *url = strtok_r(NULL, " \t\r\n", &save);
-		json_object_set_new(map, hash, url && url[0] != '#' ? json_string(url) : json_string(""));
+		json_object_set_new(map, hash, url && url[0] != '#' ? ct_json_text(url) : json_string(""));
 	}
 	free(line);
 	fclose(f);
@@ -526,15 +574,15 @@ static json_t *summary_json(const struct batch *b, const struct bucket_entry *e,
 	for (size_t i = 0; i < n; i++) {
 		const struct ct_bucket *k = &e[i].b;
 		json_t *o = json_object(), *blame = json_object();
-		json_object_set_new(o, "hash", json_string(k->hash));
-		json_object_set_new(o, "signature", k->signature ? json_string(k->signature) : json_null());
+		json_object_set_new(o, "hash", ct_json_text(k->hash));
+		json_object_set_new(o, "signature", k->signature ? ct_json_text(k->signature) : json_null());
 		json_object_set_new(o, "signature_fallback", json_boolean(k->fallback));
 		json_object_set_new(o, "count", json_integer((json_int_t)k->count));
-		json_object_set_new(o, "class", k->class_id ? json_string(k->class_id) : json_null());
-		json_object_set_new(o, "summary", k->summary ? json_string(k->summary) : json_null());
-		json_object_set_new(blame, "function", k->blame_function ? json_string(k->blame_function) : json_null());
-		json_object_set_new(blame, "module", k->blame_module ? json_string(k->blame_module) : json_null());
-		json_object_set_new(blame, "file", k->blame_file ? json_string(k->blame_file) : json_null());
+		json_object_set_new(o, "class", k->class_id ? ct_json_text(k->class_id) : json_null());
+		json_object_set_new(o, "summary", k->summary ? ct_json_text(k->summary) : json_null());
+		json_object_set_new(blame, "function", k->blame_function ? ct_json_text(k->blame_function) : json_null());
+		json_object_set_new(blame, "module", k->blame_module ? ct_json_text(k->blame_module) : json_null());
+		json_object_set_new(blame, "file", k->blame_file ? ct_json_text(k->blame_file) : json_null());
 		json_object_set_new(blame, "line", k->blame_line ? json_integer(k->blame_line) : json_null());
 		json_object_set_new(o, "blame", blame);
 		if (k->has_time) {
@@ -546,9 +594,9 @@ static json_t *summary_json(const struct batch *b, const struct bucket_entry *e,
 			json_object_set_new(o, "first_seen", json_null());
 			json_object_set_new(o, "last_seen", json_null());
 		}
-		json_object_set_new(o, "example", json_string(k->example));
+		json_object_set_new(o, "example", ct_json_text(k->example));
 		json_object_set_new(o, "new", json_boolean(!k->known_url));
-		json_object_set_new(o, "bug", k->known_url && *k->known_url ? json_string(k->known_url) : json_null());
+		json_object_set_new(o, "bug", k->known_url && *k->known_url ? ct_json_text(k->known_url) : json_null());
 		json_object_set_new(o, "cores", json_incref(e[i].cores));
 		json_array_append_new(arr, o);
 	}
@@ -559,12 +607,34 @@ static json_t *summary_json(const struct batch *b, const struct bucket_entry *e,
 		if (j->status != CT_EXIT_FATAL)
 			continue;
 		json_t *o = json_object();
-		json_object_set_new(o, "core", json_string(j->path));
+		json_object_set_new(o, "core", ct_json_text(j->path));
 		json_object_set_new(o, "error", json_incref(json_object_get(j->meta, "error")));
 		json_array_append_new(fails, o);
 	}
 	json_object_set_new(s, "failures", fails);
 	return s;
+}
+
+// A column of the text table: untrusted text made visible (report/sanitize.h), cut to @p width
+// characters and padded to it.
+// A column of the text table: untrusted text made visible (report/sanitize.h), cut to @p width
+// columns on a character boundary and padded to it.
+static void cell(FILE *out, const char *s, size_t width)
+{
+	char piece[CT_TEXT_PIECE_MAX];
+	size_t w = 0;
+	while (s && *s) {
+		const char *at = s;
+		size_t k = ct_text_next(&s, CT_TEXT_TERMINAL, piece);
+		size_t pw = (unsigned char)piece[0] >= 0x80 ? 1 : k; // a multi-byte character is one column
+		if (w + pw > width) {
+			s = at;
+			break;
+		}
+		fwrite(piece, 1, k, out);
+		w += pw;
+	}
+	fprintf(out, "%*s", (int)(width - w), "");
 }
 
 static void summary_text(FILE *out, const struct batch *b, const struct bucket_entry *e, size_t n, size_t analyzed,
@@ -589,17 +659,29 @@ static void summary_text(FILE *out, const struct batch *b, const struct bucket_e
 			format_time(k->first_seen, false, first, sizeof(first));
 			format_time(k->last_seen, false, last, sizeof(last));
 		}
-		fprintf(out, "%3zu %6zu  %-16.16s %-20.20s %-40.40s %-16s %-16s %s\n", i + 1, k->count, k->hash,
-			k->class_id ? k->class_id : "unknown", blame, first, last,
-			k->known_url ? (*k->known_url ? k->known_url : "known") : "NEW");
-		fprintf(out, "%79s example: %s\n", "", k->example);
+		fprintf(out, "%3zu %6zu  ", i + 1, k->count);
+		cell(out, k->hash, 16);
+		fputc(' ', out);
+		cell(out, k->class_id ? k->class_id : "unknown", 20);
+		fputc(' ', out);
+		cell(out, blame, 40);
+		fprintf(out, " %-16s %-16s ", first, last);
+		ct_text_put(out, k->known_url ? (*k->known_url ? k->known_url : "known") : "NEW", CT_TEXT_TERMINAL, SIZE_MAX);
+		fprintf(out, "\n%79s example: ", "");
+		ct_text_put(out, k->example, CT_TEXT_TERMINAL, SIZE_MAX);
+		fputc('\n', out);
 	}
 	if (failed) {
 		fprintf(out, "\nNot analyzed:\n");
 		for (size_t i = 0; i < b->num_jobs; i++) {
 			const struct job *j = &b->jobs[i];
-			if (j->status == CT_EXIT_FATAL)
-				fprintf(out, "  %s: %s\n", j->path, json_string_value(json_object_get(j->meta, "error")));
+			if (j->status != CT_EXIT_FATAL)
+				continue;
+			fputs("  ", out);
+			ct_text_put(out, j->path, CT_TEXT_TERMINAL, SIZE_MAX);
+			fputs(": ", out);
+			ct_text_put(out, json_string_value(json_object_get(j->meta, "error")), CT_TEXT_TERMINAL, SIZE_MAX);
+			fputc('\n', out);
 		}
 	}
 }
@@ -699,7 +781,7 @@ int ct_cli_batch(struct ct_cli *cli)
 		if (at) {
 			struct bucket_entry *x = &e[json_integer_value(at)];
 			x->b.count++;
-			json_array_append_new(x->cores, json_string(j->path));
+			json_array_append_new(x->cores, ct_json_text(j->path));
 			if (json_is_integer(tm)) {
 				long long t = json_integer_value(tm);
 				if (!x->b.has_time) {
@@ -717,7 +799,7 @@ int ct_cli_batch(struct ct_cli *cli)
 		x->b.example = j->path;
 		x->first = i;
 		x->cores = json_array();
-		json_array_append_new(x->cores, json_string(j->path));
+		json_array_append_new(x->cores, ct_json_text(j->path));
 		if (known) {
 			json_t *url = json_object_get(known, hash);
 			x->b.known_url = url ? json_string_value(url) : NULL;
@@ -797,6 +879,8 @@ out:
 	for (size_t i = 0; i < b.num_jobs; i++) {
 		free(b.jobs[i].path);
 		free(b.jobs[i].buf);
+		if (b.jobs[i].report_fd >= 0)
+			close(b.jobs[i].report_fd);
 		json_decref(b.jobs[i].meta);
 	}
 	free(b.jobs);

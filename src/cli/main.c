@@ -156,7 +156,7 @@ int main(int argc, char **argv)
 	}
 	struct ct_error *err = ct_analyze(&cli.opts, &report);
 	if (err) {
-		fprintf(stderr, "coretriage: %s\n", ct_error_message(err));
+		ct_cli_error("%s", ct_error_message(err));
 		ct_error_destroy(err);
 		ct_report_deinit(&report);
 		return CT_EXIT_FATAL;

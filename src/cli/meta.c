@@ -6,19 +6,12 @@
 
 #include "cli/batch.h"
 #include "input/input.h"
+#include "report/json_text.h"
 
 /** Frames in the fallback signature, counted from the blame frame (docs/batch.md). */
 #define FALLBACK_FRAMES 3
 /** Longest folded frame name kept. */
 #define NAME_MAX_LEN 512
-
-static json_t *jstr(const char *s)
-{
-	if (!s)
-		return json_null();
-	json_t *j = json_string(s);
-	return j ? j : json_string("\xef\xbf\xbd");
-}
 
 // FNV-1a, 64 bits: stable across hosts and versions, enough to key buckets of one fleet.
 static uint64_t fnv1a64(const char *s)
@@ -66,8 +59,8 @@ json_t *ct_cli_core_meta(const struct ct_report *r, const char *path)
 	const char *cls = r->crash.class_id ? r->crash.class_id : "unknown";
 	char name[NAME_MAX_LEN];
 	if (r->signature.present && r->signature.hash) {
-		json_object_set_new(m, "hash", jstr(r->signature.hash));
-		json_object_set_new(m, "signature", jstr(r->signature.text));
+		json_object_set_new(m, "hash", ct_json_text(r->signature.hash));
+		json_object_set_new(m, "signature", ct_json_text(r->signature.text));
 		json_object_set_new(m, "fallback", json_false());
 	} else {
 		// Fallback recipe until src/triage/ provides a signature: class + 3 frames from the blamed
@@ -89,12 +82,12 @@ json_t *ct_cli_core_meta(const struct ct_report *r, const char *path)
 		char hash[17];
 		snprintf(hash, sizeof(hash), "%016" PRIx64, fnv1a64(text ? text : ""));
 		json_object_set_new(m, "hash", json_string(hash));
-		json_object_set_new(m, "signature", jstr(text));
+		json_object_set_new(m, "signature", ct_json_text(text));
 		json_object_set_new(m, "fallback", json_true());
 		free(text);
 	}
-	json_object_set_new(m, "class", jstr(cls));
-	json_object_set_new(m, "summary", jstr(r->crash.summary));
+	json_object_set_new(m, "class", ct_json_text(cls));
+	json_object_set_new(m, "summary", ct_json_text(r->crash.summary));
 	const struct ct_frame *bf = NULL;
 	if (t && r->crash.blame_frame >= 0 && (size_t)r->crash.blame_frame < t->num_frames)
 		bf = &t->frames[r->crash.blame_frame];
@@ -102,19 +95,19 @@ json_t *ct_cli_core_meta(const struct ct_report *r, const char *path)
 		bf = &t->frames[fallback_start(r, t)];
 	if (bf) {
 		json_object_set_new(m, "blame_function",
-				    jstr(bf->function ? bf->function : ct_folded_frame_name(r, bf, name, sizeof(name))));
-		json_object_set_new(m, "blame_module", jstr(bf->module));
-		json_object_set_new(m, "blame_file", jstr(bf->file));
+				    ct_json_text(bf->function ? bf->function : ct_folded_frame_name(r, bf, name, sizeof(name))));
+		json_object_set_new(m, "blame_module", ct_json_text(bf->module));
+		json_object_set_new(m, "blame_file", ct_json_text(bf->file));
 		json_object_set_new(m, "blame_line", bf->line ? json_integer(bf->line) : json_null());
 	}
 	json_t *stack = json_array();
 	if (t) {
 		size_t n = t->num_frames < CT_META_STACK_FRAMES ? t->num_frames : CT_META_STACK_FRAMES;
 		for (size_t i = n; i-- > 0;)
-			json_array_append_new(stack, jstr(ct_folded_frame_name(r, &t->frames[i], name, sizeof(name))));
+			json_array_append_new(stack, ct_json_text(ct_folded_frame_name(r, &t->frames[i], name, sizeof(name))));
 	}
 	json_object_set_new(m, "stack", stack);
-	json_object_set_new(m, "command", jstr(r->process.command));
+	json_object_set_new(m, "command", ct_json_text(r->process.command));
 	if (r->process.has_pid)
 		json_object_set_new(m, "pid", json_integer(r->process.pid));
 	// When it crashed: systemd-coredump's timestamp in the name, else the file's modification time.

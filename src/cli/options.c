@@ -354,6 +354,8 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 		if (!cli->max_memory_mib)
 			cli->max_memory_mib = CT_SAFE_DEFAULT_MAX_MEMORY_MIB;
 	}
+	// The work budget's limits derive from it (src/util/budget.h).
+	cli->opts.max_memory = (uint64_t)cli->max_memory_mib << 20;
 	cli->opts.debug_dirs = cli->debug_dirs;
 	cli->opts.num_debug_dirs = ndebug;
 	if (cli->batch) {

@@ -83,6 +83,12 @@ struct ct_cli {
 	bool no_cache;
 };
 
+/**
+ * Prints "coretriage: MESSAGE" and a newline on stderr, the message made safe for a terminal
+ * (report/sanitize.h): error messages quote paths and names from the dump.
+ */
+void ct_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /** Parses argv; on a usage error prints it to stderr and returns CT_EXIT_USAGE; -1 to continue; 0 after --help/--version. */
 int ct_cli_parse(int argc, char **argv, struct ct_cli *cli);
 

@@ -38,10 +38,15 @@ struct sink {
 	int fd;
 	uint64_t size;
 	uint64_t max;
+	/** Bytes really written (holes cost nothing): the temporary space the core takes. */
+	uint64_t written, max_written;
+	bool space_reached;
+	/** Compressed bytes read so far, to say where a stream broke. */
+	uint64_t in_read;
 	const char *path; /* borrowed, for messages */
 };
 
-static int open_tmpfile(void)
+int ct_input_tmpfile(void)
 {
 	const char *dir = getenv("TMPDIR");
 	if (!dir || !*dir)
@@ -84,6 +89,13 @@ static struct ct_error *sink_write(struct sink *s, const uint8_t *buf, size_t n)
 			if (lseek(s->fd, (off_t)len, SEEK_CUR) < 0)
 				return ct_error_os(errno, "temporary file for %s", s->path);
 		} else {
+			if (len > s->max_written - s->written) {
+				s->space_reached = true;
+				return ct_error_create(CT_ERROR_LIMIT,
+						       "the decompressed core needs more than the %llu MiB of temporary space of the work budget",
+						       (unsigned long long)(s->max_written >> 20));
+			}
+			s->written += len;
 			const uint8_t *p = buf + off;
 			size_t left = len;
 			while (left) {
@@ -110,10 +122,12 @@ static struct ct_error *sink_finish(struct sink *s)
 	return NULL;
 }
 
-static ssize_t read_some(int fd, uint8_t *buf, size_t n)
+static ssize_t read_some(struct sink *s, int fd, uint8_t *buf, size_t n)
 {
 	for (;;) {
 		ssize_t r = read(fd, buf, n);
+		if (r > 0)
+			s->in_read += (uint64_t)r;
 		if (r >= 0 || errno != EINTR)
 			return r;
 	}
@@ -129,7 +143,7 @@ static struct ct_error *decompress_zstd(int in, struct sink *s, uint8_t *ibuf, u
 	size_t last = 1; // 0 once a frame is complete
 	bool any = false;
 	for (;;) {
-		ssize_t r = read_some(in, ibuf, IN_CHUNK);
+		ssize_t r = read_some(s, in, ibuf, IN_CHUNK);
 		if (r < 0) {
 			err = ct_error_os(errno, "%s", s->path);
 			break;
@@ -184,7 +198,7 @@ static struct ct_error *decompress_xz(int in, struct sink *s, uint8_t *ibuf, uin
 	strm.avail_out = OUT_CHUNK;
 	for (;;) {
 		if (strm.avail_in == 0 && action == LZMA_RUN) {
-			ssize_t r = read_some(in, ibuf, IN_CHUNK);
+			ssize_t r = read_some(s, in, ibuf, IN_CHUNK);
 			if (r < 0) {
 				err = ct_error_os(errno, "%s", s->path);
 				break;
@@ -226,7 +240,7 @@ static struct ct_error *decompress_lz4(int in, struct sink *s, uint8_t *ibuf, ui
 	size_t hint = 1;
 	bool any = false;
 	for (;;) {
-		ssize_t r = read_some(in, ibuf, IN_CHUNK);
+		ssize_t r = read_some(s, in, ibuf, IN_CHUNK);
 		if (r < 0) {
 			err = ct_error_os(errno, "%s", s->path);
 			break;
@@ -263,8 +277,10 @@ out:
 }
 #endif
 
-struct ct_error *ct_input_decompress(const char *path, enum ct_format format, uint64_t max_size, int *fd_ret)
+struct ct_error *ct_input_decompress(const char *path, enum ct_format format, uint64_t max_size, uint64_t max_space,
+				     int *fd_ret, struct ct_decompress_status *status)
 {
+	memset(status, 0, sizeof(*status));
 	typedef struct ct_error *(*decompress_fn)(int, struct sink *, uint8_t *, uint8_t *);
 	decompress_fn fn = NULL;
 	const char *lib = NULL;
@@ -303,15 +319,29 @@ struct ct_error *ct_input_decompress(const char *path, enum ct_format format, ui
 		return ct_error_os(errno, "%s", path);
 	if (!S_ISREG(st.st_mode))
 		return ct_error_create(CT_ERROR_INVALID_ARGUMENT, "%s: not a regular file", path);
-	_cleanup_close_ int out = open_tmpfile();
+	_cleanup_close_ int out = ct_input_tmpfile();
 	if (out < 0)
 		return ct_error_os(errno, "%s: cannot create a temporary file in $TMPDIR to decompress into", path);
 	_cleanup_free_ uint8_t *ibuf = malloc(IN_CHUNK);
 	_cleanup_free_ uint8_t *obuf = malloc(OUT_CHUNK);
 	if (!ibuf || !obuf)
 		return &ct_enomem;
-	struct sink s = { .fd = out, .max = max_size ? max_size : CT_DEFAULT_MAX_CORE_SIZE, .path = path };
+	struct sink s = { .fd = out,
+			  .max = max_size ? max_size : CT_DEFAULT_MAX_CORE_SIZE,
+			  .max_written = max_space ? max_space : UINT64_MAX,
+			  .path = path };
 	struct ct_error *err = fn(in, &s, ibuf, obuf);
+	if (err && (err->code == CT_ERROR_CORRUPT || err->code == CT_ERROR_LIMIT) && s.size > 0) {
+		// What decompressed before the stream broke (or the limit) is a truncated core: analyzed
+		// as one, with the reason as a warning.
+		status->partial = true;
+		status->space_reached = s.space_reached;
+		snprintf(status->message, sizeof(status->message),
+			 "%s; the analysis uses the %llu bytes decompressed from the first %llu compressed bytes",
+			 ct_error_message(err), (unsigned long long)s.size, (unsigned long long)s.in_read);
+		ct_error_destroy(err);
+		err = NULL;
+	}
 	if (!err)
 		err = sink_finish(&s);
 	if (err)

@@ -25,14 +25,33 @@
 bool ct_input_is_compressed(enum ct_format format);
 
 /**
+ * A new anonymous temporary file in $TMPDIR (O_TMPFILE, else an unlinked mkstemp file): read/write,
+ * O_CLOEXEC, gone when its last descriptor closes. Returns the descriptor, or -1 with errno set.
+ */
+int ct_input_tmpfile(void);
+
+/** How a decompression ended when it did not fail outright. */
+struct ct_decompress_status {
+	/** The stream broke (truncated, trailing garbage) or a limit was reached after some output:
+	 * the file holds what came before, a truncated core. */
+	bool partial;
+	/** The limit reached was the temporary space of the work budget (util/budget.h). */
+	bool space_reached;
+	char message[512]; /**< why, and where the stream broke; empty when complete */
+};
+
+/**
  * Decompresses @p path (already sniffed as @p format) into a new anonymous temporary file.
  * On success *@p fd_ret is a read/write descriptor of that file (owned by the caller, O_CLOEXEC),
  * positioned anywhere; its size is the decompressed size.
  * Errors: CT_ERROR_UNSUPPORTED (format not built in: says which library is missing),
  * CT_ERROR_LIMIT (the output would exceed @p max_size bytes), CT_ERROR_CORRUPT (bad or truncated
- * stream), CT_ERROR_OS (read/write/temporary file, e.g. ENOSPC), CT_ERROR_NO_MEMORY.
+ * stream), CT_ERROR_OS (read/write/temporary file, e.g. ENOSPC), CT_ERROR_NO_MEMORY. A stream that
+ * breaks, or reaches @p max_size or @p max_space (bytes really written: holes are free; 0 = no
+ * cap), after some output is no error: *@p status says so and the output is kept (partial).
  */
-struct ct_error *ct_input_decompress(const char *path, enum ct_format format, uint64_t max_size, int *fd_ret);
+struct ct_error *ct_input_decompress(const char *path, enum ct_format format, uint64_t max_size, uint64_t max_space,
+				     int *fd_ret, struct ct_decompress_status *status);
 
 /**
  * Parsed systemd-coredump file name: core.COMM.UID.BOOTID.PID.TIMESTAMP[.zst|.xz|.lz4].

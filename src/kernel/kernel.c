@@ -21,6 +21,9 @@ static void fill_kernel_facts(struct ct_vmcore *vm, struct ct_report *r)
 		k->machine = ct_report_strdup(r, arch);
 		r->input.arch = k->machine;
 	}
+	kdump_num_t ptr_size;
+	if (kdump_get_number_attr(vm->ctx, KDUMP_ATTR_PTR_SIZE, &ptr_size) == KDUMP_OK && ptr_size <= 8)
+		r->input.pointer_size = (unsigned)ptr_size;
 	const char *ps = ct_vmcoreinfo_get(vi, "PAGESIZE");
 	if (ps) {
 		k->has_page_size = true;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "modules/debug_budget.h"
 #include "modules/debugfile.h"
 #include "modules/debuginfod.h"
 #include "modules/modules.h"
@@ -241,6 +242,15 @@ int ct_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dw
 	}
 	if (fd < 0)
 		return -1;
+	// A debug file's compressed sections are inflated by libdw on first use: counted first.
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	bool admitted = ct_debug_admit(s, elf, path ? path : modname);
+	elf_end(elf);
+	if (!admitted) {
+		close(fd);
+		free(path);
+		return -1;
+	}
 	char *cached = NULL;
 	int cfd = cached_copy(s, fd, bits, (size_t)len, &cached);
 	if (cfd >= 0) {

@@ -4,45 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modules/cu_index.h"
+#include "modules/dwarf_name.h"
 #include "modules/inline_chain.h"
-
-// Declared by libstdc++ (cxxabi.h is C++ only).
-extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
-
-const char *ct_display_name(struct ct_report *report, const char *name)
-{
-	if (!name)
-		return NULL;
-	if (name[0] == '_' && name[1] == 'Z') {
-		int status = -1;
-		char *d = __cxa_demangle(name, NULL, NULL, &status);
-		if (d && status == 0) {
-			const char *r = ct_report_strdup(report, d);
-			free(d);
-			return r;
-		}
-		free(d);
-	}
-	// Versioned ELF symbols: the version is noise in a backtrace.
-	const char *at = strchr(name, '@');
-	if (at && at != name)
-		return ct_strpool_intern_len(&report->strings, name, (size_t)(at - name));
-	return ct_report_strdup(report, name);
-}
-
-static const char *die_name(struct ct_report *report, Dwarf_Die *die)
-{
-	Dwarf_Attribute attr;
-	const char *name = NULL;
-	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
-	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
-		name = dwarf_formstring(&attr);
-	if (!name)
-		name = dwarf_diename(die);
-	if (!name && dwarf_attr_integrate(die, DW_AT_name, &attr))
-		name = dwarf_formstring(&attr);
-	return name ? ct_display_name(report, name) : NULL;
-}
+#include "modules/scopes.h"
 
 static const char *call_file(struct ct_report *report, Dwarf_Die *cudie, Dwarf_Die *inl)
 {
@@ -80,28 +45,24 @@ static bool range_start(Dwarf_Die *die, Dwarf_Addr addr, Dwarf_Addr *ret)
 	return false;
 }
 
-size_t ct_inline_chain(struct ct_report *report, Dwfl_Module *mod, Dwarf_Addr addr, struct ct_source_frame *out)
+size_t ct_inline_chain(struct ct_report *report, struct ct_cu_index *index, Dwfl_Module *mod, Dwarf_Addr addr,
+		       struct ct_source_frame *out)
 {
 	struct ct_source_frame base = { 0 };
-	Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
+	Dwarf_Addr bias = 0;
+	Dwarf_Die cu_mem, *cudie = ct_cu_index_find(index, mod, addr, &cu_mem, &bias) ? &cu_mem : NULL;
+	// The line table of the unit found (dwfl_module_getsrc would look the unit up by aranges again).
+	Dwarf_Line *line = cudie ? dwarf_getsrc_die(cudie, addr - bias) : NULL;
 	if (line) {
-		const char *file = dwfl_lineinfo(line, NULL, &base.line, &base.column, NULL, NULL);
+		const char *file = dwarf_linesrc(line, NULL, NULL);
+		dwarf_lineno(line, &base.line);
+		dwarf_linecol(line, &base.column);
 		base.file = ct_report_strdup(report, file);
 	}
-	Dwarf_Addr bias = 0;
-	Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, &bias);
+	// The concrete nesting from the unit's root (modules/scopes.h): dwarf_getscopes gives up when an
+	// inlined call's origin is in another unit (LTO), and walks the whole unit again for parents.
 	Dwarf_Die *scopes = NULL;
-	int n = cudie ? dwarf_getscopes(cudie, addr - bias, &scopes) : 0;
-	if (n > 0) {
-		Dwarf_Die innermost = scopes[0];
-		Dwarf_Die *physical = NULL;
-		int m = dwarf_getscopes_die(&innermost, &physical);
-		free(scopes);
-		scopes = m > 0 ? physical : NULL;
-		n = m > 0 ? m : 0;
-		if (m <= 0)
-			free(physical);
-	}
+	int n = cudie ? ct_dwarf_scopes(cudie, addr - bias, &scopes) : 0;
 	size_t count = 0;
 	const char *file = base.file;
 	int lineno = base.line, col = base.column;
@@ -110,7 +71,7 @@ size_t ct_inline_chain(struct ct_report *report, Dwfl_Module *mod, Dwarf_Addr ad
 			continue;
 		struct ct_source_frame *e = &out[count++];
 		*e = (struct ct_source_frame){
-			.function = die_name(report, &scopes[i]),
+			.function = ct_dwarf_function_name(report, &scopes[i]),
 			.file = file,
 			.line = lineno,
 			.column = col,
@@ -124,7 +85,20 @@ size_t ct_inline_chain(struct ct_report *report, Dwfl_Module *mod, Dwarf_Addr ad
 		lineno = attr_int(&scopes[i], DW_AT_call_line);
 		col = attr_int(&scopes[i], DW_AT_call_column);
 	}
+	struct ct_source_frame *phys = &out[count++];
+	*phys = (struct ct_source_frame){ .file = file, .line = lineno, .column = col };
+	// The physical function: the innermost subprogram around the inlined calls.
+	for (int i = 0; i < n; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+			continue;
+		Dwarf_Addr low;
+		phys->function = ct_dwarf_function_name(report, &scopes[i]);
+		if (phys->function && range_start(&scopes[i], addr - bias, &low)) {
+			phys->offset = addr - bias - low;
+			phys->has_offset = true;
+		}
+		break;
+	}
 	free(scopes);
-	out[count++] = (struct ct_source_frame){ .file = file, .line = lineno, .column = col };
 	return count;
 }

@@ -13,34 +13,36 @@
 
 #include "coretriage/report.h"
 
+struct ct_cu_index;
+
 /** Inline chains deeper than this are cut (real code rarely exceeds 10). */
 #define CT_MAX_INLINE_DEPTH 32
 
 struct ct_source_frame {
-	/** Name of the inlined function (demangled, pooled); NULL for the last, physical entry. */
+	/**
+	 * Name of the function from DWARF (modules/dwarf_name.h), pooled; for the last, physical entry
+	 * NULL when no subprogram DIE covers the address (the caller names it from the symbol table).
+	 */
 	const char *function;
-	/** Offset of the address from the start of the inlined range that holds it. */
+	/** Offset of the address from the start of the function's (or inlined call's) range that holds it. */
 	uint64_t offset;
 	const char *file; /**< pooled, NULL when unknown */
 	int line, column;
 	bool inlined;
+	/** The physical entry's offset is known from DWARF (inlined entries always have one). */
+	bool has_offset;
 };
 
 /**
  * Expands module address @p addr (as dwfl_module_getsrc takes it) of @p mod into @p out (room for
  * CT_MAX_INLINE_DEPTH entries), innermost first: one entry per inlined call around @p addr, with
- * the file:line where its code is, then the physical function's entry (function NULL: the caller
- * names it from its symbol table) with the file:line of the outermost call site. The physical
- * nesting comes from the innermost scope's parents, as eu-addr2line -i does (dwarf_getscopes
- * continues into the abstract origin's scopes after the first inlined level). Returns the count,
- * at least 1; without DWARF that one entry has no file.
+ * the file:line where its code is, then the physical function's entry (its subprogram's name, or
+ * NULL: the caller names it from its symbol table) with the file:line of the outermost call site. The
+ * nesting is the concrete one (modules/scopes.h), so inlined origins in other units (LTO) count. Returns the count,
+ * at least 1; without DWARF that one entry has no file. The unit is found through @p index
+ * (cu_index.h; NULL: libdwfl's aranges lookup).
  */
-size_t ct_inline_chain(struct ct_report *report, Dwfl_Module *mod, Dwarf_Addr addr, struct ct_source_frame *out);
-
-/**
- * Interns a symbol name for display: C++ names demangled, ELF symbol versions
- * ("__libc_start_main@@GLIBC_2.34") removed.
- */
-const char *ct_display_name(struct ct_report *report, const char *name);
+size_t ct_inline_chain(struct ct_report *report, struct ct_cu_index *index, Dwfl_Module *mod, Dwarf_Addr addr,
+		       struct ct_source_frame *out);
 
 #endif

@@ -15,9 +15,13 @@
 #include <unistd.h>
 
 #include "dump/elfview.h"
+#include "modules/debug_budget.h"
 #include "modules/debugfile.h"
 #include "modules/modules.h"
+#include "modules/module_index.h"
 #include "modules/symbolize.h"
+#include "modules/sysroot.h"
+#include "util/cleanup.h"
 #include "util/bytes.h"
 
 void ct_build_id_hex(const uint8_t *id, size_t len, char *buf)
@@ -113,10 +117,11 @@ static char *basename_dup(const char *path)
 	return strdup(slash ? slash + 1 : path);
 }
 
-// Opens @p path and reads its build-id. Returns the fd (>= 0) or -1.
-static int open_with_build_id(const char *path, uint8_t *id, size_t *id_len)
+// Opens @p path (inside @p root when not NULL: --sysroot confinement) and reads its build-id.
+// Returns the fd (>= 0) or -1.
+static int open_with_build_id(const char *root, const char *path, uint8_t *id, size_t *id_len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = root ? ct_sysroot_open(root, path) : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -224,7 +229,7 @@ static void attach_file(struct ct_session *s, struct ct_module_state *m)
 {
 	const struct ct_options *o = s->opts;
 	char *candidates[3] = { NULL, NULL, NULL };
-	int nc = 0, beside = -1;
+	int nc = 0, beside = -1, in_root = -1;
 	if (m->is_main && o->executable)
 		candidates[nc++] = strdup(o->executable);
 	if (m->path && !m->is_main && o->executable && !o->safe) {
@@ -238,29 +243,41 @@ static void attach_file(struct ct_session *s, struct ct_module_state *m)
 			candidates[nc++] = p;
 		}
 	}
-	if (m->path && !o->safe)
-		candidates[nc++] = join_sysroot(o->sysroot, m->path);
+	if (m->path && !o->safe) {
+		// Under --sysroot the path is opened inside it (sysroot.h); the joined name is for people.
+		if (o->sysroot && *o->sysroot) {
+			// Named by its lexical path, so what is looked up beside it (debuglink) is inside too.
+			in_root = nc;
+			_cleanup_free_ char *rel = ct_sysroot_lexical(m->path);
+			candidates[nc++] = rel ? join_sysroot(o->sysroot, rel) : NULL;
+		} else {
+			candidates[nc++] = join_sysroot(NULL, m->path);
+		}
+	}
 	bool mismatch_seen = false;
 	struct stat seen[3];
 	int nseen = 0;
 	for (int i = 0; i < nc && !m->file; i++) {
 		if (!candidates[i])
 			continue;
+		uint8_t id[CT_MAX_BUILD_ID];
+		size_t id_len = 0;
+		int fd = i == in_root ? open_with_build_id(o->sysroot, m->path, id, &id_len)
+				      : open_with_build_id(NULL, candidates[i], id, &id_len);
+		if (fd < 0)
+			continue;
 		// The same file under two names (./exe and the path in the dump) is tried once.
 		struct stat st;
 		bool dup = false;
-		if (stat(candidates[i], &st) == 0) {
+		if (fstat(fd, &st) == 0) {
 			for (int k = 0; k < nseen; k++)
 				dup |= seen[k].st_dev == st.st_dev && seen[k].st_ino == st.st_ino;
 			seen[nseen++] = st;
 		}
-		if (dup)
+		if (dup) {
+			close(fd);
 			continue;
-		uint8_t id[CT_MAX_BUILD_ID];
-		size_t id_len = 0;
-		int fd = open_with_build_id(candidates[i], id, &id_len);
-		if (fd < 0)
-			continue;
+		}
 		bool same = m->build_id_len && id_len == m->build_id_len && memcmp(id, m->build_id, id_len) == 0;
 		if (i == beside && m->build_id_len && !same) {
 			close(fd);
@@ -373,6 +390,8 @@ static void add_vdso(struct ct_session *s)
 	if (!m->image || !ct_core_read_fast(s->core, addr, m->image, size))
 		goto fail;
 	m->image_size = size;
+	// The image is the dump's: its compressed debug sections may claim any size.
+	ct_debug_admit_image(s, m->image, size, "[vdso] in the dump");
 	// dwfl_report_elf wants a file descriptor: give it an anonymous memory file, so nothing is
 	// written to disk.
 	int fd = memfd_create("coretriage-vdso", MFD_CLOEXEC);
@@ -530,21 +549,26 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 	uint64_t entry = 0, phdr = 0;
 	bool have_entry = ct_core_auxv(core, AT_ENTRY, &entry);
 	bool have_phdr = ct_core_auxv(core, AT_PHDR, &phdr);
-	// One module per distinct path whose mapping at file offset 0 starts with an ELF header.
+	// One module per distinct path whose mapping at file offset 0 starts with an ELF header, and
+	// one per start address: looked up in an index, linear in the NT_FILE entries.
+	struct ct_module_index *index = ct_module_index_create(cap);
+	if (!index)
+		return &ct_enomem;
+	size_t aliased = 0;
 	for (size_t i = 0; i < core->num_files && s->num_modules < CT_MAX_MODULES; i++) {
 		const struct ct_file_mapping *f = &core->files[i];
 		if (f->file_offset != 0)
 			continue;
-		bool seen = false;
-		for (size_t j = 0; j < s->num_modules; j++) {
-			if (s->modules[j].path && strcmp(s->modules[j].path, f->path) == 0 && f->start >= s->modules[j].start &&
-			    f->start < s->modules[j].end) {
-				seen = true;
-				break;
-			}
-		}
-		if (seen)
+		// NT_FILE lists mappings by address: only the last module of a path can contain this one.
+		size_t last = ct_module_index_find_path(index, f->path);
+		if (last != SIZE_MAX && f->start >= s->modules[last].start && f->start < s->modules[last].end)
 			continue;
+		// Two files at one address are one module: a second name of the same page is a lie of
+		// the dump, and libdwfl would be asked for the same range again and again.
+		if (ct_module_index_has_start(index, f->start)) {
+			aliased++;
+			continue;
+		}
 		struct ct_module_state *m = &s->modules[s->num_modules];
 		memset(m, 0, sizeof(*m));
 		m->match = -1;
@@ -552,10 +576,7 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 			// No ELF header in the dump (coredump_filter without bit 4, or a data file): the
 			// module can only come from a file, placed by its own program headers. Only the
 			// first mapping of a path at offset 0 is a candidate.
-			bool dup = false;
-			for (size_t j = 0; j < s->num_modules; j++)
-				dup |= s->modules[j].path && strcmp(s->modules[j].path, f->path) == 0;
-			if (dup || s->opts->safe)
+			if (last != SIZE_MAX || s->opts->safe)
 				continue;
 			memset(m, 0, sizeof(*m));
 			m->match = -1;
@@ -566,6 +587,7 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 		if (!m->path || !m->name) {
 			free(m->path);
 			free(m->name);
+			ct_module_index_destroy(index);
 			return &ct_enomem;
 		}
 		m->start = f->start;
@@ -581,8 +603,13 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 		}
 		m->is_main = (have_entry && entry >= m->start && entry < m->end) ||
 			     (have_phdr && phdr >= m->start && phdr < m->end);
+		ct_module_index_add(index, s->num_modules, m->path, m->start);
 		s->num_modules++;
 	}
+	ct_module_index_destroy(index);
+	if (aliased)
+		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "aliased-mappings",
+			       "%zu NT_FILE entries name a file at an address where another one is mapped; ignored", aliased);
 	if (s->num_modules >= CT_MAX_MODULES)
 		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "limit", "more than %u modules; the rest are ignored",
 			       CT_MAX_MODULES);

@@ -17,6 +17,7 @@
 
 #include "coretriage/coretriage.h"
 #include "dump/elfcore.h"
+#include "util/budget.h"
 
 /** Modules per process: 200-library programs exist; 65,536 bounds memory against a hostile NT_FILE. */
 #define CT_MAX_MODULES 65536
@@ -69,6 +70,12 @@ struct ct_session {
 	bool debuginfod_failed;
 	/** Range of the function holding the program's entry point (AT_ENTRY): the outermost frame. */
 	uint64_t entry_lo, entry_hi;
+	/** The analysis' work budget (util/budget.h); borrowed, lives as long as the session. Stages
+	 * spend from it: frames (unwinding), names and values (symbolization, values of variables). */
+	struct ct_budget *budget;
+	/** Frames the next thread's walk may keep: the frame cap, or less when the budget is short.
+	 * Set by the pipeline before each walk; 0 means opts->max_frames. */
+	size_t frame_limit;
 };
 
 /** Finds the modules in the dump, matches files, creates the Dwfl. Non-fatal problems become diagnostics. */

@@ -2,8 +2,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modules/cu_index.h"
+#include "modules/demangle.h"
 #include "modules/inline_chain.h"
 #include "modules/modules.h"
+#include "modules/scopes.h"
 #include "modules/symbolize.h"
 
 #define MAX_INLINE_DEPTH CT_MAX_INLINE_DEPTH
@@ -21,20 +24,43 @@ struct ct_symcache {
 	size_t num_entries, cap_entries;
 	/** Used when the cache cannot grow (out of memory): valid until the next call. */
 	struct ct_sym scratch[MAX_INLINE_DEPTH];
+	/** Address → compilation unit of every module, built per module on first use. */
+	struct ct_cu_index *cu_index;
 };
 
 struct ct_symcache *ct_symcache_create(void)
 {
-	return calloc(1, sizeof(struct ct_symcache));
+	struct ct_symcache *c = calloc(1, sizeof(struct ct_symcache));
+	if (c && !(c->cu_index = ct_cu_index_create())) {
+		free(c);
+		return NULL;
+	}
+	return c;
 }
 
 void ct_symcache_destroy(struct ct_symcache *c)
 {
 	if (!c)
 		return;
+	ct_cu_index_destroy(c->cu_index);
 	free(c->slots);
 	free(c->entries);
 	free(c);
+}
+
+bool ct_symbolize_cu(struct ct_session *s, Dwfl_Module *mod, uint64_t addr, Dwarf_Die *cu, Dwarf_Addr *bias)
+{
+	return ct_cu_index_find(s->symcache ? s->symcache->cu_index : NULL, mod, addr, cu, bias);
+}
+
+int ct_symbolize_scopes(struct ct_session *s, uint64_t addr, Dwarf_Die **scopes, Dwarf_Addr *bias)
+{
+	*scopes = NULL;
+	Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, addr) : NULL;
+	Dwarf_Die cu;
+	if (!mod || !ct_symbolize_cu(s, mod, addr, &cu, bias))
+		return 0;
+	return ct_dwarf_scopes(&cu, addr - *bias, scopes);
 }
 
 static size_t hash_addr(uint64_t a)
@@ -67,7 +93,7 @@ static bool cache_grow(struct ct_symcache *c)
 
 const char *ct_demangle(struct ct_session *s, const char *name)
 {
-	return ct_display_name(s->report, name);
+	return ct_demangle_symbol(s->report, name);
 }
 
 // Fills entries for @p addr: the symbol, then inline expansion from the DWARF scopes.
@@ -92,21 +118,26 @@ static size_t resolve(struct ct_session *s, uint64_t addr, struct ct_sym *out)
 	// ARM/AArch64 mapping symbols ("$x", "$d", "$a", "$t") mark code/data, they name nothing.
 	if (name && name[0] == '$')
 		name = NULL;
+	// Names count against the work budget: a dump can name a million distinct huge symbols.
+	if (name && !ct_budget_take(s->budget, CT_BUDGET_TEXT, strlen(name)))
+		name = NULL;
 	if (name) {
 		base.function = ct_demangle(s, name);
 		base.offset = off;
 	}
 	struct ct_source_frame chain[CT_MAX_INLINE_DEPTH];
-	size_t n = ct_inline_chain(s->report, mod, addr, chain);
+	size_t n = ct_inline_chain(s->report, s->symcache->cu_index, mod, addr, chain);
 	for (size_t i = 0; i < n; i++) {
 		out[i] = base;
 		out[i].file = chain[i].file;
 		out[i].line = chain[i].line;
 		out[i].column = chain[i].column;
 		out[i].inlined = chain[i].inlined;
-		if (chain[i].inlined) {
+		// gdb's name: the DWARF function's, not the symbol's (a clone such as "f.cold" shows "f").
+		if (chain[i].function) {
 			out[i].function = chain[i].function;
-			out[i].offset = chain[i].offset;
+			if (chain[i].inlined || chain[i].has_offset)
+				out[i].offset = chain[i].offset;
 		}
 	}
 	return n;

@@ -7,6 +7,7 @@
 #ifndef CT_SYMBOLIZE_H
 #define CT_SYMBOLIZE_H
 
+#include <elfutils/libdwfl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -35,7 +36,25 @@ void ct_symcache_destroy(struct ct_symcache *cache);
  */
 size_t ct_symbolize(struct ct_session *s, uint64_t addr, const struct ct_sym **ret);
 
-/** Demangles a C++ name into the report's pool; returns @p name pooled when it is not mangled. */
+/**
+ * The DWARF compilation unit holding @p addr of @p mod (an address as libdwfl takes it, bias
+ * included) from the session's own address → unit index (modules/cu_index.h), which needs no
+ * .debug_aranges (clang, rustc and Go emit none). *@p bias: DWARF address = @p addr - *@p bias.
+ */
+bool ct_symbolize_cu(struct ct_session *s, Dwfl_Module *mod, uint64_t addr, Dwarf_Die *cu, Dwarf_Addr *bias);
+
+/**
+ * The concrete DWARF scopes at @p addr (modules/scopes.h: innermost first — lexical blocks, inlined
+ * calls, the subprogram — and the unit last) in the unit ct_symbolize_cu() finds. Returns their count
+ * and sets *@p scopes (malloc'ed, the caller frees it) and *@p bias; 0 and NULL when no DWARF
+ * covers @p addr.
+ */
+int ct_symbolize_scopes(struct ct_session *s, uint64_t addr, Dwarf_Die **scopes, Dwarf_Addr *bias);
+
+/**
+ * A symbol-table name for display, pooled (modules/demangle.h: C++, Rust and D demangled as gdb
+ * shows symbol-only frames, ELF symbol versions removed); other names pooled unchanged.
+ */
 const char *ct_demangle(struct ct_session *s, const char *name);
 
 #endif

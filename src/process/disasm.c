@@ -7,12 +7,15 @@
 
 #include "modules/symbolize.h"
 #include "process/process.h"
+#include "util/budget.h"
 
 /** Bytes decoded before pc at most (from the function start). */
 #define BEFORE_MAX 512
 #define AFTER_BYTES 48
 #define LINES_BEFORE 6
 #define LINES_AFTER 4
+/** Memory that must be free before capstone is called (it allocates its instruction array). */
+#define CT_DISASM_HEADROOM (1u << 20)
 
 void ct_process_disassemble(struct ct_session *s, uint64_t pc)
 {
@@ -35,6 +38,12 @@ void ct_process_disassemble(struct ct_session *s, uint64_t pc)
 		len -= 8;
 	if (len <= (size_t)(pc - start))
 		return;
+	// capstone does not check its allocations: call it only with room to spare.
+	if (!ct_memory_headroom(CT_DISASM_HEADROOM)) {
+		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "no-memory",
+			       "out of memory: the disassembly around the pc is left out");
+		return;
+	}
 	csh handle;
 	if (cs_open((cs_arch)arch->cs_arch, (cs_mode)arch->cs_mode, &handle) != CS_ERR_OK)
 		return;

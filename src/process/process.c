@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dump/elfcore.h"
+#include "modules/debug_budget.h"
 #include "modules/symbolize.h"
 #include "process/process.h"
 #include "unwind/unwind.h"
@@ -174,6 +175,10 @@ static void unwind_all(struct ct_session *s)
 			t->truncated = true;
 			continue;
 		}
+		// The frames budget bounds all threads together; a thread always keeps its first frame
+		// (the dump's own registers), so none vanishes from the report.
+		uint64_t left = ct_budget_left(s->budget, CT_BUDGET_FRAMES);
+		s->frame_limit = left < s->opts->max_frames ? (left ? (size_t)left : 1) : s->opts->max_frames;
 		struct ct_raw_stack raw = { 0 };
 		struct ct_error *err = NULL;
 		if (s->opts->unwinder == CT_UNWINDER_LIBUNWIND)
@@ -186,14 +191,23 @@ static void unwind_all(struct ct_session *s)
 		}
 		t->truncated = raw.truncated;
 		t->stop_reason = ct_report_strdup(r, raw.stop_reason);
-		if (raw.truncated && raw.stop_reason && strcmp(raw.stop_reason, "frame cap reached") == 0) {
+		bool capped = raw.truncated && raw.stop_reason && strcmp(raw.stop_reason, "frame cap reached") == 0;
+		if (capped && s->frame_limit < s->opts->max_frames) {
+			ct_budget_mark_reached(s->budget, CT_BUDGET_FRAMES);
+			t->stop_reason = ct_report_strdup(r, "work budget of frames reached");
+		} else if (capped) {
 			ct_report_diag(r, CT_SEVERITY_WARNING, ct->tid, "frame-cap",
 				       "thread %d: unwinding stopped at the frame cap of %zu frames (--max-frames)", ct->tid,
 				       s->opts->max_frames);
 		}
-		if (!symbolize_into(s, &raw, t))
+		if (!symbolize_into(s, &raw, t)) {
 			ct_report_diag(r, CT_SEVERITY_ERROR, ct->tid, "no-memory", "out of memory symbolizing frames");
+			t->truncated = true;
+			t->stop_reason = ct_report_strdup(r, "out of memory");
+		}
 		ct_raw_stack_free(&raw);
+		// Inline frames count too; the budget may run over by one thread's inline expansion.
+		ct_budget_spend(s->budget, CT_BUDGET_FRAMES, t->num_frames);
 	}
 	if (r->num_threads > 1)
 		qsort(r->threads, r->num_threads, sizeof(*r->threads), compare_threads);
@@ -215,17 +229,18 @@ static void copy_core_problems(struct ct_session *s)
 struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct ct_mapped_file *file,
 				    struct ct_report *report)
 {
-	struct ct_session s = { .opts = opts, .report = report };
+	struct ct_budget budget;
+	ct_budget_init(&budget, opts);
+	struct ct_session s = { .opts = opts, .report = report, .budget = &budget };
 	struct ct_error *err = ct_core_open_memory(file->data, file->size, opts->max_threads, &s.core);
 	if (err)
 		return err;
 	report->input.kind = ct_report_strdup(report, "elf-core");
 	report->input.arch = ct_report_strdup(report, s.core->arch_name ? s.core->arch_name : "unknown");
-	if (s.core->arch) {
-		report->input.pointer_size = s.core->arch->pointer_size;
+	if (s.core->arch)
 		report->input.register_size = s.core->arch->regs[s.core->arch->pc_index].size;
-	}
 	report->input.truncated = s.core->truncated;
+	report->input.pointer_size = s.core->arch ? s.core->arch->pointer_size : s.core->elf_class == ELFCLASS32 ? 4 : 8;
 	copy_core_problems(&s);
 	fill_process(&s);
 	fill_signal(&s);
@@ -248,12 +263,16 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 		goto out;
 	unwind_all(&s);
 	ct_modules_to_report(&s);
+	ct_debug_check_unusable(&s);
+	// Said before triage, which weighs what was lost.
+	ct_budget_report(&budget, report);
 	const struct ct_thread *crashed = ct_report_crashing_thread(report);
 	if (crashed && crashed->num_frames)
 		ct_process_disassemble(&s, crashed->frames[0].pc);
 	else if (!crashed && report->num_threads && report->threads[0].num_frames)
 		ct_process_disassemble(&s, report->threads[0].frames[0].pc);
 	ct_triage_process(&s);
+	ct_budget_report(&budget, report);
 out:
 	ct_modules_unload(&s);
 	ct_symcache_destroy(s.symcache);

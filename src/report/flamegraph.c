@@ -77,19 +77,11 @@ static size_t tree_depth(struct node *n)
 	return d + 1;
 }
 
+// Untrusted text in SVG: entities, visible controls, U+FFFD for invalid bytes, cut on character
+// boundaries (report/sanitize.h), so the file stays well-formed XML whatever the names hold.
 static void xml_text(FILE *out, const char *s, size_t max_chars)
 {
-	size_t n = 0;
-	for (; *s && n < max_chars; s++, n++) {
-		unsigned char ch = (unsigned char)*s;
-		switch (ch) {
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '&': fputs("&amp;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default: fputc(ch < 0x20 ? ' ' : ch, out);
-		}
-	}
+	ct_text_put(out, s, CT_TEXT_XML, max_chars);
 }
 
 // A stable warm color from the name (flamegraph.pl's "hot" palette).
@@ -134,7 +126,7 @@ static void draw(struct layout *l, const struct node *n, double x, size_t level,
 	size_t fit = w > 12 ? (size_t)((w - 6) / FG_CHAR_WIDTH) : 0;
 	fprintf(out, "<text x=\"%.3f\" y=\"%.1f\">", x + 3, y + FG_FRAME_HEIGHT - 4.5);
 	if (fit >= 3) {
-		size_t len = strlen(label);
+		size_t len = ct_text_chars(label);
 		if (len <= fit) {
 			xml_text(out, label, len);
 		} else {

@@ -22,12 +22,16 @@ char *ct_folded_frame_name(const struct ct_report *r, const struct ct_frame *f, 
 	} else {
 		snprintf(buf, size, "0x%" PRIx64, f->pc);
 	}
-	// ';' separates frames and a newline ends the record: neither may appear inside a name.
-	for (char *p = buf; *p; p++) {
-		if (*p == ';')
-			*p = ':';
-		else if ((unsigned char)*p < 0x20)
-			*p = ' ';
+	// ';' separates frames and a newline ends the record: neither may appear inside a name. The
+	// rule of report/sanitize.h also replaces invalid UTF-8, which the tools would choke on.
+	if (!ct_text_is_clean(buf, CT_TEXT_FOLDED)) {
+		char *clean = ct_text_dup(buf, CT_TEXT_FOLDED);
+		if (clean) {
+			ct_text_format(buf, size, clean, CT_TEXT_UTF8, SIZE_MAX);
+			free(clean);
+		} else {
+			snprintf(buf, size, "0x%" PRIx64, f->pc);
+		}
 	}
 	return buf;
 }

@@ -12,6 +12,7 @@
 
 #include "coretriage/coretriage.h"
 #include "report/json_emit.h"
+#include "report/json_text.h"
 #include "report/writers.h"
 
 static json_t *hex(uint64_t v)
@@ -21,21 +22,24 @@ static json_t *hex(uint64_t v)
 	return json_string(buf);
 }
 
-// jansson rejects invalid UTF-8; strings from dumps may hold anything, so bytes that do not form
-// valid UTF-8 become U+FFFD (the emitter's rule, json_emit.h).
-static json_t *str(const char *s)
+json_t *ct_json_text(const char *s)
 {
 	if (!s)
 		return json_null();
 	json_t *j = json_string(s);
 	if (j)
 		return j;
-	char *copy = ct_json_utf8_sanitize(s);
+	char *copy = ct_text_dup(s, CT_TEXT_UTF8);
 	if (!copy)
 		return json_null();
 	j = json_string(copy);
 	free(copy);
 	return j ? j : json_null();
+}
+
+static json_t *str(const char *s)
+{
+	return ct_json_text(s);
 }
 
 static const char *path(const char *p, const struct ct_write_options *o)

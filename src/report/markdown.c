@@ -15,68 +15,48 @@
 #define MD_OTHER_FRAMES 30
 #define MD_OTHER_GROUPS 64
 
-// Markdown/HTML-safe inline text.
+// Untrusted text, each context with its rule (report/sanitize.h).
 static void md_text(FILE *out, const char *s)
 {
-	if (!s)
-		return;
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		switch (ch) {
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '&': fputs("&amp;", out); break;
-		case '\\': case '`': case '*': case '_': case '[': case ']': case '|': case '#': case '~':
-			fputc('\\', out);
-			fputc(ch, out);
-			break;
-		default:
-			fputc(ch < 0x20 ? ' ' : ch, out);
-		}
-	}
-}
-
-// Inline code: backticks cannot be escaped inside a code span, so they become quotes. In a table
-// cell '|' would end the cell even inside code: GitHub and GitLab take "\|" there.
-static void md_code_in(FILE *out, const char *s, bool in_table)
-{
-	fputc('`', out);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '|' && in_table)
-			fputs("\\|", out);
-		else
-			fputc(ch == '`' ? '\'' : ch < 0x20 ? ' ' : ch, out);
-	}
-	fputc('`', out);
+	ct_text_put(out, s, CT_TEXT_MD_INLINE, SIZE_MAX);
 }
 
 static void md_code(FILE *out, const char *s)
 {
-	md_code_in(out, s, false);
+	fputc('`', out);
+	ct_text_put(out, s, CT_TEXT_MD_CODE, SIZE_MAX);
+	fputc('`', out);
 }
 
+// In a table cell '|' would end the cell even inside code: GitHub and GitLab take "\|" there.
 static void md_cell(FILE *out, const char *s)
 {
-	md_code_in(out, s, true);
+	fputc('`', out);
+	ct_text_put(out, s, CT_TEXT_MD_CELL, SIZE_MAX);
+	fputc('`', out);
 }
 
 // Text inside a fenced block.
 static void block_text(FILE *out, const char *s)
 {
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		fputc(ch < 0x20 ? ' ' : ch, out);
-	}
+	ct_text_put(out, s, CT_TEXT_MD_BLOCK, SIZE_MAX);
 }
 
-static void frame_line(FILE *out, const struct ct_frame *f, size_t index, const struct ct_write_options *o)
+struct md_frames {
+	FILE *out;
+	const struct ct_write_options *o;
+	int hw; /* hex digits of an address */
+};
+
+static void frame_line(void *ctx, const struct ct_frame *f, size_t index)
 {
+	const struct md_frames *x = ctx;
+	FILE *out = x->out;
 	fprintf(out, "#%-3zu ", index);
 	if (f->inlined)
-		fputs("[inlined]          ", out);
+		fprintf(out, "%-*s ", x->hw + 2, "[inlined]");
 	else
-		fprintf(out, "0x%016" PRIx64 " ", f->pc);
+		fprintf(out, "0x%0*" PRIx64 " ", x->hw, f->pc);
 	fputs("in ", out);
 	block_text(out, f->function ? f->function : "??");
 	if (f->module) {
@@ -86,34 +66,30 @@ static void frame_line(FILE *out, const struct ct_frame *f, size_t index, const 
 	}
 	if (f->file) {
 		fputs(" at ", out);
-		block_text(out, ct_display_path(f->file, o));
+		block_text(out, ct_display_path(f->file, x->o));
 		fprintf(out, ":%d", f->line);
 	}
 	fputc('\n', out);
 }
 
-static void frames_block(FILE *out, const struct ct_thread *t, size_t limit, const struct ct_write_options *o)
+static void on_repeat(void *ctx, size_t from, size_t to, size_t period, size_t more)
 {
+	fprintf(((struct md_frames *)ctx)->out, "     ... the %zu frame(s) above repeat %zu more times (recursion)\n",
+		period, more);
+}
+
+static void on_more(void *ctx, size_t remaining)
+{
+	fprintf(((struct md_frames *)ctx)->out, "     ... %zu more frames\n", remaining);
+}
+
+static void frames_block(FILE *out, const struct ct_report *r, const struct ct_thread *t, size_t limit,
+			 const struct ct_write_options *o)
+{
+	static const struct ct_frame_walk_ops ops = { frame_line, on_repeat, on_more };
+	struct md_frames x = { out, o, ct_present_hex_width(r) };
 	fputs("~~~~\n", out);
-	size_t shown = 0;
-	for (size_t i = 0; i < t->num_frames;) {
-		size_t period, repeats;
-		if (ct_find_cycle(t, i, 16, &period, &repeats)) {
-			for (size_t k = 0; k < period; k++)
-				frame_line(out, &t->frames[i + k], i + k, o);
-			fprintf(out, "     ... the %zu frame(s) above repeat %zu more times (recursion)\n", period, repeats - 1);
-			i += period * repeats;
-			shown += period + 1;
-		} else {
-			frame_line(out, &t->frames[i], i, o);
-			i++;
-			shown++;
-		}
-		if (shown >= limit && i < t->num_frames) {
-			fprintf(out, "     ... %zu more frames\n", t->num_frames - i);
-			break;
-		}
-	}
+	ct_present_frames(t, o->collapse_min, limit, &ops, &x);
 	if (!t->num_frames)
 		fputs("(no frames)\n", out);
 	if (t->truncated && t->stop_reason) {
@@ -122,17 +98,6 @@ static void frames_block(FILE *out, const struct ct_thread *t, size_t limit, con
 		fputs(")\n", out);
 	}
 	fputs("~~~~\n", out);
-}
-
-static bool same_stack(const struct ct_thread *a, const struct ct_thread *b)
-{
-	if (a->num_frames != b->num_frames)
-		return false;
-	for (size_t i = 0; i < a->num_frames; i++) {
-		if (a->frames[i].pc != b->frames[i].pc)
-			return false;
-	}
-	return true;
 }
 
 int ct_write_markdown(FILE *out, const struct ct_report *r, const struct ct_write_options *o)
@@ -227,7 +192,7 @@ int ct_write_markdown(FILE *out, const struct ct_report *r, const struct ct_writ
 
 	if (crashed) {
 		fprintf(out, "\n#### Crashing %s %d\n\n", r->kernel.present ? "CPU" : "thread", crashed->tid);
-		frames_block(out, crashed, MD_CRASH_FRAMES, o);
+		frames_block(out, r, crashed, MD_CRASH_FRAMES, o);
 	}
 
 	// Other threads, collapsed: they matter less, and a 500-thread server would bury the crash.
@@ -236,19 +201,14 @@ int ct_write_markdown(FILE *out, const struct ct_report *r, const struct ct_writ
 		others += !r->threads[i].crashed;
 	if (others) {
 		fprintf(out, "\n<details><summary>Other threads (%zu)</summary>\n\n", others);
-		bool *done = calloc(r->num_threads, sizeof(bool));
+		struct ct_thread_groups g;
+		ct_thread_groups_init(&g, r);
 		size_t groups = 0;
-		for (size_t i = 0; i < r->num_threads && done; i++) {
-			const struct ct_thread *t = &r->threads[i];
-			if (t->crashed || done[i])
+		for (size_t gi = 0; gi < g.num_groups; gi++) {
+			size_t n = ct_thread_group_size(&g, gi);
+			if (!n)
 				continue;
-			size_t n = 1;
-			for (size_t j = i + 1; j < r->num_threads; j++) {
-				if (!r->threads[j].crashed && !done[j] && same_stack(t, &r->threads[j])) {
-					done[j] = true;
-					n++;
-				}
-			}
+			const struct ct_thread *t = &r->threads[ct_thread_group_member(&g, gi, 0)];
 			if (++groups > MD_OTHER_GROUPS) {
 				fputs("\n(more threads left out)\n", out);
 				break;
@@ -257,10 +217,10 @@ int ct_write_markdown(FILE *out, const struct ct_report *r, const struct ct_writ
 				fprintf(out, "%s %d:\n\n", r->kernel.present ? "CPU" : "Thread", t->tid);
 			else
 				fprintf(out, "%zu threads with this stack (first: %d):\n\n", n, t->tid);
-			frames_block(out, t, MD_OTHER_FRAMES, o);
+			frames_block(out, r, t, MD_OTHER_FRAMES, o);
 			fputc('\n', out);
 		}
-		free(done);
+		ct_thread_groups_deinit(&g);
 		fputs("</details>\n", out);
 	}
 
@@ -371,8 +331,13 @@ int ct_write_markdown_buckets(FILE *out, const struct ct_bucket *b, size_t n, si
 		if (b[i].known_url && *b[i].known_url) {
 			// An autolink; '>' and spaces cannot be part of it.
 			fputc('<', out);
-			for (const char *u = b[i].known_url; *u; u++)
-				fputc(*u == '>' || *u == ' ' || *u == '|' ? '_' : *u, out);
+			char piece[CT_TEXT_PIECE_MAX];
+			for (const char *u = b[i].known_url; *u;) {
+				size_t k = ct_text_next(&u, CT_TEXT_MD_BLOCK, piece);
+				if (k == 1 && (piece[0] == '>' || piece[0] == ' ' || piece[0] == '|'))
+					piece[0] = '_';
+				fwrite(piece, 1, k, out);
+			}
 			fputc('>', out);
 		} else if (b[i].known_url)
 			fputs("known", out);

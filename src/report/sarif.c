@@ -7,15 +7,8 @@
 #include <time.h>
 
 #include "coretriage/coretriage.h"
+#include "report/json_text.h"
 #include "report/writers.h"
-
-static json_t *jstr(const char *s)
-{
-	if (!s)
-		return json_null();
-	json_t *j = json_string(s);
-	return j ? j : json_string("\xef\xbf\xbd");
-}
 
 // RFC 3986 percent-encoding of a path (keeps '/').
 static char *uri_escape(const char *path, const char *prefix)
@@ -72,7 +65,7 @@ static json_t *artifact_location(const char *file, const struct ct_sarif_options
 	} else {
 		uri = uri_escape(file, "");
 	}
-	json_object_set_new(loc, "uri", jstr(uri ? uri : "unknown"));
+	json_object_set_new(loc, "uri", ct_json_text(uri ? uri : "unknown"));
 	free(uri);
 	return loc;
 }
@@ -95,12 +88,12 @@ int ct_write_sarif(FILE *out, const struct ct_bucket *b, size_t n, const struct 
 		json_t *idx = json_object_get(rule_index, cls);
 		if (!idx) {
 			json_t *rule = json_object();
-			json_object_set_new(rule, "id", jstr(cls));
-			json_object_set_new(rule, "name", jstr(cls));
+			json_object_set_new(rule, "id", ct_json_text(cls));
+			json_object_set_new(rule, "name", ct_json_text(cls));
 			json_t *sd = json_object();
 			char text[256];
 			snprintf(text, sizeof(text), "Crash of class %s found in a core dump", cls);
-			json_object_set_new(sd, "text", jstr(text));
+			json_object_set_new(sd, "text", ct_json_text(text));
 			json_object_set_new(rule, "shortDescription", sd);
 			json_t *cfg = json_object();
 			json_object_set_new(cfg, "level", json_string("error"));
@@ -108,11 +101,12 @@ int ct_write_sarif(FILE *out, const struct ct_bucket *b, size_t n, const struct 
 			json_object_set_new(rule, "helpUri",
 					    json_string("https://github.com/coretriage/coretriage/blob/main/docs/classes.md"));
 			idx = json_integer((json_int_t)json_array_size(rules));
-			json_object_set_new(rule_index, cls, idx);
+			// The class may hold any bytes: keyed without jansson's UTF-8 check, so idx stays owned.
+			json_object_set_new_nocheck(rule_index, cls, idx);
 			json_array_append_new(rules, rule);
 		}
 		json_t *res = json_object();
-		json_object_set_new(res, "ruleId", jstr(cls));
+		json_object_set_new(res, "ruleId", ct_json_text(cls));
 		json_object_set_new(res, "ruleIndex", json_integer(json_integer_value(idx)));
 		json_object_set_new(res, "level", json_string("error"));
 		json_object_set_new(res, "kind", json_string("fail"));
@@ -131,7 +125,7 @@ int ct_write_sarif(FILE *out, const struct ct_bucket *b, size_t n, const struct 
 			fclose(m);
 		}
 		json_t *mj = json_object();
-		json_object_set_new(mj, "text", jstr(msg ? msg : cls));
+		json_object_set_new(mj, "text", ct_json_text(msg ? msg : cls));
 		free(msg);
 		json_object_set_new(res, "message", mj);
 		json_t *locs = json_array();
@@ -150,7 +144,7 @@ int ct_write_sarif(FILE *out, const struct ct_bucket *b, size_t n, const struct 
 		}
 		if (b[i].blame_function) {
 			json_t *ll = json_array(), *l = json_object();
-			json_object_set_new(l, "fullyQualifiedName", jstr(b[i].blame_function));
+			json_object_set_new(l, "fullyQualifiedName", ct_json_text(b[i].blame_function));
 			json_object_set_new(l, "kind", json_string("function"));
 			json_array_append_new(ll, l);
 			json_object_set_new(loc, "logicalLocations", ll);
@@ -163,14 +157,14 @@ int ct_write_sarif(FILE *out, const struct ct_bucket *b, size_t n, const struct 
 		json_object_set_new(res, "locations", locs);
 		// Code scanning keeps alerts across runs by fingerprint: the signature hash is exactly that.
 		json_t *fp = json_object();
-		json_object_set_new(fp, "coretriageSignature/v1", jstr(b[i].hash));
+		json_object_set_new(fp, "coretriageSignature/v1", ct_json_text(b[i].hash));
 		json_object_set_new(res, "partialFingerprints", fp);
 		if (b[i].num_stack) {
 			// The crashing stack, innermost first, as a SARIF code flow-free stack.
 			json_t *stacks = json_array(), *st = json_object(), *frames = json_array();
 			for (size_t k = b[i].num_stack; k-- > 0;) {
 				json_t *f = json_object(), *fl = json_object(), *ll = json_array(), *l = json_object();
-				json_object_set_new(l, "fullyQualifiedName", jstr(b[i].stack[k]));
+				json_object_set_new(l, "fullyQualifiedName", ct_json_text(b[i].stack[k]));
 				json_array_append_new(ll, l);
 				json_object_set_new(fl, "logicalLocations", ll);
 				json_object_set_new(f, "location", fl);
@@ -185,12 +179,12 @@ int ct_write_sarif(FILE *out, const struct ct_bucket *b, size_t n, const struct 
 		}
 		json_t *props = json_object();
 		json_object_set_new(props, "count", json_integer((json_int_t)b[i].count));
-		json_object_set_new(props, "signature", jstr(b[i].signature));
-		json_object_set_new(props, "signatureHash", jstr(b[i].hash));
-		json_object_set_new(props, "example", jstr(b[i].example));
+		json_object_set_new(props, "signature", ct_json_text(b[i].signature));
+		json_object_set_new(props, "signatureHash", ct_json_text(b[i].hash));
+		json_object_set_new(props, "example", ct_json_text(b[i].example));
 		json_object_set_new(props, "new", json_boolean(!b[i].known_url));
 		if (b[i].known_url)
-			json_object_set_new(props, "knownBug", jstr(b[i].known_url));
+			json_object_set_new(props, "knownBug", ct_json_text(b[i].known_url));
 		if (b[i].has_time) {
 			json_object_set_new(props, "firstSeen", iso_time(b[i].first_seen));
 			json_object_set_new(props, "lastSeen", iso_time(b[i].last_seen));

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/present.h"
+#include "report/sanitize.h"
 #include "report/writers.h"
 
 #define C_RESET "\033[0m"
@@ -22,14 +24,6 @@ void ct_write_options_init(struct ct_write_options *o)
 	o->collapse_min = 16;
 }
 
-const char *ct_display_path(const char *path, const struct ct_write_options *o)
-{
-	if (!path || !o->no_abs_paths)
-		return path;
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
-}
-
 struct out {
 	FILE *f;
 	const struct ct_write_options *o;
@@ -40,21 +34,16 @@ static const char *c(const struct out *w, const char *code)
 	return w->o->color ? code : "";
 }
 
-static int hexwidth(const struct ct_report *r)
+// Untrusted text (anything from the dump): escape sequences shown, never sent (sanitize.h).
+static void txt(const struct out *w, const char *s)
 {
-	// Two digits per byte of a target address: 32-bit targets print 8.
-	return r->input.pointer_size ? 2 * (int)r->input.pointer_size : 16;
-}
-
-static int regwidth(const struct ct_report *r)
-{
-	return r->input.register_size ? 2 * (int)r->input.register_size : hexwidth(r);
+	ct_text_put(w->f, s, CT_TEXT_TERMINAL, SIZE_MAX);
 }
 
 static void write_frame(const struct out *w, const struct ct_report *r, const struct ct_frame *f, size_t index)
 {
 	FILE *out = w->f;
-	int hw = hexwidth(r);
+	int hw = ct_present_hex_width(r);
 	fprintf(out, "  %s#%-3zu%s ", c(w, C_BOLD), index, c(w, C_RESET));
 	if (f->inlined)
 		fprintf(out, "%*s ", hw + 2, "[inlined]");
@@ -62,19 +51,28 @@ static void write_frame(const struct out *w, const struct ct_report *r, const st
 		fprintf(out, "0x%0*" PRIx64 " ", hw, f->pc);
 	if (f->signal_frame) {
 		fprintf(out, "%s<signal handler called>%s", c(w, C_YELLOW), c(w, C_RESET));
-		if (f->function)
-			fprintf(out, " in %s", f->function);
+		if (f->function) {
+			fputs(" in ", out);
+			txt(w, f->function);
+		}
 	} else if (f->function) {
-		fprintf(out, "in %s%s%s", c(w, C_CYAN), f->function, c(w, C_RESET));
+		fprintf(out, "in %s", c(w, C_CYAN));
+		txt(w, f->function);
+		fputs(c(w, C_RESET), out);
 		if (!f->inlined)
 			fprintf(out, "+0x%" PRIx64, f->offset);
 	} else {
 		fprintf(out, "in ??");
 	}
-	if (f->module)
-		fprintf(out, " (%s)", f->module);
+	if (f->module) {
+		fputs(" (", out);
+		txt(w, f->module);
+		fputc(')', out);
+	}
 	if (f->file) {
-		fprintf(out, " at %s:%d", ct_display_path(f->file, w->o), f->line);
+		fputs(" at ", out);
+		txt(w, ct_display_path(f->file, w->o));
+		fprintf(out, ":%d", f->line);
 		if (f->column)
 			fprintf(out, ":%d", f->column);
 	}
@@ -83,58 +81,56 @@ static void write_frame(const struct out *w, const struct ct_report *r, const st
 	fputc('\n', out);
 }
 
-static void write_frames(const struct out *w, const struct ct_report *r, const struct ct_thread *t, size_t limit)
+struct frames_ctx {
+	const struct out *w;
+	const struct ct_report *r;
+};
+
+static void on_frame(void *ctx, const struct ct_frame *f, size_t index)
 {
-	size_t shown = 0;
-	for (size_t i = 0; i < t->num_frames;) {
-		size_t period, repeats;
-		if (w->o->collapse_min && ct_find_cycle(t, i, w->o->collapse_min, &period, &repeats)) {
-			for (size_t k = 0; k < period; k++)
-				write_frame(w, r, &t->frames[i + k], i + k);
-			size_t from = i + period, to = i + period * repeats - 1;
-			fprintf(w->f, "  %s#%zu–#%zu: the %zu frame%s above repeat%s %zu more times (recursion)%s\n",
-				c(w, C_YELLOW), from, to, period, period == 1 ? "" : "s", period == 1 ? "s" : "",
-				repeats - 1, c(w, C_RESET));
-			i += period * repeats;
-			shown += period + 1;
-		} else {
-			write_frame(w, r, &t->frames[i], i);
-			i++;
-			shown++;
-		}
-		if (limit && shown >= limit && i < t->num_frames) {
-			fprintf(w->f, "  … %zu more frames\n", t->num_frames - i);
-			break;
-		}
-	}
-	if (t->stop_reason && t->truncated)
-		fprintf(w->f, "  %s(unwinding stopped: %s)%s\n", c(w, C_YELLOW), t->stop_reason, c(w, C_RESET));
+	struct frames_ctx *x = ctx;
+	write_frame(x->w, x->r, f, index);
 }
 
-static bool same_stack(const struct ct_thread *a, const struct ct_thread *b)
+static void on_repeat(void *ctx, size_t from, size_t to, size_t period, size_t more)
 {
-	if (a->num_frames != b->num_frames || a->truncated != b->truncated)
-		return false;
-	for (size_t i = 0; i < a->num_frames; i++) {
-		if (a->frames[i].pc != b->frames[i].pc)
-			return false;
+	const struct out *w = ((struct frames_ctx *)ctx)->w;
+	fprintf(w->f, "  %s#%zu–#%zu: the %zu frame%s above repeat%s %zu more times (recursion)%s\n", c(w, C_YELLOW),
+		from, to, period, period == 1 ? "" : "s", period == 1 ? "s" : "", more, c(w, C_RESET));
+}
+
+static void on_more(void *ctx, size_t remaining)
+{
+	fprintf(((struct frames_ctx *)ctx)->w->f, "  … %zu more frames\n", remaining);
+}
+
+static void write_frames(const struct out *w, const struct ct_report *r, const struct ct_thread *t, size_t limit)
+{
+	static const struct ct_frame_walk_ops ops = { on_frame, on_repeat, on_more };
+	struct frames_ctx x = { w, r };
+	ct_present_frames(t, w->o->collapse_min, limit, &ops, &x);
+	if (t->stop_reason && t->truncated) {
+		fprintf(w->f, "  %s(unwinding stopped: ", c(w, C_YELLOW));
+		txt(w, t->stop_reason);
+		fprintf(w->f, ")%s\n", c(w, C_RESET));
 	}
-	return true;
 }
 
 static void write_header(const struct out *w, const struct ct_report *r)
 {
 	FILE *out = w->f;
-	fprintf(out, "%s", c(w, C_BOLD));
-	if (r->process.command)
-		fprintf(out, "%s", r->process.command);
-	else if (r->kernel.present)
-		fprintf(out, "Linux %s", r->kernel.release ? r->kernel.release : "kernel");
-	else
-		fprintf(out, "process");
+	fputs(c(w, C_BOLD), out);
+	if (r->process.command) {
+		txt(w, r->process.command);
+	} else if (r->kernel.present) {
+		fputs("Linux ", out);
+		txt(w, r->kernel.release ? r->kernel.release : "kernel");
+	} else {
+		fputs("process", out);
+	}
 	if (r->process.has_pid)
 		fprintf(out, " (pid %d)", r->process.pid);
-	fprintf(out, "%s", c(w, C_RESET));
+	fputs(c(w, C_RESET), out);
 	if (r->signal.present) {
 		const char *name = ct_signal_name(r->signal.number);
 		fprintf(out, " killed by %s", name ? name : "signal");
@@ -157,38 +153,64 @@ static void write_header(const struct out *w, const struct ct_report *r)
 	fputc('\n', out);
 	if (r->process.num_args) {
 		fprintf(out, "  command:");
-		for (size_t i = 0; i < r->process.num_args; i++)
-			fprintf(out, " %s", r->process.args[i]);
+		for (size_t i = 0; i < r->process.num_args; i++) {
+			fputc(' ', out);
+			txt(w, r->process.args[i]);
+		}
 		fputc('\n', out);
 	}
-	fprintf(out, "  dump: %s (%s, %s)\n", ct_display_path(r->input.core, w->o), r->input.kind ? r->input.kind : "?",
-		r->input.arch ? r->input.arch : "?");
+	fputs("  dump: ", out);
+	txt(w, ct_display_path(r->input.core, w->o));
+	fputs(" (", out);
+	txt(w, r->input.kind ? r->input.kind : "?");
+	fputs(", ", out);
+	txt(w, r->input.arch ? r->input.arch : "?");
+	fputs(")\n", out);
+}
+
+// "  label: TEXT\n" with TEXT untrusted.
+static void line(const struct out *w, const char *label, const char *text)
+{
+	fputs(label, w->f);
+	txt(w, text);
+	fputc('\n', w->f);
 }
 
 static void write_crash(const struct out *w, const struct ct_report *r)
 {
 	FILE *out = w->f;
 	const struct ct_crash *cr = &r->crash;
-	fprintf(out, "\n%sCrash: %s%s%s", c(w, C_BOLD), c(w, C_RED), cr->class_id, c(w, C_RESET));
-	if (cr->subclass)
-		fprintf(out, " (%s)", cr->subclass);
-	fprintf(out, ", confidence %s\n", cr->confidence);
+	fprintf(out, "\n%sCrash: %s", c(w, C_BOLD), c(w, C_RED));
+	txt(w, cr->class_id);
+	fputs(c(w, C_RESET), out);
+	if (cr->subclass) {
+		fputs(" (", out);
+		txt(w, cr->subclass);
+		fputc(')', out);
+	}
+	line(w, ", confidence ", cr->confidence);
 	if (cr->summary)
-		fprintf(out, "  %s\n", cr->summary);
+		line(w, "  ", cr->summary);
 	const struct ct_thread *t = ct_report_crashing_thread(r);
 	if (t && cr->blame_frame >= 0 && (size_t)cr->blame_frame < t->num_frames) {
 		const struct ct_frame *f = &t->frames[cr->blame_frame];
-		fprintf(out, "  blame: #%ld %s", cr->blame_frame, f->function ? f->function : "??");
-		if (f->file)
-			fprintf(out, " at %s:%d", ct_display_path(f->file, w->o), f->line);
+		fprintf(out, "  blame: #%ld ", cr->blame_frame);
+		txt(w, f->function ? f->function : "??");
+		if (f->file) {
+			fputs(" at ", out);
+			txt(w, ct_display_path(f->file, w->o));
+			fprintf(out, ":%d", f->line);
+		}
 		fputc('\n', out);
 	}
-	if (cr->has_instruction)
-		fprintf(out, "  instruction: 0x%" PRIx64 ": %s\n", cr->instruction_address, cr->instruction_text);
+	if (cr->has_instruction) {
+		fprintf(out, "  instruction: 0x%" PRIx64 ": ", cr->instruction_address);
+		line(w, "", cr->instruction_text);
+	}
 	for (size_t i = 0; i < cr->num_evidence; i++)
-		fprintf(out, "  - %s\n", cr->evidence[i]);
+		line(w, "  - ", cr->evidence[i]);
 	if (r->abort_message.present)
-		fprintf(out, "  abort message: %s\n", r->abort_message.text);
+		line(w, "  abort message: ", r->abort_message.text);
 }
 
 static void write_kernel(const struct out *w, const struct ct_report *r)
@@ -199,19 +221,23 @@ static void write_kernel(const struct out *w, const struct ct_report *r)
 	FILE *out = w->f;
 	fprintf(out, "\n%sKernel%s\n", c(w, C_BOLD), c(w, C_RESET));
 	if (k->release)
-		fprintf(out, "  release: %s\n", k->release);
+		line(w, "  release: ", k->release);
 	if (k->panic_message)
-		fprintf(out, "  panic: %s\n", k->panic_message);
+		line(w, "  panic: ", k->panic_message);
 	if (k->has_panic_cpu)
 		fprintf(out, "  cpu: %d\n", k->panic_cpu);
-	if (k->has_pid)
-		fprintf(out, "  pid: %d%s%s\n", k->pid, k->comm ? " comm: " : "", k->comm ? k->comm : "");
+	if (k->has_pid) {
+		fprintf(out, "  pid: %d", k->pid);
+		if (k->comm)
+			fputs(" comm: ", out);
+		line(w, "", k->comm);
+	}
 	if (k->taint)
-		fprintf(out, "  taint: %s\n", *k->taint ? k->taint : "none");
+		line(w, "  taint: ", *k->taint ? k->taint : "none");
 	if (k->num_log_call_trace) {
 		fprintf(out, "  call trace (from the log):\n");
 		for (size_t i = 0; i < k->num_log_call_trace; i++)
-			fprintf(out, "    %s\n", k->log_call_trace[i]);
+			line(w, "    ", k->log_call_trace[i]);
 	}
 	if (k->log) {
 		// The tail: the last 20 lines (all with --log).
@@ -232,8 +258,16 @@ static void write_kernel(const struct out *w, const struct ct_report *r)
 		for (const char *q = p; *q;) {
 			const char *nl = strchr(q, '\n');
 			size_t n = nl ? (size_t)(nl - q) : strlen(q);
-			fprintf(out, "    %.*s\n", (int)n, q);
-			q += n + (nl ? 1 : 0);
+			fputs("    ", out);
+			// The line without its newline: a NUL-free slice of the log.
+			const char *e = q + n;
+			char piece[CT_TEXT_PIECE_MAX];
+			while (q < e) {
+				size_t m = ct_text_next(&q, CT_TEXT_TERMINAL, piece);
+				fwrite(piece, 1, m, out);
+			}
+			fputc('\n', out);
+			q = e + (nl ? 1 : 0);
 		}
 	}
 }
@@ -242,10 +276,13 @@ static void write_registers(const struct out *w, const struct ct_report *r, cons
 {
 	if (!t->num_registers)
 		return;
-	int hw = regwidth(r);
+	// Registers can be wider than pointers (x32).
+	int hw = r->input.register_size ? 2 * (int)r->input.register_size : ct_present_hex_width(r);
 	fprintf(w->f, "\n%sRegisters%s\n", c(w, C_BOLD), c(w, C_RESET));
 	for (size_t i = 0; i < t->num_registers; i++) {
-		fprintf(w->f, "  %-8s 0x%0*" PRIx64 "%s", t->registers[i].name, hw, t->registers[i].value,
+		char name[64];
+		ct_text_format(name, sizeof(name), t->registers[i].name, CT_TEXT_TERMINAL, SIZE_MAX);
+		fprintf(w->f, "  %-8s 0x%0*" PRIx64 "%s", name, hw, t->registers[i].value,
 			i % 3 == 2 || i + 1 == t->num_registers ? "\n" : "");
 	}
 }
@@ -257,9 +294,30 @@ static void write_disasm(const struct out *w, const struct ct_report *r)
 	fprintf(w->f, "\n%sDisassembly%s\n", c(w, C_BOLD), c(w, C_RESET));
 	for (size_t i = 0; i < r->num_disasm; i++) {
 		const struct ct_disasm_line *l = &r->disasm[i];
-		fprintf(w->f, "  %s 0x%0*" PRIx64 ":  %-24s %s%s%s\n", l->is_pc ? "=>" : "  ", hexwidth(r), l->address,
-			l->bytes, l->is_pc ? c(w, C_BOLD) : "", l->text, l->is_pc ? c(w, C_RESET) : "");
+		char bytes[128];
+		ct_text_format(bytes, sizeof(bytes), l->bytes, CT_TEXT_TERMINAL, SIZE_MAX);
+		fprintf(w->f, "  %s 0x%0*" PRIx64 ":  %-24s %s", l->is_pc ? "=>" : "  ", ct_present_hex_width(r),
+			l->address, bytes, l->is_pc ? c(w, C_BOLD) : "");
+		txt(w, l->text);
+		fprintf(w->f, "%s\n", l->is_pc ? c(w, C_RESET) : "");
 	}
+}
+
+static void write_thread_title(const struct out *w, const struct ct_report *r, const struct ct_thread_groups *g,
+			       size_t gi)
+{
+	FILE *f = w->f;
+	size_t group = ct_thread_group_size(g, gi);
+	const struct ct_thread *t = &r->threads[ct_thread_group_member(g, gi, 0)];
+	if (group == 1) {
+		fprintf(f, "\n%s%s %d%s\n", c(w, C_BOLD), r->kernel.present ? "CPU" : "Thread", t->tid, c(w, C_RESET));
+		return;
+	}
+	fprintf(f, "\n%s%zu threads with this stack: tids %d", c(w, C_BOLD), group, t->tid);
+	size_t listed = 1;
+	for (; listed < group && listed < 16; listed++)
+		fprintf(f, ", %d", r->threads[ct_thread_group_member(g, gi, listed)].tid);
+	fprintf(f, "%s%s\n", listed < group ? ", …" : "", c(w, C_RESET));
 }
 
 int ct_write_text(FILE *f, const struct ct_report *r, const struct ct_write_options *o)
@@ -275,7 +333,8 @@ int ct_write_text(FILE *f, const struct ct_report *r, const struct ct_write_opti
 		if (!any)
 			fprintf(f, "\n%sWarnings%s\n", c(&w, C_BOLD), c(&w, C_RESET));
 		any = true;
-		fprintf(f, "  %s!%s %s\n", c(&w, C_YELLOW), c(&w, C_RESET), d->message);
+		fprintf(f, "  %s!%s ", c(&w, C_YELLOW), c(&w, C_RESET));
+		line(&w, "", d->message);
 	}
 	write_kernel(&w, r);
 	const struct ct_thread *crashed = ct_report_crashing_thread(r);
@@ -285,37 +344,15 @@ int ct_write_text(FILE *f, const struct ct_report *r, const struct ct_write_opti
 		write_frames(&w, r, crashed, 0);
 	}
 	// Other threads, identical stacks grouped.
-	bool *done = calloc(r->num_threads ? r->num_threads : 1, sizeof(bool));
-	for (size_t i = 0; i < r->num_threads; i++) {
-		const struct ct_thread *t = &r->threads[i];
-		if (t->crashed || (done && done[i]))
+	struct ct_thread_groups g;
+	ct_thread_groups_init(&g, r);
+	for (size_t gi = 0; gi < g.num_groups; gi++) {
+		if (!ct_thread_group_size(&g, gi))
 			continue;
-		size_t group = 1;
-		if (done) {
-			for (size_t j = i + 1; j < r->num_threads; j++) {
-				if (!r->threads[j].crashed && !done[j] && same_stack(t, &r->threads[j])) {
-					done[j] = true;
-					group++;
-				}
-			}
-		}
-		if (group == 1) {
-			fprintf(f, "\n%s%s %d%s\n", c(&w, C_BOLD), r->kernel.present ? "CPU" : "Thread", t->tid,
-				c(&w, C_RESET));
-		} else {
-			fprintf(f, "\n%s%zu threads with this stack: tids %d", c(&w, C_BOLD), group, t->tid);
-			size_t listed = 1;
-			for (size_t j = i + 1; j < r->num_threads && listed < 16; j++) {
-				if (done[j] && same_stack(t, &r->threads[j]) && !r->threads[j].crashed) {
-					fprintf(f, ", %d", r->threads[j].tid);
-					listed++;
-				}
-			}
-			fprintf(f, "%s%s\n", listed < group ? ", …" : "", c(&w, C_RESET));
-		}
-		write_frames(&w, r, t, OTHER_THREAD_FRAMES);
+		write_thread_title(&w, r, &g, gi);
+		write_frames(&w, r, &r->threads[ct_thread_group_member(&g, gi, 0)], OTHER_THREAD_FRAMES);
 	}
-	free(done);
+	ct_thread_groups_deinit(&g);
 	if (crashed) {
 		write_registers(&w, r, crashed);
 		write_disasm(&w, r);
@@ -327,8 +364,11 @@ int ct_write_text(FILE *f, const struct ct_report *r, const struct ct_write_opti
 		fprintf(f, "\n%sModules%s\n", c(&w, C_BOLD), c(&w, C_RESET));
 		for (size_t i = 0; i < r->num_modules; i++) {
 			const struct ct_module *m = &r->modules[i];
-			fprintf(f, "  0x%0*" PRIx64 " %s %s%s\n", hexwidth(r), m->base, m->name, m->build_id ? m->build_id : "-",
-				m->build_id_match == 0 ? " MISMATCH" : "");
+			fprintf(f, "  0x%0*" PRIx64 " ", ct_present_hex_width(r), m->base);
+			txt(&w, m->name);
+			fputc(' ', f);
+			txt(&w, m->build_id ? m->build_id : "-");
+			fprintf(f, "%s\n", m->build_id_match == 0 ? " MISMATCH" : "");
 		}
 	}
 	return ferror(f) ? -1 : 0;

@@ -9,6 +9,8 @@
 #include <stdio.h>
 
 #include "coretriage/report.h"
+#include "report/present.h"
+#include "report/sanitize.h"
 
 struct ct_write_options {
 	bool color;
@@ -29,14 +31,6 @@ int ct_write_text(FILE *out, const struct ct_report *report, const struct ct_wri
 /** JSON report (docs/json-report.md); @p compact gives one line (ndjson). */
 int ct_write_json(FILE *out, const struct ct_report *report, const struct ct_write_options *o, bool compact);
 
-/** Path as shown: basename when o->no_abs_paths. */
-const char *ct_display_path(const char *path, const struct ct_write_options *o);
-
-/**
- * Finds a repeated cycle starting at frame @p i: sets *period and *repeats (>= 2) and returns true
- * when frames [i, i + period*repeats) are the same cycle and long enough to collapse.
- */
-bool ct_find_cycle(const struct ct_thread *t, size_t i, size_t min_frames, size_t *period, size_t *repeats);
 
 /* ---- Batch buckets and the extra formats (markdown.c, sarif.c, folded.c, flamegraph.c) ---- */
 

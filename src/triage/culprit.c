@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modules/symbolize.h"
 #include "triage/gather.h"
 #include "triage/insn.h"
 
@@ -164,11 +165,8 @@ const char *ct_find_culprit(struct ct_session *s, const struct ct_facts *f, cons
 	if (!mod)
 		return NULL;
 	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias);
-	if (!cu)
-		return NULL;
 	Dwarf_Die *scopes = NULL;
-	int n = dwarf_getscopes(cu, pc - bias, &scopes);
+	int n = ct_symbolize_scopes(s, pc, &scopes, &bias);
 	if (n <= 0)
 		return NULL;
 	struct want w = { .reg = reg };

@@ -363,7 +363,7 @@ void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t,
 	struct walk w = {
 		.s = s,
 		.out = out,
-		.max_frames = s->opts->max_frames,
+		.max_frames = s->frame_limit ? s->frame_limit : s->opts->max_frames,
 		.first_trust = CT_TRUST_CONTEXT,
 		.cfi_cache = cache,
 	};

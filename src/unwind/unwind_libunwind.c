@@ -643,7 +643,7 @@ struct ct_error *ct_unwind_thread_libunwind(struct ct_session *s, const struct c
 	for (int restart = 0; restart <= MAX_RESTARTS; restart++) {
 		st.bad_pc = false;
 		size_t before = out->count;
-		int r = walk_once(&st, &w, as, trust, s->opts->max_frames);
+		int r = walk_once(&st, &w, as, trust, s->frame_limit ? s->frame_limit : s->opts->max_frames);
 		if (st.stop || r < 0 || !st.bad_pc) {
 			if (r < 0 && out->count == before)
 				out->truncated = true;

@@ -24,10 +24,11 @@ done
 # The decompressed size is capped, with a clear error.
 rc=0; "$BIN" --max-core-size=64K "$W/bugs" "$W/in/$name.zst" 2> "$W/err" >/dev/null || rc=$?
 [ $rc -eq 2 ] && grep -q "larger than the limit" "$W/err" || fail "--max-core-size: exit $rc: $(cat "$W/err")"
-# A truncated stream is an error, not a partial core.
+# A truncated stream is a truncated core (issue 11): a partial report whose warning says where the
+# stream broke.
 head -c $(($(stat -c %s "$W/in/$name.zst") / 2)) "$W/in/$name.zst" > "$W/trunc.zst"
-rc=0; "$BIN" "$W/trunc.zst" 2> "$W/err" >/dev/null || rc=$?
-[ $rc -eq 2 ] && grep -q "truncated" "$W/err" || fail "truncated zst: exit $rc: $(cat "$W/err")"
+rc=0; "$BIN" "$W/trunc.zst" 2> "$W/err" > "$W/out" || rc=$?
+[ $rc -eq 1 ] && grep -q "truncated.*compressed bytes" "$W/out" || fail "truncated zst: exit $rc: $(cat "$W/err")"
 # No temporary file is left behind.
 mkdir "$W/tmp"
 TMPDIR=$W/tmp "$BIN" "$W/bugs" "$W/in/$name.xz" > /dev/null || [ $? -eq 1 ]
@@ -48,9 +49,12 @@ lines = [json.loads(l) for l in open(w + "/out.ndjson")]
 cores = [l["input"]["core"].replace(w + "/", "") for l in lines]
 errors = [l["input"]["core"].replace(w + "/", "") for l in lines if "error" in l]
 assert len(lines) == 9, cores
-assert errors == ["in/core.garbage", "in/core.trunc.zst", "empty", "does-not-exist", "in/core.trunc.zst"], errors
+assert errors == ["in/core.garbage", "empty", "does-not-exist"], errors
+# The truncated stream is a partial report (issue 11) that says where it broke.
+trunc = [l for l in lines if l["input"]["core"].endswith("core.trunc.zst")]
+assert len(trunc) == 2 and all(any(d["code"] == "compressed-core-broken" for d in l["diagnostics"]) for l in trunc), trunc
 s = json.load(open(w + "/s.json"))
-assert s["failed"] == 5 and s["analyzed"] == 4 and len(s["buckets"]) == 1 and s["buckets"][0]["count"] == 4, s
+assert s["failed"] == 3 and s["analyzed"] == 6 and sum(b["count"] for b in s["buckets"]) == 6, s
 print("isolation ok")
 PY
 # Nothing to analyze at all: fatal.

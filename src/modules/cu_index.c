@@ -1,0 +1,222 @@
+// Address → compilation unit from the units' own ranges (see cu_index.h for why not aranges).
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modules/cu_index.h"
+
+/** Top-level DIEs looked at in a unit that has no range attribute of its own. */
+#define MAX_FALLBACK_CHILDREN 1000000
+
+struct cu_range {
+	Dwarf_Addr lo, hi;
+	uint32_t unit; // index into module_index.units
+};
+
+struct module_index {
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	bool have_dwarf;
+	struct cu_range *ranges; // sorted by lo
+	Dwarf_Addr *max_hi; // max_hi[i] = max(ranges[0..i].hi): where a backward scan may stop
+	size_t num_ranges;
+	Dwarf_Die *units;
+	size_t num_units;
+};
+
+struct ct_cu_index {
+	struct module_index *mods;
+	size_t num_mods, cap_mods;
+	size_t last; // the module found last: stacks stay in one module for long runs
+};
+
+struct builder {
+	struct cu_range *r;
+	size_t n, cap;
+	bool full;
+};
+
+struct ct_cu_index *ct_cu_index_create(void)
+{
+	return calloc(1, sizeof(struct ct_cu_index));
+}
+
+void ct_cu_index_destroy(struct ct_cu_index *index)
+{
+	if (!index)
+		return;
+	for (size_t i = 0; i < index->num_mods; i++) {
+		free(index->mods[i].ranges);
+		free(index->mods[i].max_hi);
+		free(index->mods[i].units);
+	}
+	free(index->mods);
+	free(index);
+}
+
+static void add_range(struct builder *b, Dwarf_Addr lo, Dwarf_Addr hi, uint32_t unit)
+{
+	if (hi <= lo || b->full)
+		return;
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 256;
+		struct cu_range *r = cap <= CT_CU_INDEX_MAX_RANGES ? reallocarray(b->r, cap, sizeof(*r)) : NULL;
+		if (!r) {
+			b->full = true;
+			return;
+		}
+		b->r = r;
+		b->cap = cap;
+	}
+	b->r[b->n++] = (struct cu_range){ lo, hi, unit };
+}
+
+// Adds @p die's ranges; returns how many it had.
+static size_t add_die_ranges(struct builder *b, Dwarf_Die *die, uint32_t unit)
+{
+	Dwarf_Addr base, lo, hi;
+	size_t count = 0;
+	ptrdiff_t off = 0;
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0 && !b->full) {
+		add_range(b, lo, hi, unit);
+		count++;
+	}
+	return count;
+}
+
+// A unit with no DW_AT_ranges/low_pc of its own (old or unusual producers): its functions' ranges.
+static void add_children_ranges(struct builder *b, Dwarf_Die *cudie, uint32_t unit)
+{
+	Dwarf_Die child;
+	if (dwarf_child(cudie, &child) != 0)
+		return;
+	size_t seen = 0;
+	do {
+		if (dwarf_tag(&child) == DW_TAG_subprogram)
+			add_die_ranges(b, &child, unit);
+	} while (++seen < MAX_FALLBACK_CHILDREN && !b->full && dwarf_siblingof(&child, &child) == 0);
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+static void build(struct module_index *m)
+{
+	Dwarf *dw = dwfl_module_getdwarf(m->mod, &m->bias);
+	if (!dw)
+		return;
+	m->have_dwarf = true;
+	struct builder b = { 0 };
+	size_t cap_units = 0;
+	Dwarf_CU *cu = NULL;
+	uint8_t unit_type;
+	Dwarf_Half version;
+	Dwarf_Die cudie, subdie;
+	while (dwarf_get_units(dw, cu, &cu, &version, &unit_type, &cudie, &subdie) == 0) {
+		if (unit_type == DW_UT_type || unit_type == DW_UT_split_type)
+			continue;
+		int tag = dwarf_tag(&cudie);
+		if (tag != DW_TAG_compile_unit && tag != DW_TAG_partial_unit && tag != DW_TAG_skeleton_unit)
+			continue;
+		if (m->num_units >= CT_CU_INDEX_MAX_UNITS || b.full)
+			break;
+		if (m->num_units == cap_units) {
+			size_t cap = cap_units ? cap_units * 2 : 64;
+			Dwarf_Die *u = reallocarray(m->units, cap, sizeof(*u));
+			if (!u)
+				break;
+			m->units = u;
+			cap_units = cap;
+		}
+		uint32_t idx = (uint32_t)m->num_units;
+		// Scopes live in the split unit (.dwo) of a skeleton; its ranges are the skeleton's.
+		bool split = unit_type == DW_UT_skeleton && dwarf_tag(&subdie) == DW_TAG_compile_unit;
+		m->units[m->num_units++] = split ? subdie : cudie;
+		if (add_die_ranges(&b, &cudie, idx) == 0 && !dwarf_hasattr(&cudie, DW_AT_ranges) &&
+		    !dwarf_hasattr(&cudie, DW_AT_low_pc))
+			add_children_ranges(&b, split ? &subdie : &cudie, idx);
+	}
+	if (b.n == 0) {
+		free(b.r);
+		return;
+	}
+	qsort(b.r, b.n, sizeof(*b.r), cmp_range);
+	m->max_hi = malloc(b.n * sizeof(*m->max_hi));
+	if (!m->max_hi) {
+		free(b.r);
+		return;
+	}
+	Dwarf_Addr hi = 0;
+	for (size_t i = 0; i < b.n; i++) {
+		if (b.r[i].hi > hi)
+			hi = b.r[i].hi;
+		m->max_hi[i] = hi;
+	}
+	m->ranges = b.r;
+	m->num_ranges = b.n;
+}
+
+static struct module_index *module_for(struct ct_cu_index *index, Dwfl_Module *mod)
+{
+	if (index->last < index->num_mods && index->mods[index->last].mod == mod)
+		return &index->mods[index->last];
+	for (size_t i = 0; i < index->num_mods; i++) {
+		if (index->mods[i].mod == mod) {
+			index->last = i;
+			return &index->mods[i];
+		}
+	}
+	if (index->num_mods == index->cap_mods) {
+		size_t cap = index->cap_mods ? index->cap_mods * 2 : 16;
+		struct module_index *m = reallocarray(index->mods, cap, sizeof(*m));
+		if (!m)
+			return NULL;
+		index->mods = m;
+		index->cap_mods = cap;
+	}
+	struct module_index *m = &index->mods[index->num_mods];
+	*m = (struct module_index){ .mod = mod };
+	build(m);
+	index->last = index->num_mods++;
+	return m;
+}
+
+bool ct_cu_index_find(struct ct_cu_index *index, Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Die *cu, Dwarf_Addr *bias)
+{
+	if (!mod)
+		return false;
+	if (!index) {
+		Dwarf_Die *d = dwfl_module_addrdie(mod, addr, bias);
+		if (d)
+			*cu = *d;
+		return d != NULL;
+	}
+	struct module_index *m = module_for(index, mod);
+	if (!m || !m->have_dwarf || m->num_ranges == 0 || addr < m->bias)
+		return false;
+	Dwarf_Addr a = addr - m->bias;
+	// The last range starting at or before a, then back over earlier ones that may still reach it.
+	size_t lo = 0, hi = m->num_ranges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->ranges[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && m->max_hi[i] > a;) {
+		if (a < m->ranges[i].hi) {
+			*cu = m->units[m->ranges[i].unit];
+			*bias = m->bias;
+			return true;
+		}
+	}
+	return false;
+}

@@ -1,0 +1,24 @@
+/**
+ * @file dwarf_name.h
+ * The name gdb gives a frame whose function has debug info: taken from the subprogram (or inlined
+ * call) DIE through DW_AT_abstract_origin / DW_AT_specification, not from the symbol table, so a
+ * compiler clone (`give_up.cold`, `msort_with_tmp.part.0`, `f.constprop.0.isra.0`) shows its source
+ * function. C++: the demangled linkage name without parameters or return type
+ * (`std::sort<int*>`, `ns::Registry<ns::Item>::quantity_of`); Rust: the DWARF name qualified with
+ * its namespaces (`crashme::deref_null`, `core::ptr::drop_in_place<...>`), as gdb prints Rust;
+ * C and Go: DW_AT_name as it is (`main.main`, `runtime.gopanic`).
+ */
+#ifndef CT_DWARF_NAME_H
+#define CT_DWARF_NAME_H
+
+#include <elfutils/libdw.h>
+
+#include "coretriage/report.h"
+
+/** Qualified names longer than this are cut. */
+#define CT_DWARF_NAME_MAX 4096
+
+/** The display name of function DIE @p die (subprogram or inlined subroutine), pooled; NULL without one. */
+const char *ct_dwarf_function_name(struct ct_report *report, Dwarf_Die *die);
+
+#endif

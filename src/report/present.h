@@ -1,0 +1,75 @@
+/**
+ * @file present.h
+ * The presentation layer shared by every writer (text, Markdown, SARIF, SVG, folded, batch table):
+ * how wide an address is, which threads share a stack, where recursion is collapsed, how a path is
+ * shown. Writers decide the layout; these decide the content, once. Untrusted text goes through
+ * report/sanitize.h.
+ */
+#ifndef CT_REPORT_PRESENT_H
+#define CT_REPORT_PRESENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "coretriage/report.h"
+
+struct ct_write_options;
+
+/** Hex digits of an address of the dump's architecture: two per byte of its pointers (16 when the
+ * pointer size is unknown). */
+int ct_present_hex_width(const struct ct_report *report);
+
+/** Path as shown: basename when o->no_abs_paths. */
+const char *ct_display_path(const char *path, const struct ct_write_options *o);
+
+/**
+ * Threads other than the crashing one, grouped by identical stacks (same pcs, same truncation), in
+ * order of each group's first thread. Built with a keyed hash of each stack: linear in the total
+ * number of frames, whatever the stacks are (the key is random, so crafted stacks cannot collide).
+ */
+struct ct_thread_group {
+	size_t count; /**< threads in the group (>= 1) */
+	size_t start; /**< index of its first member in ct_thread_groups.members */
+};
+struct ct_thread_groups {
+	struct ct_thread_group *groups; /**< owned */
+	size_t num_groups;
+	size_t *members; /**< owned: thread indices, grouped, each group in thread order */
+	const struct ct_report *report; /**< borrowed: the report grouped; outlives the groups */
+};
+
+/**
+ * Groups the threads of @p report. Out of memory, every thread becomes a group of its own (still
+ * shown, only not merged), so a writer never loses a thread. Cannot fail.
+ */
+void ct_thread_groups_init(struct ct_thread_groups *g, const struct ct_report *report);
+void ct_thread_groups_deinit(struct ct_thread_groups *g);
+/** Index in report->threads of member @p k of group @p gi. */
+size_t ct_thread_group_member(const struct ct_thread_groups *g, size_t gi, size_t k);
+/** Members of group @p gi (0 for a slot that holds the crashing thread when ungrouped). */
+size_t ct_thread_group_size(const struct ct_thread_groups *g, size_t gi);
+
+/**
+ * Finds a repeated cycle starting at frame @p i: sets *period and *repeats (>= 2) and returns true
+ * when frames [i, i + period*repeats) are the same cycle and long enough to collapse.
+ */
+bool ct_find_cycle(const struct ct_thread *t, size_t i, size_t min_frames, size_t *period, size_t *repeats);
+
+/** What a writer does with each piece of a thread's stack (ct_present_frames()). */
+struct ct_frame_walk_ops {
+	void (*frame)(void *ctx, const struct ct_frame *f, size_t index);
+	/** Frames [from, to] repeat the @p period frames above them @p more_times more times. */
+	void (*repeat)(void *ctx, size_t from, size_t to, size_t period, size_t more_times);
+	/** @p remaining frames are left out (the writer's limit). */
+	void (*more)(void *ctx, size_t remaining);
+};
+
+/**
+ * Walks @p t's frames innermost first, collapsing recursion cycles of at least @p collapse_min
+ * frames (0: never) into one repeat line, and stopping after @p limit lines (0: no limit). The
+ * one rule for recursion in every writer.
+ */
+void ct_present_frames(const struct ct_thread *t, size_t collapse_min, size_t limit,
+		       const struct ct_frame_walk_ops *ops, void *ctx);
+
+#endif

@@ -1,0 +1,119 @@
+// The work budget (budget.h): limits derived from the memory the analysis may use.
+#include "util/budget.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/statfs.h>
+
+#include "coretriage/coretriage.h"
+
+#ifndef TMPFS_MAGIC
+#define TMPFS_MAGIC 0x01021994
+#endif
+
+/** Bytes one kept frame costs in all (report frame, raw frame, unwinder and symbol cache share). */
+#define FRAME_COST 1024
+
+static const char *const kind_names[CT_BUDGET_NUM_] = {
+	[CT_BUDGET_FRAMES] = "frames",
+	[CT_BUDGET_TEXT] = "text",
+	[CT_BUDGET_DEBUG] = "debug",
+	[CT_BUDGET_TEMP] = "temp",
+};
+
+static const char *const kind_what[CT_BUDGET_NUM_] = {
+	[CT_BUDGET_FRAMES] = "frames over all threads",
+	[CT_BUDGET_TEXT] = "bytes of names and values",
+	[CT_BUDGET_DEBUG] = "bytes of decompressed debug sections",
+	[CT_BUDGET_TEMP] = "bytes of temporary space for the decompressed core",
+};
+
+const char *ct_budget_kind_to_string(enum ct_budget_kind kind)
+{
+	return kind < CT_BUDGET_NUM_ ? kind_names[kind] : "unknown";
+}
+
+// $TMPDIR (else /tmp) on a tmpfs is memory: a decompressed core there counts as memory.
+static bool tmp_is_memory(void)
+{
+	const char *dir = getenv("TMPDIR");
+	struct statfs st;
+	if (statfs(dir && *dir ? dir : "/tmp", &st) != 0)
+		return false;
+	return (unsigned long)st.f_type == TMPFS_MAGIC;
+}
+
+_Static_assert(sizeof(((struct ct_options *)0)->budget) / sizeof(uint64_t) == CT_BUDGET_NUM_,
+	       "ct_options.budget has one limit per budget kind");
+
+void ct_budget_init(struct ct_budget *b, const struct ct_options *opts)
+{
+	*b = (struct ct_budget){ 0 };
+	uint64_t mem = opts->max_memory ? opts->max_memory : CT_BUDGET_DEFAULT_MEMORY;
+	unsigned tight = opts->safe ? 2 : 1;
+	b->limit[CT_BUDGET_FRAMES] = mem / FRAME_COST / tight;
+	b->limit[CT_BUDGET_TEXT] = mem / 8 / tight;
+	b->limit[CT_BUDGET_DEBUG] = mem / 4 / tight;
+	uint64_t temp = opts->safe || tmp_is_memory() ? mem : UINT64_C(64) << 30;
+	if (opts->max_core_size)
+		temp = opts->max_core_size;
+	b->limit[CT_BUDGET_TEMP] = temp;
+	for (int k = 0; k < CT_BUDGET_NUM_; k++) {
+		if (opts->budget[k])
+			b->limit[k] = opts->budget[k];
+	}
+}
+
+bool ct_budget_take(struct ct_budget *b, enum ct_budget_kind kind, uint64_t amount)
+{
+	if (!b)
+		return true;
+	if (amount > b->limit[kind] - b->used[kind]) {
+		b->reached[kind] = true;
+		return false;
+	}
+	b->used[kind] += amount;
+	return true;
+}
+
+void ct_budget_spend(struct ct_budget *b, enum ct_budget_kind kind, uint64_t amount)
+{
+	if (b && !ct_budget_take(b, kind, amount))
+		b->used[kind] = b->limit[kind];
+}
+
+uint64_t ct_budget_left(const struct ct_budget *b, enum ct_budget_kind kind)
+{
+	return b ? b->limit[kind] - b->used[kind] : UINT64_MAX;
+}
+
+void ct_budget_mark_reached(struct ct_budget *b, enum ct_budget_kind kind)
+{
+	if (b)
+		b->reached[kind] = true;
+}
+
+void ct_budget_report(struct ct_budget *b, struct ct_report *report)
+{
+	for (int k = 0; b && k < CT_BUDGET_NUM_; k++) {
+		if (!b->reached[k] || b->reported[k])
+			continue;
+		b->reported[k] = true;
+		char code[32];
+		snprintf(code, sizeof(code), "budget-%s", kind_names[k]);
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, code,
+			       "work budget reached: at most %" PRIu64 " %s (from --max-memory%s); the report is partial",
+			       b->limit[k], kind_what[k], k != CT_BUDGET_TEMP ? ", tighter with --safe" : "");
+	}
+}
+
+bool ct_memory_headroom(size_t bytes)
+{
+	void *p = malloc(bytes);
+	if (!p)
+		return false;
+	// Touch nothing: RLIMIT_DATA counts the mapping, which is what a library's malloc needs.
+	free(p);
+	return true;
+}

@@ -1,0 +1,79 @@
+/**
+ * @file budget.h
+ * The work budget of one analysis: totals, not per-item caps. Per-count caps (threads × frames)
+ * do not bound memory: 200 threads × 1,000,000 frames each is within both caps and is 200 million
+ * frames. The budget bounds what an analysis may spend in all, whatever the dump's shape:
+ *
+ * | kind | what it counts | default | --safe |
+ * |---|---|---|---|
+ * | FRAMES | frames kept, over all threads | memory / 1 KiB | memory / 2 KiB |
+ * | TEXT | bytes of names and values kept (symbols, paths, values of variables) | memory / 8 | memory / 16 |
+ * | DEBUG | decompressed bytes of compressed debug sections (also those inside the dump) | memory / 4 | memory / 8 |
+ * | TEMP | bytes written to $TMPDIR for a decompressed core | 64 GiB (memory when $TMPDIR is a tmpfs) | memory |
+ *
+ * "memory" is --max-memory (ct_options.max_memory), else 4 GiB. A stage asks before it spends
+ * (ct_budget_take()); a refusal is final for that kind, and the first refusal becomes one warning
+ * diagnostic ("budget-frames", …) through ct_budget_report(), so the report says which budget was
+ * reached and stays complete JSON (exit 1). Any stage can use it: it lives in the analysis context
+ * (the process pipeline's session, the kernel pipeline's vmcore).
+ */
+#ifndef CT_UTIL_BUDGET_H
+#define CT_UTIL_BUDGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ct_options;
+struct ct_report;
+
+enum ct_budget_kind {
+	CT_BUDGET_FRAMES,
+	CT_BUDGET_TEXT,
+	CT_BUDGET_DEBUG,
+	CT_BUDGET_TEMP,
+	CT_BUDGET_NUM_
+};
+/** "frames", "text", "debug", "temp". */
+const char *ct_budget_kind_to_string(enum ct_budget_kind kind);
+
+/** Memory assumed when --max-memory is not given. */
+#define CT_BUDGET_DEFAULT_MEMORY (UINT64_C(4) << 30)
+
+struct ct_budget {
+	uint64_t limit[CT_BUDGET_NUM_];
+	uint64_t used[CT_BUDGET_NUM_];
+	/** Refused at least once (reported by ct_budget_report()). */
+	bool reached[CT_BUDGET_NUM_];
+	bool reported[CT_BUDGET_NUM_];
+};
+
+/** Limits from @p opts (max_memory, safe, max_core_size; ct_options.budget overrides). */
+void ct_budget_init(struct ct_budget *b, const struct ct_options *opts);
+
+/**
+ * Spends @p amount of @p kind. Returns false, spending nothing and marking the kind reached, when
+ * that would pass the limit. A NULL budget allows everything.
+ */
+bool ct_budget_take(struct ct_budget *b, enum ct_budget_kind kind, uint64_t amount);
+
+/** Spends @p amount of @p kind already used (up to the limit; past it marks the kind reached). */
+void ct_budget_spend(struct ct_budget *b, enum ct_budget_kind kind, uint64_t amount);
+
+/** What is left of @p kind (UINT64_MAX for a NULL budget). */
+uint64_t ct_budget_left(const struct ct_budget *b, enum ct_budget_kind kind);
+
+/** Marks @p kind reached (a stage that found the limit by itself, e.g. a capped stream). */
+void ct_budget_mark_reached(struct ct_budget *b, enum ct_budget_kind kind);
+
+/** Adds one warning per budget reached and not yet reported (code "budget-KIND"). */
+void ct_budget_report(struct ct_budget *b, struct ct_report *report);
+
+/**
+ * True when @p bytes can be allocated now. Libraries that do not check their own allocations
+ * (capstone's cs_disasm) are called only after this: out of memory becomes a diagnostic, never a
+ * write through NULL.
+ */
+bool ct_memory_headroom(size_t bytes);
+
+#endif
