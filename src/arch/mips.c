@@ -10,6 +10,7 @@
 #include <elf.h>
 
 #include "arch/arch.h"
+#include "util/bytes.h"
 
 #define REG(name, n, w, base) { name, n, ((base) + (n)) * (w), w }
 #define REGS(w, b)                                                                                       \
@@ -37,18 +38,12 @@ static bool is_call_mips(uint32_t insn)
 
 static bool is_after_call_mips_be(const uint8_t *b, size_t len)
 {
-	if (len < 8)
-		return false;
-	const uint8_t *p = b + len - 8;
-	return is_call_mips((uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3]);
+	return len >= 8 && is_call_mips(ct_load32(b + len - 8, true));
 }
 
 static bool is_after_call_mips_le(const uint8_t *b, size_t len)
 {
-	if (len < 8)
-		return false;
-	const uint8_t *p = b + len - 8;
-	return is_call_mips(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24);
+	return len >= 8 && is_call_mips(ct_load32(b + len - 8, false));
 }
 
 // Linux mips signal numbers -> asm-generic (arch/mips/include/uapi/asm/signal.h).
@@ -68,9 +63,7 @@ static bool prologue_mips(const struct ct_arch_info *arch, const uint8_t *code, 
 	*frame_size = 0;
 	*ra_offset = -1;
 	for (size_t i = 0; i + 4 <= len && i < 64 * 4; i += 4) {
-		const uint8_t *p = code + i;
-		uint32_t insn = arch->big_endian ? (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3]
-						 : p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+		uint32_t insn = ct_load32(code + i, arch->big_endian);
 		int16_t imm = (int16_t)(insn & 0xffff);
 		uint32_t hi = insn >> 16;
 		if ((hi == 0x27bd || hi == 0x67bd) && imm < 0 && !found) {
@@ -91,95 +84,33 @@ static bool prologue_mips(const struct ct_arch_info *arch, const uint8_t *code, 
 	.user_address_limit = 0, .fp_rule = CT_FP_NONE, .insn_decoder = CT_INSN_GENERIC,                      \
 	.generic_signal = generic_signal_mips, .siginfo_code_first = true, .prologue = prologue_mips
 
-const struct ct_arch_info ct_arch_mips = {
-	MIPS_COMMON,
-	.name = "mips",
-	.elf_class = ELFCLASS32,
-	.pointer_size = 4,
-	.regs = regs_mips,
-	.num_regs = sizeof(regs_mips) / sizeof(regs_mips[0]),
-	.prstatus_reg_offset = 72,
-	.prstatus_reg_size = 45 * 4,
-	.cs_mode = CS_MODE_MIPS32 | CS_MODE_BIG_ENDIAN,
-	.is_after_call = is_after_call_mips_be,
-	.big_endian = true,
-	.kernel_address_start = 0x80000000ULL,
-};
+// One table per ABI and byte order: o32 (4-byte registers after 6 unused words, pr_reg at 72),
+// n64 (8-byte registers, pr_reg at 112), n32 (n64's registers after o32's header).
+#define MIPS_TABLE(sym, str, cls, ptr, reg_table, reg_off, reg_bytes, mode, be, kernel)                  \
+	const struct ct_arch_info sym = {                                                                 \
+		MIPS_COMMON,                                                                              \
+		.name = str,                                                                              \
+		.elf_class = cls,                                                                         \
+		.pointer_size = ptr,                                                                      \
+		.regs = reg_table,                                                                        \
+		.num_regs = sizeof(reg_table) / sizeof(reg_table[0]),                                     \
+		.prstatus_reg_offset = reg_off,                                                           \
+		.prstatus_reg_size = 45 * (reg_bytes),                                                    \
+		.cs_mode = (mode) | ((be) ? CS_MODE_BIG_ENDIAN : CS_MODE_LITTLE_ENDIAN),                  \
+		.is_after_call = (be) ? is_after_call_mips_be : is_after_call_mips_le,                    \
+		.big_endian = be,                                                                         \
+		.kernel_address_start = kernel,                                                           \
+	}
 
-const struct ct_arch_info ct_arch_mipsel = {
-	MIPS_COMMON,
-	.name = "mipsel",
-	.elf_class = ELFCLASS32,
-	.pointer_size = 4,
-	.regs = regs_mips,
-	.num_regs = sizeof(regs_mips) / sizeof(regs_mips[0]),
-	.prstatus_reg_offset = 72,
-	.prstatus_reg_size = 45 * 4,
-	.cs_mode = CS_MODE_MIPS32 | CS_MODE_LITTLE_ENDIAN,
-	.is_after_call = is_after_call_mips_le,
-	.big_endian = false,
-	.kernel_address_start = 0x80000000ULL,
-};
-
-const struct ct_arch_info ct_arch_mips64 = {
-	MIPS_COMMON,
-	.name = "mips64",
-	.elf_class = ELFCLASS64,
-	.pointer_size = 8,
-	.regs = regs_mips64,
-	.num_regs = sizeof(regs_mips64) / sizeof(regs_mips64[0]),
-	.prstatus_reg_offset = 112,
-	.prstatus_reg_size = 45 * 8,
-	.cs_mode = CS_MODE_MIPS64 | CS_MODE_BIG_ENDIAN,
-	.is_after_call = is_after_call_mips_be,
-	.big_endian = true,
-	.kernel_address_start = 0x8000000000000000ULL,
-};
-
-const struct ct_arch_info ct_arch_mips64el = {
-	MIPS_COMMON,
-	.name = "mips64el",
-	.elf_class = ELFCLASS64,
-	.pointer_size = 8,
-	.regs = regs_mips64,
-	.num_regs = sizeof(regs_mips64) / sizeof(regs_mips64[0]),
-	.prstatus_reg_offset = 112,
-	.prstatus_reg_size = 45 * 8,
-	.cs_mode = CS_MODE_MIPS64 | CS_MODE_LITTLE_ENDIAN,
-	.is_after_call = is_after_call_mips_le,
-	.big_endian = false,
-	.kernel_address_start = 0x8000000000000000ULL,
-};
-
-const struct ct_arch_info ct_arch_mipsn32 = {
-	MIPS_COMMON,
-	.name = "mipsn32",
-	.elf_class = ELFCLASS32,
-	.pointer_size = 4,
-	.regs = regs_mips64,
-	.num_regs = sizeof(regs_mips64) / sizeof(regs_mips64[0]),
-	.prstatus_reg_offset = 72,
-	.prstatus_reg_size = 45 * 8,
-	.cs_mode = CS_MODE_MIPS64 | CS_MODE_BIG_ENDIAN,
-	.is_after_call = is_after_call_mips_be,
-	.big_endian = true,
-	.kernel_address_start = 0x80000000ULL,
-};
-
-const struct ct_arch_info ct_arch_mipsn32el = {
-	MIPS_COMMON,
-	.name = "mipsn32el",
-	.elf_class = ELFCLASS32,
-	.pointer_size = 4,
-	.regs = regs_mips64,
-	.num_regs = sizeof(regs_mips64) / sizeof(regs_mips64[0]),
-	.prstatus_reg_offset = 72,
-	.prstatus_reg_size = 45 * 8,
-	.cs_mode = CS_MODE_MIPS64 | CS_MODE_LITTLE_ENDIAN,
-	.is_after_call = is_after_call_mips_le,
-	.big_endian = false,
-	.kernel_address_start = 0x80000000ULL,
-};
+MIPS_TABLE(ct_arch_mips, "mips", ELFCLASS32, 4, regs_mips, 72, 4, CS_MODE_MIPS32, true, 0x80000000ULL);
+MIPS_TABLE(ct_arch_mipsel, "mipsel", ELFCLASS32, 4, regs_mips, 72, 4, CS_MODE_MIPS32, false, 0x80000000ULL);
+MIPS_TABLE(ct_arch_mips64, "mips64", ELFCLASS64, 8, regs_mips64, 112, 8, CS_MODE_MIPS64, true,
+	   0x8000000000000000ULL);
+MIPS_TABLE(ct_arch_mips64el, "mips64el", ELFCLASS64, 8, regs_mips64, 112, 8, CS_MODE_MIPS64, false,
+	   0x8000000000000000ULL);
+MIPS_TABLE(ct_arch_mipsn32, "mipsn32", ELFCLASS32, 4, regs_mips64, 72, 8, CS_MODE_MIPS64, true, 0x80000000ULL);
+MIPS_TABLE(ct_arch_mipsn32el, "mipsn32el", ELFCLASS32, 4, regs_mips64, 72, 8, CS_MODE_MIPS64, false,
+	   0x80000000ULL);
 
 const struct ct_arch_info *ct_arch_for_prstatus(const struct ct_arch_info *arch, size_t prstatus_size)
 {

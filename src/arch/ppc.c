@@ -8,6 +8,7 @@
 #include <elf.h>
 
 #include "arch/arch.h"
+#include "util/bytes.h"
 
 #define G(n, w) { "r" #n, n, (n) * (w), w }
 #define S(name, dwarf, i, w) { name, dwarf, (i) * (w), w }
@@ -31,18 +32,12 @@ static bool is_call_ppc(uint32_t insn)
 
 static bool is_after_call_ppc_be(const uint8_t *b, size_t len)
 {
-	if (len < 4)
-		return false;
-	const uint8_t *p = b + len - 4;
-	return is_call_ppc((uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3]);
+	return len >= 4 && is_call_ppc(ct_load32(b + len - 4, true));
 }
 
 static bool is_after_call_ppc_le(const uint8_t *b, size_t len)
 {
-	if (len < 4)
-		return false;
-	const uint8_t *p = b + len - 4;
-	return is_call_ppc(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24);
+	return len >= 4 && is_call_ppc(ct_load32(b + len - 4, false));
 }
 
 #define PPC_COMMON                                                                                        \
@@ -50,56 +45,28 @@ static bool is_after_call_ppc_le(const uint8_t *b, size_t len)
 	.bad_call = CT_BAD_CALL_LINK_REGISTER, .cs_arch = CS_ARCH_PPC, .fp_rule = CT_FP_BACK_CHAIN,           \
 	.fp_saved_fp_offset = 0, .insn_decoder = CT_INSN_GENERIC
 
-const struct ct_arch_info ct_arch_ppc64 = {
-	PPC_COMMON,
-	.name = "ppc64",
-	.e_machine = EM_PPC64,
-	.elf_class = ELFCLASS64,
-	.pointer_size = 8,
-	.regs = regs_ppc64,
-	.num_regs = sizeof(regs_ppc64) / sizeof(regs_ppc64[0]),
-	.prstatus_reg_offset = 112,
-	.prstatus_reg_size = 48 * 8,
-	.fp_saved_ra_offset = 16,
-	.cs_mode = CS_MODE_64 | CS_MODE_BIG_ENDIAN,
-	.user_address_limit = 1ULL << 52,
-	.is_after_call = is_after_call_ppc_be,
-	.big_endian = true,
-	.kernel_address_start = 0xc000000000000000ULL,
-};
+// ppc64 and ppc64le differ only in byte order; ppc in word size.
+#define PPC_TABLE(sym, str, mach, cls, ptr, reg_table, reg_off, ra_off, mode, be, limit, kernel)         \
+	const struct ct_arch_info sym = {                                                                 \
+		PPC_COMMON,                                                                               \
+		.name = str,                                                                              \
+		.e_machine = mach,                                                                        \
+		.elf_class = cls,                                                                         \
+		.pointer_size = ptr,                                                                      \
+		.regs = reg_table,                                                                        \
+		.num_regs = sizeof(reg_table) / sizeof(reg_table[0]),                                     \
+		.prstatus_reg_offset = reg_off,                                                           \
+		.prstatus_reg_size = 48 * (ptr),                                                          \
+		.fp_saved_ra_offset = ra_off,                                                             \
+		.cs_mode = (mode) | ((be) ? CS_MODE_BIG_ENDIAN : CS_MODE_LITTLE_ENDIAN),                  \
+		.user_address_limit = limit,                                                              \
+		.is_after_call = (be) ? is_after_call_ppc_be : is_after_call_ppc_le,                      \
+		.big_endian = be,                                                                         \
+		.kernel_address_start = kernel,                                                           \
+	}
 
-const struct ct_arch_info ct_arch_ppc64le = {
-	PPC_COMMON,
-	.name = "ppc64le",
-	.e_machine = EM_PPC64,
-	.elf_class = ELFCLASS64,
-	.pointer_size = 8,
-	.regs = regs_ppc64,
-	.num_regs = sizeof(regs_ppc64) / sizeof(regs_ppc64[0]),
-	.prstatus_reg_offset = 112,
-	.prstatus_reg_size = 48 * 8,
-	.fp_saved_ra_offset = 16,
-	.cs_mode = CS_MODE_64 | CS_MODE_LITTLE_ENDIAN,
-	.user_address_limit = 1ULL << 52,
-	.is_after_call = is_after_call_ppc_le,
-	.big_endian = false,
-	.kernel_address_start = 0xc000000000000000ULL,
-};
-
-const struct ct_arch_info ct_arch_ppc = {
-	PPC_COMMON,
-	.name = "ppc",
-	.e_machine = EM_PPC,
-	.elf_class = ELFCLASS32,
-	.pointer_size = 4,
-	.regs = regs_ppc,
-	.num_regs = sizeof(regs_ppc) / sizeof(regs_ppc[0]),
-	.prstatus_reg_offset = 72,
-	.prstatus_reg_size = 48 * 4,
-	.fp_saved_ra_offset = 4,
-	.cs_mode = CS_MODE_32 | CS_MODE_BIG_ENDIAN,
-	.user_address_limit = 0,
-	.is_after_call = is_after_call_ppc_be,
-	.big_endian = true,
-	.kernel_address_start = 0xc0000000ULL,
-};
+PPC_TABLE(ct_arch_ppc64, "ppc64", EM_PPC64, ELFCLASS64, 8, regs_ppc64, 112, 16, CS_MODE_64, true, 1ULL << 52,
+	  0xc000000000000000ULL);
+PPC_TABLE(ct_arch_ppc64le, "ppc64le", EM_PPC64, ELFCLASS64, 8, regs_ppc64, 112, 16, CS_MODE_64, false, 1ULL << 52,
+	  0xc000000000000000ULL);
+PPC_TABLE(ct_arch_ppc, "ppc", EM_PPC, ELFCLASS32, 4, regs_ppc, 72, 4, CS_MODE_32, true, 0, 0xc0000000ULL);

@@ -7,6 +7,7 @@
 #include <elf.h>
 
 #include "arch/arch.h"
+#include "util/bytes.h"
 
 #define R(name, n) { name, n, (n) * 8, 8 }
 
@@ -24,8 +25,7 @@ static bool is_after_call_sparc64(const uint8_t *b, size_t len)
 {
 	if (len < 8)
 		return false;
-	const uint8_t *p = b + len - 8;
-	uint32_t insn = (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
+	uint32_t insn = ct_load32(b + len - 8, true);
 	return insn >> 30 == 1 || (insn & 0xfff80000) == 0x9fc00000;
 }
 

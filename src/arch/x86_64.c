@@ -51,57 +51,32 @@ static bool is_after_call_x86_64(const uint8_t *b, size_t len)
 	return false;
 }
 
+// x86-64 and x32 share registers, DWARF numbers, call encodings and decoder; x32 has 4-byte
+// pointers, a 32-bit prstatus header and 8-byte stack slots.
+#define X86_64_COMMON                                                                                    \
+	.e_machine = EM_X86_64, .regs = regs_x86_64, .num_regs = sizeof(regs_x86_64) / sizeof(regs_x86_64[0]),  \
+	.pc_dwarf = 16, .sp_dwarf = 7, .fp_dwarf = 6, .ra_dwarf = 16, .pc_index = 16, .num_dwarf = 17,       \
+	.prstatus_reg_size = 27 * 8, .bad_call = CT_BAD_CALL_STACK, .fp_saved_fp_offset = 0,                 \
+	.fp_saved_ra_offset = 8, .cs_arch = CS_ARCH_X86, .cs_mode = CS_MODE_64,                              \
+	.is_after_call = is_after_call_x86_64, .fp_rule = CT_FP_CHAIN, .insn_decoder = CT_INSN_X86_64
+
 const struct ct_arch_info ct_arch_x86_64 = {
+	X86_64_COMMON,
 	.name = "x86_64",
-	.e_machine = EM_X86_64,
 	.elf_class = ELFCLASS64,
 	.pointer_size = 8,
-	.regs = regs_x86_64,
-	.num_regs = sizeof(regs_x86_64) / sizeof(regs_x86_64[0]),
-	.pc_dwarf = 16,
-	.sp_dwarf = 7,
-	.fp_dwarf = 6,
-	.ra_dwarf = 16,
-	.pc_index = 16,
-	.num_dwarf = 17,
 	.prstatus_reg_offset = 112,
-	.prstatus_reg_size = 27 * 8,
-	.bad_call = CT_BAD_CALL_STACK,
-	.fp_saved_fp_offset = 0,
-	.fp_saved_ra_offset = 8,
-	.cs_arch = CS_ARCH_X86,
-	.cs_mode = CS_MODE_64,
 	.user_address_limit = 1ULL << 47,
-	.is_after_call = is_after_call_x86_64,
-	.fp_rule = CT_FP_CHAIN,
-	.insn_decoder = CT_INSN_X86_64,
 	.kernel_address_start = 0xffff800000000000ULL,
 };
 
 const struct ct_arch_info ct_arch_x32 = {
+	X86_64_COMMON,
 	.name = "x32",
-	.e_machine = EM_X86_64,
 	.elf_class = ELFCLASS32,
 	.pointer_size = 4,
-	.regs = regs_x86_64,
-	.num_regs = sizeof(regs_x86_64) / sizeof(regs_x86_64[0]),
-	.pc_dwarf = 16,
-	.sp_dwarf = 7,
-	.fp_dwarf = 6,
-	.ra_dwarf = 16,
-	.pc_index = 16,
-	.num_dwarf = 17,
 	.prstatus_reg_offset = 72,
-	.prstatus_reg_size = 27 * 8,
-	.bad_call = CT_BAD_CALL_STACK,
-	.fp_saved_fp_offset = 0,
-	.fp_saved_ra_offset = 8,
-	.cs_arch = CS_ARCH_X86,
-	.cs_mode = CS_MODE_64,
 	.user_address_limit = 1ULL << 32,
-	.is_after_call = is_after_call_x86_64,
-	.fp_rule = CT_FP_CHAIN,
-	.insn_decoder = CT_INSN_X86_64,
 	.kernel_address_start = 0,
 	.stack_slot = 8,
 };
