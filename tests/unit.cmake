@@ -2,6 +2,7 @@
 ct_add_unit_test(test_notes ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_notes.c)
 ct_add_unit_test(test_util ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_util.c)
 ct_add_unit_test(test_json ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_json.c)
+ct_add_unit_test(test_elfview ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_elfview.c)
 
 # The man page documents every option of --help.
 add_test(NAME manpage_matches_help

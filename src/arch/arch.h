@@ -12,9 +12,12 @@
  *     the call-instruction check, the user/kernel address split, and signal numbering when it
  *     is not asm-generic.
  *  2. Add it to the list in arch.c (and its name to ct_arch_machine_name when new).
- *  3. Add a core: a cross-compiled case in tests/cross/cases.tsv when qemu-user runs the target
- *     (tests/cross.cmake), else a corpus row in tests/corpus/arch_expectations.tsv; list it in
- *     README.md "Architectures" and in the table of docs/architectures.md.
+ *  3. If capstone decodes it, the register names capstone prints must match the table's (or get an
+ *     alias in triage/insn_generic.c); give POINTER_BYTES in tests/cross/check_cross.py.
+ *  4. Add cores: a row in tests/cross/arches.tsv (cross compiler and qemu-user runner; the cases of
+ *     tests/cross/cases.tsv then run for it, tests/cross.cmake) and, for the corpus, rows in
+ *     tests/corpus/arch_expectations.tsv; list it in README.md "Architectures" and in the table of
+ *     docs/architectures.md, each cell naming its test.
  */
 #ifndef CT_ARCH_H
 #define CT_ARCH_H
