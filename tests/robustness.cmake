@@ -48,7 +48,7 @@ set_tests_properties(robustness_escapes PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 
 
 #   robustness_budget_<case>   tests/robustness/work_budget.py: totals attacked (frames over all
 #                        threads, 100k threads, NT_FILE tables, batch output, compressed cores).
-foreach(case deep-chains threads-100k ntfile-70k compressed temp-space batch-stream vdso-bomb debug-corrupt)
+foreach(case deep-chains threads-100k ntfile-70k compressed temp-space batch-stream vdso-bomb libunwind-loop debug-corrupt no-elf-header notes-cap)
   add_test(NAME robustness_budget_${case}
     COMMAND ${CT_PYTHON} ${CT_ROBUST_DIR}/work_budget.py --coretriage ${CT_BIN} --workdir ${CT_ROBUST_WORK}/budget
             --case ${case})

@@ -14,3 +14,10 @@ if(CT_PYTHON)
             ${CT_BIN} ${CT_SHARED_DIR}/corpus/external/casr)
   set_tests_properties(triage_casr_agreement PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 endif()
+
+if(CT_PYTHON)
+  # Hangs (issue #12, docs/hangs.md): cycles, owners, blocking calls of the hang-* cores; no false deadlock.
+  add_test(NAME triage_hangs
+    COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/triage/check_hangs.py ${CT_BIN} ${CT_CORES_DIR})
+  set_tests_properties(triage_hangs PROPERTIES FIXTURES_REQUIRED cores TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()

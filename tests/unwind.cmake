@@ -25,7 +25,8 @@ if(EXISTS ${CT_UNWIND_MANIFEST})
       continue()
     endif()
     string(REGEX REPLACE "\t.*" "" case "${row}")
-    if(case MATCHES "^scale-" OR NOT case MATCHES "^[A-Za-z0-9_.-]+$")
+    # hang-i386-*: i386 cores; libunwind unwinds only the host's architecture.
+    if(case MATCHES "^scale-" OR case MATCHES "^hang-i386-" OR NOT case MATCHES "^[A-Za-z0-9_.-]+$")
       continue()
     endif()
     add_test(NAME unwind_agree_${case}

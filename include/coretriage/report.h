@@ -25,7 +25,7 @@ extern "C" {
 /** JSON schema version of the report (docs/json-report.md). Additive changes keep it. */
 #define CT_SCHEMA_VERSION 1
 /** Version of the signature recipe (docs/signature.md). */
-#define CT_SIGNATURE_VERSION 1
+#define CT_SIGNATURE_VERSION 2
 
 /** How a frame was recovered. */
 enum ct_trust {
@@ -83,6 +83,53 @@ struct ct_register {
 	uint64_t value;
 };
 
+/**
+ * What a thread is blocked in (docs/hangs.md): the system call the dump interrupted, decoded from its
+ * number and argument registers, and for a futex the synchronization object it belongs to.
+ */
+struct ct_wait {
+	bool present;
+	/** System call name ("futex", "read", "nanosleep"; "syscall 123" when not in our table). Pooled. */
+	const char *syscall;
+	long number; /**< the call's number in the dump's ABI */
+	/** Futex operation ("wait", "wait_bitset", "lock_pi", …), NULL for other calls. Pooled. */
+	const char *operation;
+	bool has_fd;
+	int fd;
+	/** poll/epoll timeout in milliseconds (-1: none), or a timespec argument read from the dump. */
+	bool has_timeout_ms;
+	int64_t timeout_ms;
+	/** nanosleep/clock_nanosleep/futex/ppoll/… time in nanoseconds, read from the timespec argument. */
+	bool has_duration;
+	uint64_t duration_ns;
+	/** The time is a deadline (TIMER_ABSTIME, FUTEX_WAIT_BITSET), not a duration. */
+	bool absolute;
+	/** futex: the futex word's address; wait4/waitid: the pid waited for in `pid`. */
+	bool has_address;
+	uint64_t address;
+	/** futex: the value the wait expects the word to hold (its `val` argument). */
+	bool has_value;
+	uint32_t value;
+	bool has_pid;
+	int64_t pid;
+	/**
+	 * futex: what the word belongs to: "mutex", "condition", "rwlock", "semaphore", "join",
+	 * "glibc-internal", "unknown". NULL for other calls. Pooled.
+	 */
+	const char *object;
+	/** How `object` was recognized: "frames" (glibc's functions on the stack) or "address". Pooled. */
+	const char *recognized_by;
+	/** rwlock: the thread waits to write (true) or to read. */
+	bool wants_write;
+	/** Index in report->hang.locks of the object waited for, -1 when none. */
+	long lock;
+	/** The waiting function: the first frame in the program's own code (index, -1) and its name. */
+	long frame;
+	const char *function; /**< pooled, NULL when unknown */
+	/** One line: "futex_wait on 0x55d0c0 <accounts>", "read(fd 0)", "nanosleep(5 s)". Pooled. */
+	const char *text;
+};
+
 struct ct_thread {
 	int tid;
 	bool crashed;
@@ -102,6 +149,8 @@ struct ct_thread {
 	/** Stack mapping bounds, when known. */
 	bool has_stack;
 	uint64_t stack_start, stack_end;
+	/** The blocking system call the thread was in, when it was in one (docs/hangs.md). */
+	struct ct_wait wait;
 };
 
 /** An ELF module mapped in the process (or a kernel module). */
@@ -245,6 +294,72 @@ struct ct_input {
 	unsigned register_size;
 };
 
+/** A lock (or other object threads wait on) of the wait-for graph (docs/hangs.md). */
+struct ct_lock {
+	/** Address of the object (pthread_mutex_t, pthread_rwlock_t, …; the futex word when unknown). */
+	uint64_t address;
+	/** "mutex", "rwlock", "condition", "semaphore", "thread" (pthread_join), "glibc-internal", "unknown". Pooled. */
+	const char *kind;
+	/** Where it lives: "accounts", "bank.lock", "locks[1]", "table+0x40"; NULL on the heap. Pooled. */
+	const char *name;
+	/** Mutex type: "normal", "recursive", "error-checking", "adaptive"; NULL when not read. Pooled. */
+	const char *type;
+	bool robust, priority_inherit;
+	/** The lock word as read from the dump. */
+	bool has_word;
+	uint32_t word;
+	/** Holder's tid, read from the dump (__owner, __cur_writer, the robust/PI lock word, the joined tid). */
+	bool has_owner;
+	int owner;
+	/** Which field gave the owner ("__owner", "__cur_writer", "lock word", "tid word"). Pooled. */
+	const char *owner_field;
+	/** The owner is a thread of the dump (false: it exited, or the snapshot lost it). */
+	bool owner_in_dump;
+	/** Robust mutex: the owner died holding it (FUTEX_OWNER_DIED). */
+	bool owner_died;
+	/** Recursive mutex: times the owner holds it; rwlock: readers holding it. */
+	bool has_count;
+	unsigned count;
+	bool has_readers;
+	unsigned readers;
+	/** Threads of the dump waiting on it. */
+	size_t num_waiters;
+	/** Why no owner is given, for people ("glibc does not record readers"); NULL. Pooled. */
+	const char *note;
+	/** `name` is an expression in the first waiter's frame ("&to->lock"), not a variable of its own. */
+	bool name_from_frame;
+};
+
+/** One member of a wait-for cycle: thread `tid` holds the previous member's lock and waits for `lock`. */
+struct ct_cycle_member {
+	int tid;
+	long lock; /**< index in hang.locks of the lock it waits for */
+	const char *function; /**< the function taking that lock (waiting frame), pooled or NULL */
+	/** The lock it holds as its waiting frame refers to it ("&from->lock"), pooled or NULL. */
+	const char *holds_as;
+};
+
+/** A deadlock cycle: members[start .. start + length) of hang.members. */
+struct ct_cycle {
+	size_t start, length;
+};
+
+/** The wait-for graph of the process (docs/hangs.md); present when any thread waits on an object. */
+struct ct_hang {
+	bool present;
+	/** glibc version whose layout was read ("2.36"), NULL when unknown. Pooled. */
+	const char *glibc;
+	struct ct_lock *locks; /**< owned */
+	size_t num_locks;
+	struct ct_cycle_member *members; /**< owned, grouped by cycle */
+	size_t num_members;
+	struct ct_cycle *cycles; /**< owned */
+	size_t num_cycles;
+	/** Contention and idle-wait lines ("3 threads wait for `journal`, held by …"). Owned array, pooled. */
+	const char **summaries;
+	size_t num_summaries;
+};
+
 struct ct_report {
 	struct ct_strpool strings;
 	struct ct_input input;
@@ -269,6 +384,8 @@ struct ct_report {
 	/** Free-form key/values about the environment (e.g. systemd-coredump metadata). */
 	struct ct_detail *environment;
 	size_t num_environment;
+	/** Who waits for whom (docs/hangs.md). */
+	struct ct_hang hang;
 };
 
 /** Initializes an empty report. Returns false when out of memory. */
@@ -311,6 +428,12 @@ bool ct_report_add_environment(struct ct_report *report, const char *key, const 
 struct ct_thread *ct_report_crashing_thread(const struct ct_report *report);
 /** The module containing @p address, or NULL. */
 const struct ct_module *ct_report_find_module(const struct ct_report *report, uint64_t address);
+
+/**
+ * Label of hang.locks[@p index] for people: "mutex `orders`", "condition at 0x7f…", "mutex `&to->lock`
+ * (0x55…)" for a name from a frame. Written to @p buf (NUL-terminated) and returned.
+ */
+const char *ct_report_lock_label(const struct ct_report *report, long index, char *buf, size_t size);
 
 /** Signal name ("SIGSEGV") or NULL for an unknown number. */
 const char *ct_signal_name(int signo);

@@ -50,4 +50,11 @@ const struct ct_arch_info ct_arch_aarch64 = {
 	.fp_rule = CT_FP_CHAIN,
 	.insn_decoder = CT_INSN_AARCH64,
 	.kernel_address_start = 0xffff000000000000ULL,
+	.syscall_nr_index = 8, // x8
+	.syscall_ret_index = 0,
+	.syscall_arg_index = { -1, 1, 2, 3, 4, 5 }, // x0 already holds the return value
+	.syscall_insn = { 0x01, 0x00, 0x00, 0xd4 }, // svc #0
+	.syscall_insn_len = 4,
+	.syscalls = ct_syscalls_generic,
+	.num_syscalls = &ct_num_syscalls_generic,
 };

@@ -9,8 +9,9 @@
  *     takes (its backend's frame_nregs bounds them), the prstatus layout, byte order, capstone
  *     arch/mode (or -1) and the instruction decoder of triage (enum ct_insn_decoder), the
  *     frame-pointer rule, the bad-call rule (where the return address is right after a call),
- *     the call-instruction check, the user/kernel address split, and signal numbering when it
- *     is not asm-generic.
+ *     the call-instruction check, the user/kernel address split, signal numbering when it is
+ *     not asm-generic, and the interrupted-system-call fields (docs/hangs.md; syscalls = NULL
+ *     leaves them out).
  *  2. Add it to the list in arch.c (and its name to ct_arch_machine_name when new).
  *  3. If capstone decodes it, the register names capstone prints must match the table's (or get an
  *     alias in triage/insn_generic.c); give POINTER_BYTES in tests/cross/check_cross.py.
@@ -25,6 +26,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "arch/syscalls.h"
 
 /**
  * Enough DWARF register slots for the general registers of every supported architecture (the
@@ -143,6 +146,21 @@ struct ct_arch_info {
 	unsigned stack_slot;
 	/** Capstone mode for the thread's state (arm: Thumb when CPSR.T), or NULL for cs_mode. */
 	int (*cs_mode_for)(const uint64_t *values, size_t num_values);
+
+	/* The interrupted system call (docs/hangs.md), read from the dump's registers. */
+	/** Index in regs[] of the call's number (x86 orig_rax/orig_eax, aarch64 x8, riscv a7), -1 none. */
+	int syscall_nr_index;
+	/** Index in regs[] of the return value (rax, eax, x0, a0). */
+	int syscall_ret_index;
+	/** Indices in regs[] of arguments 0..5; -1 when the dump no longer holds one (aarch64 and riscv
+	 * return in the first argument's register and the core has no orig_x0). */
+	int syscall_arg_index[6];
+	/** The system-call instruction that ends at the pc of a thread inside a call (little-endian bytes). */
+	uint8_t syscall_insn[4];
+	uint8_t syscall_insn_len;
+	/** Number → call table of this ABI (src/arch/syscalls.c). */
+	const struct ct_syscall_nr *syscalls;
+	const size_t *num_syscalls;
 };
 
 /** The table for @p e_machine / @p elf_class, or NULL when the architecture is not supported. */

@@ -50,4 +50,12 @@ const struct ct_arch_info ct_arch_i386 = {
 	.fp_rule = CT_FP_CHAIN,
 	.insn_decoder = CT_INSN_I386,
 	.kernel_address_start = 0, // compat tasks on a 64-bit kernel use all 4 GiB
+	.syscall_nr_index = 10, // orig_eax
+	.syscall_ret_index = 0,
+	.syscall_arg_index = { 3, 1, 2, 6, 7, 5 }, // ebx ecx edx esi edi ebp
+	// int $0x80; the vdso's sysenter path returns to just after its own int $0x80 as well.
+	.syscall_insn = { 0xcd, 0x80 },
+	.syscall_insn_len = 2,
+	.syscalls = ct_syscalls_i386,
+	.num_syscalls = &ct_num_syscalls_i386,
 };

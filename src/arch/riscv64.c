@@ -59,4 +59,11 @@ const struct ct_arch_info ct_arch_riscv64 = {
 	.fp_rule = CT_FP_CHAIN,
 	.insn_decoder = CT_INSN_RISCV64,
 	.kernel_address_start = 0xffffffc000000000ULL,
+	.syscall_nr_index = 17, // a7
+	.syscall_ret_index = 10, // a0
+	.syscall_arg_index = { -1, 11, 12, 13, 14, 15 }, // a0 already holds the return value
+	.syscall_insn = { 0x73, 0x00, 0x00, 0x00 }, // ecall
+	.syscall_insn_len = 4,
+	.syscalls = ct_syscalls_generic,
+	.num_syscalls = &ct_num_syscalls_generic,
 };

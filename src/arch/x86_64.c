@@ -68,6 +68,13 @@ const struct ct_arch_info ct_arch_x86_64 = {
 	.prstatus_reg_offset = 112,
 	.user_address_limit = 1ULL << 47,
 	.kernel_address_start = 0xffff800000000000ULL,
+	.syscall_nr_index = 22, // orig_rax
+	.syscall_ret_index = 0,
+	.syscall_arg_index = { 5, 4, 3, 10, 8, 9 }, // rdi rsi rdx r10 r8 r9
+	.syscall_insn = { 0x0f, 0x05 }, // syscall
+	.syscall_insn_len = 2,
+	.syscalls = ct_syscalls_x86_64,
+	.num_syscalls = &ct_num_syscalls_x86_64,
 };
 
 const struct ct_arch_info ct_arch_x32 = {

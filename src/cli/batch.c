@@ -32,6 +32,7 @@
 #include "cli/batch.h"
 #include "dump/sniff.h"
 #include "input/input.h"
+#include "report/buckets.h"
 #include "report/json_text.h"
 
 /** Defaults of the per-core limits in batch mode (docs/batch.md): generous for real cores,
@@ -237,7 +238,9 @@ static _Noreturn void worker(const struct batch *b, const struct job *j, int fd)
 	struct ct_report report;
 	if (!ct_report_init(&report))
 		_exit(CT_EXIT_FATAL);
+	void *reserve = ct_cli_memory_reserve();
 	struct ct_error *err = ct_analyze(&opts, &report);
+	free(reserve);
 	int status;
 	json_t *meta;
 	if (err) {
@@ -506,20 +509,6 @@ static bool run_jobs(struct batch *b)
 
 /* ---- Buckets ---- */
 
-struct bucket_entry {
-	struct ct_bucket b;
-	size_t first; /* input index of the example */
-	json_t *cores; /* array of paths */
-};
-
-static int cmp_bucket(const void *x, const void *y)
-{
-	const struct bucket_entry *a = x, *b = y;
-	if (a->b.count != b->b.count)
-		return a->b.count > b->b.count ? -1 : 1;
-	return a->first < b->first ? -1 : a->first > b->first;
-}
-
 // --known FILE: "HASH URL" per line; '#' comments and blank lines ignored; URL optional.
 static json_t *load_known(const char *path)
 {
@@ -557,7 +546,7 @@ static void format_time(long long t, bool iso, char *buf, size_t size)
 		snprintf(buf, size, "?");
 }
 
-static json_t *summary_json(const struct batch *b, const struct bucket_entry *e, size_t n, size_t analyzed,
+static json_t *summary_json(const struct batch *b, const struct ct_bucket_entry *e, size_t n, size_t analyzed,
 			    size_t failed, size_t num_new)
 {
 	json_t *s = json_object(), *tool = json_object();
@@ -597,7 +586,10 @@ static json_t *summary_json(const struct batch *b, const struct bucket_entry *e,
 		json_object_set_new(o, "example", ct_json_text(k->example));
 		json_object_set_new(o, "new", json_boolean(!k->known_url));
 		json_object_set_new(o, "bug", k->known_url && *k->known_url ? ct_json_text(k->known_url) : json_null());
-		json_object_set_new(o, "cores", json_incref(e[i].cores));
+		json_t *cores = json_array();
+		for (size_t m = 0; m < e[i].num_members; m++)
+			json_array_append_new(cores, ct_json_text(b->jobs[e[i].members[m]].path));
+		json_object_set_new(o, "cores", cores);
 		json_array_append_new(arr, o);
 	}
 	json_object_set_new(s, "buckets", arr);
@@ -637,7 +629,7 @@ static void cell(FILE *out, const char *s, size_t width)
 	fprintf(out, "%*s", (int)(width - w), "");
 }
 
-static void summary_text(FILE *out, const struct batch *b, const struct bucket_entry *e, size_t n, size_t analyzed,
+static void summary_text(FILE *out, const struct batch *b, const struct ct_bucket_entry *e, size_t n, size_t analyzed,
 			 size_t failed, size_t num_new)
 {
 	fprintf(out, "%zu core%s: %zu analyzed, %zu failed; %zu bucket%s, %zu new\n\n", b->num_jobs,
@@ -686,7 +678,7 @@ static void summary_text(FILE *out, const struct batch *b, const struct bucket_e
 	}
 }
 
-static int write_flamegraph(const char *path, const struct bucket_entry *e, size_t n, size_t cores)
+static int write_flamegraph(const char *path, const struct ct_bucket_entry *e, size_t n, size_t cores)
 {
 	struct ct_folded_stack *st = calloc(n ? n : 1, sizeof(*st));
 	if (!st)
@@ -761,11 +753,12 @@ int ct_cli_batch(struct ct_cli *cli)
 	if (!run_jobs(&b))
 		fprintf(stderr, "coretriage: batch: poll: %s\n", strerror(errno));
 
-	// Buckets, in order of first appearance, then sorted by count.
-	struct bucket_entry *e = calloc(b.num_jobs, sizeof(*e));
-	json_t *index = json_object(); // hash → bucket number
-	size_t n = 0, analyzed = 0, failed = 0, partial = 0, num_new = 0;
-	for (size_t i = 0; e && i < b.num_jobs; i++) {
+	// Buckets (report/buckets.c), in order of first appearance, then sorted by count.
+	struct ct_buckets table;
+	ct_buckets_init(&table);
+	size_t analyzed = 0, failed = 0, partial = 0, num_new = 0;
+	bool bucket_error = false;
+	for (size_t i = 0; i < b.num_jobs; i++) {
 		struct job *j = &b.jobs[i];
 		if (j->status == CT_EXIT_FATAL) {
 			failed++;
@@ -773,44 +766,29 @@ int ct_cli_batch(struct ct_cli *cli)
 		}
 		analyzed++;
 		partial += j->status == CT_EXIT_PARTIAL;
-		const char *hash = json_string_value(json_object_get(j->meta, "hash"));
-		if (!hash)
+		struct ct_bucket bk;
+		if (!json_string_value(json_object_get(j->meta, "hash")) || !ct_cli_bucket_from_meta(j->meta, &bk))
 			continue;
-		json_t *at = json_object_get(index, hash);
-		json_t *tm = json_object_get(j->meta, "time");
-		if (at) {
-			struct bucket_entry *x = &e[json_integer_value(at)];
-			x->b.count++;
-			json_array_append_new(x->cores, ct_json_text(j->path));
-			if (json_is_integer(tm)) {
-				long long t = json_integer_value(tm);
-				if (!x->b.has_time) {
-					x->b.has_time = true;
-					x->b.first_seen = x->b.last_seen = t;
-				}
-				x->b.first_seen = t < x->b.first_seen ? t : x->b.first_seen;
-				x->b.last_seen = t > x->b.last_seen ? t : x->b.last_seen;
+		bk.example = j->path;
+		size_t before = table.num;
+		struct ct_bucket_entry *x = ct_buckets_add(&table, &bk, i);
+		if (!x) {
+			bucket_error = true;
+			continue;
+		}
+		if (table.num > before) {
+			if (known) {
+				json_t *url = json_object_get(known, x->b.hash);
+				x->b.known_url = url ? json_string_value(url) : NULL;
 			}
-			continue;
+			num_new += !x->b.known_url;
 		}
-		struct bucket_entry *x = &e[n];
-		if (!ct_cli_bucket_from_meta(j->meta, &x->b))
-			continue;
-		x->b.example = j->path;
-		x->first = i;
-		x->cores = json_array();
-		json_array_append_new(x->cores, ct_json_text(j->path));
-		if (known) {
-			json_t *url = json_object_get(known, hash);
-			x->b.known_url = url ? json_string_value(url) : NULL;
-		}
-		num_new += !x->b.known_url;
-		json_object_set_new(index, hash, json_integer((json_int_t)n));
-		n++;
 	}
-	json_decref(index);
-	if (e)
-		qsort(e, n, sizeof(*e), cmp_bucket);
+	if (bucket_error)
+		ct_cli_error("batch: out of memory grouping cores into buckets; the summary is incomplete");
+	ct_buckets_sort(&table);
+	struct ct_bucket_entry *e = table.entries;
+	size_t n = table.num;
 	struct ct_bucket *plain = calloc(n ? n : 1, sizeof(*plain));
 	for (size_t i = 0; plain && i < n; i++)
 		plain[i] = e[i].b;
@@ -865,16 +843,12 @@ int ct_cli_batch(struct ct_cli *cli)
 	} else if (cli->fail_on_new) {
 		rc = num_new ? CT_EXIT_NEW_BUCKETS : CT_EXIT_OK;
 	} else {
-		rc = failed || partial || b.num_missing ? CT_EXIT_PARTIAL : CT_EXIT_OK;
+		rc = failed || partial || b.num_missing || bucket_error ? CT_EXIT_PARTIAL : CT_EXIT_OK;
 	}
 	if (b.out != stdout)
 		fclose(b.out);
-	for (size_t i = 0; e && i < n; i++) {
-		free((void *)e[i].b.stack);
-		json_decref(e[i].cores);
-	}
+	ct_buckets_deinit(&table);
 	free(plain);
-	free(e);
 out:
 	for (size_t i = 0; i < b.num_jobs; i++) {
 		free(b.jobs[i].path);

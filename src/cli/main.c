@@ -11,6 +11,7 @@
 
 #include "cli/batch.h"
 #include "cli/options.h"
+#include "report/buckets.h"
 #include "report/writers.h"
 
 static void on_timeout(int sig)
@@ -82,7 +83,7 @@ static int write_report(FILE *out, const struct ct_cli *cli, const struct ct_rep
 	case CT_OUTPUT_MARKDOWN: return ct_write_markdown(out, report, &wo);
 	case CT_OUTPUT_FOLDED: return ct_write_folded(out, report);
 	case CT_OUTPUT_SARIF: {
-		// One core is one bucket.
+		// One core is one bucket, made by the same table as batch mode's (report/buckets.c).
 		json_t *meta = ct_cli_core_meta(report, cli->opts.core_path);
 		struct ct_bucket b;
 		if (!meta || !ct_cli_bucket_from_meta(meta, &b)) {
@@ -91,9 +92,16 @@ static int write_report(FILE *out, const struct ct_cli *cli, const struct ct_rep
 			return -1;
 		}
 		b.example = cli->opts.core_path;
-		struct ct_sarif_options so = { .source_root = cli->source_root, .no_abs_paths = cli->opts.no_abs_paths };
-		int r = ct_write_sarif(out, &b, 1, &so);
-		free((void *)b.stack);
+		struct ct_buckets table;
+		ct_buckets_init(&table);
+		int r = -1;
+		if (ct_buckets_add(&table, &b, 0)) {
+			struct ct_sarif_options so = { .source_root = cli->source_root, .no_abs_paths = cli->opts.no_abs_paths };
+			r = ct_write_sarif(out, &table.entries[0].b, 1, &so);
+		} else {
+			errno = ENOMEM;
+		}
+		ct_buckets_deinit(&table);
 		json_decref(meta);
 		return r;
 	}
@@ -154,7 +162,9 @@ int main(int argc, char **argv)
 		ct_report_diag(&report, CT_SEVERITY_INFO, 0, "swapped-arguments",
 			       "arguments were given as CORE EXECUTABLE; read them as EXECUTABLE CORE");
 	}
+	void *reserve = ct_cli_memory_reserve();
 	struct ct_error *err = ct_analyze(&cli.opts, &report);
+	free(reserve);
 	if (err) {
 		ct_cli_error("%s", ct_error_message(err));
 		ct_error_destroy(err);

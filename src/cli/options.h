@@ -89,6 +89,15 @@ struct ct_cli {
  */
 void ct_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/**
+ * Memory set aside while the dump is analyzed and given back before the report is written, so
+ * that an analysis that ran out of memory still writes a whole report (complete JSON) with its
+ * diagnostics. Returns the reserve (free() it), NULL when there was no room for it.
+ */
+void *ct_cli_memory_reserve(void);
+/** Bytes of that reserve. */
+#define CT_CLI_MEMORY_RESERVE (16u << 20)
+
 /** Parses argv; on a usage error prints it to stderr and returns CT_EXIT_USAGE; -1 to continue; 0 after --help/--version. */
 int ct_cli_parse(int argc, char **argv, struct ct_cli *cli);
 

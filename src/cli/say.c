@@ -2,9 +2,20 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/options.h"
 #include "report/sanitize.h"
+
+void *ct_cli_memory_reserve(void)
+{
+	char *p = malloc(CT_CLI_MEMORY_RESERVE);
+	// Touched, so the pages are really ours (RLIMIT_DATA counts them either way).
+	if (p)
+		memset(p, 0, CT_CLI_MEMORY_RESERVE);
+	return p;
+}
 
 void ct_cli_error(const char *fmt, ...)
 {

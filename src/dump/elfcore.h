@@ -113,6 +113,8 @@ struct ct_core {
 	struct ct_core_problem problems[CT_MAX_PROBLEMS];
 	size_t num_problems;
 	size_t num_problems_dropped;
+	/** More notes than CT_MAX_NOTES: the rest (maybe the signal, the crashing thread) were not read. */
+	bool notes_capped;
 };
 
 /**

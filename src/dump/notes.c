@@ -287,6 +287,7 @@ static void parse_note_segment(struct note_ctx *ctx, const struct ct_bytes *seg)
 	ct_note_iter_init(&it, seg);
 	while (ct_note_iter_next(&it, &n)) {
 		if (++ctx->notes_seen > CT_MAX_NOTES) {
+			core->notes_capped = true;
 			ct_core_problem(core, "limit", "more than %u notes; the rest are ignored (cap CT_MAX_NOTES)",
 					CT_MAX_NOTES);
 			return;

@@ -575,8 +575,9 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 		if (!read_memory_image(s, f->start, m)) {
 			// No ELF header in the dump (coredump_filter without bit 4, or a data file): the
 			// module can only come from a file, placed by its own program headers. Only the
-			// first mapping of a path at offset 0 is a candidate.
-			if (last != SIZE_MAX || s->opts->safe)
+			// first mapping of a path at offset 0 is a candidate. Under --safe only the main
+			// program can be, from the executable given on the command line (checked below).
+			if (last != SIZE_MAX || (s->opts->safe && !s->opts->executable))
 				continue;
 			memset(m, 0, sizeof(*m));
 			m->match = -1;
@@ -603,6 +604,12 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 		}
 		m->is_main = (have_entry && entry >= m->start && entry < m->end) ||
 			     (have_phdr && phdr >= m->start && phdr < m->end);
+		if (m->no_header && s->opts->safe && !m->is_main) {
+			free(m->path);
+			free(m->name);
+			memset(m, 0, sizeof(*m));
+			continue;
+		}
 		ct_module_index_add(index, s->num_modules, m->path, m->start);
 		s->num_modules++;
 	}

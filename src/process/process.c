@@ -146,8 +146,12 @@ static void unwind_all(struct ct_session *s)
 	for (size_t i = 0; i < core->num_threads; i++) {
 		const struct ct_core_thread *ct = &core->threads[i];
 		struct ct_thread *t = ct_report_add_thread(r);
-		if (!t)
-			return;
+		if (!t) {
+			// Said, not silent: the report must not look like the process had fewer threads.
+			ct_report_diag(r, CT_SEVERITY_ERROR, 0, "no-memory", "out of memory: %zu of the core's %zu threads are not in the report",
+				       core->num_threads - i, core->num_threads);
+			break;
+		}
 		t->tid = ct->tid;
 		t->signal = ct->cursig;
 		// The dumping thread carries the signal and comes first in the notes.
@@ -272,6 +276,13 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 	else if (!crashed && report->num_threads && report->threads[0].num_frames)
 		ct_process_disassemble(&s, report->threads[0].frames[0].pc);
 	ct_triage_process(&s);
+	// A verdict on part of the notes is never certain: the crashing thread or the signal may be
+	// among those not read ("no crash: snapshot, confidence high" from a padded core).
+	if (s.core->notes_capped && report->crash.confidence && strcmp(report->crash.confidence, "low") != 0) {
+		report->crash.confidence = ct_report_strdup(report, "low");
+		ct_crash_add_evidence(report, "only the first %u notes of the core were read: the verdict may miss the crashing thread",
+				      CT_MAX_NOTES);
+	}
 	ct_budget_report(&budget, report);
 out:
 	ct_modules_unload(&s);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report/writers.h"
+#include "util/keyhash.h"
 
 /** Image width and frame height in pixels, as flamegraph.pl's defaults. */
 #define FG_WIDTH 1200
@@ -25,14 +26,63 @@ struct node {
 	unsigned long long count;
 	struct node **children;
 	size_t num_children, cap_children;
+	struct node *parent; /* NULL for the root */
 };
 
-static struct node *child(struct node *n, const char *name)
+/*
+ * The nodes by (parent, name), so finding a child is one lookup: a node with 100,000 distinct
+ * children (threads of a hostile dump, each in another function) would make a linear search
+ * quadratic. Keyed hash (util/keyhash.h).
+ */
+struct index {
+	struct node **slots;
+	size_t mask, used;
+	uint64_t key;
+};
+
+static uint64_t node_hash(const struct index *ix, const struct node *parent, const char *name)
+{
+	return ct_hash_bytes(name, strlen(name), ix->key ^ ct_hash_mix((uint64_t)(uintptr_t)parent));
+}
+
+static bool index_grow(struct index *ix, struct node *root);
+
+static struct node **index_slot(struct index *ix, struct node *parent, const char *name)
+{
+	size_t s = (size_t)node_hash(ix, parent, name) & ix->mask;
+	while (ix->slots[s] && !(ix->slots[s]->parent == parent && !strcmp(ix->slots[s]->name, name)))
+		s = (s + 1) & ix->mask;
+	return &ix->slots[s];
+}
+
+static void index_insert_tree(struct index *ix, struct node *n)
 {
 	for (size_t i = 0; i < n->num_children; i++) {
-		if (!strcmp(n->children[i]->name, name))
-			return n->children[i];
+		*index_slot(ix, n, n->children[i]->name) = n->children[i];
+		index_insert_tree(ix, n->children[i]);
 	}
+}
+
+static bool index_grow(struct index *ix, struct node *root)
+{
+	size_t n = ix->slots ? 2 * (ix->mask + 1) : 1024;
+	struct node **slots = calloc(n, sizeof(*slots));
+	if (!slots)
+		return false;
+	free(ix->slots);
+	ix->slots = slots;
+	ix->mask = n - 1;
+	index_insert_tree(ix, root);
+	return true;
+}
+
+static struct node *child(struct index *ix, struct node *root, struct node *n, const char *name)
+{
+	if ((ix->used + 1) * 2 > ix->mask + 1 && !index_grow(ix, root))
+		return NULL;
+	struct node **slot = index_slot(ix, n, name);
+	if (*slot)
+		return *slot;
 	if (n->num_children == n->cap_children) {
 		size_t cap = n->cap_children ? 2 * n->cap_children : 4;
 		struct node **c = realloc(n->children, cap * sizeof(*c));
@@ -45,7 +95,10 @@ static struct node *child(struct node *n, const char *name)
 	if (!c)
 		return NULL;
 	c->name = name;
+	c->parent = n;
 	n->children[n->num_children++] = c;
+	*slot = c;
+	ix->used++;
 	return c;
 }
 
@@ -173,12 +226,13 @@ int ct_write_flamegraph(FILE *out, const struct ct_folded_stack *stacks, size_t 
 			const char *unit)
 {
 	struct node root = { .name = "all" };
+	struct index ix = { .key = ct_hash_key(&root) };
 	int ret = 0;
 	for (size_t i = 0; i < num_stacks; i++) {
 		struct node *n = &root;
 		root.count += stacks[i].count;
 		for (size_t k = 0; k < stacks[i].num_frames && k + 1 < FG_MAX_DEPTH; k++) {
-			n = child(n, stacks[i].frames[k]);
+			n = child(&ix, &root, n, stacks[i].frames[k]);
 			if (!n) {
 				ret = -1;
 				goto out;
@@ -212,6 +266,7 @@ int ct_write_flamegraph(FILE *out, const struct ct_folded_stack *stacks, size_t 
 	fprintf(out, FG_SCRIPT, FG_WIDTH, FG_PAD_SIDE, FG_CHAR_WIDTH);
 	fputs("</svg>\n", out);
 out:
+	free(ix.slots);
 	free_tree(&root);
 	return ret || ferror(out) ? -1 : 0;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "coretriage/coretriage.h"
+#include "report/hang_writers.h"
 #include "report/json_emit.h"
 #include "report/json_text.h"
 #include "report/writers.h"
@@ -225,6 +226,12 @@ static void write_threads(struct writer *w, const struct ct_report *r)
 		} else {
 			ct_json_emit_lit(e, "null");
 		}
+		json_t *wait = ct_json_thread_wait(t); // docs/hangs.md
+		if (wait) {
+			ct_json_emit_lit(e, ", \"wait\": ");
+			ct_json_emit_flush(e);
+			dump(w->out, wait, w->compact);
+		}
 		if (t->num_registers) {
 			// jansson keeps its object semantics here (a repeated name replaces the value);
 			// a few registers per thread cost nothing.
@@ -361,6 +368,8 @@ int ct_write_json(FILE *out, const struct ct_report *r, const struct ct_write_op
 	} else {
 		field(&w, "signature", json_null());
 	}
+	json_t *hang = ct_json_hang(r); // docs/hangs.md
+	field(&w, "hang", hang ? hang : json_null());
 	json_t *warnings = json_array(), *diags = json_array();
 	for (size_t i = 0; i < r->num_diagnostics; i++) {
 		const struct ct_diagnostic *d = &r->diagnostics[i];
@@ -389,4 +398,14 @@ int ct_write_json(FILE *out, const struct ct_report *r, const struct ct_write_op
 		return -1;
 	}
 	return ferror(out) ? -1 : 0;
+}
+
+json_t *ct_json_hex_value(uint64_t v)
+{
+	return hex(v);
+}
+
+json_t *ct_json_string_value(const char *s)
+{
+	return str(s);
 }

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "coretriage/coretriage.h"
+#include "report/hang_writers.h"
 #include "report/writers.h"
 
 /** Frames of the crashing thread shown before "… N more frames" (a bug report stays readable). */
@@ -190,6 +191,7 @@ int ct_write_markdown(FILE *out, const struct ct_report *r, const struct ct_writ
 		fputc('\n', out);
 	}
 
+	ct_markdown_hang(out, r); // text_hang.c
 	if (crashed) {
 		fprintf(out, "\n#### Crashing %s %d\n\n", r->kernel.present ? "CPU" : "thread", crashed->tid);
 		frames_block(out, r, crashed, MD_CRASH_FRAMES, o);

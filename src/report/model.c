@@ -55,6 +55,10 @@ void ct_report_deinit(struct ct_report *report)
 	free(report->crash.details);
 	free(report->kernel.log_call_trace);
 	free(report->kernel.modules_linked_in);
+	free(report->hang.locks);
+	free(report->hang.members);
+	free(report->hang.cycles);
+	free(report->hang.summaries);
 	ct_strpool_deinit(&report->strings);
 	memset(report, 0, sizeof(*report));
 }

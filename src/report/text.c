@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/hang_writers.h"
 #include "report/present.h"
 #include "report/sanitize.h"
 #include "report/writers.h"
@@ -311,6 +312,7 @@ static void write_thread_title(const struct out *w, const struct ct_report *r, c
 	const struct ct_thread *t = &r->threads[ct_thread_group_member(g, gi, 0)];
 	if (group == 1) {
 		fprintf(f, "\n%s%s %d%s\n", c(w, C_BOLD), r->kernel.present ? "CPU" : "Thread", t->tid, c(w, C_RESET));
+		ct_text_thread_wait(f, t); // text_hang.c
 		return;
 	}
 	fprintf(f, "\n%s%zu threads with this stack: tids %d", c(w, C_BOLD), group, t->tid);
@@ -337,10 +339,12 @@ int ct_write_text(FILE *f, const struct ct_report *r, const struct ct_write_opti
 		line(&w, "", d->message);
 	}
 	write_kernel(&w, r);
+	ct_text_hang(f, r, o); // text_hang.c: who waits for whom
 	const struct ct_thread *crashed = ct_report_crashing_thread(r);
 	if (crashed) {
 		fprintf(f, "\n%s%s %d (crashed)%s\n", c(&w, C_BOLD), r->kernel.present ? "CPU" : "Thread", crashed->tid,
 			c(&w, C_RESET));
+		ct_text_thread_wait(f, crashed);
 		write_frames(&w, r, crashed, 0);
 	}
 	// Other threads, identical stacks grouped.

@@ -222,6 +222,18 @@ static const char *blame_location(const struct ct_facts *f, struct ct_report *r)
 	return ct_report_printf(r, "%s", fn);
 }
 
+/**
+ * What the thread was doing (docs/hangs.md): " while blocked in nanosleep(5 s) in slow_flush (x.c:9)",
+ * " while in list_sum (crashme.c:63)" without a blocking call, or "". Pooled.
+ */
+static const char *while_doing(const struct ct_facts *f, struct ct_report *r)
+{
+	const char *loc = blame_location(f, r);
+	if (f->blocked_in)
+		return ct_report_printf(r, " while blocked in %s%s%s", f->blocked_in, loc ? " in " : "", loc ? loc : "");
+	return loc ? ct_report_printf(r, " while in %s", loc) : "";
+}
+
 /** " in list_sum (crashme.c:63)" or "". Pooled. */
 static const char *in_blame(const struct ct_facts *f, struct ct_report *r)
 {
@@ -366,8 +378,12 @@ static void fill_no_signal(const struct ct_facts *f, struct ct_report *r)
 		ct_crash_add_evidence(r, "siginfo holds signal %d (%s) but no thread stopped on it (e.g. a debugger's attach)",
 				      f->sig.signo, signal_name(f, r));
 	const char *loc = blame_location(f, r);
-	r->crash.summary = ct_report_printf(r, "no crash: snapshot of a running process%s%s", loc ? ", first thread in " : "",
-					    loc ? loc : "");
+	if (f->blocked_in)
+		r->crash.summary = ct_report_printf(r, "no crash: snapshot of a running process, first thread blocked in %s%s%s",
+						    f->blocked_in, loc ? " in " : "", loc ? loc : "");
+	else
+		r->crash.summary = ct_report_printf(r, "no crash: snapshot of a running process%s%s",
+						    loc ? ", first thread in " : "", loc ? loc : "");
 }
 
 static bool when_external_signal(const struct ct_facts *f)
@@ -391,9 +407,8 @@ static void fill_external_signal(const struct ct_facts *f, struct ct_report *r)
 			      f->sig.sender_uid, f->sig.pid);
 	ct_crash_add_detail_int(r, "sender_pid", f->sig.sender_pid);
 	ct_crash_add_detail_int(r, "sender_uid", f->sig.sender_uid);
-	const char *loc = blame_location(f, r);
-	r->crash.summary = ct_report_printf(r, "%s sent by another process (pid %d, uid %d)%s%s", signal_name(f, r),
-					    f->sig.sender_pid, f->sig.sender_uid, loc ? " while in " : "", loc ? loc : "");
+	r->crash.summary = ct_report_printf(r, "%s sent by another process (pid %d, uid %d)%s", signal_name(f, r),
+					    f->sig.sender_pid, f->sig.sender_uid, while_doing(f, r));
 }
 
 /** SIGABRT from the process itself (abort() raises it with SI_TKILL from its own pid). */
@@ -1367,7 +1382,10 @@ size_t ct_classify(const struct ct_facts *f, struct ct_report *r)
 		if (rules[i].when(f))
 			break;
 	}
-	rules[i].fill(f, r);
+	if (ct_deadlock_outranks(f, rules[i].name))
+		ct_deadlock_fill(f, r); // src/triage/deadlock.c: a wait-for cycle says why the process was stopped
+	else
+		rules[i].fill(f, r);
 	r->crash.blame_frame = f->blame;
 	if (f->blame >= 0) {
 		const struct ct_frame_fact *b = &f->frames[f->blame];

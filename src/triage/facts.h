@@ -271,6 +271,10 @@ struct ct_facts {
 	const char *culprit;
 	/** Return address at [sp] lies right after a call in a module (set by gathering). */
 	bool sp_word_after_call;
+	/** The wait-for graph (borrowed from the report, docs/hangs.md); NULL when not analyzed. */
+	const struct ct_hang *hang;
+	/** The blocking call of the thread `frames` belong to ("nanosleep(5 s)"), NULL when none. */
+	const char *blocked_in;
 };
 
 /** Confidence of a decision. */
@@ -283,6 +287,14 @@ const char *ct_confidence_to_string(enum ct_confidence c);
  * nothing but @p facts. Strings are pooled in @p report. Returns the index of the rule that matched.
  */
 size_t ct_classify(const struct ct_facts *facts, struct ct_report *report);
+
+/**
+ * Deadlock (src/triage/deadlock.c): true when @p facts hold a wait-for cycle and @p rule, the rule
+ * that matched, only says how the process was stopped (no-signal, external-signal, self-signal).
+ */
+bool ct_deadlock_outranks(const struct ct_facts *facts, const char *rule);
+/** Fills report->crash for a deadlock from facts->hang. */
+void ct_deadlock_fill(const struct ct_facts *facts, struct ct_report *report);
 
 /** Name of rule @p index in the table ("null-deref"), for tests and evidence. */
 const char *ct_rule_name(size_t index);

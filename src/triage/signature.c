@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "triage/facts.h"
+#include "triage/hang.h"
 
 /** Frames in the key: enough to tell callers apart, few enough that unrelated callers do not split a bug. */
 #define SIGNATURE_FRAMES 3
@@ -48,6 +49,17 @@ static const char *frame_key(const struct ct_frame_fact *fr, char *buf, size_t s
 
 void ct_signature_build(const struct ct_facts *f, struct ct_report *r)
 {
+	// A deadlock is keyed by its cycle: the functions taking the locks, and the locks (docs/signature.md).
+	const char *cycle = r->crash.class_id && !strcmp(r->crash.class_id, "deadlock") ? ct_hang_signature(r) : NULL;
+	if (cycle) {
+		char hash[17];
+		ct_fnv1a64_hex(cycle, hash);
+		r->signature.present = true;
+		r->signature.version = CT_SIGNATURE_VERSION;
+		r->signature.text = cycle;
+		r->signature.hash = ct_report_strdup(r, hash);
+		return;
+	}
 	char text[1024];
 	size_t used = (size_t)snprintf(text, sizeof(text), "%s%s%s", r->crash.class_id ? r->crash.class_id : "unknown",
 				       r->crash.subclass ? "/" : "", r->crash.subclass ? r->crash.subclass : "");

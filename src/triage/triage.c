@@ -3,6 +3,7 @@
 #include "process/process.h"
 #include "triage/facts.h"
 #include "triage/gather.h"
+#include "triage/hang.h"
 
 static void fill_abort_message(struct ct_report *r, const struct ct_abort_facts *a)
 {
@@ -23,7 +24,10 @@ void ct_triage_process(struct ct_session *s)
 	struct ct_report *r = s->report;
 	struct ct_facts facts;
 	struct ct_facts_storage storage = { 0 };
+	ct_hang_analyze(s);
 	ct_facts_gather(s, &facts, &storage);
+	facts.hang = &r->hang;
+	facts.blocked_in = ct_hang_blocked_in(s);
 	ct_classify(&facts, r);
 	fill_abort_message(r, &facts.abort_msg);
 	ct_signature_build(&facts, r);

@@ -71,13 +71,35 @@ struct lu_module {
 	int32_t *synth; // owned: (initial location, FDE) pairs relative to hdr_addr, sorted
 };
 
+/**
+ * Reads of memory and registers one libunwind step may make. libunwind evaluates DWARF
+ * expressions of the dump (CFA rules) without a step limit: a looping one (DW_OP_skip back to
+ * itself, in a fake vdso) spins inside unw_step forever. Remotely every opcode is fetched through
+ * our access_mem, so counting the reads bounds the step; a real step makes a few hundred.
+ */
+#define LU_STEP_ACCESSES (1u << 20)
+
 /** The accessors' argument: one thread's walk. */
 struct lu_walk {
 	struct ct_session *s; // borrowed
 	struct lu_module *mods; // owned, parallel to s->modules
 	uint64_t regs[CT_MAX_DWARF_REGS];
 	bool valid[CT_MAX_DWARF_REGS];
+	/** Accesses in the current step, and whether a step ran out of them. */
+	uint32_t step_accesses;
+	bool step_budget_hit;
 };
+
+// Counts one access of the current step; false once the step's budget is spent.
+static bool step_access(struct lu_walk *w)
+{
+	if (w->step_accesses >= LU_STEP_ACCESSES) {
+		w->step_budget_hit = true;
+		return false;
+	}
+	w->step_accesses++;
+	return true;
+}
 
 // libunwind's x86-64 register numbers → DWARF numbers (System V psABI, table 3.36). They happen to
 // coincide for the general registers; the table keeps the mapping explicit.
@@ -434,6 +456,8 @@ static int access_mem_cb(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp,
 	struct lu_walk *w = arg;
 	if (write)
 		return -UNW_EREADONLYREG;
+	if (!step_access(w))
+		return -UNW_EINVAL;
 	uint8_t b[8];
 	if (!read_target(w, addr, b, sizeof(b)))
 		return -UNW_EINVAL;
@@ -556,6 +580,8 @@ static int walk_once(struct lu_state *st, struct lu_walk *w, unw_addr_space_t as
 		     size_t max_frames)
 {
 	unw_cursor_t cursor;
+	w->step_accesses = 0;
+	w->step_budget_hit = false;
 	int r = unw_init_remote(&cursor, as, w);
 	if (r < 0) {
 		st->reason = step_error_reason(r);
@@ -596,8 +622,16 @@ static int walk_once(struct lu_state *st, struct lu_walk *w, unw_addr_space_t as
 		// libunwind 1.6 x86_64/Gget_proc_info.c: without unwind info it still returns 0, with a
 		// made-up one-byte procedure at ip, and unw_step then guesses from rbp.
 		unw_proc_info_t pi;
+		w->step_accesses = 0;
 		bool has_cfi = unw_get_proc_info(&cursor, &pi) == 0 && !(pi.end_ip - pi.start_ip == 1 && !pi.unwind_info);
+		w->step_accesses = 0;
 		r = unw_step(&cursor);
+		if (w->step_budget_hit) {
+			st->reason = "libunwind: a step exceeded its budget of memory reads (looping unwind information)";
+			st->out->truncated = true;
+			st->stop = true;
+			return 0;
+		}
 		if (r == 0) {
 			st->reason = "outermost frame reached";
 			return 0;
@@ -666,6 +700,10 @@ struct ct_error *ct_unwind_thread_libunwind(struct ct_session *s, const struct c
 		}
 	}
 	out->stop_reason = st.reason;
+	if (w.step_budget_hit)
+		ct_report_diag(s->report, CT_SEVERITY_WARNING, t->tid, "unwind-step-budget",
+			       "thread %d: libunwind's step at frame %zu exceeded %u memory reads (looping unwind information in the dump); frames beyond it are lost",
+			       t->tid, out->count, LU_STEP_ACCESSES);
 	unw_destroy_addr_space(as);
 	for (size_t i = 0; i < s->num_modules; i++)
 		free(w.mods[i].synth);

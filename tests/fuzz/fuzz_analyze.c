@@ -7,6 +7,7 @@
 
 #include "coretriage/coretriage.h"
 #include "process/process.h"
+#include "fuzz_pipeline.h"
 #include "report/writers.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -21,22 +22,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	opts.max_threads = 8;
 	opts.all_registers = size & 1;
 	opts.core_path = "fuzz.core";
-	struct ct_report report;
-	if (!ct_report_init(&report))
-		return 0;
-	struct ct_mapped_file file = { .fd = -1, .data = data, .size = size };
-	struct ct_error *err = ct_process_analyze(&opts, &file, &report);
-	if (!err) {
-		FILE *out = fopen("/dev/null", "w");
-		if (out) {
-			struct ct_write_options wo;
-			ct_write_options_init(&wo);
-			ct_write_text(out, &report, &wo);
-			ct_write_json(out, &report, &wo, false);
-			fclose(out);
-		}
-	}
-	ct_error_destroy(err);
-	ct_report_deinit(&report);
+	ct_fuzz_analyze_and_write(&opts, data, size);
 	return 0;
 }

@@ -64,9 +64,15 @@ def normalize_json(report, names, cores):
             return {k: walk(x, k) for k, x in v.items()}
         if isinstance(v, list):
             return [walk(x, key) for x in v]
-        if isinstance(v, int) and not isinstance(v, bool) and key in ("pid", "ppid", "tid", "crashing_thread", "sender_pid"):
+        # tids also appear as lock owners and holders and in cycles (docs/hangs.md).
+        if isinstance(v, int) and not isinstance(v, bool) and key in ("pid", "ppid", "tid", "crashing_thread", "sender_pid",
+                                                                        "owner", "holder", "threads", "value"):
             return names.get(v, "ID")
+        if key == "word" and isinstance(v, str):
+            return "WORD"  # a lock word may be a tid (pthread_join, robust mutexes)
         if isinstance(v, str):
+            for num, name in sorted(names.items(), key=lambda kv: -len(str(kv[0]))):
+                v = re.sub(r"(?<![0-9a-fx])%d(?![0-9])" % num, name, v)
             for p in prefixes:
                 v = v.replace(p, "CORES/")
             v = BUILD_ID.sub("BUILDID", v)

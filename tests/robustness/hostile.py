@@ -7,6 +7,7 @@ as data; everything is written at test time.
 """
 import json
 import os
+import resource
 import struct
 import subprocess
 import sys
@@ -81,10 +82,8 @@ def ntfile_entries(c):
 
 
 def ntfile_desc(entries, pagesz=4096):
-    out = struct.pack("<QQ", len(entries), pagesz)
-    for s, e, p, _ in entries:
-        out += struct.pack("<QQQ", s, e, p)
-    return out + b"".join(name + b"\0" for *_, name in entries)
+    head = [struct.pack("<QQ", len(entries), pagesz)] + [struct.pack("<QQQ", s, e, p) for s, e, p, _ in entries]
+    return b"".join(head) + b"".join(name + b"\0" for *_, name in entries)
 
 
 def note(name, ntype, desc):
@@ -113,16 +112,16 @@ def prstatus(c, tid=None, cursig=None, **regs):
 
 
 def rebuild(c, notes, loads=()):
-    """A new core: the seed's bytes, then @p notes as the only PT_NOTE, then each (vaddr, bytes)
-    of @p loads as a new PT_LOAD, then a new program header table."""
+    """A new core: the seed's bytes, then @p notes as the only PT_NOTE, then each (vaddr, bytes[,
+    flags]) of @p loads as a new PT_LOAD (flags default RW), then a new program header table."""
     out = bytearray(c.data)
     out += b"\0" * (-len(out) % 4096)
     note_off = len(out)
     out += notes
     new_loads = []
-    for vaddr, blob in loads:
+    for vaddr, blob, *flags in loads:
         out += b"\0" * (-len(out) % 4096)
-        new_loads.append((len(out), vaddr, blob))
+        new_loads.append((len(out), vaddr, blob, flags[0] if flags else 6))
         out += blob
     phs = bytearray()
     for ph in c.phdrs:
@@ -130,8 +129,8 @@ def rebuild(c, notes, loads=()):
             phs += struct.pack("<IIQQQQQQ", PT_NOTE, 4, note_off, 0, 0, len(notes), 0, 4)
         else:
             phs += bytes(c.data[ph["at"]:ph["at"] + c.phentsize])
-    for off, vaddr, blob in new_loads:
-        phs += struct.pack("<IIQQQQQQ", PT_LOAD, 6, off, vaddr, 0, len(blob), len(blob), 4096)
+    for off, vaddr, blob, flags in new_loads:
+        phs += struct.pack("<IIQQQQQQ", PT_LOAD, flags, off, vaddr, 0, len(blob), len(blob), 4096)
     out += b"\0" * (-len(out) % 8)
     phoff = len(out)
     out += phs
@@ -147,6 +146,7 @@ class Run:
 
     def __init__(self, args, timeout=120, env=None, watch_rss=False):
         t0 = time.monotonic()
+        ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         self.peak_rss_kib = 0
         p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         if watch_rss:
@@ -160,6 +160,9 @@ class Run:
         else:
             self.rc = p.returncode
         self.seconds = time.monotonic() - t0
+        ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        # CPU time, not wall time: the machine may be shared, a quadratic pass is not.
+        self.cpu_seconds = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
         self.sanitizer = any(m in self.stderr.decode("utf-8", "replace") for m in SANITIZER_MARKS)
 
     def _watch(self, pid):

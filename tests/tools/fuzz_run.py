@@ -105,8 +105,39 @@ def insn_seeds(seeddir):
     return n
 
 
+def unwind_seeds(seeddir):
+    """fuzz_unwind.c inputs: a selector byte, then stack bytes: the real stack of the base core
+    (CT_FUZZ_UNWIND_CORE) from its crashing thread's sp, for both unwinders."""
+    import struct
+    path = os.environ.get("CT_FUZZ_UNWIND_CORE")
+    if not path or not os.path.exists(path):
+        return 0
+    data = open(path, "rb").read()
+    c = ctelf.Core(data)
+    pr = next((n for n in c.notes() if n["type"] == 1), None)
+    if not pr or c.e_machine != 62:
+        return 0
+    sp = struct.unpack_from("<Q", data, pr["desc_off"] + 112 + 19 * 8)[0]
+    for p in c.phdrs:
+        if p["type"] == 1 and p["vaddr"] <= sp < p["vaddr"] + p["filesz"]:
+            off = p["offset"] + sp - p["vaddr"]
+            stack = data[off:off + min(65536, p["vaddr"] + p["filesz"] - sp)]
+            for sel in (0, 1, 2, 3):
+                with open(os.path.join(seeddir, f"stack-{sel}"), "wb") as f:
+                    f.write(bytes([sel]) + stack)
+            return 4
+    return 0
+
+
 def make_seeds(target, cores, shared, seeddir):
     max_len = MAX_LEN_BY_TARGET.get(target, MAX_LEN)
+    if target == "unwind":
+        os.makedirs(seeddir, exist_ok=True)
+        return unwind_seeds(seeddir)
+    if target == "writers":
+        # The regression inputs (hostile strings) are the seeds.
+        os.makedirs(seeddir, exist_ok=True)
+        return 0
     if target == "insn":
         os.makedirs(seeddir, exist_ok=True)
         return insn_seeds(seeddir)

@@ -1,0 +1,340 @@
+// The hang analysis of a process core (docs/hangs.md): each thread's blocking call, the objects its
+// futex belongs to and their recorded holders, the wait-for graph's cycles, and for the waits that
+// form no cycle one line per contended lock, condition or call ("3 threads wait for mutex `journal`,
+// held by thread 4711, which is in nanosleep in slow_flush").
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modules/modules.h"
+#include "triage/hang.h"
+
+/** Summary lines kept (one per contended object or blocking call). */
+#define MAX_SUMMARIES 32
+/** Cycle members whose frames are searched for the lock they hold (a DWARF walk each). */
+#define MAX_FRAME_NAMED 64
+/** Thread ids listed in one summary line. */
+#define MAX_LISTED 8
+
+static const char *lock_label(struct ct_report *r, const struct ct_lock *l)
+{
+	char buf[512];
+	return ct_report_strdup(r, ct_report_lock_label(r, (long)(l - r->hang.locks), buf, sizeof(buf)));
+}
+
+static void fmt_time(char *buf, size_t size, uint64_t ns)
+{
+	if (ns % 1000000000ULL == 0)
+		snprintf(buf, size, "%" PRIu64 " s", (uint64_t)(ns / 1000000000ULL));
+	else if (ns >= 1000000ULL)
+		snprintf(buf, size, "%.3f s", (double)ns / 1e9);
+	else
+		snprintf(buf, size, "%" PRIu64 " ns", ns);
+}
+
+/** The one-line text of a wait: "futex_wait on 0x… <accounts>", "read(fd 0)", "nanosleep(5 s)". */
+static const char *wait_text(struct ct_report *r, const struct ct_wait *w)
+{
+	char args[160] = "";
+	size_t used = 0;
+#define ADD(...)                                                                                     \
+	do {                                                                                         \
+		if (used < sizeof(args))                                                            \
+			used += (size_t)snprintf(args + used, sizeof(args) - used, __VA_ARGS__);    \
+	} while (0)
+	if (w->operation) {
+		const struct ct_lock *l = w->lock >= 0 ? &r->hang.locks[w->lock] : NULL;
+		const char *name = l && l->name ? l->name : NULL;
+		char t[48] = "";
+		if (w->has_duration) {
+			char d[32];
+			fmt_time(d, sizeof(d), w->duration_ns);
+			snprintf(t, sizeof(t), w->absolute ? " (with a deadline)" : " (timeout %s)", d);
+		}
+		if (!w->has_address)
+			return ct_report_printf(r, "futex_%s%s", w->operation, t);
+		return ct_report_printf(r, "futex_%s on 0x%" PRIx64 "%s%s%s%s", w->operation, w->address, name ? " <" : "",
+					name ? name : "", name ? ">" : "", t);
+	}
+	if (w->has_fd)
+		ADD("fd %d", w->fd);
+	if (w->has_pid)
+		ADD("%spid %" PRId64, used ? ", " : "", w->pid);
+	if (w->has_timeout_ms) {
+		if (w->timeout_ms < 0)
+			ADD("%sno timeout", used ? ", " : "");
+		else
+			ADD("%stimeout %" PRId64 " ms", used ? ", " : "", w->timeout_ms);
+	}
+	if (w->has_duration) {
+		char d[32];
+		fmt_time(d, sizeof(d), w->duration_ns);
+		if (w->absolute)
+			ADD("%suntil a deadline", used ? ", " : "");
+		else
+			ADD("%s%s", used ? ", " : "", d);
+	}
+#undef ADD
+	return used ? ct_report_printf(r, "%s(%s)", w->syscall, args) : ct_report_strdup(r, w->syscall);
+}
+
+static const struct ct_thread *thread_by_tid(const struct ct_report *r, int tid)
+{
+	for (size_t i = 0; i < r->num_threads; i++) {
+		if (r->threads[i].tid == tid)
+			return &r->threads[i];
+	}
+	return NULL;
+}
+
+/** "which is in nanosleep(5 s) in slow_flush" / "which is running" / "which is not in the dump". */
+static const char *holder_state(struct ct_report *r, const struct ct_lock *l)
+{
+	if (!l->owner_in_dump)
+		return "which is not a thread of the dump (it exited holding it?)";
+	const struct ct_thread *h = thread_by_tid(r, l->owner);
+	if (!h)
+		return "";
+	const char *fn = h->wait.present ? h->wait.function : NULL;
+	if (!fn) {
+		long own = ct_waitstate_own_frame(r, h);
+		fn = own >= 0 ? h->frames[own].function : NULL;
+	}
+	if (h->wait.present)
+		return ct_report_printf(r, "which is blocked in %s%s%s", h->wait.text, fn ? " in " : "", fn ? fn : "");
+	return ct_report_printf(r, "which is not in a blocking call%s%s", fn ? ", in " : "", fn ? fn : "");
+}
+
+static void add_summary(struct ct_report *r, const char *line)
+{
+	struct ct_hang *h = &r->hang;
+	if (!line || h->num_summaries >= MAX_SUMMARIES)
+		return;
+	if (!h->summaries) {
+		h->summaries = calloc(MAX_SUMMARIES, sizeof(*h->summaries));
+		if (!h->summaries)
+			return;
+	}
+	h->summaries[h->num_summaries++] = line;
+}
+
+/** " (threads 12, 13, 14)": the waiters of lock @p index. */
+static const char *waiter_list(struct ct_report *r, long index)
+{
+	char buf[160];
+	size_t used = 0, listed = 0, total = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < r->num_threads; i++) {
+		const struct ct_wait *w = &r->threads[i].wait;
+		if (!w->present || w->lock != index)
+			continue;
+		total++;
+		if (listed < MAX_LISTED && used < sizeof(buf)) {
+			used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%d", listed ? ", " : "", r->threads[i].tid);
+			listed++;
+		}
+	}
+	return ct_report_printf(r, "%s %s%s", total == 1 ? "thread" : "threads", buf, listed < total ? ", …" : "");
+}
+
+static int compare_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return x < y ? -1 : x > y;
+}
+
+/** @p cycle_tids: the members' tids, sorted. */
+static bool in_cycle(const int *cycle_tids, size_t n, int tid)
+{
+	return n && bsearch(&tid, cycle_tids, n, sizeof(int), compare_int) != NULL;
+}
+
+/** Two non-futex waits in the same call from the same function (arguments aside). */
+static bool same_call(const struct ct_wait *a, const struct ct_wait *b)
+{
+	if (!a->present || a->operation || !b->present || b->operation || strcmp(a->syscall, b->syscall) != 0)
+		return false;
+	return a->function == b->function || (a->function && b->function && !strcmp(a->function, b->function));
+}
+
+static void summarize_locks(struct ct_report *r)
+{
+	struct ct_hang *h = &r->hang;
+	int *ctids = calloc(h->num_members ? h->num_members : 1, sizeof(int));
+	size_t nc = 0;
+	for (size_t i = 0; ctids && i < h->num_members; i++)
+		ctids[nc++] = h->members[i].tid;
+	if (ctids)
+		qsort(ctids, nc, sizeof(int), compare_int);
+	for (size_t i = 0; i < h->num_locks && h->num_summaries < MAX_SUMMARIES; i++) {
+		const struct ct_lock *l = &h->locks[i];
+		// Locks of a cycle are told by the cycle, unless threads outside it queue for them too.
+		if (l->has_owner && in_cycle(ctids, nc, l->owner)) {
+			bool all = true;
+			for (size_t j = 0; j < r->num_threads && all; j++) {
+				const struct ct_wait *w = &r->threads[j].wait;
+				if (w->present && w->lock == (long)i && !in_cycle(ctids, nc, r->threads[j].tid))
+					all = false;
+			}
+			if (all)
+				continue;
+		}
+		const char *who = waiter_list(r, (long)i);
+		const char *label = lock_label(r, l);
+		const char *verb = l->num_waiters == 1 ? "thread waits" : "threads wait";
+		const char *line;
+		if (!strcmp(l->kind, "condition") || !strcmp(l->kind, "semaphore")) {
+			line = ct_report_printf(r, "%zu %s on %s (%s): idle until signalled", l->num_waiters, verb, label, who);
+		} else if (!strcmp(l->kind, "thread") && l->has_owner) {
+			line = ct_report_printf(r, "%s %s for thread %d to exit (pthread_join), %s", who,
+						l->num_waiters == 1 ? "waits" : "wait", l->owner, holder_state(r, l));
+		} else if (l->has_owner) {
+			line = ct_report_printf(r, "%zu %s for %s (%s), held by thread %d%s, %s", l->num_waiters, verb, label,
+						who, l->owner, l->owner_died ? " (owner died)" : "", holder_state(r, l));
+		} else {
+			line = ct_report_printf(r, "%zu %s for %s (%s), holder unknown: %s", l->num_waiters, verb, label, who,
+						l->note ? l->note : "no owner recorded");
+		}
+		add_summary(r, line);
+	}
+	free(ctids);
+	// Blocking calls other than futex waits, one line per call and waiting function.
+	for (size_t i = 0; i < r->num_threads && h->num_summaries < MAX_SUMMARIES; i++) {
+		const struct ct_wait *w = &r->threads[i].wait;
+		if (!w->present || w->operation)
+			continue;
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = same_call(&r->threads[j].wait, w);
+		if (seen)
+			continue;
+		size_t count = 0;
+		char buf[160];
+		size_t used = 0, listed = 0;
+		buf[0] = 0;
+		for (size_t j = i; j < r->num_threads; j++) {
+			if (!same_call(&r->threads[j].wait, w))
+				continue;
+			count++;
+			if (listed < MAX_LISTED && used < sizeof(buf)) {
+				used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%d", listed ? ", " : "",
+							 r->threads[j].tid);
+				listed++;
+			}
+		}
+		add_summary(r, ct_report_printf(r, "%zu %s blocked in %s%s%s (%s %s%s)", count,
+						count == 1 ? "thread" : "threads", w->syscall, w->function ? " in " : "",
+						w->function ? w->function : "", count == 1 ? "thread" : "threads", buf,
+						listed < count ? ", …" : ""));
+	}
+}
+
+static void build_cycles(struct ct_session *s)
+{
+	struct ct_report *r = s->report;
+	struct ct_hang *h = &r->hang;
+	size_t n = r->num_threads;
+	struct ct_wg_thread *wt = calloc(n ? n : 1, sizeof(*wt));
+	struct ct_wg_lock *wl = calloc(h->num_locks ? h->num_locks : 1, sizeof(*wl));
+	struct ct_wg_result res = { 0 };
+	if (wt && wl) {
+		for (size_t i = 0; i < n; i++)
+			wt[i] = (struct ct_wg_thread){ r->threads[i].tid, r->threads[i].wait.present ? r->threads[i].wait.lock : -1 };
+		for (size_t i = 0; i < h->num_locks; i++) {
+			const struct ct_lock *l = &h->locks[i];
+			// Recursive and error-checking mutexes never block their own holder.
+			wl[i] = (struct ct_wg_lock){ l->has_owner, l->owner,
+						      l->type && (!strcmp(l->type, "recursive") || !strcmp(l->type, "error-checking")) };
+		}
+		if (ct_waitgraph_cycles(wt, n, wl, h->num_locks, &res) && res.num_cycles) {
+			h->members = calloc(res.num_order, sizeof(*h->members));
+			if (h->members) {
+				for (size_t k = 0; k < res.num_order; k++) {
+					const struct ct_thread *t = &r->threads[res.order[k]];
+					h->members[k] = (struct ct_cycle_member){ t->tid, t->wait.lock, t->wait.function, NULL };
+				}
+				h->num_members = res.num_order;
+				// Where each member holds its lock, when its own frame refers to it.
+				for (size_t q = 0; q < res.num_cycles; q++) {
+					const struct ct_cycle *c = &res.cycles[q];
+					for (size_t k = c->start; k < c->start + c->length && k < MAX_FRAME_NAMED; k++) {
+						size_t prev = c->start + (k - c->start + c->length - 1) % c->length;
+						long held = h->members[prev].lock;
+						const struct ct_thread *t = &r->threads[res.order[k]];
+						if (held >= 0 && (size_t)held < h->num_locks)
+							h->members[k].holds_as = ct_lock_name_from_frame(
+								s, t, t->wait.frame, h->locks[held].address);
+					}
+				}
+				h->cycles = res.cycles; // ownership moves to the report
+				h->num_cycles = res.num_cycles;
+				res.cycles = NULL;
+			}
+		}
+	}
+	ct_wg_result_deinit(&res);
+	free(wt);
+	free(wl);
+}
+
+void ct_hang_analyze(struct ct_session *s)
+{
+	struct ct_report *r = s->report;
+	if (!s->core->arch)
+		return;
+	ct_waitstate_decode(s);
+	unsigned major = 0, minor = 0;
+	if (ct_glibc_version(s, &major, &minor))
+		r->hang.glibc = ct_report_printf(r, "%u.%u", major, minor);
+	ct_locks_build(s, ct_glibc_layout_find(s->core->arch->name, major, minor));
+	bool any = false;
+	for (size_t i = 0; i < r->num_threads; i++) {
+		struct ct_wait *w = &r->threads[i].wait;
+		if (w->present) {
+			w->text = wait_text(r, w);
+			any = true;
+		}
+	}
+	if (!any)
+		return;
+	r->hang.present = true;
+	build_cycles(s);
+	summarize_locks(r);
+}
+
+const char *ct_hang_signature(struct ct_report *r)
+{
+	const struct ct_hang *h = &r->hang;
+	if (!h->num_cycles)
+		return NULL;
+	// The first cycle, as "function@lock" per member, rotated to start at the smallest key: the same
+	// deadlock gives the same text whatever the tids and addresses of the run.
+	const struct ct_cycle *c = &h->cycles[0];
+	char keys[16][160];
+	size_t n = c->length < 16 ? c->length : 16;
+	for (size_t k = 0; k < n; k++) {
+		const struct ct_cycle_member *m = &h->members[c->start + k];
+		const struct ct_lock *l = m->lock >= 0 ? &h->locks[m->lock] : NULL;
+		snprintf(keys[k], sizeof(keys[k]), "%s@%s", m->function ? m->function : "??",
+			 l && l->name ? l->name : l ? l->kind : "?");
+	}
+	size_t best = 0;
+	for (size_t k = 1; k < n; k++) {
+		if (strcmp(keys[k], keys[best]) < 0)
+			best = k;
+	}
+	char text[1024];
+	size_t used = (size_t)snprintf(text, sizeof(text), "deadlock%s", c->length == 1 ? "/self-deadlock" : "");
+	for (size_t k = 0; k < n && used < sizeof(text); k++)
+		used += (size_t)snprintf(text + used, sizeof(text) - used, "|%s", keys[(best + k) % n]);
+	return ct_report_strdup(r, text);
+}
+
+const char *ct_hang_blocked_in(struct ct_session *s)
+{
+	const struct ct_report *r = s->report;
+	int tid = r->has_crashing_thread ? r->crashing_thread : s->core->num_threads ? s->core->threads[0].tid : 0;
+	const struct ct_thread *t = thread_by_tid(r, tid);
+	return t && t->wait.present ? t->wait.text : NULL;
+}

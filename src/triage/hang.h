@@ -1,0 +1,151 @@
+/**
+ * @file hang.h
+ * Hangs and deadlocks (docs/hangs.md): what every thread is blocked in (waitstate.c), the objects
+ * the futex waits belong to and their owners as glibc recorded them (locks.c, with the layouts of
+ * glibc_layout.c), their names (lockname.c), and the wait-for graph with its cycles (waitgraph.c).
+ * hang.c runs them in order and fills report->hang and each thread's wait state.
+ */
+#ifndef CT_TRIAGE_HANG_H
+#define CT_TRIAGE_HANG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <elfutils/libdw.h>
+
+#include "coretriage/report.h"
+
+struct ct_session;
+
+/* ---- glibc layouts (glibc_layout.c): the one table of offsets, by version and architecture ---- */
+
+/** Offsets (bytes) of the fields we read, for one architecture from one glibc version on. */
+struct ct_glibc_layout {
+	const char *arch; /**< "x86_64", "i386", "aarch64", "riscv64" */
+	unsigned since_major, since_minor; /**< first glibc version with this layout */
+	unsigned mutex_size, mutex_lock, mutex_count, mutex_owner, mutex_kind;
+	unsigned cond_size, cond_signals; /**< __g_signals[0]; [1] follows it */
+	/** 0 when the rwlock layout is not known for this version (owners are then not read). */
+	unsigned rwlock_size, rwlock_readers, rwlock_wrphase, rwlock_writers_futex, rwlock_cur_writer;
+	unsigned sem_size, sem_value;
+};
+
+/**
+ * The layout for @p arch and glibc @p major.@p minor (0.0 when unknown: the mutex rows, stable since
+ * glibc 2.0, are used and the rwlock fields are 0). NULL for an architecture without a row.
+ */
+const struct ct_glibc_layout *ct_glibc_layout_find(const char *arch, unsigned major, unsigned minor);
+
+/* glibc's pthread mutex kind bits (nptl/pthreadP.h) and futex lock-word bits (linux/futex.h). */
+#define CT_MUTEX_KIND_MASK 3
+#define CT_MUTEX_ROBUST 16
+#define CT_MUTEX_PRIO_INHERIT 32
+#define CT_MUTEX_PRIO_PROTECT 64
+#define CT_MUTEX_PSHARED 128
+#define CT_MUTEX_ELISION 256
+#define CT_MUTEX_NO_ELISION 512
+#define CT_FUTEX_WAITERS 0x80000000u
+#define CT_FUTEX_OWNER_DIED 0x40000000u
+#define CT_FUTEX_TID_MASK 0x3fffffffu
+/* rwlock __readers bits (nptl/pthread_rwlock_common.c). */
+#define CT_RWLOCK_WRPHASE 1u
+#define CT_RWLOCK_WRLOCKED 2u
+#define CT_RWLOCK_RWAITING 4u
+#define CT_RWLOCK_READER_SHIFT 3
+
+/* ---- the wait-for graph (waitgraph.c): pure, over hand-buildable inputs ---- */
+
+/** A thread of the graph: it waits for lock `lock` (index), or -1. */
+struct ct_wg_thread {
+	int tid;
+	long lock;
+};
+
+/** A lock of the graph: its holder, when the dump says who it is. */
+struct ct_wg_lock {
+	bool has_owner;
+	int owner;
+	/** A holder waiting on its own recursive lock would not block: no self edge. */
+	bool recursive;
+};
+
+/** Cycles found: order[] holds thread indices, cycle k is order[cycles[k].start .. +length). */
+struct ct_wg_result {
+	size_t *order; /**< owned */
+	size_t num_order;
+	struct ct_cycle *cycles; /**< owned */
+	size_t num_cycles;
+};
+
+/**
+ * Finds every cycle of the wait-for graph thread → lock it waits for → the lock's holder. A thread
+ * waiting on a non-recursive lock it holds is a cycle of one (self-deadlock). Each cycle starts at
+ * its lowest tid. O(n log n). False when out of memory (@p ret zeroed).
+ */
+bool ct_waitgraph_cycles(const struct ct_wg_thread *threads, size_t num_threads, const struct ct_wg_lock *locks,
+			 size_t num_locks, struct ct_wg_result *ret);
+void ct_wg_result_deinit(struct ct_wg_result *res);
+
+/* ---- steps over a session (waitstate.c, locks.c, lockname.c, hang.c) ---- */
+
+/**
+ * Decodes the blocking system call of every thread of the session into its report thread's `wait`
+ * (syscall, arguments, futex object from glibc's frames). Needs the arch table's syscall fields.
+ */
+void ct_waitstate_decode(struct ct_session *s);
+
+/** Recognizes a futex's object from the glibc functions on a thread's stack; NULL when none. */
+const char *ct_waitstate_object_from_frames(const struct ct_thread *t, bool *wants_write);
+
+/** The index of the first frame in the program's own code, -1 when none. */
+long ct_waitstate_own_frame(const struct ct_report *r, const struct ct_thread *t);
+
+/** The ELF symbol (object or function) containing @p address: its start, size and name. */
+struct ct_data_symbol {
+	uint64_t start, size;
+	const char *name; /**< borrowed from libdwfl, valid while the session lives */
+};
+bool ct_data_symbol(struct ct_session *s, uint64_t address, struct ct_data_symbol *ret);
+
+/**
+ * Names the object at @p address: the DWARF variable and member path holding it ("bank.lock",
+ * "locks[1]") when @p use_dwarf, else the ELF symbol ("accounts", "table+0x40"). Pooled, or NULL (heap,
+ * stack, no symbol).
+ */
+const char *ct_lock_name(struct ct_session *s, uint64_t address, bool use_dwarf);
+
+/**
+ * Names a lock outside any symbol (heap, stack) from the waiting frame @p frame of @p t: "&conn->lock",
+ * "&job.mu", "m" (lockframe.c). Pooled or NULL.
+ */
+const char *ct_lock_name_from_frame(struct ct_session *s, const struct ct_thread *t, long frame, uint64_t lock);
+
+/** @p die without typedef, const, volatile, atomic and restrict (into @p buf); NULL when broken. */
+Dwarf_Die *ct_dwarf_peel_type(Dwarf_Die *die, Dwarf_Die *buf);
+
+/**
+ * Appends to @p buf the member path (".lock", "[2].mu", "+0x8") of offset @p off inside DWARF type
+ * @p type, stopping at glibc's pthread_ and sem_t typedefs (lockname.c). True when it appended anything.
+ */
+bool ct_lock_member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t size);
+
+/** Builds report->hang.locks from the threads' futex waits and links each wait to its lock (locks.c). */
+void ct_locks_build(struct ct_session *s, const struct ct_glibc_layout *layout);
+
+/** glibc version of the process from libc's (or a static program's) version definitions; false when unknown. */
+bool ct_glibc_version(struct ct_session *s, unsigned *major, unsigned *minor);
+
+/** The hang analysis of a process core: wait states, locks, graph, summaries (hang.c). */
+void ct_hang_analyze(struct ct_session *s);
+
+/**
+ * The blocking call of the thread whose frames triage reads (the crashing thread, else the first
+ * thread of the notes), with its waiting function: "nanosleep(5 s)". Pooled, NULL when none.
+ */
+const char *ct_hang_blocked_in(struct ct_session *s);
+
+/** Deadlock signature text ("deadlock|f1@lock1|f2@lock2"), pooled; NULL without a cycle (hang.c). */
+const char *ct_hang_signature(struct ct_report *r);
+
+#endif

@@ -1,0 +1,346 @@
+// The objects the futex waits belong to, and their holders as glibc recorded them in the dump:
+// pthread_mutex_t __owner (or the lock word's tid for robust and priority-inheritance mutexes),
+// pthread_rwlock_t __cur_writer while write-locked, the joined thread's tid word for pthread_join.
+// Condition variables, semaphores, readers of a rwlock and glibc's internal locks record no owner:
+// those waits are reported without one (docs/hangs.md). Offsets come from glibc_layout.c.
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump/elfcore.h"
+#include "modules/modules.h"
+#include "triage/hang.h"
+#include "util/bytes.h"
+
+/** Locks named from DWARF (each lookup walks the module's compilation units). */
+#define MAX_DWARF_NAMES 64
+
+struct placed {
+	uint64_t base;
+	const char *kind; /**< literal */
+	size_t thread;
+};
+
+static bool read_u32(struct ct_session *s, uint64_t addr, uint32_t *ret)
+{
+	uint8_t b[4];
+	if (!ct_core_read_fast(s->core, addr, b, 4))
+		return false;
+	*ret = ct_load32(b, s->core->big_endian);
+	return true;
+}
+
+/** A symbol starts at @p base with exactly the object's @p size: the object is placed there. */
+static bool symbol_is(struct ct_session *s, uint64_t base, unsigned size)
+{
+	struct ct_data_symbol sym;
+	return size && ct_data_symbol(s, base, &sym) && sym.start == base && sym.size == size;
+}
+
+/** Recognizes an unknown futex by the symbol holding it: its size and the word's offset in it. */
+static const char *kind_from_symbol(struct ct_session *s, const struct ct_glibc_layout *L, uint64_t addr,
+				    uint64_t *base_ret)
+{
+	struct ct_data_symbol sym;
+	if (!ct_data_symbol(s, addr, &sym))
+		return NULL;
+	uint64_t off = addr - sym.start;
+	*base_ret = sym.start;
+	if (sym.size == L->mutex_size && off == L->mutex_lock)
+		return "mutex";
+	if (L->cond_size && sym.size == L->cond_size && (off == L->cond_signals || off == L->cond_signals + 4))
+		return "condition";
+	if (L->rwlock_size && sym.size == L->rwlock_size &&
+	    (off == L->rwlock_readers || off == L->rwlock_wrphase || off == L->rwlock_writers_futex))
+		return "rwlock";
+	if (sym.size == L->sem_size && off == L->sem_value)
+		return "semaphore";
+	return NULL;
+}
+
+/** The start of the object holding futex word @p addr, for a recognized kind. False: not placed. */
+static bool place(struct ct_session *s, const struct ct_glibc_layout *L, const struct ct_wait *w, uint64_t *ret)
+{
+	uint64_t a = w->address;
+	const char *k = w->object;
+	bool wide = s->core->arch->pointer_size == 8;
+	if (!strcmp(k, "mutex")) {
+		*ret = a - L->mutex_lock;
+		return true;
+	}
+	if (!strcmp(k, "semaphore")) {
+		*ret = a - L->sem_value;
+		return true;
+	}
+	if (!strcmp(k, "join") || !strcmp(k, "glibc-internal") || !strcmp(k, "unknown")) {
+		*ret = a;
+		return true;
+	}
+	if (!strcmp(k, "condition")) {
+		if (!L->cond_size)
+			return false;
+		// Waiters sleep on __g_signals[0] or [1]: the 8-byte alignment of the object tells which.
+		for (unsigned g = 0; g < 2; g++) {
+			if (symbol_is(s, a - L->cond_signals - 4 * g, L->cond_size)) {
+				*ret = a - L->cond_signals - 4 * g;
+				return true;
+			}
+		}
+		if (!wide)
+			return false;
+		*ret = a - L->cond_signals - ((a - L->cond_signals) % 8 ? 4 : 0);
+		return true;
+	}
+	if (!strcmp(k, "rwlock")) {
+		if (!L->rwlock_size)
+			return false;
+		// Writers sleep on __writers_futex or __wrphase_futex, readers on __wrphase_futex or on
+		// __readers (with PTHREAD_RWLOCK_RWAITING set in it, a bit __wrphase_futex never has).
+		unsigned cands[2] = { w->wants_write ? L->rwlock_wrphase : L->rwlock_readers,
+				      w->wants_write ? L->rwlock_writers_futex : L->rwlock_wrphase };
+		for (unsigned i = 0; i < 2; i++) {
+			if (symbol_is(s, a - cands[i], L->rwlock_size)) {
+				*ret = a - cands[i];
+				return true;
+			}
+		}
+		if (!wide)
+			return false;
+		if (w->wants_write) {
+			*ret = a - ((a - L->rwlock_wrphase) % 8 == 0 ? L->rwlock_wrphase : L->rwlock_writers_futex);
+			return true;
+		}
+		uint32_t word;
+		if (a % 8 || !read_u32(s, a, &word))
+			return false;
+		*ret = a - ((word & CT_RWLOCK_RWAITING) ? L->rwlock_readers : L->rwlock_wrphase);
+		return true;
+	}
+	return false;
+}
+
+static const char *const mutex_types[4] = { "normal", "recursive", "error-checking", "adaptive" };
+
+static void read_mutex(struct ct_session *s, const struct ct_glibc_layout *L, struct ct_lock *l)
+{
+	struct ct_report *r = s->report;
+	uint32_t word, count, owner, kind;
+	if (!read_u32(s, l->address + L->mutex_lock, &word) || !read_u32(s, l->address + L->mutex_count, &count) ||
+	    !read_u32(s, l->address + L->mutex_owner, &owner) || !read_u32(s, l->address + L->mutex_kind, &kind)) {
+		l->note = ct_report_strdup(r, "the mutex is not in the dump");
+		return;
+	}
+	l->has_word = true;
+	l->word = word;
+	// Any bit beyond glibc's kind flags (and the priority ceiling of PRIO_PROTECT) is not a glibc mutex.
+	uint32_t known = CT_MUTEX_KIND_MASK | CT_MUTEX_ROBUST | CT_MUTEX_PRIO_INHERIT | CT_MUTEX_PRIO_PROTECT |
+			 CT_MUTEX_PSHARED | CT_MUTEX_ELISION | CT_MUTEX_NO_ELISION |
+			 ((kind & CT_MUTEX_PRIO_PROTECT) ? 0x00fff000u : 0);
+	if (kind & ~known) {
+		l->note = ct_report_printf(r, "__kind 0x%x is not a glibc mutex kind: owner not read", kind);
+		return;
+	}
+	l->type = ct_report_strdup(r, mutex_types[kind & CT_MUTEX_KIND_MASK]);
+	l->robust = kind & CT_MUTEX_ROBUST;
+	l->priority_inherit = kind & CT_MUTEX_PRIO_INHERIT;
+	if ((kind & CT_MUTEX_KIND_MASK) == 1 && count) {
+		l->has_count = true;
+		l->count = count;
+	}
+	if (l->robust || l->priority_inherit) {
+		// The kernel's futex protocol: the lock word is the owner's tid with two flag bits.
+		if (word & CT_FUTEX_TID_MASK) {
+			l->has_owner = true;
+			l->owner = (int)(word & CT_FUTEX_TID_MASK);
+			l->owner_field = ct_report_strdup(r, "lock word");
+			l->owner_died = word & CT_FUTEX_OWNER_DIED;
+		} else {
+			l->note = ct_report_strdup(r, "unlocked in the dump");
+		}
+		return;
+	}
+	if (word == 0) {
+		l->note = ct_report_strdup(r, "unlocked in the dump (released just before it; the waiters were being woken)");
+	} else if (owner && owner < CT_FUTEX_TID_MASK) {
+		l->has_owner = true;
+		l->owner = (int)owner;
+		l->owner_field = ct_report_strdup(r, "__owner");
+	} else {
+		l->note = ct_report_strdup(r, "locked, but __owner is 0 (taken a moment before the dump, or not through pthread_mutex_lock)");
+	}
+}
+
+static void read_rwlock(struct ct_session *s, const struct ct_glibc_layout *L, struct ct_lock *l)
+{
+	struct ct_report *r = s->report;
+	uint32_t readers, writer;
+	if (!read_u32(s, l->address + L->rwlock_readers, &readers) ||
+	    !read_u32(s, l->address + L->rwlock_cur_writer, &writer)) {
+		l->note = ct_report_strdup(r, "the rwlock is not in the dump");
+		return;
+	}
+	l->has_word = true;
+	l->word = readers;
+	if ((readers & CT_RWLOCK_WRLOCKED) && writer && writer < CT_FUTEX_TID_MASK) {
+		l->has_owner = true;
+		l->owner = (int)writer;
+		l->owner_field = ct_report_strdup(r, "__cur_writer");
+	} else if (!(readers & CT_RWLOCK_WRPHASE) && readers >> CT_RWLOCK_READER_SHIFT) {
+		l->has_readers = true;
+		l->readers = readers >> CT_RWLOCK_READER_SHIFT;
+		l->note = ct_report_printf(r, "read-locked by %u reader%s; glibc does not record which threads", l->readers,
+					   l->readers == 1 ? "" : "s");
+	} else {
+		l->note = ct_report_strdup(r, "no writer recorded in __cur_writer");
+	}
+}
+
+static void read_lock(struct ct_session *s, const struct ct_glibc_layout *L, struct ct_lock *l)
+{
+	struct ct_report *r = s->report;
+	const char *k = l->kind;
+	if (!strcmp(k, "mutex")) {
+		read_mutex(s, L, l);
+	} else if (!strcmp(k, "rwlock")) {
+		read_rwlock(s, L, l);
+	} else if (!strcmp(k, "thread")) {
+		// pthread_join sleeps on the joined thread's tid word, which the kernel clears at its exit.
+		uint32_t tid;
+		if (read_u32(s, l->address, &tid) && tid && tid < CT_FUTEX_TID_MASK) {
+			l->has_word = true;
+			l->word = tid;
+			l->has_owner = true;
+			l->owner = (int)tid;
+			l->owner_field = ct_report_strdup(r, "tid word");
+		}
+	} else if (!strcmp(k, "condition")) {
+		l->note = ct_report_strdup(r, "a condition variable has no owner: its waiters sleep until signalled");
+	} else if (!strcmp(k, "semaphore")) {
+		uint32_t v;
+		if (read_u32(s, l->address + L->sem_value, &v)) {
+			l->has_word = true;
+			l->word = v;
+		}
+		l->note = ct_report_strdup(r, "a semaphore has no owner");
+	} else if (!strcmp(k, "glibc-internal")) {
+		l->note = ct_report_strdup(r, "a glibc-internal lock (stdio, malloc, the dynamic loader): glibc records no owner");
+	} else {
+		l->note = ct_report_strdup(r, "not recognized as a glibc object: no owner is read");
+	}
+}
+
+/**
+ * pthread_join without glibc's frames: the wait expects the word to hold a tid of the dump and it
+ * does (glibc waits on the joined thread's tid word while it is that tid; a lock word never equals a
+ * tid unless it is a PI/robust mutex, which waits with FUTEX_LOCK_PI instead).
+ */
+static int compare_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return x < y ? -1 : x > y;
+}
+
+/** @p tids: the dump's tids, sorted. */
+static bool joins_thread(struct ct_session *s, const struct ct_wait *w, const int *tids)
+{
+	uint32_t word;
+	if (!w->has_value || !w->value || w->value >= CT_FUTEX_TID_MASK || !w->operation ||
+	    (strcmp(w->operation, "wait") != 0 && strcmp(w->operation, "wait_bitset") != 0))
+		return false;
+	// The kernel put the thread to sleep only because the word held `val` then; when the word is in
+	// the dump it must still hold it.
+	if (read_u32(s, w->address, &word) && word != w->value)
+		return false;
+	int tid = (int)w->value;
+	return bsearch(&tid, tids, s->report->num_threads, sizeof(*tids), compare_int) != NULL;
+}
+
+static int compare_placed(const void *a, const void *b)
+{
+	const struct placed *x = a, *y = b;
+	if (x->base != y->base)
+		return x->base < y->base ? -1 : 1;
+	int c = strcmp(x->kind, y->kind);
+	if (c)
+		return c;
+	return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+void ct_locks_build(struct ct_session *s, const struct ct_glibc_layout *L)
+{
+	struct ct_report *r = s->report;
+	if (!L || !r->num_threads)
+		return;
+	struct placed *p = calloc(r->num_threads, sizeof(*p));
+	int *tids = calloc(r->num_threads, sizeof(*tids));
+	if (!p || !tids) {
+		free(p);
+		free(tids);
+		return;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < r->num_threads; i++)
+		tids[i] = r->threads[i].tid;
+	qsort(tids, r->num_threads, sizeof(*tids), compare_int);
+	for (size_t i = 0; i < r->num_threads; i++) {
+		struct ct_thread *t = &r->threads[i];
+		struct ct_wait *w = &t->wait;
+		if (!w->present || !w->object || !w->has_address)
+			continue;
+		if (!strcmp(w->object, "unknown")) {
+			uint64_t base;
+			const char *k = kind_from_symbol(s, L, w->address, &base);
+			if (!k && joins_thread(s, w, tids))
+				k = "join";
+			if (k) {
+				w->object = ct_report_strdup(r, k);
+				w->recognized_by = ct_report_strdup(r, "address");
+			}
+		}
+		uint64_t base;
+		if (!place(s, L, w, &base))
+			base = w->address;
+		p[n++] = (struct placed){ base, !strcmp(w->object, "join") ? "thread" : w->object, i };
+	}
+	qsort(p, n, sizeof(*p), compare_placed);
+	size_t groups = 0;
+	for (size_t i = 0; i < n; i++)
+		groups += i == 0 || p[i].base != p[i - 1].base || strcmp(p[i].kind, p[i - 1].kind) != 0;
+	r->hang.locks = groups ? calloc(groups, sizeof(*r->hang.locks)) : NULL;
+	if (groups && !r->hang.locks) {
+		free(p);
+		free(tids);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (i == 0 || p[i].base != p[i - 1].base || strcmp(p[i].kind, p[i - 1].kind) != 0) {
+			struct ct_lock *l = &r->hang.locks[r->hang.num_locks++];
+			l->address = p[i].base;
+			l->kind = ct_report_strdup(r, p[i].kind);
+			// DWARF member paths for the first locks; beyond, ELF symbol names only (bounded cost).
+			l->name = ct_lock_name(s, p[i].base, r->hang.num_locks <= MAX_DWARF_NAMES);
+			if (!l->name && r->hang.num_locks <= MAX_DWARF_NAMES) {
+				const struct ct_thread *t = &r->threads[p[i].thread];
+				l->name = ct_lock_name_from_frame(s, t, t->wait.frame, p[i].base);
+				l->name_from_frame = l->name != NULL;
+			}
+			read_lock(s, L, l);
+			const struct ct_wait *w = &r->threads[p[i].thread].wait;
+			if (!strcmp(l->kind, "thread") && !l->has_owner && !l->has_word && w->has_value && w->value &&
+			    w->value < CT_FUTEX_TID_MASK) {
+				// The tid word is not in the dump: the wait's `val` is what it held when the
+				// waiter went to sleep (futex_wait sleeps only while the word equals it).
+				l->has_owner = true;
+				l->owner = (int)w->value;
+				l->owner_field = ct_report_strdup(r, "futex value");
+			}
+			l->owner_in_dump = l->has_owner &&
+					   bsearch(&l->owner, tids, r->num_threads, sizeof(*tids), compare_int) != NULL;
+		}
+		struct ct_lock *l = &r->hang.locks[r->hang.num_locks - 1];
+		l->num_waiters++;
+		r->threads[p[i].thread].wait.lock = (long)(r->hang.num_locks - 1);
+	}
+	free(p);
+	free(tids);
+}
