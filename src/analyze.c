@@ -9,6 +9,7 @@
 #include "dump/sniff.h"
 #include "input/input.h"
 #include "process/process.h"
+#include "trail/trail.h"
 #include "util/budget.h"
 #if CT_KERNEL_SUPPORT
 #include "kernel/kernel.h"
@@ -22,6 +23,26 @@ void ct_options_init(struct ct_options *opts)
 	opts->max_frames = CT_DEFAULT_MAX_FRAMES;
 	opts->max_threads = CT_DEFAULT_MAX_THREADS;
 	opts->unwinder = CT_UNWINDER_DWFL;
+	opts->logs_window_before = opts->logs_window_after = CT_DEFAULT_LOGS_WINDOW;
+}
+
+// The trail stage runs after either pipeline, on the facts it needs from the finished report.
+static void run_trail(const struct ct_options *opts, struct ct_report *r)
+{
+	struct ct_trail_facts f = { .core_path = opts->core_path, .has_pid = r->process.has_pid,
+				    .pid = r->process.pid, .command = r->process.command };
+	const struct ct_kernel *k = &r->kernel;
+	if (k->present) {
+		f.is_kernel = true;
+		f.has_vmcoreinfo_time = k->has_crash_time;
+		f.vmcoreinfo_time = k->crash_time;
+		f.has_uptime = k->has_uptime;
+		f.uptime = k->uptime;
+		f.has_pid = k->has_pid;
+		f.pid = k->pid;
+		f.command = k->comm;
+	}
+	ct_trail_analyze(opts, &f, r);
 }
 
 struct ct_error *ct_analyze(const struct ct_options *opts, struct ct_report *report)
@@ -67,7 +88,10 @@ struct ct_error *ct_analyze(const struct ct_options *opts, struct ct_report *rep
 	const char *kind = ct_kernel_probe(file.data, file.size);
 	if (kind) {
 		ct_mapped_file_close(&file);
-		return ct_kernel_analyze(opts, kind, report);
+		err = ct_kernel_analyze(opts, kind, report);
+		if (!err)
+			run_trail(opts, report);
+		return err;
 	}
 #endif
 	switch (format) {
@@ -75,6 +99,8 @@ struct ct_error *ct_analyze(const struct ct_options *opts, struct ct_report *rep
 		err = ct_process_analyze(opts, &file, report);
 		if (err)
 			err = ct_error_wrap(err, "%s", opts->core_path);
+		else
+			run_trail(opts, report);
 		break;
 	default:
 		err = ct_sniff_error(format, opts->core_path, file.data, file.size);

@@ -21,3 +21,4 @@ add_test(NAME quickstart_demo
 set_tests_properties(quickstart_demo PROPERTIES TIMEOUT 120)
 # Hangs (issue #12): the wait-for graph, syscall and glibc layout tables, the deadlock rule.
 ct_add_unit_test(test_waitgraph ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_waitgraph.c)
+ct_add_unit_test(test_trail ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_trail.c)

@@ -23,6 +23,9 @@ extern "C" {
 /** Default thread cap: far above any real process, low enough to bound memory. */
 #define CT_DEFAULT_MAX_THREADS 100000
 
+/** Default --logs-window: a minute either side holds what led in and the first reactions. */
+#define CT_DEFAULT_LOGS_WINDOW 60
+
 enum ct_unwinder { CT_UNWINDER_DWFL, CT_UNWINDER_LIBUNWIND, CT_UNWINDER_NUM_ };
 
 struct ct_options {
@@ -56,6 +59,17 @@ struct ct_options {
 	uint64_t max_memory;
 	/** Overrides of the work budget's limits (src/util/budget.h, by enum ct_budget_kind); 0 = derived. */
 	uint64_t budget[4];
+	/** --logs: text logs, journal files or directories of them to search around the crash
+	 * time (docs/trail.md). Borrowed. */
+	const char *const *log_paths;
+	size_t num_log_paths;
+	/** --logs-window: seconds searched before and after the crash time (default 60 each). */
+	unsigned logs_window_before, logs_window_after;
+	/** --journal: journal file or directory holding the systemd-coredump entry; NULL for the system
+	 * journal (read only for cores named by systemd-coredump). Borrowed. */
+	const char *journal;
+	/** --no-journal: never read the system journal. */
+	bool no_journal;
 };
 
 /** Fills @p opts with defaults. */

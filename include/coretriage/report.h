@@ -151,6 +151,21 @@ struct ct_thread {
 	uint64_t stack_start, stack_end;
 	/** The blocking system call the thread was in, when it was in one (docs/hangs.md). */
 	struct ct_wait wait;
+	/** CPU time the thread used, from NT_PRSTATUS pr_utime/pr_stime (docs/trail.md). */
+	bool has_cpu_time;
+	uint64_t user_usec, system_usec;
+};
+
+/**
+ * FDO packaging metadata of a module (https://systemd.io/ELF_PACKAGE_METADATA/): the JSON of its
+ * `.note.package` note. Every string is pooled and NULL when the note does not have it.
+ */
+struct ct_package {
+	bool present;
+	const char *type; /**< "deb", "rpm", "alpm", … */
+	const char *name, *version, *architecture;
+	const char *os, *os_version;
+	const char *debuginfo_url; /**< "debugInfoUrl" */
 };
 
 /** An ELF module mapped in the process (or a kernel module). */
@@ -167,6 +182,8 @@ struct ct_module {
 	const char *file_build_id; /**< build-id of that file (or of the rejected file on mismatch) */
 	/** Where DWARF came from (file, separate debug file, debuginfod cache), NULL when none. */
 	const char *debug_info;
+	/** systemd's ELF package note (.note.package, FDO packaging metadata), when the module has one. */
+	struct ct_package package;
 };
 
 /** A line of disassembly around the faulting pc. */
@@ -360,6 +377,94 @@ struct ct_hang {
 	size_t num_summaries;
 };
 
+/** Where a time in the trail comes from (docs/trail.md), best first. */
+enum ct_time_source {
+	CT_TIME_SOURCE_COREDUMP_NAME, /**< systemd-coredump's file name */
+	CT_TIME_SOURCE_JOURNAL, /**< a journal entry (COREDUMP_TIMESTAMP, a unit's "Started") */
+	CT_TIME_SOURCE_VMCOREINFO, /**< the crashing kernel's VMCOREINFO CRASHTIME */
+	CT_TIME_SOURCE_FILE_MTIME, /**< the dump file's modification time */
+	CT_TIME_SOURCE_NUM_
+};
+/** "coredump-name", "journal", "vmcoreinfo", "file-mtime". */
+const char *ct_time_source_to_string(enum ct_time_source source);
+
+/** A point in time and how it is known. */
+struct ct_time {
+	bool present;
+	int64_t usec; /**< microseconds since the epoch, UTC */
+	enum ct_time_source source;
+};
+
+/** What a log line names of the crashed process (bit mask of struct ct_log_line.matches). */
+enum ct_log_match {
+	CT_LOG_MATCH_PID = 1 << 0,
+	CT_LOG_MATCH_COMMAND = 1 << 1,
+	CT_LOG_MATCH_UNIT = 1 << 2,
+};
+#define CT_LOG_MATCH_NUM_ 3
+/** "pid", "command", "unit" for bit @p index (0-based) of enum ct_log_match; NULL beyond. */
+const char *ct_log_match_name(unsigned index);
+
+/** A line of a log near the crash time. */
+struct ct_log_line {
+	bool has_time;
+	int64_t usec; /**< when it was logged, microseconds since the epoch, UTC */
+	const char *file; /**< the log file or journal file it came from, pooled */
+	uint64_t line_number; /**< 1-based line in a text file; 0 for journal entries */
+	/** The line as logged (untrusted bytes, without the newline, at most CT_LOG_LINE_MAX). Pooled. */
+	const char *text;
+	unsigned matches; /**< enum ct_log_match bits */
+	/** One of the last lines before the crash (shown in full even when it names nothing). */
+	bool before_crash;
+};
+
+/** A log source that was read: what it was and how much of it lay in the window. */
+struct ct_log_source {
+	const char *file; /**< pooled */
+	/** "rfc3339", "syslog", "rfc5424", "journal-export", "kernel", "audit", "journal", … or NULL. Pooled. */
+	const char *format;
+	uint64_t lines_in_window;
+};
+
+/**
+ * The trail (docs/trail.md): when the crash happened, what ran, what the logs said just before.
+ */
+struct ct_trail {
+	struct ct_time crash_time;
+	/** When the machine booted (for the kernel's "[ seconds]" log times), when known. */
+	struct ct_time boot_time;
+	/** The systemd unit of the process (journal COREDUMP_UNIT), pooled or NULL. */
+	const char *unit;
+	/** When that unit was last started before the crash (journal), when known. */
+	struct ct_time unit_start_time;
+	/** The systemd-coredump journal entry: its journal file (pooled), time and chosen fields. */
+	bool has_coredump_entry;
+	const char *coredump_entry_file;
+	struct ct_time coredump_entry_time;
+	struct ct_detail *coredump_fields; /**< owned array; keys are the journal field names */
+	size_t num_coredump_fields;
+	/** A log window was searched (--logs, --journal or the system journal of a systemd core). */
+	bool logs_searched;
+	int64_t window_before_usec, window_after_usec;
+	struct ct_log_line *logs; /**< owned array, in time order */
+	size_t num_logs;
+	struct ct_log_source *log_sources; /**< owned array, in reading order */
+	size_t num_log_sources;
+};
+
+/**
+ * Formats @p usec (microseconds since the epoch) as RFC 3339 UTC, "2026-12-01T14:03:07Z", with
+ * ".123456" before the Z when @p fraction and the time is not a whole second. Returns @p buf
+ * ("?" when the time cannot be represented).
+ */
+const char *ct_time_format(int64_t usec, bool fraction, char *buf, size_t size);
+
+/** Frees what @p trail owns (called by ct_report_deinit). */
+void ct_trail_deinit(struct ct_trail *trail);
+
+/** Longest log line kept, bytes: longer lines are cut (and end in "…"). */
+#define CT_LOG_LINE_MAX 4096
+
 struct ct_report {
 	struct ct_strpool strings;
 	struct ct_input input;
@@ -386,6 +491,8 @@ struct ct_report {
 	size_t num_environment;
 	/** Who waits for whom (docs/hangs.md). */
 	struct ct_hang hang;
+	/** When it died, what ran, what the logs said (docs/trail.md). */
+	struct ct_trail trail;
 };
 
 /** Initializes an empty report. Returns false when out of memory. */

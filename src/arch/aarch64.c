@@ -25,6 +25,38 @@ static bool is_after_call_aarch64(const uint8_t *b, size_t len)
 	return (insn & 0xfc000000) == 0x94000000 || (insn & 0xfffffc1f) == 0xd63f0000;
 }
 
+// The kernel's struct rt_sigframe (arch/arm64/kernel/signal.c): siginfo (128 bytes), then struct
+// ucontext whose uc_mcontext (struct sigcontext, 16-byte aligned) is at offset 176: fault_address,
+// regs[31], sp, pc, pstate, then __reserved[] records (esr_context among them). The handler returns
+// to the restorer with sp = the frame's start.
+#define XS(n) { n, 8 + (n) * 8 }
+static const struct ct_arch_sigreg sigregs_aarch64[] = {
+	XS(0),	XS(1),	XS(2),	XS(3),	XS(4),	XS(5),	XS(6),	XS(7),	XS(8),	XS(9),	XS(10),
+	XS(11), XS(12), XS(13), XS(14), XS(15), XS(16), XS(17), XS(18), XS(19), XS(20), XS(21),
+	XS(22), XS(23), XS(24), XS(25), XS(26), XS(27), XS(28), XS(29), XS(30), { 31, 256 },
+};
+
+// mov x8, #139 (__NR_rt_sigreturn); svc #0
+static const uint8_t restorer_aarch64[] = { 0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4 };
+
+static const struct ct_arch_sigframe sigframe_aarch64 = {
+	.ucontext_at = 128,
+	.siginfo_at = 0,
+	.mcontext = 176,
+	.pc = 264,
+	.sp = 256,
+	.trapno = -1,
+	.err = -1,
+	.cr2 = -1,
+	.fault_address = 0,
+	.reserved = 288,
+	.word = 8,
+	.regs = sigregs_aarch64,
+	.num_regs = sizeof(sigregs_aarch64) / sizeof(sigregs_aarch64[0]),
+	.restorer = restorer_aarch64,
+	.restorer_len = sizeof(restorer_aarch64),
+};
+
 const struct ct_arch_info ct_arch_aarch64 = {
 	.name = "aarch64",
 	.e_machine = EM_AARCH64,
@@ -50,6 +82,7 @@ const struct ct_arch_info ct_arch_aarch64 = {
 	.fp_rule = CT_FP_CHAIN,
 	.insn_decoder = CT_INSN_AARCH64,
 	.kernel_address_start = 0xffff000000000000ULL,
+	.sigframe = &sigframe_aarch64,
 	.syscall_nr_index = 8, // x8
 	.syscall_ret_index = 0,
 	.syscall_arg_index = { -1, 1, 2, 3, 4, 5 }, // x0 already holds the return value
@@ -57,4 +90,7 @@ const struct ct_arch_info ct_arch_aarch64 = {
 	.syscall_insn_len = 4,
 	.syscalls = ct_syscalls_generic,
 	.num_syscalls = &ct_num_syscalls_generic,
+	// struct elf_prstatus: pr_pid, pr_ppid, pr_pgrp, pr_sid, then pr_utime, pr_stime (timevals of longs).
+	.prstatus_utime_offset = 48,
+	.prstatus_time_word = 8,
 };

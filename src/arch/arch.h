@@ -11,7 +11,9 @@
  *     frame-pointer rule, the bad-call rule (where the return address is right after a call),
  *     the call-instruction check, the user/kernel address split, signal numbering when it is
  *     not asm-generic, and the interrupted-system-call fields (docs/hangs.md; syscalls = NULL
- *     leaves them out).
+ *     leaves them out); its signal frame (struct ct_arch_sigframe: the kernel's rt_sigframe layout
+ *     and the rt_sigreturn trampoline's bytes) for signal-frame facts and sigreturn without CFI; and
+ *     the offset of pr_utime in NT_PRSTATUS (threads' CPU time, docs/trail.md).
  *  2. Add it to the list in arch.c (and its name to ct_arch_machine_name when new).
  *  3. If capstone decodes it, the register names capstone prints must match the table's (or get an
  *     alias in triage/insn_generic.c); give POINTER_BYTES in tests/cross/check_cross.py.
@@ -75,6 +77,41 @@ enum ct_insn_decoder {
 	/** capstone's operand details (arm, ppc, s390, mips, sparc): memory operands and traps. */
 	CT_INSN_GENERIC,
 	CT_INSN_NUM_,
+};
+
+/** A register the kernel saved in a signal frame's sigcontext: DWARF number and offset. */
+struct ct_arch_sigreg {
+	int dwarf;
+	uint16_t offset;
+};
+
+/**
+ * Where the kernel's rt_sigframe keeps the interrupted context, seen from the sp of the sigreturn
+ * trampoline frame (the handler's return popped nothing else). Offsets into struct sigcontext;
+ * -1 when the architecture has no such field.
+ */
+struct ct_arch_sigframe {
+	/** ucontext at sp + ucontext_at, or at the pointer stored there when ucontext_indirect. */
+	int16_t ucontext_at;
+	bool ucontext_indirect;
+	/** siginfo likewise (the kernel fills it only for SA_SIGINFO handlers). */
+	int16_t siginfo_at;
+	bool siginfo_indirect;
+	/** Offset of uc_mcontext (struct sigcontext) in the ucontext. */
+	uint16_t mcontext;
+	/** sigcontext fields: pc, sp; x86 trapno/err/cr2; aarch64 fault_address and __reserved records. */
+	int16_t pc, sp, trapno, err, cr2, fault_address, reserved;
+	/** Size of a register and of trapno/err/cr2 in the sigcontext (4 or 8). */
+	uint8_t word;
+	/** The interrupted general registers. */
+	const struct ct_arch_sigreg *regs;
+	size_t num_regs;
+	/**
+	 * The code of the rt_sigreturn trampoline (glibc's __restore_rt, Go's runtime.sigreturn, the
+	 * vdso's): a frame whose pc is at these bytes is a signal frame even without CFI saying so.
+	 */
+	const uint8_t *restorer;
+	uint8_t restorer_len;
 };
 
 struct ct_arch_info {
@@ -146,6 +183,8 @@ struct ct_arch_info {
 	unsigned stack_slot;
 	/** Capstone mode for the thread's state (arm: Thumb when CPSR.T), or NULL for cs_mode. */
 	int (*cs_mode_for)(const uint64_t *values, size_t num_values);
+	/** The signal frame's layout (issue 16), NULL when not described. */
+	const struct ct_arch_sigframe *sigframe;
 
 	/* The interrupted system call (docs/hangs.md), read from the dump's registers. */
 	/** Index in regs[] of the call's number (x86 orig_rax/orig_eax, aarch64 x8, riscv a7), -1 none. */
@@ -161,6 +200,12 @@ struct ct_arch_info {
 	/** Number → call table of this ABI (src/arch/syscalls.c). */
 	const struct ct_syscall_nr *syscalls;
 	const size_t *num_syscalls;
+	/**
+	 * Offset in NT_PRSTATUS of pr_utime (struct timeval; pr_stime follows it) and the size of a
+	 * timeval word (the target's long). 0 when not known: the threads' CPU time is not shown.
+	 */
+	uint16_t prstatus_utime_offset;
+	uint8_t prstatus_time_word;
 };
 
 /** The table for @p e_machine / @p elf_class, or NULL when the architecture is not supported. */

@@ -25,6 +25,37 @@ static bool is_after_call_i386(const uint8_t *b, size_t len)
 	return false;
 }
 
+// The kernel's ia32 struct rt_sigframe (arch/x86/include/asm/sigframe.h): pretcode, sig, pinfo, puc,
+// siginfo, ucontext. At the restorer sp = &sig, so the ucontext is at the pointer at sp + 8 and the
+// siginfo at the one at sp + 4. uc_mcontext is struct sigcontext_32 at offset 20. (Handlers without
+// SA_SIGINFO get the older struct sigframe, which is not described here.)
+static const struct ct_arch_sigreg sigregs_i386[] = {
+	{ 7, 16 }, { 6, 20 }, { 5, 24 }, { 4, 28 }, { 3, 32 }, { 2, 36 }, { 1, 40 }, { 0, 44 }, { 8, 56 },
+};
+
+// mov eax, 173 (__NR_rt_sigreturn); int 0x80
+static const uint8_t restorer_i386[] = { 0xb8, 0xad, 0x00, 0x00, 0x00, 0xcd, 0x80 };
+
+static const struct ct_arch_sigframe sigframe_i386 = {
+	.ucontext_at = 8,
+	.ucontext_indirect = true,
+	.siginfo_at = 4,
+	.siginfo_indirect = true,
+	.mcontext = 20,
+	.pc = 56,
+	.sp = 28,
+	.trapno = 48,
+	.err = 52,
+	.cr2 = 84,
+	.fault_address = -1,
+	.reserved = -1,
+	.word = 4,
+	.regs = sigregs_i386,
+	.num_regs = sizeof(sigregs_i386) / sizeof(sigregs_i386[0]),
+	.restorer = restorer_i386,
+	.restorer_len = sizeof(restorer_i386),
+};
+
 const struct ct_arch_info ct_arch_i386 = {
 	.name = "i386",
 	.e_machine = EM_386,
@@ -50,6 +81,7 @@ const struct ct_arch_info ct_arch_i386 = {
 	.fp_rule = CT_FP_CHAIN,
 	.insn_decoder = CT_INSN_I386,
 	.kernel_address_start = 0, // compat tasks on a 64-bit kernel use all 4 GiB
+	.sigframe = &sigframe_i386,
 	.syscall_nr_index = 10, // orig_eax
 	.syscall_ret_index = 0,
 	.syscall_arg_index = { 3, 1, 2, 6, 7, 5 }, // ebx ecx edx esi edi ebp
@@ -58,4 +90,7 @@ const struct ct_arch_info ct_arch_i386 = {
 	.syscall_insn_len = 2,
 	.syscalls = ct_syscalls_i386,
 	.num_syscalls = &ct_num_syscalls_i386,
+	// struct elf_prstatus: pr_pid, pr_ppid, pr_pgrp, pr_sid, then pr_utime, pr_stime (timevals of longs).
+	.prstatus_utime_offset = 40,
+	.prstatus_time_word = 4,
 };

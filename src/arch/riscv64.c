@@ -66,4 +66,7 @@ const struct ct_arch_info ct_arch_riscv64 = {
 	.syscall_insn_len = 4,
 	.syscalls = ct_syscalls_generic,
 	.num_syscalls = &ct_num_syscalls_generic,
+	// struct elf_prstatus: pr_pid, pr_ppid, pr_pgrp, pr_sid, then pr_utime, pr_stime (timevals of longs).
+	.prstatus_utime_offset = 48,
+	.prstatus_time_word = 8,
 };

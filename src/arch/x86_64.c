@@ -59,6 +59,36 @@ static bool is_after_call_x86_64(const uint8_t *b, size_t len)
 	.prstatus_reg_size = 27 * 8, .bad_call = CT_BAD_CALL_STACK, .fp_saved_fp_offset = 0,                 \
 	.fp_saved_ra_offset = 8, .cs_arch = CS_ARCH_X86, .cs_mode = CS_MODE_64,                              \
 	.is_after_call = is_after_call_x86_64, .fp_rule = CT_FP_CHAIN, .insn_decoder = CT_INSN_X86_64
+// The kernel's struct rt_sigframe (arch/x86/include/asm/sigframe.h): pretcode, then struct ucontext
+// (uc_flags, uc_link, uc_stack: 40 bytes, then struct sigcontext of asm/sigcontext.h, 256 bytes, then
+// uc_sigmask), then siginfo. At the restorer the handler's ret has popped pretcode: sp = &uc.
+#define SC(name, dwarf, off) { dwarf, off }
+static const struct ct_arch_sigreg sigregs_x86_64[] = {
+	SC(r8, 8, 0),	 SC(r9, 9, 8),	  SC(r10, 10, 16), SC(r11, 11, 24), SC(r12, 12, 32), SC(r13, 13, 40),
+	SC(r14, 14, 48), SC(r15, 15, 56), SC(rdi, 5, 64),  SC(rsi, 4, 72),  SC(rbp, 6, 80),  SC(rbx, 3, 88),
+	SC(rdx, 1, 96),	 SC(rax, 0, 104), SC(rcx, 2, 112), SC(rsp, 7, 120), SC(rip, 16, 128),
+};
+
+// mov rax, 15 (__NR_rt_sigreturn); syscall
+static const uint8_t restorer_x86_64[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+
+static const struct ct_arch_sigframe sigframe_x86_64 = {
+	.ucontext_at = 0,
+	.siginfo_at = 304, // sizeof(struct ucontext)
+	.mcontext = 40,
+	.pc = 128,
+	.sp = 120,
+	.err = 152,
+	.trapno = 160,
+	.cr2 = 176,
+	.fault_address = -1,
+	.reserved = -1,
+	.word = 8,
+	.regs = sigregs_x86_64,
+	.num_regs = sizeof(sigregs_x86_64) / sizeof(sigregs_x86_64[0]),
+	.restorer = restorer_x86_64,
+	.restorer_len = sizeof(restorer_x86_64),
+};
 
 const struct ct_arch_info ct_arch_x86_64 = {
 	X86_64_COMMON,
@@ -68,6 +98,7 @@ const struct ct_arch_info ct_arch_x86_64 = {
 	.prstatus_reg_offset = 112,
 	.user_address_limit = 1ULL << 47,
 	.kernel_address_start = 0xffff800000000000ULL,
+	.sigframe = &sigframe_x86_64,
 	.syscall_nr_index = 22, // orig_rax
 	.syscall_ret_index = 0,
 	.syscall_arg_index = { 5, 4, 3, 10, 8, 9 }, // rdi rsi rdx r10 r8 r9
@@ -75,6 +106,9 @@ const struct ct_arch_info ct_arch_x86_64 = {
 	.syscall_insn_len = 2,
 	.syscalls = ct_syscalls_x86_64,
 	.num_syscalls = &ct_num_syscalls_x86_64,
+	// struct elf_prstatus: pr_pid, pr_ppid, pr_pgrp, pr_sid, then pr_utime, pr_stime (timevals of longs).
+	.prstatus_utime_offset = 48,
+	.prstatus_time_word = 8,
 };
 
 const struct ct_arch_info ct_arch_x32 = {

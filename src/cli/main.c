@@ -96,7 +96,8 @@ static int write_report(FILE *out, const struct ct_cli *cli, const struct ct_rep
 		ct_buckets_init(&table);
 		int r = -1;
 		if (ct_buckets_add(&table, &b, 0)) {
-			struct ct_sarif_options so = { .source_root = cli->source_root, .no_abs_paths = cli->opts.no_abs_paths };
+			struct ct_sarif_options so = { .source_root = cli->source_root, .no_abs_paths = cli->opts.no_abs_paths,
+						       .report = report };
 			r = ct_write_sarif(out, &table.entries[0].b, 1, &so);
 		} else {
 			errno = ENOMEM;

@@ -2,10 +2,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/batch.h"
-#include "input/input.h"
 #include "report/json_text.h"
 
 /** Frames in the fallback signature, counted from the blame frame (docs/batch.md). */
@@ -110,16 +108,11 @@ json_t *ct_cli_core_meta(const struct ct_report *r, const char *path)
 	json_object_set_new(m, "command", ct_json_text(r->process.command));
 	if (r->process.has_pid)
 		json_object_set_new(m, "pid", json_integer(r->process.pid));
-	// When it crashed: systemd-coredump's timestamp in the name, else the file's modification time.
-	struct ct_coredump_name cn;
-	struct stat st;
-	if (path && ct_coredump_name_parse(path, &cn)) {
-		json_object_set_new(m, "time", json_integer((json_int_t)(cn.timestamp_usec / 1000000)));
-		json_object_set_new(m, "time_source", json_string("coredump-name"));
-		ct_coredump_name_deinit(&cn);
-	} else if (path && stat(path, &st) == 0) {
-		json_object_set_new(m, "time", json_integer((json_int_t)st.st_mtime));
-		json_object_set_new(m, "time_source", json_string("mtime"));
+	// When it crashed: the trail's crash time, from the best source the dump had (docs/trail.md).
+	const struct ct_time *ct = &r->trail.crash_time;
+	if (ct->present) {
+		json_object_set_new(m, "time", json_integer((json_int_t)(ct->usec / 1000000)));
+		json_object_set_new(m, "time_source", json_string(ct_time_source_to_string(ct->source)));
 	}
 	return m;
 }

@@ -58,6 +58,16 @@ static const char help_text[] =
 	"      --flamegraph=FILE      also write an interactive SVG flame graph to FILE: every\n"
 	"                             thread's stack; in batch, the crash stack of each bucket\n"
 	"      --log                  print the whole kernel log (vmcores)\n"
+	"      --logs=PATH            show the log lines around the crash time from PATH: a text log\n"
+	"                             (RFC 3339/ISO 8601, syslog, RFC 5424, kernel, audit times), a\n"
+	"                             journal export, a systemd journal file, or a directory of them\n"
+	"                             (repeatable; see docs/trail.md)\n"
+	"      --logs-window=S[,A]    search S seconds before the crash and A after (default 60,60;\n"
+	"                             one number for both)\n"
+	"      --journal=PATH         the journal file or directory holding the systemd-coredump entry\n"
+	"                             of the crash (a journal copied from another machine); default:\n"
+	"                             the system journal, for cores named by systemd-coredump\n"
+	"      --no-journal           never read the system journal\n"
 	"  -v, --verbose              also list modules in the text report\n"
 	"  -h, --help                 show this help and exit\n"
 	"  -V, --version              show the version and exit\n"
@@ -113,6 +123,10 @@ enum {
 	OPT_KNOWN,
 	OPT_FAIL_ON_NEW,
 	OPT_PROGRESS,
+	OPT_LOGS,
+	OPT_LOGS_WINDOW,
+	OPT_JOURNAL,
+	OPT_NO_JOURNAL,
 };
 
 static const struct option long_options[] = {
@@ -143,6 +157,10 @@ static const struct option long_options[] = {
 	{ "known", required_argument, NULL, OPT_KNOWN },
 	{ "fail-on-new", no_argument, NULL, OPT_FAIL_ON_NEW },
 	{ "progress", required_argument, NULL, OPT_PROGRESS },
+	{ "logs", required_argument, NULL, OPT_LOGS },
+	{ "logs-window", required_argument, NULL, OPT_LOGS_WINDOW },
+	{ "journal", required_argument, NULL, OPT_JOURNAL },
+	{ "no-journal", no_argument, NULL, OPT_NO_JOURNAL },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -218,6 +236,26 @@ static int parse_when(const char *opt, const char *arg, enum ct_color_mode *ret)
 	return -1;
 }
 
+// --logs-window: "S" (both sides) or "BEFORE,AFTER", seconds; a day at most either side.
+static bool parse_window(const char *s, unsigned *before, unsigned *after)
+{
+	char *end;
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	unsigned long b = strtoul(s, &end, 10), a = b;
+	if (*end == ',') {
+		const char *s2 = end + 1;
+		if (*s2 < '0' || *s2 > '9')
+			return false;
+		a = strtoul(s2, &end, 10);
+	}
+	if (*end || a > 86400 || b > 86400)
+		return false;
+	*before = (unsigned)b;
+	*after = (unsigned)a;
+	return true;
+}
+
 // Sniffs a positional argument without failing: CT_FORMAT_UNKNOWN when unreadable.
 static enum ct_format sniff_path(const char *path)
 {
@@ -238,7 +276,7 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 	cli->format = CT_OUTPUT_TEXT;
 	cli->color = CT_COLOR_AUTO;
 	cli->progress = CT_COLOR_AUTO;
-	size_t ndebug = 0;
+	size_t ndebug = 0, nlogs = 0;
 	int c, rc;
 	unsigned long v;
 	const char *batch_only = NULL;
@@ -341,6 +379,17 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 		case OPT_FAIL_ON_NEW: cli->fail_on_new = true; batch_only = "--fail-on-new"; break;
 		case OPT_NO_ABS_PATHS: cli->opts.no_abs_paths = true; break;
 		case OPT_LOG: cli->full_log = true; break;
+		case OPT_LOGS:
+			if (nlogs >= sizeof(cli->log_paths) / sizeof(cli->log_paths[0]))
+				return usage_error("too many --logs options (at most 64)");
+			cli->log_paths[nlogs++] = optarg;
+			break;
+		case OPT_LOGS_WINDOW:
+			if (!parse_window(optarg, &cli->opts.logs_window_before, &cli->opts.logs_window_after))
+				return usage_error("--logs-window: '%s' is not SECONDS or BEFORE,AFTER (0-86400 each)", optarg);
+			break;
+		case OPT_JOURNAL: cli->opts.journal = optarg; break;
+		case OPT_NO_JOURNAL: cli->opts.no_journal = true; break;
 		case 'v': cli->verbose = true; break;
 		case 'h': fputs(help_text, stdout); return 0;
 		case 'V': printf("coretriage %s\n", CT_VERSION); return 0;
@@ -360,6 +409,8 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 	cli->opts.max_memory = (uint64_t)cli->max_memory_mib << 20;
 	cli->opts.debug_dirs = cli->debug_dirs;
 	cli->opts.num_debug_dirs = ndebug;
+	cli->opts.log_paths = cli->log_paths;
+	cli->opts.num_log_paths = nlogs;
 	if (cli->batch) {
 		if (optind >= argc)
 			return usage_error("batch: no PATH given (cores, directories or glob patterns)");

@@ -81,6 +81,8 @@ struct ct_cli {
 	/** --cache-dir (borrowed from argv) and --no-cache. */
 	const char *cache_dir;
 	bool no_cache;
+	/** --logs paths, borrowed from argv (docs/trail.md). */
+	const char *log_paths[64];
 };
 
 /**

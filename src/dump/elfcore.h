@@ -53,6 +53,9 @@ struct ct_core_thread {
 	size_t num_values;
 	uint64_t pc, sp;
 	bool has_regs;
+	/** pr_utime and pr_stime in microseconds, when the architecture table knows where they are. */
+	bool has_cpu_time;
+	uint64_t user_usec, system_usec;
 };
 
 struct ct_file_mapping {

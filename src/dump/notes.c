@@ -25,6 +25,26 @@ struct note_ctx {
 	bool saw_file, saw_siginfo, saw_prpsinfo;
 };
 
+// pr_utime and pr_stime: struct timeval {long tv_sec; long tv_usec;} each, where the arch table says.
+static void read_cpu_time(const struct ct_arch_info *arch, const struct ct_bytes *desc, struct ct_core_thread *t)
+{
+	unsigned w = arch->prstatus_time_word, off = arch->prstatus_utime_offset;
+	if (!off || (w != 4 && w != 8) || !ct_in_bounds(desc->size, off, 4 * w))
+		return;
+	uint64_t usec[2];
+	for (int i = 0; i < 2; i++) {
+		uint64_t sec = ct_bytes_uint_or0(desc, off + 2 * w * i, w);
+		uint64_t us = ct_bytes_uint_or0(desc, off + 2 * w * i + w, w);
+		// A kernel writes tv_usec < 10^6 and a sane tv_sec; anything else is not a time.
+		if (us >= 1000000 || sec > UINT64_C(1) << 40)
+			return;
+		usec[i] = sec * 1000000 + us;
+	}
+	t->has_cpu_time = true;
+	t->user_usec = usec[0];
+	t->system_usec = usec[1];
+}
+
 static void parse_prstatus(struct note_ctx *ctx, const struct ct_bytes *desc)
 {
 	struct ct_core *core = ctx->core;
@@ -62,6 +82,8 @@ static void parse_prstatus(struct note_ctx *ctx, const struct ct_bytes *desc)
 		core->arch_name = core->arch->name;
 	}
 	const struct ct_arch_info *arch = core->arch;
+	if (arch)
+		read_cpu_time(arch, desc, t);
 	if (arch) {
 		struct ct_bytes regs;
 		if (!ct_bytes_sub(desc, arch->prstatus_reg_offset, arch->prstatus_reg_size, &regs)) {

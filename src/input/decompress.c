@@ -19,6 +19,9 @@
 #if CT_HAVE_LZ4
 #include <lz4frame.h>
 #endif
+#if CT_HAVE_ZLIB
+#include <zlib.h>
+#endif
 
 /** Read size from the compressed file: large enough for few syscalls, small enough for cache. */
 #define IN_CHUNK (256u << 10)
@@ -277,6 +280,53 @@ out:
 }
 #endif
 
+#if CT_HAVE_ZLIB
+// gzip, as logrotate compresses rotated logs (not a core format: ct_input_is_compressed() leaves
+// it out); several members one after another are one file (RFC 1952 2.2).
+static struct ct_error *decompress_gzip(int in, struct sink *s, uint8_t *ibuf, uint8_t *obuf)
+{
+	z_stream z = { 0 };
+	// 15 + 16: a gzip header and trailer around deflate data, with the largest window.
+	if (inflateInit2(&z, 15 + 16) != Z_OK)
+		return &ct_enomem;
+	struct ct_error *err = NULL;
+	int ret = Z_OK;
+	bool eof = false;
+	for (;;) {
+		if (z.avail_in == 0 && !eof) {
+			ssize_t r = read_some(s, in, ibuf, IN_CHUNK);
+			if (r < 0) {
+				err = ct_error_os(errno, "%s", s->path);
+				break;
+			}
+			eof = r == 0;
+			z.next_in = ibuf;
+			z.avail_in = (uInt)r;
+		}
+		if (ret == Z_STREAM_END) {
+			if (z.avail_in == 0 && eof)
+				break;
+			inflateReset(&z); // the next member
+		}
+		z.next_out = obuf;
+		z.avail_out = OUT_CHUNK;
+		ret = inflate(&z, Z_NO_FLUSH);
+		if ((err = sink_write(s, obuf, OUT_CHUNK - z.avail_out)))
+			break;
+		if (ret == Z_BUF_ERROR && eof && z.avail_in == 0) {
+			err = ct_error_create(CT_ERROR_CORRUPT, "%s: gzip stream is truncated", s->path);
+			break;
+		}
+		if (ret != Z_OK && ret != Z_STREAM_END && ret != Z_BUF_ERROR) {
+			err = ct_error_create(CT_ERROR_CORRUPT, "%s: gzip: %s", s->path, z.msg ? z.msg : "corrupt data");
+			break;
+		}
+	}
+	inflateEnd(&z);
+	return err;
+}
+#endif
+
 struct ct_error *ct_input_decompress(const char *path, enum ct_format format, uint64_t max_size, uint64_t max_space,
 				     int *fd_ret, struct ct_decompress_status *status)
 {
@@ -302,6 +352,12 @@ struct ct_error *ct_input_decompress(const char *path, enum ct_format format, ui
 		fn = decompress_lz4;
 #endif
 		lib = "liblz4";
+		break;
+	case CT_FORMAT_GZIP:
+#if CT_HAVE_ZLIB
+		fn = decompress_gzip;
+#endif
+		lib = "zlib";
 		break;
 	default:
 		return ct_error_create(CT_ERROR_UNSUPPORTED, "%s: %s input cannot be decompressed by this build", path,

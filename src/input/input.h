@@ -41,7 +41,8 @@ struct ct_decompress_status {
 };
 
 /**
- * Decompresses @p path (already sniffed as @p format) into a new anonymous temporary file.
+ * Decompresses @p path (already sniffed as @p format: zstd, xz, lz4, or gzip for rotated logs)
+ * into a new anonymous temporary file.
  * On success *@p fd_ret is a read/write descriptor of that file (owned by the caller, O_CLOEXEC),
  * positioned anywhere; its size is the decompressed size.
  * Errors: CT_ERROR_UNSUPPORTED (format not built in: says which library is missing),

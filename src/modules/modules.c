@@ -20,6 +20,7 @@
 #include "modules/modules.h"
 #include "modules/module_index.h"
 #include "modules/symbolize.h"
+#include "modules/pkgnote.h"
 #include "modules/sysroot.h"
 #include "util/cleanup.h"
 #include "util/bytes.h"
@@ -37,17 +38,11 @@ void ct_build_id_hex(const uint8_t *id, size_t len, char *buf)
 // Finds NT_GNU_BUILD_ID in a note area; returns its length (0 if none) and copies it to @p id.
 static size_t find_build_id_note(const struct ct_bytes *notes, uint8_t *id)
 {
-	struct ct_note_iter it;
-	struct ct_elf_note n;
-	ct_note_iter_init(&it, notes);
-	for (int i = 0; i < 64 && ct_note_iter_next(&it, &n); i++) {
-		if (n.type == NT_GNU_BUILD_ID && ct_elf_note_is(&n, "GNU") && n.desc.size > 0 &&
-		    n.desc.size <= CT_MAX_BUILD_ID) {
-			memcpy(id, n.desc.data, n.desc.size);
-			return n.desc.size;
-		}
-	}
-	return 0;
+	struct ct_bytes desc;
+	if (!ct_note_find(notes, "GNU", NT_GNU_BUILD_ID, &desc) || desc.size == 0 || desc.size > CT_MAX_BUILD_ID)
+		return 0;
+	memcpy(id, desc.data, desc.size);
+	return desc.size;
 }
 
 /*
@@ -103,10 +98,15 @@ static bool read_memory_image(struct ct_session *s, uint64_t start, struct ct_mo
 		uint8_t notes[65536];
 		if (!ct_core_read_fast(core, m->bias + p.vaddr, notes, p.filesz))
 			continue;
-		struct ct_bytes nb = { notes, p.filesz, h.big_endian };
-		m->build_id_len = find_build_id_note(&nb, m->build_id);
-		if (m->build_id_len)
-			break;
+		struct ct_bytes nb = { notes, p.filesz, h.big_endian }, desc;
+		if (!m->build_id_len)
+			m->build_id_len = find_build_id_note(&nb, m->build_id);
+		// The package note, for a module whose file is not at hand (docs/trail.md).
+		if (!m->package_note && ct_note_find(&nb, "FDO", CT_NT_FDO_PACKAGING_METADATA, &desc) &&
+		    desc.size <= CT_MAX_PACKAGE_NOTE && (m->package_note = malloc(desc.size + 1))) {
+			memcpy(m->package_note, desc.data, desc.size);
+			m->package_note_size = desc.size;
+		}
 	}
 	return true;
 }
@@ -342,7 +342,12 @@ static void attach_file(struct ct_session *s, struct ct_module_state *m)
 		m->match = 0;
 	// Without a file libdwfl still knows the range, so frames are attributed to the module.
 	m->dwfl_module = dwfl_report_module(s->dwfl, m->name, m->start, m->end);
-	if (!mismatch_seen && m->path && !m->is_vdso) {
+	if (!mismatch_seen && m->path && m->is_main && !o->safe) {
+		// The program itself: without it no frame of its own code has a name (issue 16).
+		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "executable-missing",
+			       "%s: executable not found (moved or deleted since the crash?); give it on the command line",
+			       m->path);
+	} else if (!mismatch_seen && m->path && !m->is_vdso) {
 		ct_report_diag(s->report, CT_SEVERITY_INFO, 0, "module-file-missing",
 			       "%s: file not found%s; frames in it are not symbolized", m->path,
 			       o->safe ? " (--safe: files named in the dump are not opened)" : "");
@@ -415,6 +420,15 @@ fail:
 	memset(m, 0, sizeof(*m));
 }
 
+// The program itself: the module holding AT_ENTRY or AT_PHDR (triage tells its linked-in runtime, a
+// static libc's abort say, from the program's code by it).
+static bool holds_program(const struct ct_core *core, uint64_t start, uint64_t end)
+{
+	uint64_t entry, phdr;
+	return (ct_core_auxv(core, AT_ENTRY, &entry) && entry >= start && entry < end) ||
+	       (ct_core_auxv(core, AT_PHDR, &phdr) && phdr >= start && phdr < end);
+}
+
 // Module state for a module libdwfl found by itself (link_map mode).
 static int collect_module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start, void *arg)
 {
@@ -432,6 +446,7 @@ static int collect_module_cb(Dwfl_Module *mod, void **userdata, const char *name
 	m->path = name && name[0] == '/' ? strdup(name) : NULL;
 	m->dwfl_module = mod;
 	m->match = -1;
+	m->is_main = holds_program(s->core, m->start, m->end);
 	*userdata = s;
 	const unsigned char *bits;
 	GElf_Addr vaddr;
@@ -546,9 +561,6 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 	if (!s->modules)
 		return &ct_enomem;
 
-	uint64_t entry = 0, phdr = 0;
-	bool have_entry = ct_core_auxv(core, AT_ENTRY, &entry);
-	bool have_phdr = ct_core_auxv(core, AT_PHDR, &phdr);
 	// One module per distinct path whose mapping at file offset 0 starts with an ELF header, and
 	// one per start address: looked up in an index, linear in the NT_FILE entries.
 	struct ct_module_index *index = ct_module_index_create(cap);
@@ -602,8 +614,7 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 				break;
 			m->end = g->end;
 		}
-		m->is_main = (have_entry && entry >= m->start && entry < m->end) ||
-			     (have_phdr && phdr >= m->start && phdr < m->end);
+		m->is_main = holds_program(core, m->start, m->end);
 		if (m->no_header && s->opts->safe && !m->is_main) {
 			free(m->path);
 			free(m->name);
@@ -675,6 +686,7 @@ void ct_modules_unload(struct ct_session *s)
 		free(m->path);
 		free(m->file);
 		free(m->image);
+		free(m->package_note);
 	}
 	free(s->modules);
 	s->modules = NULL;
@@ -748,6 +760,10 @@ void ct_modules_to_report(struct ct_session *s)
 		if (m->dwfl_module)
 			dwfl_module_info(m->dwfl_module, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
 		rm->debug_info = ct_report_strdup(r, debugfile);
+		Dwarf_Addr bias;
+		Elf *elf = m->dwfl_module && !m->is_vdso ? dwfl_module_getelf(m->dwfl_module, &bias) : NULL;
+		if (!(elf && ct_pkgnote_from_elf(r, elf, &rm->package)) && m->package_note)
+			ct_pkgnote_parse(r, m->package_note, m->package_note_size, &rm->package);
 	}
 }
 

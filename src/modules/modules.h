@@ -47,6 +47,9 @@ struct ct_module_state {
 	/** The vdso image copied out of the dump (owned) and its Elf. */
 	uint8_t *image;
 	size_t image_size;
+	/** The FDO package note's descriptor found in the dump's memory (owned), NULL when none. */
+	char *package_note;
+	size_t package_note_size;
 };
 
 /** Everything analysis of one process core needs; owned by ct_process_analyze(). */

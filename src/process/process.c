@@ -154,6 +154,9 @@ static void unwind_all(struct ct_session *s)
 		}
 		t->tid = ct->tid;
 		t->signal = ct->cursig;
+		t->has_cpu_time = ct->has_cpu_time;
+		t->user_usec = ct->user_usec;
+		t->system_usec = ct->system_usec;
 		// The dumping thread carries the signal and comes first in the notes.
 		if (!crashed_assigned && ct->cursig && ct->tid == r->crashing_thread) {
 			t->crashed = true;
@@ -163,7 +166,10 @@ static void unwind_all(struct ct_session *s)
 		// coredump_filter can exclude anonymous memory: then the stack is mapped but not saved,
 		// and every frame beyond the registers is lost. (An sp outside any mapping is a fact for
 		// triage, e.g. a stack overflow, not a loss.)
-		if (stack && ct->has_regs && ct->sp - stack->vaddr >= stack->filesz)
+		// A no-access mapping holding sp is a guard page (a thread-stack overflow): nothing was
+		// left out of the core, there is nothing to save there.
+		bool guard = stack && !(stack->flags & (PF_R | PF_W | PF_X));
+		if (stack && !guard && ct->has_regs && ct->sp - stack->vaddr >= stack->filesz)
 			ct_report_diag(r, CT_SEVERITY_WARNING, ct->tid, "stack-not-dumped",
 				       "thread %d: its stack at 0x%" PRIx64 " is mapped but not saved in the core; frames beyond the registers are lost",
 				       ct->tid, ct->sp);

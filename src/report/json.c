@@ -14,6 +14,7 @@
 #include "report/hang_writers.h"
 #include "report/json_emit.h"
 #include "report/json_text.h"
+#include "report/trail_writers.h"
 #include "report/writers.h"
 
 static json_t *hex(uint64_t v)
@@ -226,6 +227,7 @@ static void write_threads(struct writer *w, const struct ct_report *r)
 		} else {
 			ct_json_emit_lit(e, "null");
 		}
+		ct_json_emit_cpu_time(e, t);
 		json_t *wait = ct_json_thread_wait(t); // docs/hangs.md
 		if (wait) {
 			ct_json_emit_lit(e, ", \"wait\": ");
@@ -282,6 +284,7 @@ int ct_write_json(FILE *out, const struct ct_report *r, const struct ct_write_op
 	json_object_set_new(input, "arch", str(r->input.arch));
 	json_object_set_new(input, "truncated", json_boolean(r->input.truncated));
 	field(&w, "input", input);
+	field(&w, "crash_time", ct_json_time(&r->trail.crash_time));
 
 	json_t *proc = json_object();
 	json_object_set_new(proc, "pid", r->process.has_pid ? json_integer(r->process.pid) : json_null());
@@ -329,6 +332,8 @@ int ct_write_json(FILE *out, const struct ct_report *r, const struct ct_write_op
 		json_object_set_new(j, "file", str(path(m->file, o)));
 		json_object_set_new(j, "file_build_id", str(m->file_build_id));
 		json_object_set_new(j, "debug_info", str(path(m->debug_info, o)));
+		if (m->package.present)
+			json_object_set_new(j, "package", ct_json_package(&m->package));
 		json_array_append_new(mods, j);
 	}
 	field(&w, "modules", mods);
@@ -390,6 +395,8 @@ int ct_write_json(FILE *out, const struct ct_report *r, const struct ct_write_op
 			json_object_set_new(env, r->environment[i].key, detail_value(&r->environment[i]));
 		field(&w, "environment", env);
 	}
+	field(&w, "trail", ct_json_trail(r, o));
+	field(&w, "logs", ct_json_logs(r, o));
 	fprintf(out, "%s}\n", compact ? "" : "\n");
 	bool failed = w.emit.failed;
 	ct_json_emit_deinit(&w.emit);

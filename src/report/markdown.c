@@ -8,6 +8,7 @@
 
 #include "coretriage/coretriage.h"
 #include "report/hang_writers.h"
+#include "report/trail_writers.h"
 #include "report/writers.h"
 
 /** Frames of the crashing thread shown before "… N more frames" (a bug report stays readable). */
@@ -226,6 +227,7 @@ int ct_write_markdown(FILE *out, const struct ct_report *r, const struct ct_writ
 		fputs("</details>\n", out);
 	}
 
+	ct_markdown_write_trail(out, r, o);
 	fputs("\n#### Environment\n\n| | |\n|---|---|\n", out);
 	if (r->process.num_args) {
 		fputs("| command line | ", out);

@@ -59,6 +59,7 @@ void ct_report_deinit(struct ct_report *report)
 	free(report->hang.members);
 	free(report->hang.cycles);
 	free(report->hang.summaries);
+	ct_trail_deinit(&report->trail);
 	ct_strpool_deinit(&report->strings);
 	memset(report, 0, sizeof(*report));
 }

@@ -8,6 +8,7 @@
 
 #include "coretriage/coretriage.h"
 #include "report/json_text.h"
+#include "report/trail_writers.h"
 #include "report/writers.h"
 
 // RFC 3986 percent-encoding of a path (keeps '/').
@@ -211,6 +212,16 @@ int ct_write_sarif(FILE *out, const struct ct_bucket *b, size_t n, const struct 
 		free(uri);
 		json_object_set_new(bases, "SRCROOT", root);
 		json_object_set_new(run, "originalUriBaseIds", bases);
+	}
+	if (o->report) {
+		json_t *inv = json_array(), *i = json_object();
+		json_object_set_new(i, "executionSuccessful", json_true());
+		struct ct_write_options wo;
+		ct_write_options_init(&wo);
+		wo.no_abs_paths = o->no_abs_paths;
+		json_object_set_new(i, "properties", ct_sarif_invocation_properties(o->report, &wo));
+		json_array_append_new(inv, i);
+		json_object_set_new(run, "invocations", inv);
 	}
 	json_object_set_new(run, "results", results);
 	json_object_set_new(run, "columnKind", json_string("utf16CodeUnits"));

@@ -7,6 +7,7 @@
 #include "report/hang_writers.h"
 #include "report/present.h"
 #include "report/sanitize.h"
+#include "report/trail_writers.h"
 #include "report/writers.h"
 
 #define C_RESET "\033[0m"
@@ -167,6 +168,7 @@ static void write_header(const struct out *w, const struct ct_report *r)
 	fputs(", ", out);
 	txt(w, r->input.arch ? r->input.arch : "?");
 	fputs(")\n", out);
+	ct_text_write_crash_time(out, r);
 }
 
 // "  label: TEXT\n" with TEXT untrusted.
@@ -357,6 +359,7 @@ int ct_write_text(FILE *f, const struct ct_report *r, const struct ct_write_opti
 		write_frames(&w, r, &r->threads[ct_thread_group_member(&g, gi, 0)], OTHER_THREAD_FRAMES);
 	}
 	ct_thread_groups_deinit(&g);
+	ct_text_write_trail(f, r, o);
 	if (crashed) {
 		write_registers(&w, r, crashed);
 		write_disasm(&w, r);

@@ -81,6 +81,9 @@ struct ct_sarif_options {
 	 * SRCROOT); NULL to keep paths as recorded. Borrowed. */
 	const char *source_root;
 	bool no_abs_paths;
+	/** One core's report: its crash time, unit and logs go in the run's invocation (docs/trail.md).
+	 * NULL for batches. Borrowed. */
+	const struct ct_report *report;
 };
 /** SARIF 2.1.0 log: one result per bucket, located at the blame frame's file:line. Returns 0 or -1. */
 int ct_write_sarif(FILE *out, const struct ct_bucket *buckets, size_t num_buckets, const struct ct_sarif_options *o);

@@ -285,7 +285,10 @@ static void evidence_insn(const struct ct_facts *f, struct ct_report *r)
 		if (m->has_address && used < sizeof(ops))
 			used += (size_t)snprintf(ops + used, sizeof(ops) - used, ", address 0x%" PRIx64, m->address);
 	}
-	ct_crash_add_evidence(r, "instruction at 0x%" PRIx64 ": %s%s", in->address, in->text, ops);
+	ct_crash_add_evidence(r, "instruction at 0x%" PRIx64 ": %s%s%s", in->address, in->text, ops,
+			      in->decoder && strcmp(in->decoder, "zydis") == 0
+				      ? " (decoded by Zydis: capstone 4 cannot decode this encoding)"
+				      : "");
 }
 
 /** Common verdict setter. */
@@ -674,6 +677,28 @@ static void fill_heap(const struct ct_facts *f, struct ct_report *r)
 					    f->frames[fr].function, in_blame(f, r));
 }
 
+/**
+ * An exception that escaped a noexcept function (blamed at gathering): evidence and summary.
+ * Returns false when this is not such a case.
+ */
+static bool ct_noexcept_escape(const struct ct_facts *f, struct ct_report *r, const char *what)
+{
+	if (!f->terminate_in_personality)
+		return false;
+	const struct ct_frame_fact *nf = &f->frames[f->noexcept_frame];
+	long thrower = ct_find_blame(f->frames, f->num_frames);
+	ct_crash_add_evidence(r, "std::terminate was called by the C++ personality routine (__gxx_personality_v0) while the exception unwound");
+	ct_crash_add_evidence(r, "frame #%ld %s has an LSDA with no call-site entry for its pc: the exception may not leave it (noexcept)",
+			      f->noexcept_frame + (long)f->frame_base, nf->function ? nf->function : "??");
+	ct_crash_add_detail_string(r, "noexcept_function", nf->function ? nf->function : "??");
+	const char *from = thrower >= 0 && thrower != f->noexcept_frame && f->frames[thrower].function
+		? ct_report_printf(r, ", thrown in %s", f->frames[thrower].function)
+		: "";
+	r->crash.summary = ct_report_printf(r, "exception%s%s%s escaped noexcept function %s%s", f->exception_type ? " " : "",
+					    f->exception_type ? f->exception_type : "", what, blame_location(f, r), from);
+	return true;
+}
+
 static bool when_uncaught(const struct ct_facts *f)
 {
 	return self_abort(f) && (find_frame(f, terminate_frames) >= 0 || find_frame(f, throw_frames) >= 0 ||
@@ -704,9 +729,17 @@ static void fill_uncaught(const struct ct_facts *f, struct ct_report *r)
 		ct_crash_add_detail_string(r, "exception_type", f->exception_type);
 	}
 	verdict(r, "uncaught-exception", NULL, c);
+	if (f->exception_what) {
+		ct_crash_add_evidence(r, "what(): \"%s\" (the message of the thrown std::logic_error/std::runtime_error)",
+				      f->exception_what);
+		ct_crash_add_detail_string(r, "exception_what", f->exception_what);
+	}
+	const char *what = f->exception_what ? ct_report_printf(r, ": \"%s\"", f->exception_what) : "";
+	if (ct_noexcept_escape(f, r, what))
+		return;
 	const char *loc = blame_location(f, r);
-	r->crash.summary = ct_report_printf(r, "uncaught C++ exception%s%s%s", f->exception_type ? " of type " : "",
-					    f->exception_type ? f->exception_type : "",
+	r->crash.summary = ct_report_printf(r, "uncaught C++ exception%s%s%s%s", f->exception_type ? " of type " : "",
+					    f->exception_type ? f->exception_type : "", what,
 					    loc ? ct_report_printf(r, " thrown from %s", loc) : "");
 }
 
@@ -832,7 +865,11 @@ static bool when_stack_overflow(const struct ct_facts *f)
 	const struct ct_address_facts *a = data_address(f);
 	if (a && a->in_stack_guard)
 		return true;
-	return f->stack.valid && (f->stack.sp_outside || f->stack.sp_in_guard) && f->stack.has_stack;
+	if (f->stack.valid && f->stack.far_below && a && a->address < f->stack.stack_start &&
+	    a->address + CT_NEAR_NULL_LIMIT >= f->stack.sp)
+		return true; // one huge frame: the access is at (or just below) sp, far below the stack
+	return f->stack.valid && (f->stack.sp_outside || f->stack.sp_in_guard) && f->stack.has_stack &&
+	       !f->stack.far_below;
 }
 
 static void fill_stack_overflow(const struct ct_facts *f, struct ct_report *r)
@@ -854,6 +891,13 @@ static void fill_stack_overflow(const struct ct_facts *f, struct ct_report *r)
 		// A guard-gap hit without recursion: one huge frame (alloca, a large array) or a small stack.
 		c = CT_CONFIDENCE_MEDIUM;
 	}
+	if (f->stack.far_below) {
+		ct_crash_add_evidence(r, "sp is 0x%" PRIx64 " bytes below the stack mapping, beyond the guard gap, in unmapped space",
+				      f->stack.stack_start - f->stack.sp);
+		ct_crash_add_evidence(r, "the faulting frame is %" PRIu64 " bytes (%" PRIu64 " MiB) from its caller's sp: one huge frame (a VLA or alloca)",
+				      f->stack.frame_size, f->stack.frame_size >> 20);
+		ct_crash_add_detail_int(r, "frame_size", (int64_t)f->stack.frame_size);
+	}
 	ct_crash_add_detail_int(r, "frames", (int64_t)f->num_frames);
 	evidence_insn(f, r);
 	verdict(r, "stack-overflow", NULL, c);
@@ -866,6 +910,9 @@ static void fill_stack_overflow(const struct ct_facts *f, struct ct_report *r)
 	if (cycle)
 		r->crash.summary = ct_report_printf(r, "stack overflow: unbounded recursion in %s (%zu%s frames)", cycle,
 						    f->num_frames, f->stack.truncated ? "+" : "");
+	else if (f->stack.far_below)
+		r->crash.summary = ct_report_printf(r, "stack overflow: one %" PRIu64 " MiB frame%s (a VLA or alloca)",
+						    f->stack.frame_size >> 20, in_blame(f, r));
 	else
 		r->crash.summary = ct_report_printf(r, "stack overflow%s (%zu frames)", in_blame(f, r), f->num_frames);
 }
@@ -1331,6 +1378,8 @@ static const struct rule rules[] = {
 	{ "fortify-failure", when_fortify, fill_fortify },
 	{ "heap-corruption", when_heap, fill_heap },
 	{ "uncaught-exception", when_uncaught, fill_uncaught },
+	{ "go-fault", ct_when_go_fault, ct_fill_go_fault },
+	{ "panic", ct_when_panic, ct_fill_panic },
 	{ "abort", when_abort, fill_abort },
 	{ "self-signal", when_self_signal, fill_self_signal },
 	{ "null-call", when_null_call, fill_null_call },
@@ -1374,8 +1423,32 @@ static void signal_evidence(const struct ct_facts *f, struct ct_report *r)
 	ct_crash_add_evidence(r, "%s", buf);
 }
 
+/**
+ * A fault whose frame is not the blamed one (a NULL read inside libc's strlen or a library called
+ * by the program): the summary names both.
+ */
+static void fault_frame_summary(const struct ct_facts *f, struct ct_report *r, long blame)
+{
+	if (blame <= 0 || !f->num_frames || !kernel_fault(f) || !r->crash.summary || f->sig.signo == CT_SIGABRT)
+		return;
+	const struct ct_frame_fact *ff = &f->frames[0];
+	const struct ct_frame_fact *bf = &f->frames[blame];
+	// The same function deeper in a recursion is not another place.
+	if (ff->function && bf->function && strcmp(ff->function, bf->function) == 0)
+		return;
+	const char *where = ff->function ? ff->function
+		: ff->module && ff->has_module_offset ? ct_report_printf(r, "%s+0x%" PRIx64, ff->module, ff->module_offset)
+						      : NULL;
+	if (where)
+		r->crash.summary = ct_report_printf(r, "%s (faulted in %s%s%s)", r->crash.summary, where,
+						    ff->function && ff->module ? ", " : "",
+						    ff->function && ff->module ? ff->module : "");
+}
+
 size_t ct_classify(const struct ct_facts *f, struct ct_report *r)
 {
+	if (f->reraised)
+		return ct_classify_reraised(f, r);
 	signal_evidence(f, r);
 	size_t i;
 	for (i = 0; i < NUM_RULES - 1; i++) {
@@ -1386,10 +1459,15 @@ size_t ct_classify(const struct ct_facts *f, struct ct_report *r)
 		ct_deadlock_fill(f, r); // src/triage/deadlock.c: a wait-for cycle says why the process was stopped
 	else
 		rules[i].fill(f, r);
-	r->crash.blame_frame = f->blame;
-	if (f->blame >= 0) {
-		const struct ct_frame_fact *b = &f->frames[f->blame];
-		ct_crash_add_evidence(r, "blamed frame #%ld: %s (%s), the first frame in the program's own code", f->blame,
+	long blame = ct_effective_blame(f, r);
+	r->crash.blame_frame = blame >= 0 ? blame + (long)f->frame_base : -1;
+	if (blame != f->blame && blame >= 0)
+		ct_crash_add_evidence(r, "the recursion cycle, not the leaf the overflow hit, is blamed");
+	fault_frame_summary(f, r, blame);
+	if (blame >= 0) {
+		const struct ct_frame_fact *b = &f->frames[blame];
+		ct_crash_add_evidence(r, "blamed frame #%ld: %s (%s), the first frame in the program's own code",
+				      r->crash.blame_frame,
 				      b->function ? b->function : "??", b->module ? b->module : "?");
 	} else if (f->num_frames) {
 		ct_crash_add_evidence(r, "no frame in the program's own code was found");

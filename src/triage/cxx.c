@@ -4,6 +4,7 @@
 // (dependent), and exceptionType is the header's first member, 10 pointer-sized words earlier on
 // LP64. The throw path (__cxa_throw → std::terminate) keeps pointers to the object on the stack.
 #include <elfutils/libdwfl.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "modules/symbolize.h"
@@ -18,8 +19,9 @@
 
 static bool is_cxx_class(uint64_t v)
 {
-	// "GNUCC++" read as a little-endian word, last byte 0 or 1.
-	return (v & 0x00ffffffffffffffULL) == 0x002b2b4343554e47ULL && (v >> 56) <= 1;
+	// libsupc++ builds the class as the number 'G','N','U','C','C','+','+', then 0 (primary) or 1
+	// (dependent) in the low byte: __GXX_INIT_PRIMARY_EXCEPTION_CLASS, unwind-cxx.h.
+	return (v >> 8) == 0x474e5543432b2bULL && (v & 0xff) <= 1;
 }
 
 /** Demangled "X" when @p p is exactly the address of "typeinfo for X" in some module. */
@@ -48,17 +50,80 @@ static const char *typeinfo_at(struct ct_session *s, uint64_t p)
 	return d;
 }
 
-static const char *from_header(struct ct_session *s, uint64_t hdr)
+static const char *from_header(struct ct_session *s, uint64_t hdr, uint64_t *type_ret)
 {
 	uint64_t cls, type;
 	if (!ct_core_read_word(s->core, hdr, &cls) || !is_cxx_class(cls))
 		return NULL;
 	if (!ct_core_read_word(s->core, hdr - TYPE_BEFORE_HEADER, &type))
 		return NULL;
+	*type_ret = type;
 	return typeinfo_at(s, type);
 }
 
-const char *ct_find_exception_type(struct ct_session *s, uint64_t sp, uint64_t stack_end)
+/** The raw symbol at exactly @p p ("_ZTISt13runtime_error"), without a version suffix; NULL otherwise. */
+static const char *symbol_at(struct ct_session *s, uint64_t p, char *buf, size_t size)
+{
+	Dwfl_Module *mod = p >= 0x10000 ? dwfl_addrmodule(s->dwfl, p) : NULL;
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name = mod ? dwfl_module_addrinfo(mod, p, &off, &sym, NULL, NULL, NULL) : NULL;
+	size_t len = name ? strcspn(name, "@") : 0;
+	if (!name || off != 0 || len >= size)
+		return NULL;
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+	return buf;
+}
+
+/** Class depth walked up a single-inheritance typeinfo chain. */
+#define MAX_BASES 8
+
+/**
+ * True when typeinfo @p ti is std::logic_error, std::runtime_error or a class derived from one by
+ * single inheritance (__si_class_type_info: vptr, name, __base_type).
+ */
+static bool is_std_error(struct ct_session *s, uint64_t ti)
+{
+	char buf[256];
+	for (int depth = 0; depth < MAX_BASES && ti; depth++) {
+		const char *name = symbol_at(s, ti, buf, sizeof(buf));
+		if (name && (strcmp(name, "_ZTISt11logic_error") == 0 || strcmp(name, "_ZTISt13runtime_error") == 0))
+			return true;
+		uint64_t vptr;
+		// The vptr points 16 bytes into the vtable of the typeinfo's own class.
+		if (!ct_core_read_word(s->core, ti, &vptr) && !ct_modules_read_code(s, ti, &vptr, sizeof(vptr)))
+			return false;
+		const char *vt = symbol_at(s, vptr - 16, buf, sizeof(buf));
+		if (!vt || strcmp(vt, "_ZTVN10__cxxabiv120__si_class_type_infoE") != 0)
+			return false;
+		if (!ct_core_read_word(s->core, ti + 16, &ti) && !ct_modules_read_code(s, ti + 16, &ti, sizeof(ti)))
+			return false;
+	}
+	return false;
+}
+
+/**
+ * what() of a std::logic_error / std::runtime_error object at @p obj: libstdc++ (GCC 12,
+ * stdexcept) keeps the message in a __cow_string right after the vptr, a pointer to the characters.
+ */
+static const char *what_of(struct ct_session *s, uint64_t obj, uint64_t type)
+{
+	uint64_t p;
+	if (!is_std_error(s, type) || !ct_core_read_word(s->core, obj + 8, &p))
+		return NULL;
+	char *text = NULL;
+	struct ct_error *err = ct_core_read_string(s->core, p, 512, &text);
+	if (err) {
+		ct_error_destroy(err);
+		return NULL;
+	}
+	const char *pooled = text && *text ? ct_report_strdup(s->report, text) : NULL;
+	free(text);
+	return pooled;
+}
+
+const char *ct_find_exception_type(struct ct_session *s, uint64_t sp, uint64_t stack_end, const char **what_ret)
 {
 	if (!s->core->arch || s->core->arch->pointer_size != 8 || !s->dwfl)
 		return NULL;
@@ -68,11 +133,15 @@ const char *ct_find_exception_type(struct ct_session *s, uint64_t sp, uint64_t s
 		uint64_t w;
 		if (!ct_core_read_word(s->core, a, &w) || w < 0x10000 + TYPE_BEFORE_HEADER)
 			continue;
-		const char *t = from_header(s, w);
+		// The thrown object follows the header's _Unwind_Exception.
+		uint64_t type = 0, hdr = w;
+		const char *t = from_header(s, hdr, &type);
 		if (!t)
-			t = from_header(s, w - UNWIND_EXCEPTION_SIZE);
-		if (t)
+			t = from_header(s, hdr = w - UNWIND_EXCEPTION_SIZE, &type);
+		if (t) {
+			*what_ret = what_of(s, hdr + UNWIND_EXCEPTION_SIZE, type);
 			return t;
+		}
 	}
 	// Pass 2: a typeinfo pointer on the stack itself (the tinfo argument of __cxa_throw spilled).
 	for (uint64_t a = sp; a + 8 <= end; a += 8) {

@@ -191,6 +191,11 @@ const char *ct_normalize_function(struct ct_report *r, const char *name)
 		if (strcmp(s, aliases[i].from) == 0)
 			return ct_report_strdup(r, aliases[i].to);
 	}
+	// Rust's legacy mangling ends in a hash of the crate build ("::h0123456789abcdef"): not part of
+	// the name for rules and signatures.
+	size_t nlen = strlen(s);
+	if (nlen > 19 && strncmp(s + nlen - 19, "::h", 3) == 0 && strspn(s + nlen - 16, "0123456789abcdef") == 16)
+		return pool_len(r, s, nlen - 19);
 	// Compiler clones: foo.constprop.0, foo.isra.0, foo.part.0, foo.cold, foo.lto_priv.0.
 	const char *dot = strchr(s, '.');
 	if (dot && dot != s &&
@@ -206,7 +211,7 @@ bool ct_path_is_system(const char *path)
 		return false;
 	static const char *const prefixes[] = { "/lib/",   "/lib64/",     "/lib32/",	 "/libx32/", "/usr/lib/",
 						"/usr/lib64/", "/usr/lib32/", "/usr/libx32/", "/usr/libexec/",
-						"/usr/include/", "/usr/share/", "/nix/store/", "/gnu/store/",
+						"/usr/include/", "/usr/share/", "/usr/src/rustc-", "/rustc/", "/nix/store/", "/gnu/store/",
 						"/system/lib", "/apex/" };
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
 		if (strncmp(path, prefixes[i], strlen(prefixes[i])) == 0)

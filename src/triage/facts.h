@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch/arch.h"
 #include "coretriage/report.h"
 
 /** "Near null": below 64 KiB (vm.mmap_min_addr is 4 KiB or 64 KiB; CASR and CERT use 64 KiB). */
@@ -22,6 +23,8 @@
 #define CT_STACK_GUARD_GAP (256ULL * 4096)
 /** Memory operands per instruction kept (x86 has at most two, e.g. movs). */
 #define CT_MAX_MEM_OPERANDS 2
+/** DWARF registers kept from a signal frame's sigcontext: the same slots as a thread's. */
+#define CT_SIGFRAME_REGS CT_MAX_DWARF_REGS
 
 /* Linux signal numbers and si_codes (asm-generic; the same on every architecture we read). */
 #define CT_SIGILL 4
@@ -152,6 +155,8 @@ struct ct_insn_facts {
 	/** For ret: the return address read from [sp]. */
 	bool has_return_address;
 	uint64_t return_address;
+	/** Which decoder decoded it: "capstone", "zydis" (x86 encodings capstone 4 lacks). Static. */
+	const char *decoder;
 };
 
 /** A frame of the crashing thread, as the rules see it. */
@@ -159,7 +164,7 @@ struct ct_frame_fact {
 	uint64_t pc;
 	const char *function; /**< normalized (glibc __GI_ removed), NULL when unknown */
 	const char *module; /**< short name, NULL when pc is in no module */
-	/** pc - module base (for signatures of frames without a symbol). */
+	/** pc - module base (for display of frames without a symbol). */
 	bool has_module_offset;
 	uint64_t module_offset;
 	const char *file;
@@ -172,6 +177,12 @@ struct ct_frame_fact {
 	bool library;
 	/** Found by stack scanning: the unwinder lost the chain before it (frames may be missing). */
 	bool scanned;
+	/**
+	 * Start of the function holding pc, minus the module base, for frames without a symbol (from the
+	 * .eh_frame/.debug_frame FDE): the signature's stable key for them (docs/signature.md).
+	 */
+	bool has_function_start;
+	uint64_t function_start;
 };
 
 /** Parsed glibc abort message. */
@@ -234,7 +245,71 @@ struct ct_stack_facts {
 	size_t cycle_start; /**< index of the first frame of the cycle */
 	size_t num_frames;
 	bool truncated;
+	/**
+	 * One huge frame (issue 16): sp lies in unmapped space below the stack mapping by more than the
+	 * guard gap (within CT_STACK_FAR_LIMIT), the caller's sp is in that mapping, and frame_size is
+	 * the distance between the two.
+	 */
+	bool far_below;
+	uint64_t frame_size;
 };
+
+/** How far below its stack sp may be for a one-frame overflow: RLIMIT_STACK is not in ELF cores, so
+ * the bound is 1 GiB (larger than common stack limits, smaller than typical gaps to other mappings). */
+#define CT_STACK_FAR_LIMIT (1ULL << 30)
+
+/** The context a signal frame of the crashing thread saved (issue 16; src/triage/sigframe.c). */
+struct ct_sigframe_facts {
+	/** Index of the trampoline frame; the interrupted frame is frame + 1. */
+	size_t frame;
+	/** Interrupted pc and sp (from the sigcontext). */
+	uint64_t pc, sp;
+	/** The interrupted general registers in DWARF numbering. */
+	uint64_t regs[CT_SIGFRAME_REGS];
+	bool valid[CT_SIGFRAME_REGS];
+	/** The frame's siginfo looks filled in (SA_SIGINFO handlers only): signal 1..64. */
+	bool has_siginfo;
+	int si_signo, si_code;
+	uint64_t si_addr;
+	/** x86 sigcontext trapno, err, cr2 (the last trap the kernel recorded for the thread). */
+	bool has_trap;
+	uint64_t trapno, err, cr2;
+	/** aarch64 sigcontext fault_address and the esr_context record (present only for faults). */
+	bool has_fault_address;
+	uint64_t fault_address;
+	bool has_esr;
+	uint64_t esr;
+	/**
+	 * The fault this context was interrupted by, when the frame's facts show one: signal, si_code
+	 * and fault address (from siginfo, else derived from trapno/err/cr2 or the ESR). 0 when none.
+	 */
+	int fault_signo, fault_code;
+	bool fault_has_address;
+	uint64_t fault_addr;
+	/** How the fault was established ("siginfo", "trapno 14 (page fault) and the instruction"). Static. */
+	const char *fault_source;
+};
+
+/** A language runtime's panic (issue 16; src/triage/panic.c, panic_read.c). */
+struct ct_panic_facts {
+	/** "rust" or "go"; NULL when no panic frame was unwound. Static. */
+	const char *runtime;
+	/** Innermost frame of the panic machinery that names it (rust_panic, runtime.gopanic …). */
+	long frame;
+	/** Go: the fault that runtime.sigpanic turned into a panic, at frame sigpanic_caller. */
+	bool go_sigpanic;
+	long sigpanic_caller;
+	/** The panic message, when read from the dump. Pooled. */
+	const char *message;
+	/** Where it panicked (Rust's core::panic::Location), file NULL when unknown. Pooled. */
+	const char *file;
+	int line, column;
+	/** Go: the runtime function that raised it (runtime.goPanicIndex, runtime.panicmem …). */
+	const char *raiser;
+};
+
+/** Signal frames of the crashing thread looked at. */
+#define CT_MAX_SIGFRAMES 4
 
 /** Everything the rules look at. */
 struct ct_facts {
@@ -271,11 +346,44 @@ struct ct_facts {
 	const char *culprit;
 	/** Return address at [sp] lies right after a call in a module (set by gathering). */
 	bool sp_word_after_call;
+	/** Signal frames of the crashing thread, innermost first (issue 16). */
+	struct ct_sigframe_facts sigframes[CT_MAX_SIGFRAMES];
+	size_t num_sigframes;
+	/**
+	 * A fault re-raised by its handler (the dumped signal came from inside a handler for a fault
+	 * signal): the facts of the interrupted context, whose frames start at the interrupted frame.
+	 * Borrowed from the gathering storage; NULL when there is none.
+	 */
+	const struct ct_facts *reraised;
+	/** Which of sigframes[] holds the original fault (when reraised). */
+	size_t reraised_sigframe;
+	/** Index in the thread of frames[0] (nonzero for a re-raised fault's interrupted context). */
+	size_t frame_base;
+	/** A Rust or Go panic. */
+	struct ct_panic_facts panic;
+	/** what() of the uncaught std::logic_error/std::runtime_error (or subclass), pooled or NULL. */
+	const char *exception_what;
+	/**
+	 * terminate() came from the personality routine (an exception could not leave a frame): index
+	 * of the noexcept frame it could not leave, -1 when not known (set by gathering).
+	 */
+	bool terminate_in_personality;
+	long noexcept_frame;
 	/** The wait-for graph (borrowed from the report, docs/hangs.md); NULL when not analyzed. */
 	const struct ct_hang *hang;
 	/** The blocking call of the thread `frames` belong to ("nanosleep(5 s)"), NULL when none. */
 	const char *blocked_in;
 };
+
+/**
+ * Derives the fault a signal frame's context was interrupted by (fault_signo, fault_code,
+ * fault_addr, fault_source) from its siginfo and trap facts and the interrupted instruction
+ * @p insn (decoded at the interrupted pc). @p x86 selects trapno rules, else the aarch64 ESR. Pure.
+ */
+void ct_sigframe_derive(struct ct_sigframe_facts *sf, bool x86, const struct ct_insn_facts *insn);
+
+/** True for the signals a fault raises (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP). */
+bool ct_is_fault_signal(int signo);
 
 /** Confidence of a decision. */
 enum ct_confidence { CT_CONFIDENCE_LOW, CT_CONFIDENCE_MEDIUM, CT_CONFIDENCE_HIGH, CT_CONFIDENCE_NUM_ };
@@ -287,6 +395,22 @@ const char *ct_confidence_to_string(enum ct_confidence c);
  * nothing but @p facts. Strings are pooled in @p report. Returns the index of the rule that matched.
  */
 size_t ct_classify(const struct ct_facts *facts, struct ct_report *report);
+
+/**
+ * Classifies a fault re-raised by its handler (@p facts->reraised set): the original fault with the
+ * usual rules at the interrupted frame, then the handler and the re-raise as evidence
+ * (src/triage/reraise.c). Returns the index of the rule that matched the original fault.
+ */
+size_t ct_classify_reraised(const struct ct_facts *facts, struct ct_report *report);
+
+/** Finds the panic machinery in @p facts' frames into facts->panic (runtime, frame). Pure. */
+void ct_panic_find(struct ct_facts *facts);
+/** Rule "panic" (src/triage/panic.c): a Rust or Go panic that aborted the process. */
+bool ct_when_panic(const struct ct_facts *facts);
+void ct_fill_panic(const struct ct_facts *facts, struct ct_report *report);
+/** Rule "go-fault": a fault Go's runtime.sigpanic turned into a panic, classified as the fault. */
+bool ct_when_go_fault(const struct ct_facts *facts);
+void ct_fill_go_fault(const struct ct_facts *facts, struct ct_report *report);
 
 /**
  * Deadlock (src/triage/deadlock.c): true when @p facts hold a wait-for cycle and @p rule, the rule
@@ -321,6 +445,17 @@ const char *ct_normalize_function(struct ct_report *report, const char *name);
 /** True when @p path is a system library location (/lib, /usr/lib, …): not the program's code. */
 bool ct_path_is_system(const char *path);
 
+/** The module (short name) is the C/C++ runtime: libc, libm, ld.so, the vdso, libstdc++, libgcc_s, libatomic, sanitizers. */
+bool ct_module_is_runtime(const char *module);
+/** The module is one of the interposers in @p ld_preload (the core's own LD_PRELOAD value). */
+bool ct_module_is_preloaded(const char *module, const char *ld_preload);
+/** Rust std's panic path (std::panicking::*, core::panicking::*, rust_panic, Option/Result::unwrap …). */
+bool ct_function_is_rust_panic(const char *function);
+/** Go's runtime (runtime.*: panics, the signal path). */
+bool ct_function_is_go_runtime(const char *function);
+/** Either of the two: language-runtime machinery, not code to blame. */
+bool ct_function_is_runtime(const char *function);
+
 /**
  * The blamed frame: first frame marked own (skipping inlined system-header frames), -1 when none.
  */
@@ -334,6 +469,13 @@ void ct_find_recursion(const struct ct_frame_fact *frames, size_t n, struct ct_s
  * text and FNV-1a 64 hash (docs/signature.md).
  */
 void ct_signature_build(const struct ct_facts *facts, struct ct_report *report);
+
+/**
+ * The frame to blame for the verdict in @p report: for a stack overflow with recursion, the first own
+ * frame of the repeating cycle (the recursing function, not the leaf the overflow hit); otherwise
+ * facts->blame. Index into facts->frames, -1 when none.
+ */
+long ct_effective_blame(const struct ct_facts *facts, const struct ct_report *report);
 
 /** FNV-1a 64 of @p s as 16 lowercase hex digits into @p buf (17 bytes). */
 void ct_fnv1a64_hex(const char *s, char buf[17]);

@@ -1,11 +1,16 @@
 // Facts from a process-core session: signal, mappings, the faulting instruction, stack, frames,
 // abort message, exception type, culprit variable.
+#include <elf.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "modules/symbolize.h"
 #include "triage/gather.h"
 #include "triage/insn.h"
+
+#include <capstone/capstone.h>
 
 /** Bytes before a return address checked for a call instruction (x86 calls are at most 7 bytes + prefixes). */
 #define CALL_WINDOW 16
@@ -14,8 +19,10 @@ void ct_facts_storage_deinit(struct ct_facts_storage *st)
 {
 	free(st->frames);
 	free(st->maps);
+	free(st->reraised);
 	st->frames = NULL;
 	st->maps = NULL;
+	st->reraised = NULL;
 }
 
 static const struct ct_core_thread *crashing_core_thread(const struct ct_core *core, int tid)
@@ -142,9 +149,61 @@ static bool read_data(void *arg, uint64_t addr, void *buf, size_t len)
 	return ct_modules_read_code(s, addr, buf, len);
 }
 
+/** Start of the function holding @p pc from its FDE (.eh_frame, else .debug_frame). */
+static bool function_start(Dwfl_Module *mod, uint64_t pc, uint64_t *ret)
+{
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
+	for (int i = 0; i < 2; i++) {
+		if (i == 1)
+			cfi = dwfl_module_dwarf_cfi(mod, &bias);
+		Dwarf_Frame *frame = NULL;
+		Dwarf_Addr start, end;
+		if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &frame) == 0) {
+			bool ok = dwarf_frame_info(frame, &start, &end, NULL) >= 0;
+			free(frame);
+			if (ok) {
+				*ret = start + bias;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/**
+ * The core's own LD_PRELOAD: the environment strings sit just below the AT_EXECFN string at the top
+ * of the main stack. Reads at most 64 KiB below it. Pooled, or NULL.
+ */
+static const char *read_ld_preload(struct ct_session *s)
+{
+	uint64_t execfn;
+	if (!ct_core_auxv(s->core, AT_EXECFN, &execfn))
+		return NULL;
+	const struct ct_segment *seg = ct_core_find_segment(s->core, execfn);
+	if (!seg)
+		return NULL;
+	uint64_t lo = execfn - seg->vaddr > 65536 ? execfn - 65536 : seg->vaddr;
+	size_t len = (size_t)(execfn - lo);
+	char *buf = malloc(len + 1);
+	if (!buf || !len || !ct_core_read_fast(s->core, lo, buf, len)) {
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
+	const char *found = NULL;
+	for (size_t i = 0; i + 11 < len; i++) {
+		if ((i == 0 || buf[i - 1] == '\0') && memcmp(buf + i, "LD_PRELOAD=", 11) == 0)
+			found = ct_report_strdup(s->report, buf + i + 11);
+	}
+	free(buf);
+	return found;
+}
+
 static void gather_frames(struct ct_session *s, struct ct_facts *f, struct ct_facts_storage *st)
 {
 	struct ct_report *r = s->report;
+	const char *ld_preload = read_ld_preload(s);
 	const struct ct_thread *t = ct_report_crashing_thread(r);
 	if (!t && r->num_threads)
 		t = &r->threads[0];
@@ -174,15 +233,26 @@ static void gather_frames(struct ct_session *s, struct ct_facts *f, struct ct_fa
 		}
 		ff->has_module_offset = true;
 		ff->module_offset = fr->pc - m->start;
-		bool system = m->is_vdso || (!m->is_main && ct_path_is_system(m->path));
+		if (!ff->function && m->dwfl_module) {
+			uint64_t start;
+			if (function_start(m->dwfl_module, lookup, &start) && start >= m->start) {
+				ff->has_function_start = true;
+				ff->function_start = start - m->start;
+			}
+		}
+		// The C/C++ runtime and the core's LD_PRELOAD interposers; other libraries, under /usr/lib
+		// or not, are code that can be blamed (docs/classes.md, "Blame").
+		bool system = m->is_vdso || (!m->is_main && (ct_module_is_runtime(fr->module) ||
+							     ct_module_is_preloaded(fr->module, ld_preload)));
 		// Own module, but the frame is a system header inlined into it (fortify wrappers) or
 		// runtime code linked in without debug info while the module has some (static libc, crt).
 		bool header = fr->file && ct_path_is_system(fr->file);
-		// A module with DWARF: frames without a source line are linked-in runtime (libc.a,
+		// The main module with DWARF: frames without a source line are linked-in runtime (libc.a,
 		// libc_nonshared.a's __stack_chk_fail_local, crt1.o's _start), not the program's code.
 		Dwarf_Addr dbias;
-		bool runtime = !system && !fr->file && m->dwfl_module && dwfl_module_getdwarf(m->dwfl_module, &dbias);
-		ff->library = system || header || runtime;
+		bool runtime = m->is_main && !fr->file && !ct_function_is_runtime(ff->function) &&
+			       m->dwfl_module && dwfl_module_getdwarf(m->dwfl_module, &dbias);
+		ff->library = system || header || runtime || ct_function_is_runtime(ff->function);
 		ff->own = !ff->library && !fr->signal_frame;
 	}
 	f->frames = st->frames;
@@ -191,7 +261,8 @@ static void gather_frames(struct ct_session *s, struct ct_facts *f, struct ct_fa
 	f->stack.truncated = t->truncated;
 }
 
-static void gather_insn(struct ct_session *s, struct ct_facts *f, const struct ct_core_thread *ct)
+static void gather_insn(struct ct_session *s, struct ct_facts *f, const uint64_t *regs, const bool *valid,
+			size_t num_regs)
 {
 	const struct ct_arch_info *arch = s->core->arch;
 	uint8_t code[16];
@@ -200,10 +271,178 @@ static void gather_insn(struct ct_session *s, struct ct_facts *f, const struct c
 		len--;
 	uint8_t before[2];
 	bool have_before = f->pc >= 2 && ct_modules_read_code(s, f->pc - 2, before, 2);
-	struct ct_insn_ctx ctx = { .regs = ct->dwarf, .valid = ct->valid, .num_regs = CT_MAX_DWARF_REGS, .pc = f->pc,
-				   .read = read_data, .arg = s, .values = ct->values, .num_values = ct->num_values };
+	// The raw register values (arm's CPSR for the Thumb state) come from the crashing thread's dump.
+	const struct ct_core_thread *ct = crashing_core_thread(s->core, s->report->crashing_thread);
+	struct ct_insn_ctx ctx = { .regs = regs, .valid = valid, .num_regs = num_regs, .pc = f->pc,
+				   .read = read_data, .arg = s, .values = ct ? ct->values : NULL,
+				   .num_values = ct ? ct->num_values : 0 };
 	ct_insn_decode(arch, len ? code : NULL, len, have_before ? before : NULL, have_before ? 2 : 0, &ctx,
 		       &f->insn);
+}
+
+/** Says so when no decoder could decode the faulting instruction of a memory fault. */
+static void diag_undecodable(struct ct_session *s, const struct ct_facts *f)
+{
+	const struct ct_insn_facts *in = &f->insn;
+	if (!in->has_decoder || in->decoded || !in->have_bytes || !f->sig.kernel_sent ||
+	    (f->sig.signo != CT_SIGSEGV && f->sig.signo != CT_SIGBUS))
+		return;
+	char hex[3 * 16 + 1] = "";
+	for (size_t i = 0; i < in->size && i < 16; i++)
+		snprintf(hex + 3 * i, 4, "%02x ", in->bytes[i]);
+	ct_report_diag(s->report, CT_SEVERITY_INFO, s->report->crashing_thread, "insn-undecodable",
+		       "the instruction at 0x%" PRIx64 " (%s) could not be decoded (capstone 4%s): no access kind or operand address",
+		       f->pc, hex, CT_HAVE_ZYDIS ? ", Zydis" : "; built without Zydis");
+}
+
+/**
+ * One huge frame: sp is unmapped, far below the stack, and the caller's sp (from the unwind) is in
+ * a writable mapping above it. Returns that mapping, or NULL.
+ */
+static const struct ct_mapping_fact *far_stack(struct ct_session *s, const struct ct_facts_storage *st, uint64_t sp,
+					       struct ct_facts *f)
+{
+	const struct ct_thread *t = ct_report_crashing_thread(s->report);
+	if (!t)
+		return NULL;
+	for (size_t i = 1; i < t->num_frames && i < 4; i++) {
+		const struct ct_frame *fr = &t->frames[i];
+		if (!fr->has_sp || fr->sp <= sp)
+			continue;
+		const struct ct_mapping_fact *m = find_map(st, fr->sp);
+		if (!m || !(m->flags & CT_PF_W) || m->file || m->start <= sp || m->start - sp > CT_STACK_FAR_LIMIT ||
+		    m->start - sp <= CT_STACK_GUARD_GAP)
+			return NULL;
+		// Nothing mapped between sp and the stack.
+		size_t k = ct_mapping_upper(st->maps, st->num_maps, sp);
+		if (k >= st->num_maps || &st->maps[k] != m)
+			return NULL;
+		f->stack.far_below = true;
+		f->stack.frame_size = fr->sp - sp;
+		return m;
+	}
+	return NULL;
+}
+
+/**
+ * The facts that hang on one register context (the dump's, or a signal frame's): pc and where it
+ * lies, the stack, the instruction and the addresses it computes, the exception and the culprit.
+ */
+static void gather_context(struct ct_session *s, struct ct_facts *f, struct ct_facts_storage *st,
+			   const uint64_t *regs, const bool *valid, size_t num_regs, uint64_t pc, uint64_t sp)
+{
+	const struct ct_core *core = s->core;
+	const struct ct_arch_info *arch = core->arch;
+	uint64_t limit = arch->user_address_limit;
+	{
+		f->has_pc = true;
+		f->pc = pc;
+		bool outside = false;
+		const struct ct_mapping_fact *stack = stack_of(st, sp, &outside);
+		if (!stack && outside)
+			stack = far_stack(s, st, sp, f);
+		ct_place_address(f->pc, st->maps, st->num_maps, limit, stack, &f->pc_addr);
+		f->stack.valid = true;
+		f->stack.sp = sp;
+		f->stack.sp_outside = outside;
+		if (stack) {
+			f->stack.has_stack = true;
+			f->stack.stack_start = stack->start;
+			f->stack.stack_end = stack->end;
+		}
+		struct ct_address_facts spa;
+		ct_place_address(sp, st->maps, st->num_maps, limit, NULL, &spa);
+		f->stack.sp_in_guard = spa.in_stack_guard;
+		f->has_sp_word = ct_core_read_word(core, sp, &f->sp_word);
+		if (f->has_sp_word) {
+			uint8_t b[CALL_WINDOW];
+			f->sp_word_after_call = f->sp_word > CALL_WINDOW && arch->is_after_call &&
+						ct_modules_read_code(s, f->sp_word - CALL_WINDOW, b, sizeof(b)) &&
+						arch->is_after_call(b, sizeof(b));
+		}
+		f->has_popped_word = ct_core_read_word(core, sp - f->pointer_size, &f->popped_word);
+		gather_insn(s, f, regs, valid, num_regs);
+		if (f->insn.decoded) {
+			if (f->insn.is_ret && f->insn.has_return_address)
+				ct_place_address(f->insn.return_address, st->maps, st->num_maps, limit, stack, &f->computed);
+			else if (f->insn.fault_mem >= 0 && f->insn.mem[f->insn.fault_mem].has_address)
+				ct_place_address(f->insn.mem[f->insn.fault_mem].address, st->maps, st->num_maps, limit,
+						 stack, &f->computed);
+			else if (f->insn.has_implicit_address)
+				ct_place_address(f->insn.implicit_address, st->maps, st->num_maps, limit, stack,
+						 &f->computed);
+		}
+		if (f->sig.has_fault_address)
+			ct_place_address(f->sig.fault_address, st->maps, st->num_maps, limit, stack, &f->fault);
+		if (f->sig.signo == CT_SIGABRT && stack)
+			f->exception_type = ct_find_exception_type(s, sp, stack->end, &f->exception_what);
+		if ((f->sig.signo == CT_SIGSEGV || f->sig.signo == CT_SIGBUS) && f->insn.decoded && f->num_frames &&
+		    f->frames[0].own)
+			f->culprit = ct_find_culprit(s, f, regs, valid);
+	}
+}
+
+/**
+ * Signal frames of the crashing thread and, when the dumped signal was raised from inside a handler
+ * for a fault (by the handler itself, or a second fault the kernel delivered), the facts of the
+ * interrupted context: the original fault, classified with the usual rules at the interrupted frame.
+ */
+static void gather_sigframes(struct ct_session *s, struct ct_facts *f, struct ct_facts_storage *st)
+{
+	const struct ct_report *r = s->report;
+	const struct ct_thread *t = ct_report_crashing_thread(r);
+	const struct ct_arch_info *arch = s->core->arch;
+	if (!t || !arch || !arch->sigframe || !f->sig.fatal)
+		return;
+	bool x86 = arch->cs_arch == CS_ARCH_X86;
+	for (size_t i = 0; i + 1 < t->num_frames && f->num_sigframes < CT_MAX_SIGFRAMES; i++) {
+		const struct ct_frame *fr = &t->frames[i];
+		struct ct_sigframe_facts sf;
+		if (!fr->signal_frame || !fr->has_sp || !ct_sigframe_read(s->core, arch, i, fr->sp, &sf))
+			continue;
+		// The interrupted instruction, decoded with the interrupted registers.
+		struct ct_facts probe = { .pc = sf.pc };
+		probe.insn.fault_mem = -1;
+		gather_insn(s, &probe, sf.regs, sf.valid, CT_SIGFRAME_REGS);
+		ct_sigframe_derive(&sf, x86, &probe.insn);
+		f->sigframes[f->num_sigframes++] = sf;
+	}
+	// Re-raised: the dumped signal was sent by the process itself (raise, abort, kill of its own
+	// pid) or is a second fault; the innermost signal frame holding a fault is the original one.
+	bool self = f->sig.user_sent && (!f->sig.has_sender || f->sig.from_self);
+	bool second_fault = f->sig.kernel_sent && ct_is_fault_signal(f->sig.signo);
+	if (!self && !second_fault && !(f->sig.signo == CT_SIGABRT && !f->sig.has_code))
+		return;
+	for (size_t k = 0; k < f->num_sigframes; k++) {
+		const struct ct_sigframe_facts *sf = &f->sigframes[k];
+		if (!sf->fault_signo || sf->frame + 1 >= f->num_frames)
+			continue;
+		struct ct_facts *in = calloc(1, sizeof(*in));
+		if (!in)
+			return;
+		in->blame = -1;
+		in->insn.fault_mem = -1;
+		in->arch = f->arch;
+		in->pointer_size = f->pointer_size;
+		in->sig = (struct ct_signal_facts){ .fatal = true, .signo = sf->fault_signo, .has_code = true,
+						    .code = sf->fault_code, .kernel_sent = true,
+						    .code_name = ct_signal_code_name(sf->fault_signo, sf->fault_code),
+						    .has_fault_address = sf->fault_has_address,
+						    .fault_address = sf->fault_addr, .has_pid = f->sig.has_pid,
+						    .pid = f->sig.pid };
+		in->frames = f->frames + sf->frame + 1;
+		in->frame_base = sf->frame + 1;
+		in->num_frames = f->num_frames - sf->frame - 1;
+		in->stack.num_frames = in->num_frames;
+		in->stack.truncated = f->stack.truncated;
+		in->blame = ct_find_blame(in->frames, in->num_frames);
+		ct_find_recursion(in->frames, in->num_frames, &in->stack);
+		gather_context(s, in, st, sf->regs, sf->valid, CT_SIGFRAME_REGS, sf->pc, sf->sp);
+		st->reraised = in;
+		f->reraised = in;
+		f->reraised_sigframe = k;
+		return;
+	}
 }
 
 void ct_facts_gather(struct ct_session *s, struct ct_facts *f, struct ct_facts_storage *st)
@@ -220,54 +459,30 @@ void ct_facts_gather(struct ct_session *s, struct ct_facts *f, struct ct_facts_s
 	gather_maps(s, st);
 	gather_frames(s, f, st);
 	f->blame = ct_find_blame(f->frames, f->num_frames);
+	ct_panic_find(f);
+	if (f->sig.signo == CT_SIGABRT)
+		ct_panic_read(s, f);
 	ct_find_recursion(f->frames, f->num_frames, &f->stack);
 	const struct ct_core_thread *ct = crashing_core_thread(core, r->crashing_thread);
 	uint64_t limit = arch ? arch->user_address_limit : 0;
 	if (ct && ct->has_regs && arch) {
-		f->has_pc = true;
-		f->pc = ct->pc;
-		bool outside = false;
-		const struct ct_mapping_fact *stack = stack_of(st, ct->sp, &outside);
-		ct_place_address(f->pc, st->maps, st->num_maps, limit, stack, &f->pc_addr);
-		f->stack.valid = true;
-		f->stack.sp = ct->sp;
-		f->stack.sp_outside = outside;
-		if (stack) {
-			f->stack.has_stack = true;
-			f->stack.stack_start = stack->start;
-			f->stack.stack_end = stack->end;
-		}
-		struct ct_address_facts spa;
-		ct_place_address(ct->sp, st->maps, st->num_maps, limit, NULL, &spa);
-		f->stack.sp_in_guard = spa.in_stack_guard;
-		f->has_sp_word = ct_core_read_word(core, ct->sp, &f->sp_word);
-		if (f->has_sp_word) {
-			uint8_t b[CALL_WINDOW];
-			f->sp_word_after_call = f->sp_word > CALL_WINDOW && arch->is_after_call &&
-						ct_modules_read_code(s, f->sp_word - CALL_WINDOW, b, sizeof(b)) &&
-						arch->is_after_call(b, sizeof(b));
-		}
-		f->has_popped_word = ct_core_read_word(core, ct->sp - f->pointer_size, &f->popped_word);
-		gather_insn(s, f, ct);
-		if (f->insn.decoded) {
-			if (f->insn.is_ret && f->insn.has_return_address)
-				ct_place_address(f->insn.return_address, st->maps, st->num_maps, limit, stack, &f->computed);
-			else if (f->insn.fault_mem >= 0 && f->insn.mem[f->insn.fault_mem].has_address)
-				ct_place_address(f->insn.mem[f->insn.fault_mem].address, st->maps, st->num_maps, limit,
-						 stack, &f->computed);
-			else if (f->insn.has_implicit_address)
-				ct_place_address(f->insn.implicit_address, st->maps, st->num_maps, limit, stack,
-						 &f->computed);
-		}
-		if (f->sig.has_fault_address)
-			ct_place_address(f->sig.fault_address, st->maps, st->num_maps, limit, stack, &f->fault);
-		if (f->sig.signo == CT_SIGABRT && stack)
-			f->exception_type = ct_find_exception_type(s, ct->sp, stack->end);
-		if ((f->sig.signo == CT_SIGSEGV || f->sig.signo == CT_SIGBUS) && f->insn.decoded && f->num_frames &&
-		    f->frames[0].own)
-			f->culprit = ct_find_culprit(s, f, ct->dwarf, ct->valid);
+		gather_context(s, f, st, ct->dwarf, ct->valid, CT_MAX_DWARF_REGS, ct->pc, ct->sp);
+		diag_undecodable(s, f);
 	} else if (f->sig.has_fault_address) {
 		ct_place_address(f->sig.fault_address, st->maps, st->num_maps, limit, NULL, &f->fault);
+	}
+	gather_sigframes(s, f, st);
+	// std::terminate called by the C++ personality routine: the exception could not leave a frame.
+	for (long i = 0; f->sig.signo == CT_SIGABRT && i < f->blame; i++) {
+		if (f->frames[i].function && strcmp(f->frames[i].function, "__gxx_personality_v0") == 0) {
+			long nf = ct_find_noexcept_frame(s, f);
+			if (nf >= 0) {
+				f->terminate_in_personality = true;
+				f->noexcept_frame = nf;
+				f->blame = nf;
+			}
+			break;
+		}
 	}
 	if (f->sig.signo == CT_SIGABRT)
 		ct_find_last_call(s, f, &f->last_call);

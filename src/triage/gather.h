@@ -14,6 +14,8 @@ struct ct_facts_storage {
 	struct ct_frame_fact *frames; /**< owned */
 	struct ct_mapping_fact *maps; /**< owned, sorted by start */
 	size_t num_maps;
+	/** Facts of a re-raised fault's interrupted context (ct_facts.reraised); owned. */
+	struct ct_facts *reraised;
 };
 
 /** Gathers every fact from @p s into @p facts. Strings are pooled in the session's report. */
@@ -31,8 +33,10 @@ const char *ct_read_abort_msg(struct ct_session *s);
  * Recovers the type name of the exception being thrown ("std::runtime_error") from the crashing
  * thread's stack: a pointer to a __cxa_exception header (exception class "GNUCC++") whose
  * exceptionType is a typeinfo symbol, or else a stack word that is a typeinfo symbol. Pooled or NULL.
+ * *@p what_ret (set to NULL first by the caller) receives what() of a std::logic_error or
+ * std::runtime_error (or a class derived from one) found through the header.
  */
-const char *ct_find_exception_type(struct ct_session *s, uint64_t sp, uint64_t stack_end);
+const char *ct_find_exception_type(struct ct_session *s, uint64_t sp, uint64_t stack_end, const char **what_ret);
 
 /**
  * Names the variable that held the faulting operand's base register at @p pc in frame 0: located in
@@ -49,5 +53,22 @@ const char *ct_find_culprit(struct ct_session *s, const struct ct_facts *facts, 
  * i386) through libdwfl's Elf and gelf. Leaves *@p ret zeroed when there is no such call.
  */
 void ct_find_last_call(struct ct_session *s, const struct ct_facts *facts, struct ct_call_facts *ret);
+
+/**
+ * The own frame, from the blamed (throwing) one outward, whose LSDA has no call-site entry for its
+ * pc - 1: the C++ personality routine calls std::terminate there (a noexcept function). -1 when none.
+ */
+long ct_find_noexcept_frame(struct ct_session *s, const struct ct_facts *facts);
+
+/** Reads the message and location of the panic ct_panic_find() found, into facts->panic. */
+void ct_panic_read(struct ct_session *s, struct ct_facts *facts);
+
+/**
+ * Reads the signal frame whose trampoline frame (index @p frame) has stack pointer @p sp, with the
+ * layout of @p arch->sigframe. Fills *@p ret (fault fields zero: see ct_sigframe_derive) and returns
+ * true; false when the architecture has no layout or the context is not in the dump.
+ */
+bool ct_sigframe_read(const struct ct_core *core, const struct ct_arch_info *arch, size_t frame, uint64_t sp,
+		      struct ct_sigframe_facts *ret);
 
 #endif

@@ -88,5 +88,12 @@ bool ct_insn_find_slot_load_x86(bool is64, const uint8_t *code, size_t len, uint
 				int *base_ret, int64_t *disp_ret);
 bool ct_insn_decode_generic(const struct ct_arch_info *arch, const uint8_t *code, size_t len,
 			    const struct ct_insn_ctx *ctx, struct ct_insn_facts *f);
+/**
+ * Zydis fallback for x86 (insn_zydis.c, built when libzydis is found: CT_HAVE_ZYDIS): decodes what
+ * capstone 4 cannot (AVX-512/EVEX, AMX). Fills *@p f like the capstone path; false when Zydis cannot
+ * decode it either.
+ */
+bool ct_insn_decode_zydis(bool is64, const uint8_t *code, size_t len, const struct ct_insn_ctx *ctx,
+			  struct ct_insn_facts *f);
 
 #endif

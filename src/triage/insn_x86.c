@@ -139,6 +139,7 @@ static void fill_from_insn(csh h, const cs_insn *insn, bool is64, const struct c
 	unsigned ptr = is64 ? 8 : 4;
 	int spd = is64 ? 7 : 4;
 	f->decoded = true;
+	f->decoder = "capstone";
 	f->address = insn->address;
 	snprintf(f->text, sizeof(f->text), "%.31s%s%.63s", insn->mnemonic, insn->op_str[0] ? " " : "", insn->op_str);
 	f->fault_mem = -1;
@@ -325,6 +326,11 @@ bool ct_insn_decode_x86(bool is64, const uint8_t *code, size_t len, const uint8_
 		fill_from_insn(h, insn, is64, ctx, f);
 	if (n)
 		cs_free(insn, n);
+#if CT_HAVE_ZYDIS
+	// Capstone 4 stops at AVX-512 (EVEX) and newer encodings: Zydis knows them.
+	if (n != 1)
+		ct_insn_decode_zydis(is64, code, len, ctx, f);
+#endif
 	// SIGTRAP from int3 leaves pc after the breakpoint byte (0xcc, or cd 03 for "int 3").
 	if (before && before_len >= 1 && before[before_len - 1] == 0xcc)
 		f->is_breakpoint = true;

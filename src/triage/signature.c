@@ -36,15 +36,61 @@ static bool is_noise(const char *fn)
 	return false;
 }
 
+/**
+ * A frame's key: its function, or for a frame without a symbol its module and the start of its
+ * function ("libfoo.so!0x1230"), never the pc's offset (it moves with the path taken in the
+ * function); "libfoo.so!?" when not even an FDE covers it.
+ */
 static const char *frame_key(const struct ct_frame_fact *fr, char *buf, size_t size)
 {
 	if (fr->function)
 		return fr->function;
-	if (fr->module && fr->has_module_offset) {
-		snprintf(buf, size, "%s+0x%" PRIx64, fr->module, fr->module_offset);
+	if (fr->module && fr->has_function_start) {
+		snprintf(buf, size, "%s!0x%" PRIx64, fr->module, fr->function_start);
+		return buf;
+	}
+	if (fr->module) {
+		snprintf(buf, size, "%s!?", fr->module);
 		return buf;
 	}
 	return NULL;
+}
+
+long ct_effective_blame(const struct ct_facts *f, const struct ct_report *r)
+{
+	bool overflow = r->crash.class_id && strcmp(r->crash.class_id, "stack-overflow") == 0;
+	if (!overflow || f->stack.recursion_depth < 2 || f->stack.cycle_start >= f->num_frames)
+		return f->blame;
+	size_t end = f->stack.cycle_start + f->stack.cycle_length;
+	for (size_t i = f->stack.cycle_start; i < end && i < f->num_frames; i++) {
+		if (f->frames[i].own)
+			return (long)i;
+	}
+	return f->blame;
+}
+
+/**
+ * A recursion cycle's key: its functions from the smallest name, so that where the overflow cut the
+ * cycle does not matter. Writes "|a|b" into @p text at @p used. Returns the new length.
+ */
+static size_t cycle_key(const struct ct_facts *f, struct ct_report *r, char *text, size_t size, size_t used)
+{
+	size_t n = f->stack.cycle_length, start = f->stack.cycle_start, best = 0;
+	char buf[128], bestbuf[128] = "";
+	for (size_t k = 0; k < n; k++) {
+		const char *key = frame_key(&f->frames[start + k], buf, sizeof(buf));
+		if (key && (!bestbuf[0] || strcmp(key, bestbuf) < 0)) {
+			snprintf(bestbuf, sizeof(bestbuf), "%s", key);
+			best = k;
+		}
+	}
+	for (size_t k = 0; k < n && used < size; k++) {
+		const struct ct_frame_fact *fr = &f->frames[start + (best + k) % n];
+		const char *key = frame_key(fr, buf, sizeof(buf));
+		if (key && !fr->signal_frame)
+			used += (size_t)snprintf(text + used, size - used, "|%s", key);
+	}
+	return used;
 }
 
 void ct_signature_build(const struct ct_facts *f, struct ct_report *r)
@@ -65,9 +111,17 @@ void ct_signature_build(const struct ct_facts *f, struct ct_report *r)
 				       r->crash.subclass ? "/" : "", r->crash.subclass ? r->crash.subclass : "");
 	const char *taken[SIGNATURE_FRAMES];
 	size_t ntaken = 0;
+	// Stack overflow through recursion: the cycle is the bug, wherever the overflow cut it.
+	bool overflow = r->crash.class_id && strcmp(r->crash.class_id, "stack-overflow") == 0;
+	if (overflow && f->stack.recursion_depth >= 2 && f->stack.cycle_length <= SIGNATURE_FRAMES * 4 &&
+	    f->stack.cycle_start + f->stack.cycle_length <= f->num_frames) {
+		used = cycle_key(f, r, text, sizeof(text), used);
+		ntaken = SIGNATURE_FRAMES;
+	}
 	// Own frames from the blamed one outward; with none, library frames without delivery noise.
-	bool own_only = f->blame >= 0;
-	size_t start = own_only ? (size_t)f->blame : 0;
+	long blame = ct_effective_blame(f, r);
+	bool own_only = blame >= 0;
+	size_t start = own_only ? (size_t)blame : 0;
 	for (size_t i = start; i < f->num_frames && ntaken < SIGNATURE_FRAMES && used < sizeof(text); i++) {
 		const struct ct_frame_fact *fr = &f->frames[i];
 		if (own_only && !fr->own)

@@ -30,6 +30,7 @@ void ct_triage_process(struct ct_session *s)
 	facts.blocked_in = ct_hang_blocked_in(s);
 	ct_classify(&facts, r);
 	fill_abort_message(r, &facts.abort_msg);
-	ct_signature_build(&facts, r);
+	// A fault re-raised by its handler is keyed by the original fault's frames.
+	ct_signature_build(facts.reraised ? facts.reraised : &facts, r);
 	ct_facts_storage_deinit(&storage);
 }

@@ -87,6 +87,25 @@ bool ct_unwind_scan(struct ct_session *s, const struct ct_unwind_regs *cur, uint
  */
 bool ct_unwind_scan_below(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t limit,
 			  struct ct_unwind_regs *ret);
+/** A signal frame's saved context (the kernel's rt_sigframe), read with arch->sigframe. */
+struct ct_sigcontext {
+	uint64_t ucontext, mcontext; /**< addresses in the dump */
+	uint64_t siginfo; /**< address, 0 when unknown */
+	uint64_t pc, sp;
+	uint64_t regs[CT_MAX_DWARF_REGS]; /**< interrupted registers, DWARF numbering */
+	bool valid[CT_MAX_DWARF_REGS];
+};
+/**
+ * Reads the context of the signal frame whose sigreturn trampoline runs with stack pointer @p sp.
+ * False when @p arch has no layout or the context is not in the dump; *@p ret written on success.
+ */
+bool ct_sigcontext_read(const struct ct_core *core, const struct ct_arch_info *arch, uint64_t sp,
+			struct ct_sigcontext *ret);
+/** Reads a little-endian field of @p size (4 or 8) bytes of a signal frame from the dump. */
+bool ct_sigcontext_field(const struct ct_core *core, uint64_t addr, unsigned size, uint64_t *ret);
+/** True when the code at @p pc is the architecture's rt_sigreturn trampoline. */
+bool ct_unwind_is_restorer(struct ct_session *s, uint64_t pc);
+
 /** True when @p addr is a plausible return address: in code and right after a call instruction. */
 bool ct_unwind_is_return_address(struct ct_session *s, uint64_t addr);
 

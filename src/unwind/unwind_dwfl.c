@@ -146,6 +146,8 @@ struct walk {
 	bool has_override;
 	// libdwfl took a step without CFI in this walk (see link_register_echo).
 	bool fallback_seen;
+	// The walk restarts at a context a signal frame saved: its first pc is exact.
+	bool first_exact;
 };
 
 static bool pc_has_cfi(struct walk *w, uint64_t pc)
@@ -253,6 +255,15 @@ static int accept_frame(struct walk *w, const struct ct_raw_frame *f, const stru
 	return DWARF_CB_OK;
 }
 
+/** @p callee is Go's runtime.sigpanic (whose caller's pc is the faulting pc itself). */
+static bool caller_of_sigpanic(struct ct_session *s, const struct ct_raw_frame *callee)
+{
+	uint64_t lookup = callee->exact ? callee->pc : callee->pc - 1;
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, lookup);
+	const char *name = mod ? dwfl_module_addrname(mod, lookup) : NULL;
+	return name && strcmp(name, "runtime.sigpanic") == 0;
+}
+
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct walk *w = arg;
@@ -275,8 +286,9 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	struct ct_raw_frame f = { .pc = pc, .sp = sp, .has_sp = has_sp, .exact = exact };
 	if (w->in_walk == 0) {
 		f.trust = w->first_trust;
-		// Only the dump's own pc is exact; a restart begins at a return address.
-		f.exact = out->count == 0;
+		// Only the dump's own pc (or a signal frame's saved one) is exact; a restart begins at a
+		// return address.
+		f.exact = out->count == 0 || w->first_exact;
 	} else if (exact) {
 		// libdwfl reports two activations in a row at a signal: the sigreturn trampoline (its
 		// pc is the trampoline's start, not a return address) and then the interrupted frame.
@@ -322,7 +334,7 @@ static void own_frame(struct walk *w, const struct ct_arch_info *arch, uint64_t 
 		.pc = pc,
 		.sp = regs[arch->sp_dwarf] + arch->stack_bias,
 		.has_sp = valid[arch->sp_dwarf],
-		.exact = w->out->count == 0,
+		.exact = w->out->count == 0 || w->first_exact,
 		.trust = w->first_trust,
 	};
 	struct ct_unwind_regs r = {
@@ -391,6 +403,7 @@ void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t,
 		}
 		if (own_walk)
 			own_frame(&w, arch, pc, regs, valid);
+		w.first_exact = false;
 		if (w.stop)
 			break;
 		// After a recovery step only pc and sp are known: CFI that needs another register (arm's
@@ -409,6 +422,50 @@ void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t,
 		struct ct_unwind_regs next;
 		enum ct_trust trust;
 		bool first_frame = out->count == 1, same_sp = false;
+		// A sigreturn trampoline libdwfl could not step through (Go's runtime.sigreturn has no
+		// CFI): the walk resumes at the context the kernel saved, with every register.
+		struct ct_sigcontext sc;
+		if (!w.has_override && ct_unwind_is_restorer(s, w.last.pc) &&
+		    ct_sigcontext_read(s->core, s->core->arch, w.last.sp, &sc) && sc.sp > w.last.sp) {
+			out->frames[out->count - 1].signal_trampoline = true;
+			out->frames[out->count - 1].exact = true;
+			memcpy(regs, sc.regs, sizeof(regs));
+			memcpy(valid, sc.valid, sizeof(valid));
+			pc = sc.pc;
+			if (arch->pc_dwarf >= 0) {
+				regs[arch->pc_dwarf] = sc.pc;
+				valid[arch->pc_dwarf] = true;
+			}
+			regs[arch->sp_dwarf] = sc.sp;
+			valid[arch->sp_dwarf] = true;
+			w.first_trust = CT_TRUST_SIGNAL;
+			w.first_exact = true;
+			continue;
+		}
+		// Go's signal handler makes the faulting function "call" runtime.sigpanic with the
+		// faulting pc as return address: that frame's pc is exact (pc - 1 may be outside the
+		// function). libdwfl looked up pc - 1 and stopped; walk again from that frame, exact.
+		if (w.in_walk >= 2 && !w.bad_pc &&
+		    !out->frames[out->count - 1].exact && caller_of_sigpanic(s, &out->frames[out->count - 2])) {
+			struct ct_raw_frame *last = &out->frames[out->count - 1];
+			out->count--;
+			memset(valid, 0, sizeof(valid));
+			pc = last->pc;
+			if (arch->pc_dwarf >= 0) {
+				regs[arch->pc_dwarf] = pc;
+				valid[arch->pc_dwarf] = true;
+			}
+			regs[arch->sp_dwarf] = w.last.sp;
+			valid[arch->sp_dwarf] = true;
+			if (w.last.has_fp) {
+				regs[arch->fp_dwarf] = w.last.fp;
+				valid[arch->fp_dwarf] = true;
+			}
+			w.first_trust = last->trust;
+			w.first_exact = true;
+			w.has_override = false;
+			continue;
+		}
 		if (w.has_override) {
 			next = w.override;
 			trust = CT_TRUST_SCAN;

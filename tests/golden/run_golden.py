@@ -3,8 +3,9 @@
 its text or JSON report, normalized, with tests/golden/<case>/expected.{txt,json}.
 
 Normalization makes the reports independent of the run: pids/tids (different every crash),
-addresses (ASLR), build-ids, and the offsets/lines of frames inside the system's libc and ld.so
-(they change with Debian point releases). Everything else must match byte for byte.
+addresses (ASLR), build-ids, the offsets/lines of frames inside the system's libc and ld.so
+(they change with Debian point releases), times (the crash time of a fresh core is its file
+time) and the CPU time each thread used. Everything else must match byte for byte.
 
 Usage: run_golden.py CORETRIAGE CORES_DIR GOLDEN_DIR CASE
 CT_UPDATE_GOLDEN=1 rewrites the expected files instead of comparing.
@@ -19,6 +20,8 @@ import sys
 SYSTEM_MODULES = re.compile(r"^(libc\.so\.6|ld-linux-x86-64\.so\.2|libstdc\+\+\.so\.6|libgcc_s\.so\.1|libm\.so\.6|\[vdso\])$")
 BIG_HEX = re.compile(r"0x[0-9a-f]{5,}")
 BUILD_ID = re.compile(r"\b[0-9a-f]{32,40}\b")
+RFC3339 = re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z")
+CPU_TIME = re.compile(r"\d+\.\d{3} s (user|system)")
 
 
 def run(cmd, cwd):
@@ -52,6 +55,9 @@ def normalize_text(text, names, cores):
             line = "%s%s (%s)%s" % (m.group(1), m.group(2), m.group(4), " " + trust.group(0) if trust else "")
         line = BUILD_ID.sub("BUILDID", line)
         line = BIG_HEX.sub("0xADDR", line)
+        line = RFC3339.sub("TIME", line)
+        if line.startswith("  cpu time:"):
+            line = CPU_TIME.sub(r"N s \1", line)
         out.append(line.rstrip())
     return "\n".join(out) + "\n"
 
@@ -70,12 +76,15 @@ def normalize_json(report, names, cores):
             return names.get(v, "ID")
         if key == "word" and isinstance(v, str):
             return "WORD"  # a lock word may be a tid (pthread_join, robust mutexes)
+        if isinstance(v, int) and not isinstance(v, bool) and key in ("user_usec", "system_usec"):
+            return "USEC"
         if isinstance(v, str):
             for num, name in sorted(names.items(), key=lambda kv: -len(str(kv[0]))):
                 v = re.sub(r"(?<![0-9a-fx])%d(?![0-9])" % num, name, v)
             for p in prefixes:
                 v = v.replace(p, "CORES/")
             v = BUILD_ID.sub("BUILDID", v)
+            v = RFC3339.sub("TIME", v)
             return BIG_HEX.sub("0xADDR", v)
         return v
     r = walk(report)

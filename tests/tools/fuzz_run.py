@@ -141,6 +141,13 @@ def make_seeds(target, cores, shared, seeddir):
     if target == "insn":
         os.makedirs(seeddir, exist_ok=True)
         return insn_seeds(seeddir)
+    if target == "logs":
+        # Logs are text: one seed per format the readers know, no cores.
+        os.makedirs(seeddir, exist_ok=True)
+        for k, text in enumerate(LOG_TEXT_SEEDS):
+            with open(os.path.join(seeddir, f"log{k}"), "wb") as f:
+                f.write(text)
+        return len(LOG_TEXT_SEEDS)
     os.makedirs(seeddir, exist_ok=True)
     n = 0
     for i, path in enumerate(core_files(cores, shared)):
@@ -181,6 +188,18 @@ def make_seeds(target, cores, shared, seeddir):
             with open(os.path.join(seeddir, f"text{k}"), "wb") as f:
                 f.write(text)
     return n
+
+
+LOG_TEXT_SEEDS = [
+    b"2026-12-01T14:03:05.123456Z crashy[1234]: starting\n2026-12-01T14:03:07+00:00 crashy[1234]: boom\n  at frame 1\n",
+    b"Dec  1 14:03:06 host crashy[1234]: syslog line\n<13>Dec  1 14:03:07 host kernel: x\n",
+    b"<34>1 2026-12-01T14:03:07.003Z host crashy 1234 - - rfc5424\n",
+    b"[    1.234567] crashy[1234]: segfault at 8 ip 0 sp 0 error 4\n<6>[    2.000000] y\n",
+    b"[Tue Dec  1 14:03:07 2026] dmesg -T line\n",
+    b"type=ANOM_ABEND msg=audit(1796133787.042:77): auid=0 pid=1234 comm=\"crashy\"\n",
+    b"__CURSOR=s=1\n__REALTIME_TIMESTAMP=1796133787000000\n_PID=1234\n_COMM=crashy\nMESSAGE=hi\n\n"
+    b"__REALTIME_TIMESTAMP=1796133788000000\nMESSAGE\n\x05\x00\x00\x00\x00\x00\x00\x00bin\x00y\n\n",
+]
 
 
 VMCORE_TEXT_SEEDS = [

@@ -188,7 +188,7 @@ TEST(signature_stable_and_distinct)
 				     { .function = "abort", .library = true },
 				     { .module = "libfoo.so", .has_module_offset = true, .module_offset = 0x1234, .library = true } };
 	sign(c, 3, -1, "abort", t3, sizeof(t3), h3);
-	CHECK_STR(t3, "abort|libfoo.so+0x1234");
+	CHECK_STR(t3, "abort|libfoo.so!?"); // no FDE known: never the pc offset
 	CHECK_EQ(report.signature.version, CT_SIGNATURE_VERSION);
 }
 

@@ -81,6 +81,16 @@ def first_difference(a, b):
     return min(len(a), len(b))
 
 
+# Cases where libunwind 1.6 stops early for a reason outside our unwinding: the dwfl walk must then
+# be a strict extension of libunwind's (same first frames, more of them); agreement is an XPASS.
+LIBUNWIND_STOPS = {
+    "rust-expect": "libunwind stops in Rust's panic_abort::abort (no caller found)",
+    "rust-unwrap": "libunwind stops in Rust's panic_abort::abort (no caller found)",
+    "go-nil": "Go's runtime.sigreturn has no CFI: only our sigreturn step crosses it",
+    "go-index": "Go's runtime.sigreturn has no CFI: only our sigreturn step crosses it",
+}
+
+
 def compare_case(args, case):
     d = os.path.join(args.cores, case)
     exe, core = os.path.join(d, "exe"), os.path.join(d, "core")
@@ -104,6 +114,14 @@ def compare_case(args, case):
         if x.get("tid") != y.get("tid"):
             return "fail", "thread order differs: %s vs %s" % (x.get("tid"), y.get("tid"))
         fa, fb = own_functions(x, module), own_functions(y, module)
+        if case in LIBUNWIND_STOPS:
+            if fa == fb:
+                return "fail", "XPASS: the unwinders agree now; remove %s from LIBUNWIND_STOPS" % case
+            if len(fb) < len(fa) and fa[:len(fb)] == fb:
+                notes.append("XFAIL thread %s: %s (dwfl %d frames, libunwind %d)"
+                             % (x.get("tid"), LIBUNWIND_STOPS[case], len(fa), len(fb)))
+                total += len(fb)
+                continue
         if fa != fb:
             i = first_difference(fa, fb)
             return "fail", ("thread %s: %s frames differ at own-frame #%d: dwfl %d frames %s / libunwind %d frames %s"

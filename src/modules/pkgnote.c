@@ -1,0 +1,93 @@
+// The FDO package note of a module (pkgnote.h), as systemd-coredump reads it (systemd v252
+// src/shared/elf-util.c parse_package_metadata()).
+#include <jansson.h>
+#include <string.h>
+
+#include "modules/pkgnote.h"
+
+bool ct_note_find(const struct ct_bytes *notes, const char *owner, uint32_t type, struct ct_bytes *desc)
+{
+	uint64_t off = 0, olen = strlen(owner) + 1;
+	for (int n = 0; n < 256 && off + 12 <= notes->size; n++) {
+		uint64_t namesz = ct_bytes_uint_or0(notes, off, 4), descsz = ct_bytes_uint_or0(notes, off + 4, 4);
+		uint64_t t = ct_bytes_uint_or0(notes, off + 8, 4), desc_off, next;
+		if (!ct_align_up(off + 12 + namesz, 4, &desc_off) || !ct_align_up(desc_off + descsz, 4, &next) ||
+		    !ct_in_bounds(notes->size, desc_off, descsz))
+			return false;
+		if (t == type && namesz == olen && memcmp(notes->data + off + 12, owner, olen) == 0) {
+			*desc = (struct ct_bytes){ notes->data + desc_off, descsz, notes->big_endian };
+			return true;
+		}
+		off = next;
+	}
+	return false;
+}
+
+static const char *member(struct ct_report *r, json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s && *s ? ct_report_strdup(r, s) : NULL;
+}
+
+bool ct_pkgnote_parse(struct ct_report *r, const char *json, size_t len, struct ct_package *ret)
+{
+	// The descriptor is NUL-padded to the note's alignment.
+	while (len && json[len - 1] == '\0')
+		len--;
+	if (len == 0 || len > CT_MAX_PACKAGE_NOTE)
+		return false;
+	json_t *o = json_loadb(json, len, JSON_REJECT_DUPLICATES, NULL);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return false;
+	}
+	struct ct_package p = { .present = true };
+	p.type = member(r, o, "type");
+	p.name = member(r, o, "name");
+	p.version = member(r, o, "version");
+	p.architecture = member(r, o, "architecture");
+	p.os = member(r, o, "os");
+	p.os_version = member(r, o, "osVersion");
+	p.debuginfo_url = member(r, o, "debugInfoUrl");
+	json_decref(o);
+	if (!p.name && !p.type)
+		return false;
+	*ret = p;
+	return true;
+}
+
+static bool from_area(struct ct_report *r, const void *data, size_t size, bool be, struct ct_package *ret)
+{
+	struct ct_bytes notes = { data, size, be }, desc;
+	return ct_note_find(&notes, "FDO", CT_NT_FDO_PACKAGING_METADATA, &desc) &&
+	       ct_pkgnote_parse(r, (const char *)desc.data, desc.size, ret);
+}
+
+bool ct_pkgnote_from_elf(struct ct_report *r, Elf *elf, struct ct_package *ret)
+{
+	GElf_Ehdr eh;
+	if (!elf || !gelf_getehdr(elf, &eh))
+		return false;
+	bool be = eh.e_ident[EI_DATA] == ELFDATA2MSB;
+	// Sections first: `objcopy --add-section` adds a note without a program header.
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *d = elf_rawdata(scn, NULL);
+		if (d && d->d_buf && from_area(r, d->d_buf, d->d_size, be, ret))
+			return true;
+	}
+	size_t phnum;
+	if (elf_getphdrnum(elf, &phnum) != 0)
+		return false;
+	for (size_t i = 0; i < phnum && i < 256; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE || ph.p_filesz > (1u << 20))
+			continue;
+		Elf_Data *d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_BYTE);
+		if (d && d->d_buf && from_area(r, d->d_buf, d->d_size, be, ret))
+			return true;
+	}
+	return false;
+}

@@ -1,0 +1,154 @@
+// Runtime panics (issue 16, docs/classes.md "panic"): Rust's panic path and Go's runtime.gopanic /
+// fatalpanic / throw end in abort(); the class is panic, with the message and location when the
+// dump holds them, and the blame is the first frame in the program's own code. A fault that Go's
+// runtime.sigpanic turned into a panic is its fault class at the Go frame. Pure rules over facts.
+#include <inttypes.h>
+#include <string.h>
+
+#include "triage/facts.h"
+
+static const char *const go_panic_frames[] = { "runtime.gopanic", "runtime.fatalpanic", "runtime.throw",
+					       "runtime.fatalthrow", NULL };
+
+static bool name_is(const char *fn, const char *const *list)
+{
+	for (; fn && *list; list++) {
+		if (strcmp(fn, *list) == 0)
+			return true;
+	}
+	return false;
+}
+
+void ct_panic_find(struct ct_facts *f)
+{
+	struct ct_panic_facts p = { .frame = -1, .sigpanic_caller = -1 };
+	for (size_t i = 0; i < f->num_frames; i++) {
+		const char *fn = f->frames[i].function;
+		if (!fn)
+			continue;
+		if (!p.runtime && (strncmp(fn, "rust_panic", 10) == 0 || strncmp(fn, "__rust_start_panic", 18) == 0 ||
+				   strncmp(fn, "std::panicking::", 16) == 0 || strncmp(fn, "core::panicking::", 17) == 0)) {
+			p.runtime = "rust";
+			p.frame = (long)i;
+		} else if (!p.runtime && name_is(fn, go_panic_frames)) {
+			p.runtime = "go";
+			p.frame = (long)i;
+		}
+		if (p.runtime && strcmp(p.runtime, "go") == 0 && strcmp(fn, "runtime.sigpanic") == 0 &&
+		    i + 1 < f->num_frames) {
+			p.go_sigpanic = true;
+			p.sigpanic_caller = (long)i + 1;
+		}
+		// The runtime function that raised the Go panic: the outermost runtime frame before user code.
+		if (p.runtime && strcmp(p.runtime, "go") == 0 && ct_function_is_go_runtime(fn) && i + 1 < f->num_frames &&
+		    !ct_function_is_go_runtime(f->frames[i + 1].function))
+			p.raiser = p.raiser ? p.raiser : fn;
+	}
+	const char *msg = f->panic.message, *file = f->panic.file;
+	int line = f->panic.line, col = f->panic.column;
+	f->panic = p;
+	f->panic.message = msg;
+	f->panic.file = file;
+	f->panic.line = line;
+	f->panic.column = col;
+}
+
+static bool self_abort(const struct ct_facts *f)
+{
+	return f->sig.fatal && f->sig.signo == CT_SIGABRT &&
+	       (!f->sig.has_code || f->sig.user_sent || f->sig.code == CT_SI_KERNEL);
+}
+
+bool ct_when_panic(const struct ct_facts *f)
+{
+	return self_abort(f) && f->panic.runtime && !f->panic.go_sigpanic;
+}
+
+static const char *where(const struct ct_facts *f, struct ct_report *r)
+{
+	if (f->blame < 0 || (size_t)f->blame >= f->num_frames)
+		return "";
+	const struct ct_frame_fact *b = &f->frames[f->blame];
+	const char *fn = b->function ? b->function : b->module ? b->module : "??";
+	if (b->file && b->line) {
+		const char *base = strrchr(b->file, '/');
+		return ct_report_printf(r, " in %s (%s:%d)", fn, base ? base + 1 : b->file, b->line);
+	}
+	return ct_report_printf(r, " in %s", fn);
+}
+
+void ct_fill_panic(const struct ct_facts *f, struct ct_report *r)
+{
+	const struct ct_panic_facts *p = &f->panic;
+	bool rust = strcmp(p->runtime, "rust") == 0;
+	enum ct_confidence c = CT_CONFIDENCE_HIGH;
+	ct_crash_add_evidence(r, "frame #%ld is %s, %s's panic path", p->frame + (long)f->frame_base,
+			      f->frames[p->frame].function, rust ? "Rust std" : "the Go runtime");
+	if (p->raiser)
+		ct_crash_add_evidence(r, "the panic was raised by %s", p->raiser);
+	if (p->message) {
+		ct_crash_add_evidence(r, "panic message: \"%s\"", p->message);
+		ct_crash_add_detail_string(r, "message", p->message);
+	}
+	if (p->file) {
+		ct_crash_add_evidence(r, "panic location %s:%d:%d (core::panic::Location in the dump)", p->file, p->line,
+				      p->column);
+		ct_crash_add_detail_string(r, "panic_file", p->file);
+		ct_crash_add_detail_int(r, "panic_line", p->line);
+	}
+	if (f->blame < 0)
+		c = CT_CONFIDENCE_MEDIUM;
+	ct_crash_add_detail_string(r, "runtime", p->runtime);
+	r->crash.class_id = ct_report_strdup(r, "panic");
+	r->crash.subclass = NULL;
+	r->crash.confidence = ct_report_strdup(r, ct_confidence_to_string(c));
+	const char *what = p->message ? ct_report_printf(r, ": %s", p->message)
+			   : p->raiser ? ct_report_printf(r, " (%s)", p->raiser) : "";
+	// The panic's own location when the dump has it, else the blamed frame's line.
+	const struct ct_frame_fact *b = f->blame >= 0 ? &f->frames[f->blame] : NULL;
+	if (p->file)
+		r->crash.summary = ct_report_printf(r, "%s panic%s at %s:%d:%d%s%s", rust ? "Rust" : "Go", what, p->file,
+						    p->line, p->column, b && b->function ? " in " : "",
+						    b && b->function ? b->function : "");
+	else
+		r->crash.summary = ct_report_printf(r, "%s panic%s%s", rust ? "Rust" : "Go", what, where(f, r));
+}
+
+bool ct_when_go_fault(const struct ct_facts *f)
+{
+	return self_abort(f) && f->panic.runtime && f->panic.go_sigpanic;
+}
+
+void ct_fill_go_fault(const struct ct_facts *f, struct ct_report *r)
+{
+	const struct ct_panic_facts *p = &f->panic;
+	const struct ct_frame_fact *at = &f->frames[p->sigpanic_caller];
+	const char *m = p->message ? p->message : "";
+	// runtime.panicmem's message, or the other faults sigpanic turns into panics (signal_unix.go).
+	const char *class_id = strstr(m, "nil pointer dereference") ? "null-deref"
+			       : strstr(m, "divide by zero")	  ? "divide-by-zero"
+			       : strstr(m, "unexpected fault address") ? "wild-pointer"
+			       : strstr(m, "floating point")	  ? "floating-point-exception"
+								  : NULL;
+	enum ct_confidence c = CT_CONFIDENCE_HIGH;
+	ct_crash_add_evidence(r, "frame #%ld %s faulted; Go's signal handler turned the fault into a call of runtime.sigpanic",
+			      p->sigpanic_caller + (long)f->frame_base, at->function ? at->function : "??");
+	if (p->message)
+		ct_crash_add_evidence(r, "panic message: \"%s\"", p->message);
+	if (!class_id) {
+		// Without the message: Go faults are nil dereferences far more often than anything else,
+		// but the dump does not say so here.
+		ct_crash_add_evidence(r, "the panic message was not recovered: a memory fault is assumed");
+		class_id = "null-deref";
+		c = CT_CONFIDENCE_MEDIUM;
+	}
+	if (p->message)
+		ct_crash_add_detail_string(r, "message", p->message);
+	ct_crash_add_detail_string(r, "runtime", "go");
+	r->crash.class_id = ct_report_strdup(r, class_id);
+	r->crash.subclass = NULL;
+	r->crash.confidence = ct_report_strdup(r, ct_confidence_to_string(c));
+	r->crash.summary = ct_report_printf(r, "Go %s%s%s (runtime.sigpanic, then GOTRACEBACK's abort)",
+					    strcmp(class_id, "null-deref") == 0 ? "nil pointer dereference" : class_id,
+					    p->message ? "" : "", where(f, r));
+}
