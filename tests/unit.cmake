@@ -4,6 +4,7 @@ ct_add_unit_test(test_util ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_util.c)
 ct_add_unit_test(test_json ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_json.c)
 ct_add_unit_test(test_dwarf_expr ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_dwarf_expr.c)
 ct_add_unit_test(test_demangle ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_demangle.c)
+ct_add_unit_test(test_elfview ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_elfview.c)
 ct_add_unit_test(test_present ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_present.c)
 
 # The man page documents every option of --help.

@@ -36,6 +36,8 @@ enum ct_trust {
 	CT_TRUST_SIGNAL, /**< signal frame (sigreturn trampoline) */
 	CT_TRUST_BAD_CALL, /**< caller recovered after a call to a bad pc */
 	CT_TRUST_CALL_SITE, /**< tail-call frame rebuilt from DWARF call-site information */
+	/** from the function's prologue (its sp adjustment and return-address slot; mips, no CFI unwinder) */
+	CT_TRUST_PROLOGUE,
 	CT_TRUST_NUM_
 };
 const char *ct_trust_to_string(enum ct_trust trust);
@@ -355,6 +357,8 @@ struct ct_input {
 	bool truncated; /**< the dump file is shorter than its headers claim */
 	/** Bytes in a pointer of the dumped program or kernel (4 or 8), 0 when unknown. */
 	unsigned pointer_size;
+	/** Bytes in a general register (x32: 8 with 4-byte pointers), 0 when unknown. */
+	unsigned register_size;
 };
 
 /** A lock (or other object threads wait on) of the wait-for graph (docs/hangs.md). */

@@ -5,14 +5,22 @@
  *
  * To add an architecture:
  *  1. Write src/arch/<name>.c with its register table (name, DWARF number, offset and size in
- *     NT_PRSTATUS pr_reg), the pc/sp/fp/return-address numbers, the prstatus layout, capstone
- *     arch/mode (or -1), and the bad-call rule (where the return address is right after a call);
- *     its signal frame (struct ct_arch_sigframe: the kernel's rt_sigframe layout and the
- *     rt_sigreturn trampoline's bytes) for signal-frame facts and sigreturn without CFI; and the
- *     offset of pr_utime in NT_PRSTATUS (threads' CPU time, docs/trail.md).
- *  2. Add it to the list in arch.c.
- *  3. Add a core to tests (or check the external corpus has one), and list it in README.md
- *     "Architectures" and docs/architectures.md.
+ *     NT_PRSTATUS pr_reg), the pc/sp/fp/return-address numbers, how many DWARF registers libdwfl
+ *     takes (its backend's frame_nregs bounds them), the prstatus layout, byte order, capstone
+ *     arch/mode (or -1) and the instruction decoder of triage (enum ct_insn_decoder), the
+ *     frame-pointer rule, the bad-call rule (where the return address is right after a call),
+ *     the call-instruction check, the user/kernel address split, signal numbering when it is
+ *     not asm-generic, and the interrupted-system-call fields (docs/hangs.md; syscalls = NULL
+ *     leaves them out); its signal frame (struct ct_arch_sigframe: the kernel's rt_sigframe layout
+ *     and the rt_sigreturn trampoline's bytes) for signal-frame facts and sigreturn without CFI; and
+ *     the offset of pr_utime in NT_PRSTATUS (threads' CPU time, docs/trail.md).
+ *  2. Add it to the list in arch.c (and its name to ct_arch_machine_name when new).
+ *  3. If capstone decodes it, the register names capstone prints must match the table's (or get an
+ *     alias in triage/insn_generic.c); give POINTER_BYTES in tests/cross/check_cross.py.
+ *  4. Add cores: a row in tests/cross/arches.tsv (cross compiler and qemu-user runner; the cases of
+ *     tests/cross/cases.tsv then run for it, tests/cross.cmake) and, for the corpus, rows in
+ *     tests/corpus/arch_expectations.tsv; list it in README.md "Architectures" and in the table of
+ *     docs/architectures.md, each cell naming its test.
  */
 #ifndef CT_ARCH_H
 #define CT_ARCH_H
@@ -23,7 +31,10 @@
 
 #include "arch/syscalls.h"
 
-/** Enough DWARF register slots for the general registers of every supported architecture. */
+/**
+ * Enough DWARF register slots for the general registers of every supported architecture (the
+ * highest used is ppc's link register, 65; s390 access registers go to 63).
+ */
 #define CT_MAX_DWARF_REGS 72
 
 struct ct_arch_reg {
@@ -40,8 +51,32 @@ struct ct_arch_reg {
 enum ct_bad_call_kind {
 	/** The call pushed the return address at [sp] (x86). */
 	CT_BAD_CALL_STACK,
-	/** The call put it in the link register (aarch64 x30, riscv ra, arm lr). */
+	/** The call put it in the link register (aarch64 x30, riscv ra, arm lr, ppc lr, s390 r14, mips ra,
+	 sparc o7 + ra_offset). */
 	CT_BAD_CALL_LINK_REGISTER,
+};
+
+/** How a caller's frame is found without unwind information. */
+enum ct_fp_rule {
+	/** No frame-pointer step (sparc register windows, s390 without -mbackchain, arm). */
+	CT_FP_NONE,
+	/** fp points at {saved fp, return address} (x86, aarch64, riscv: at fp + the two offsets). */
+	CT_FP_CHAIN,
+	/** [sp] holds the caller's sp (the ppc back chain); the return address is at caller sp + ra offset. */
+	CT_FP_BACK_CHAIN,
+};
+
+/** The instruction decoder triage uses for the faulting instruction (triage/insn.c dispatches on it). */
+enum ct_insn_decoder {
+	CT_INSN_NONE,
+	CT_INSN_X86_64,
+	CT_INSN_I386,
+	CT_INSN_AARCH64,
+	/** Call sites and PLT stubs only: capstone 4 has no RISC-V. */
+	CT_INSN_RISCV64,
+	/** capstone's operand details (arm, ppc, s390, mips, sparc): memory operands and traps. */
+	CT_INSN_GENERIC,
+	CT_INSN_NUM_,
 };
 
 /** A register the kernel saved in a signal frame's sigcontext: DWARF number and offset. */
@@ -113,6 +148,47 @@ struct ct_arch_info {
 	 * register the callee's CFI says nothing about keeps its value.
 	 */
 	uint64_t callee_saved;
+	/* Fields added for the architectures beyond x86 and aarch64 (issue 13). */
+	/** Byte order of the target (ppc64 and ppc64le share e_machine, so lookups key on it). */
+	bool big_endian;
+	enum ct_fp_rule fp_rule;
+	enum ct_insn_decoder insn_decoder;
+	/**
+	 * Bits of a pc that address code (s390 31-bit: the top bit is the addressing mode; arm: bit 0
+	 * is the Thumb bit of return addresses); 0 = all.
+	 */
+	uint64_t pc_mask;
+	/** Added to the sp register to get the stack address (sparc64's stack bias, 2047). */
+	uint64_t stack_bias;
+	/** First kernel address (user addresses lie below it; 0 = separate address spaces, s390). */
+	uint64_t kernel_address_start;
+	/** The return address is this much past the link register (sparc, mips: call + delay slot). */
+	unsigned ra_offset;
+	/**
+	 * Signal numbers of the target turned into asm-generic ones (mips, sparc), indexed by the
+	 * target's number (< 32); NULL when the target uses asm-generic numbering.
+	 */
+	const uint8_t *generic_signal;
+	/** siginfo has si_code before si_errno (mips). */
+	bool siginfo_code_first;
+	/**
+	 * Reads a function's prologue (@p code: @p len bytes from its start up to the pc) for
+	 * architectures libdwfl cannot unwind (mips): the bytes it subtracted from sp and the offset
+	 * from the lowered sp where it saved the return address (-1: not saved, still in the link
+	 * register). NULL when the architecture has no such rule.
+	 */
+	bool (*prologue)(const struct ct_arch_info *arch, const uint8_t *code, size_t len, uint64_t *frame_size,
+			 int64_t *ra_offset);
+	/**
+	 * The target of the direct call that ends right before @p ret_addr (@p before: the @p len bytes
+	 * ending there), for validating scanned return addresses; NULL when not decoded (x86,
+	 * aarch64 and riscv64 have triage's ct_insn_call_before instead).
+	 */
+	bool (*call_target)(const uint8_t *before, size_t len, uint64_t ret_addr, uint64_t *target);
+	/** Bytes a call or push moves sp by when not pointer_size (x32: 8); 0 = pointer_size. */
+	unsigned stack_slot;
+	/** Capstone mode for the thread's state (arm: Thumb when CPSR.T), or NULL for cs_mode. */
+	int (*cs_mode_for)(const uint64_t *values, size_t num_values);
 	/** The signal frame's layout (issue 16), NULL when not described. */
 	const struct ct_arch_sigframe *sigframe;
 
@@ -140,9 +216,23 @@ struct ct_arch_info {
 
 /** The table for @p e_machine / @p elf_class, or NULL when the architecture is not supported. */
 const struct ct_arch_info *ct_arch_find(uint16_t e_machine, uint8_t elf_class);
+/**
+ * The table that matches a thread's NT_PRSTATUS of @p prstatus_size bytes: @p arch itself, or an
+ * ABI the ELF header does not tell apart (mips n32 against o32; in mips.c).
+ */
+const struct ct_arch_info *ct_arch_for_prstatus(const struct ct_arch_info *arch, size_t prstatus_size);
+/** Like ct_arch_find for a dump of byte order @p big_endian (ppc64 against ppc64le, mips against mipsel). */
+const struct ct_arch_info *ct_arch_find_endian(uint16_t e_machine, uint8_t elf_class, bool big_endian);
+/** The asm-generic number of the target's signal @p signo (unchanged on most architectures). */
+int ct_arch_generic_signal(const struct ct_arch_info *arch, int signo);
+/** Capstone mode for a thread whose register values (arch->regs order) are @p values. */
+int ct_arch_cs_mode(const struct ct_arch_info *arch, const uint64_t *values, size_t num_values);
 /** Name for any e_machine (also unsupported ones), for messages: "s390x", "EM_123". */
 const char *ct_arch_machine_name(uint16_t e_machine, uint8_t elf_class);
 
 extern const struct ct_arch_info ct_arch_x86_64, ct_arch_i386, ct_arch_aarch64, ct_arch_riscv64;
+extern const struct ct_arch_info ct_arch_x32, ct_arch_arm, ct_arch_s390x, ct_arch_s390, ct_arch_ppc64,
+	ct_arch_ppc64le, ct_arch_ppc, ct_arch_sparc64, ct_arch_mips, ct_arch_mipsel, ct_arch_mips64,
+	ct_arch_mips64el, ct_arch_mipsn32, ct_arch_mipsn32el;
 
 #endif

@@ -1,5 +1,7 @@
-// x86-64: NT_PRSTATUS layout (struct user_regs_struct, arch/x86/include/asm/user_64.h) and DWARF
-// numbers (System V AMD64 psABI, figure 3.36).
+// x86-64 and x32: NT_PRSTATUS layout (struct user_regs_struct, arch/x86/include/asm/user_64.h) and
+// DWARF numbers (System V AMD64 psABI, figure 3.36). x32 (ELFCLASS32, EM_X86_64) has the same
+// registers, 8 bytes wide, after a 32-bit prstatus header: pr_reg at offset 72 (elfutils
+// backends/x32_corenote.c); pointers are 4 bytes but calls and pushes still move 8.
 #include <capstone/capstone.h>
 #include <elf.h>
 
@@ -49,6 +51,14 @@ static bool is_after_call_x86_64(const uint8_t *b, size_t len)
 	return false;
 }
 
+// x86-64 and x32 share registers, DWARF numbers, call encodings and decoder; x32 has 4-byte
+// pointers, a 32-bit prstatus header and 8-byte stack slots.
+#define X86_64_COMMON                                                                                    \
+	.e_machine = EM_X86_64, .regs = regs_x86_64, .num_regs = sizeof(regs_x86_64) / sizeof(regs_x86_64[0]),  \
+	.pc_dwarf = 16, .sp_dwarf = 7, .fp_dwarf = 6, .ra_dwarf = 16, .pc_index = 16, .num_dwarf = 17,       \
+	.prstatus_reg_size = 27 * 8, .bad_call = CT_BAD_CALL_STACK, .fp_saved_fp_offset = 0,                 \
+	.fp_saved_ra_offset = 8, .cs_arch = CS_ARCH_X86, .cs_mode = CS_MODE_64,                              \
+	.is_after_call = is_after_call_x86_64, .fp_rule = CT_FP_CHAIN, .insn_decoder = CT_INSN_X86_64
 // The kernel's struct rt_sigframe (arch/x86/include/asm/sigframe.h): pretcode, then struct ucontext
 // (uc_flags, uc_link, uc_stack: 40 bytes, then struct sigcontext of asm/sigcontext.h, 256 bytes, then
 // uc_sigmask), then siginfo. At the restorer the handler's ret has popped pretcode: sp = &uc.
@@ -81,8 +91,8 @@ static const struct ct_arch_sigframe sigframe_x86_64 = {
 };
 
 const struct ct_arch_info ct_arch_x86_64 = {
+	X86_64_COMMON,
 	.name = "x86_64",
-	.e_machine = EM_X86_64,
 	.elf_class = ELFCLASS64,
 	.pointer_size = 8,
 	.regs = regs_x86_64,
@@ -95,14 +105,8 @@ const struct ct_arch_info ct_arch_x86_64 = {
 	.num_dwarf = 17,
 	.callee_saved = (1ULL << 3) | (1ULL << 6) | (0xfULL << 12), // rbx, rbp, r12-r15 (SysV AMD64 ABI 3.2.1)
 	.prstatus_reg_offset = 112,
-	.prstatus_reg_size = 27 * 8,
-	.bad_call = CT_BAD_CALL_STACK,
-	.fp_saved_fp_offset = 0,
-	.fp_saved_ra_offset = 8,
-	.cs_arch = CS_ARCH_X86,
-	.cs_mode = CS_MODE_64,
 	.user_address_limit = 1ULL << 47,
-	.is_after_call = is_after_call_x86_64,
+	.kernel_address_start = 0xffff800000000000ULL,
 	.sigframe = &sigframe_x86_64,
 	.syscall_nr_index = 22, // orig_rax
 	.syscall_ret_index = 0,
@@ -114,4 +118,15 @@ const struct ct_arch_info ct_arch_x86_64 = {
 	// struct elf_prstatus: pr_pid, pr_ppid, pr_pgrp, pr_sid, then pr_utime, pr_stime (timevals of longs).
 	.prstatus_utime_offset = 48,
 	.prstatus_time_word = 8,
+};
+
+const struct ct_arch_info ct_arch_x32 = {
+	X86_64_COMMON,
+	.name = "x32",
+	.elf_class = ELFCLASS32,
+	.pointer_size = 4,
+	.prstatus_reg_offset = 72,
+	.user_address_limit = 1ULL << 32,
+	.kernel_address_start = 0,
+	.stack_slot = 8,
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dump/elfcore.h"
+#include "dump/elfview.h"
 #include "dump/mapped_file.h"
 #include "util/bytes.h"
 
@@ -50,71 +51,32 @@ static int compare_segments(const void *a, const void *b)
 	return x->memsz > y->memsz ? -1 : x->memsz < y->memsz;
 }
 
-// Reads the fields of one program header (class and byte order from the core).
-struct phdr_fields {
-	uint32_t type, flags;
-	uint64_t offset, vaddr, filesz, memsz;
-};
-
-static void read_phdr(const struct ct_core *core, const uint8_t *p, struct phdr_fields *ph)
-{
-	bool be = core->big_endian;
-	if (core->elf_class == ELFCLASS64) {
-		ph->type = ct_load32(p, be);
-		ph->flags = ct_load32(p + 4, be);
-		ph->offset = ct_load64(p + 8, be);
-		ph->vaddr = ct_load64(p + 16, be);
-		ph->filesz = ct_load64(p + 32, be);
-		ph->memsz = ct_load64(p + 40, be);
-	} else {
-		ph->type = ct_load32(p, be);
-		ph->offset = ct_load32(p + 4, be);
-		ph->vaddr = ct_load32(p + 8, be);
-		ph->filesz = ct_load32(p + 16, be);
-		ph->memsz = ct_load32(p + 20, be);
-		ph->flags = ct_load32(p + 24, be);
-	}
-}
-
 static struct ct_error *parse_header(struct ct_core *core, size_t max_threads)
 {
 	const uint8_t *d = core->map;
 	size_t size = core->size;
-	if (size < EI_NIDENT || memcmp(d, ELFMAG, SELFMAG) != 0)
-		return ct_error_create(CT_ERROR_CORRUPT, "not an ELF file");
-	core->elf_class = d[EI_CLASS];
-	if (core->elf_class != ELFCLASS32 && core->elf_class != ELFCLASS64)
-		return ct_error_create(CT_ERROR_CORRUPT, "bad ELF class %u", d[EI_CLASS]);
-	if (d[EI_DATA] != ELFDATA2LSB && d[EI_DATA] != ELFDATA2MSB)
-		return ct_error_create(CT_ERROR_CORRUPT, "bad ELF byte order %u", d[EI_DATA]);
-	core->big_endian = d[EI_DATA] == ELFDATA2MSB;
-	bool is64 = core->elf_class == ELFCLASS64;
-	size_t ehsize = is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
-	if (size < ehsize)
-		return ct_error_create(CT_ERROR_CORRUPT, "ELF header truncated (%zu of %zu bytes)", size, ehsize);
-	struct ct_bytes b = { d, size, core->big_endian };
-	uint16_t e_type = ct_bytes_uint_or0(&b, 16, 2);
-	core->e_machine = ct_bytes_uint_or0(&b, 18, 2);
+	struct ct_bytes file = { d, size, false };
+	struct ct_elf_header eh;
+	struct ct_error *err = ct_elf_header_read(&file, &eh);
+	if (err)
+		return err;
+	core->elf_class = eh.elf_class;
+	core->big_endian = eh.big_endian;
+	file.big_endian = eh.big_endian;
+	core->e_machine = eh.machine;
 	core->arch_name = ct_arch_machine_name(core->e_machine, core->elf_class);
-	if (e_type != ET_CORE)
-		return ct_error_create(CT_ERROR_INVALID_ARGUMENT, "is %s, not a core file", elf_type_name(e_type));
-	core->arch = ct_arch_find(core->e_machine, core->elf_class);
+	if (eh.type != ET_CORE)
+		return ct_error_create(CT_ERROR_INVALID_ARGUMENT, "is %s, not a core file", elf_type_name(eh.type));
+	core->arch = ct_arch_find_endian(core->e_machine, core->elf_class, core->big_endian);
+	if (core->arch)
+		core->arch_name = core->arch->name;
 
-	uint64_t phoff = is64 ? ct_bytes_uint_or0(&b, 32, 8) : ct_bytes_uint_or0(&b, 28, 4);
-	uint64_t shoff = is64 ? ct_bytes_uint_or0(&b, 40, 8) : ct_bytes_uint_or0(&b, 32, 4);
-	unsigned phentsize = ct_bytes_uint_or0(&b, is64 ? 54 : 42, 2);
-	uint64_t phnum = ct_bytes_uint_or0(&b, is64 ? 56 : 44, 2);
-	unsigned shentsize = ct_bytes_uint_or0(&b, is64 ? 58 : 46, 2);
-	size_t want_phent = is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
-	if (phnum == PN_XNUM) {
-		// The real count is in section header 0's sh_info (ELF gABI, "Extended numbering").
-		uint64_t info_off, v;
-		if (shoff == 0 || shentsize < (is64 ? 64 : 40) || ct_add_overflow(shoff, is64 ? 44 : 28, &info_off) ||
-		    !ct_bytes_uint(&b, info_off, 4, &v))
-			return ct_error_create(CT_ERROR_CORRUPT,
-					       "e_phnum is PN_XNUM but section header 0 is missing or out of the file");
-		phnum = v;
-	}
+	uint64_t phoff = eh.phoff, phnum;
+	unsigned phentsize = eh.phentsize;
+	size_t want_phent = ct_elf_phdr_size(eh.elf_class);
+	if (!ct_elf_phnum(&file, &eh, &phnum))
+		return ct_error_create(CT_ERROR_CORRUPT,
+				       "e_phnum is PN_XNUM but section header 0 is missing or out of the file");
 	if (phnum == 0)
 		return ct_error_create(CT_ERROR_CORRUPT, "core has no program headers");
 	// gABI: e_phentsize is the size of one entry; larger entries (future fields) are stepped over,
@@ -148,13 +110,10 @@ static struct ct_error *parse_header(struct ct_core *core, size_t max_threads)
 		core->truncated = true;
 		phnum = have;
 	}
-	const uint8_t *phdrs = d + phoff;
-
 	size_t nload = 0;
 	for (uint64_t i = 0; i < phnum; i++) {
-		struct phdr_fields ph;
-		read_phdr(core, phdrs + i * phentsize, &ph);
-		if (ph.type == PT_LOAD)
+		struct ct_elf_phdr ph;
+		if (ct_elf_phdr_read(&file, eh.elf_class, phoff + i * phentsize, &ph) && ph.type == PT_LOAD)
 			nload++;
 	}
 	core->segments = calloc(nload ? nload : 1, sizeof(*core->segments));
@@ -162,9 +121,9 @@ static struct ct_error *parse_header(struct ct_core *core, size_t max_threads)
 		return &ct_enomem;
 	uint64_t lost = 0;
 	for (uint64_t i = 0; i < phnum; i++) {
-		struct phdr_fields ph;
-		read_phdr(core, phdrs + i * phentsize, &ph);
-		if (ph.type != PT_LOAD || ph.memsz == 0)
+		struct ct_elf_phdr ph;
+		if (!ct_elf_phdr_read(&file, eh.elf_class, phoff + i * phentsize, &ph) || ph.type != PT_LOAD ||
+		    ph.memsz == 0)
 			continue;
 		uint64_t end;
 		if (ct_add_overflow(ph.vaddr, ph.memsz - 1, &end)) {
@@ -208,7 +167,7 @@ static struct ct_error *parse_header(struct ct_core *core, size_t max_threads)
 	// Real cores never overlap; lookups prefer the segment starting last (see ct_core_find_segment).
 	if (overlaps)
 		ct_core_problem(core, "corrupt-segment", "%zu PT_LOAD segments overlap the one before them", overlaps);
-	ct_core_parse_notes(core, phdrs, phnum, max_threads);
+	ct_core_parse_notes(core, phoff, phnum, max_threads);
 	return NULL;
 }
 
@@ -343,7 +302,7 @@ struct ct_error *ct_core_read(const struct ct_core *core, uint64_t addr, void *b
 bool ct_core_read_word(const struct ct_core *core, uint64_t addr, uint64_t *ret)
 {
 	uint8_t b[8];
-	unsigned n = core->elf_class == ELFCLASS64 ? 8 : 4;
+	unsigned n = core->arch ? core->arch->pointer_size : core->elf_class == ELFCLASS64 ? 8 : 4;
 	if (!ct_core_read_fast(core, addr, b, n))
 		return false;
 	*ret = n == 8 ? ct_load64(b, core->big_endian) : ct_load32(b, core->big_endian);

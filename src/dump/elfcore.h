@@ -154,8 +154,8 @@ bool ct_core_auxv(const struct ct_core *core, uint64_t type, uint64_t *ret);
 
 /**
  * Parses the notes of all PT_NOTE segments (called by ct_core_open). Internal, in notes.c.
- * @p phdrs holds @p phnum entries of core->phentsize bytes, already bounds-checked.
+ * The program header table is at @p phoff: @p phnum entries of core->phentsize bytes, in the file.
  */
-void ct_core_parse_notes(struct ct_core *core, const uint8_t *phdrs, size_t phnum, size_t max_threads);
+void ct_core_parse_notes(struct ct_core *core, uint64_t phoff, size_t phnum, size_t max_threads);
 
 #endif

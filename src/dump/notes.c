@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dump/elfcore.h"
+#include "dump/elfview.h"
 #include "util/bytes.h"
 
 #ifndef NT_SIGINFO
@@ -72,9 +73,14 @@ static void parse_prstatus(struct note_ctx *ctx, const struct ct_bytes *desc)
 		ct_core_problem(core, "corrupt-note", "NT_PRSTATUS of %zu bytes is too small", desc->size);
 		return;
 	}
-	t->cursig = (int)ct_bytes_uint_or0(desc, 12, 2);
+	t->cursig = ct_arch_generic_signal(core->arch, (int)ct_bytes_uint_or0(desc, 12, 2));
 	t->tid = (int)ct_bytes_uint_or0(desc, pid_off, 4);
 	t->ppid = (int)ct_bytes_uint_or0(desc, pid_off + 4, 4);
+	if (core->arch && core->num_threads == 0) {
+		// The first thread's note decides between ABIs of one ELF header (mips o32 and n32).
+		core->arch = ct_arch_for_prstatus(core->arch, desc->size);
+		core->arch_name = core->arch->name;
+	}
 	const struct ct_arch_info *arch = core->arch;
 	if (arch)
 		read_cpu_time(arch, desc, t);
@@ -96,7 +102,10 @@ static void parse_prstatus(struct note_ctx *ctx, const struct ct_bytes *desc)
 			}
 			t->num_values = arch->num_regs;
 			t->pc = t->values[arch->pc_index];
-			t->sp = t->dwarf[arch->sp_dwarf];
+			if (arch->pc_mask)
+				t->pc &= arch->pc_mask;
+			// The stack address (sparc64's sp is biased); the register itself stays as dumped.
+			t->sp = t->dwarf[arch->sp_dwarf] + arch->stack_bias;
 			t->has_regs = true;
 		}
 	}
@@ -164,9 +173,10 @@ static void parse_siginfo(struct note_ctx *ctx, const struct ct_bytes *desc)
 		return;
 	}
 	core->has_siginfo = true;
-	core->si_signo = (int)ct_bytes_uint_or0(desc, 0, 4);
-	core->si_errno = (int)ct_bytes_uint_or0(desc, 4, 4);
-	core->si_code = (int)ct_bytes_uint_or0(desc, 8, 4);
+	bool code_first = core->arch && core->arch->siginfo_code_first;
+	core->si_signo = ct_arch_generic_signal(core->arch, (int)ct_bytes_uint_or0(desc, 0, 4));
+	core->si_errno = (int)ct_bytes_uint_or0(desc, code_first ? 8 : 4, 4);
+	core->si_code = (int)ct_bytes_uint_or0(desc, code_first ? 4 : 8, 4);
 	if (core->si_code <= 0) {
 		// SI_USER, SI_QUEUE, SI_TKILL, …: the sender is in _kill/_rt.
 		core->si_has_sender = true;
@@ -274,24 +284,19 @@ static void parse_file(struct note_ctx *ctx, const struct ct_bytes *desc)
 	core->num_files = kept;
 }
 
-static void parse_note(struct note_ctx *ctx, const char *name, size_t namesz, uint32_t type,
-		       const struct ct_bytes *desc)
+static void parse_note(struct note_ctx *ctx, const struct ct_elf_note *n)
 {
-	bool is_core = namesz == 5 && memcmp(name, "CORE", 5) == 0;
-	bool is_linux = namesz == 6 && memcmp(name, "LINUX", 6) == 0;
-	if (namesz == 11 && memcmp(name, "VMCOREINFO", 11) == 0)
+	if (ct_elf_note_is(n, "VMCOREINFO"))
 		ctx->core->has_vmcoreinfo = true;
-	if (!is_core && !is_linux)
+	if (!ct_elf_note_is(n, "CORE"))
 		return;
-	if (is_core) {
-		switch (type) {
-		case NT_PRSTATUS: parse_prstatus(ctx, desc); break;
-		case NT_PRPSINFO: parse_prpsinfo(ctx, desc); break;
-		case NT_SIGINFO: parse_siginfo(ctx, desc); break;
-		case NT_AUXV: parse_auxv(ctx, desc); break;
-		case NT_FILE: parse_file(ctx, desc); break;
-		default: break;
-		}
+	switch (n->type) {
+	case NT_PRSTATUS: parse_prstatus(ctx, &n->desc); break;
+	case NT_PRPSINFO: parse_prpsinfo(ctx, &n->desc); break;
+	case NT_SIGINFO: parse_siginfo(ctx, &n->desc); break;
+	case NT_AUXV: parse_auxv(ctx, &n->desc); break;
+	case NT_FILE: parse_file(ctx, &n->desc); break;
+	default: break;
 	}
 }
 
@@ -299,54 +304,43 @@ static void parse_note(struct note_ctx *ctx, const char *name, size_t namesz, ui
 static void parse_note_segment(struct note_ctx *ctx, const struct ct_bytes *seg)
 {
 	struct ct_core *core = ctx->core;
-	uint64_t off = 0;
-	while (off + 12 <= seg->size) {
+	struct ct_note_iter it;
+	struct ct_elf_note n;
+	ct_note_iter_init(&it, seg);
+	while (ct_note_iter_next(&it, &n)) {
 		if (++ctx->notes_seen > CT_MAX_NOTES) {
 			core->notes_capped = true;
 			ct_core_problem(core, "limit", "more than %u notes; the rest are ignored (cap CT_MAX_NOTES)",
 					CT_MAX_NOTES);
 			return;
 		}
-		uint64_t namesz = ct_bytes_uint_or0(seg, off, 4);
-		uint64_t descsz = ct_bytes_uint_or0(seg, off + 4, 4);
-		uint32_t type = (uint32_t)ct_bytes_uint_or0(seg, off + 8, 4);
-		uint64_t name_off = off + 12, desc_off, next;
-		// Core notes are 4-byte aligned (gABI; Linux writes them so for both classes).
-		if (!ct_align_up(name_off + namesz, 4, &desc_off) || !ct_align_up(desc_off + descsz, 4, &next) ||
-		    !ct_in_bounds(seg->size, name_off, namesz) || !ct_in_bounds(seg->size, desc_off, descsz)) {
-			ct_core_problem(core, "corrupt-note",
-					"note at offset %" PRIu64 " (namesz %" PRIu64 ", descsz %" PRIu64
-					") runs past its segment; later notes are lost",
-					off, namesz, descsz);
-			return;
-		}
-		const char *name = (const char *)seg->data + name_off;
-		struct ct_bytes desc = { seg->data + desc_off, descsz, seg->big_endian };
-		parse_note(ctx, name, namesz, type, &desc);
-		off = next;
+		parse_note(ctx, &n);
 	}
+	if (it.malformed)
+		ct_core_problem(core, "corrupt-note",
+				"note at offset %" PRIu64 " (namesz %" PRIu64 ", descsz %" PRIu64
+				") runs past its segment; later notes are lost",
+				it.bad_offset, it.bad_namesz, it.bad_descsz);
 }
 
-void ct_core_parse_notes(struct ct_core *core, const uint8_t *phdrs, size_t phnum, size_t max_threads)
+void ct_core_parse_notes(struct ct_core *core, uint64_t phoff, size_t phnum, size_t max_threads)
 {
 	struct note_ctx ctx = { .core = core, .max_threads = max_threads };
 	if (ctx.max_threads > CT_MAX_CORE_THREADS)
 		ctx.max_threads = CT_MAX_CORE_THREADS;
-	bool is64 = core->elf_class == ELFCLASS64;
-	size_t phent = core->phentsize ? core->phentsize : is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+	size_t phent = core->phentsize ? core->phentsize : ct_elf_phdr_size(core->elf_class);
+	struct ct_bytes whole = { core->map, core->size, core->big_endian };
 	bool any = false;
 	// (offset, size) of the note segments parsed so far: a hostile core can point 10^6 program
 	// headers at the same notes, turning a few KiB into 10^5 threads.
 	uint64_t seen[CT_MAX_NOTE_SEGMENTS][2];
 	size_t num_seen = 0, skipped = 0;
 	for (size_t i = 0; i < phnum; i++) {
-		const uint8_t *p = phdrs + i * phent;
-		uint32_t type = ct_load32(p, core->big_endian);
-		if (type != PT_NOTE)
+		struct ct_elf_phdr ph;
+		if (!ct_elf_phdr_read(&whole, core->elf_class, phoff + i * phent, &ph) || ph.type != PT_NOTE)
 			continue;
 		any = true;
-		uint64_t off = is64 ? ct_load64(p + 8, core->big_endian) : ct_load32(p + 4, core->big_endian);
-		uint64_t filesz = is64 ? ct_load64(p + 32, core->big_endian) : ct_load32(p + 16, core->big_endian);
+		uint64_t off = ph.offset, filesz = ph.filesz;
 		bool dup = false;
 		for (size_t j = 0; j < num_seen && !dup; j++)
 			dup = seen[j][0] == off && seen[j][1] == filesz;
@@ -358,7 +352,6 @@ void ct_core_parse_notes(struct ct_core *core, const uint8_t *phdrs, size_t phnu
 		seen[num_seen][1] = filesz;
 		num_seen++;
 		struct ct_bytes seg;
-		struct ct_bytes whole = { core->map, core->size, core->big_endian };
 		if (!ct_bytes_sub(&whole, off, filesz, &seg)) {
 			// Keep what is there of a cut note segment.
 			if (off >= core->size) {

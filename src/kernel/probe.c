@@ -3,6 +3,8 @@
 #include <elf.h>
 #include <string.h>
 
+#include "arch/arch.h"
+#include "dump/elfview.h"
 #include "kernel/kernel.h"
 #include "util/bytes.h"
 
@@ -13,90 +15,62 @@
 // beyond 8192 CPUs.
 #define MAX_NOTES 65536
 
-struct elf_view {
-	struct ct_bytes b;
-	bool is64;
-};
-
 /* Looks through one PT_NOTE segment for VMCOREINFO / QEMU notes. */
 static void scan_notes(const struct ct_bytes *notes, bool *vmcoreinfo, bool *qemu)
 {
-	uint64_t off = 0;
-	for (unsigned n = 0; n < MAX_NOTES && off + 12 <= notes->size; n++) {
-		uint64_t namesz = ct_bytes_uint_or0(notes, off, 4), descsz = ct_bytes_uint_or0(notes, off + 4, 4);
-		uint64_t name_off = off + 12, desc_off, next;
-		if (!ct_align_up(name_off + namesz, 4, &desc_off) || !ct_align_up(desc_off + descsz, 4, &next) ||
-		    !ct_in_bounds(notes->size, name_off, namesz))
-			return;
-		const char *name = (const char *)notes->data + name_off;
-		// namesz counts the terminating NUL.
-		if (namesz == sizeof("VMCOREINFO") && memcmp(name, "VMCOREINFO", namesz) == 0)
-			*vmcoreinfo = true;
-		else if (namesz == sizeof("QEMU") && memcmp(name, "QEMU", namesz) == 0)
-			*qemu = true;
-		if (next <= off)
-			return;
-		off = next;
+	struct ct_note_iter it;
+	struct ct_elf_note n;
+	ct_note_iter_init(&it, notes);
+	unsigned i = 0;
+	while (i++ < MAX_NOTES && ct_note_iter_next(&it, &n)) {
+		*vmcoreinfo |= ct_elf_note_is(&n, "VMCOREINFO");
+		*qemu |= ct_elf_note_is(&n, "QEMU");
+	}
+	// A head-only dump cut inside a note still names it.
+	if (ct_note_iter_cut(&it, &n)) {
+		*vmcoreinfo |= ct_elf_note_is(&n, "VMCOREINFO");
+		*qemu |= ct_elf_note_is(&n, "QEMU");
 	}
 }
 
 static const char *probe_elf(const struct ct_bytes *file)
 {
-	struct elf_view e = { .b = *file };
-	if (file->size < EI_NIDENT || file->data[EI_CLASS] == ELFCLASSNONE)
+	struct ct_elf_header h;
+	struct ct_error *err = ct_elf_header_read(file, &h);
+	if (err) {
+		ct_error_destroy(err);
 		return NULL;
-	e.is64 = file->data[EI_CLASS] == ELFCLASS64;
-	e.b.big_endian = file->data[EI_DATA] == ELFDATA2MSB;
-	uint64_t type, phoff, phentsize, phnum, shoff;
-	if (e.is64) {
-		if (!ct_bytes_uint(&e.b, 16, 2, &type) || !ct_bytes_uint(&e.b, 32, 8, &phoff) ||
-		    !ct_bytes_uint(&e.b, 40, 8, &shoff) || !ct_bytes_uint(&e.b, 54, 2, &phentsize) ||
-		    !ct_bytes_uint(&e.b, 56, 2, &phnum))
-			return NULL;
-	} else {
-		if (!ct_bytes_uint(&e.b, 16, 2, &type) || !ct_bytes_uint(&e.b, 28, 4, &phoff) ||
-		    !ct_bytes_uint(&e.b, 32, 4, &shoff) || !ct_bytes_uint(&e.b, 42, 2, &phentsize) ||
-		    !ct_bytes_uint(&e.b, 44, 2, &phnum))
-			return NULL;
 	}
-	if (type != ET_CORE)
-		return NULL;
-	// PN_XNUM: the real count is in section header 0's sh_info (QEMU's paging dumps use it).
-	if (phnum == PN_XNUM && !ct_bytes_uint(&e.b, shoff + (e.is64 ? 44 : 28), 4, &phnum))
-		return NULL;
-	if (phentsize < (e.is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)))
+	struct ct_bytes b = { file->data, file->size, h.big_endian };
+	uint64_t phnum;
+	if (h.type != ET_CORE || !ct_elf_phnum(&b, &h, &phnum) || h.phentsize < ct_elf_phdr_size(h.elf_class))
 		return NULL;
 	if (phnum > MAX_PHDRS)
 		phnum = MAX_PHDRS;
+	// Kernel space of the dump's architecture, when its table knows it (the x86-64 check also
+	// leaves out the vsyscall page that process cores include).
+	const struct ct_arch_info *arch = ct_arch_find_endian(h.machine, h.elf_class, h.big_endian);
+	uint64_t kernel_start = arch ? arch->kernel_address_start : 0;
 	bool vmcoreinfo = false, qemu = false, notes_cut = false, kernel_load = false;
 	// QEMU puts e_phoff after two section headers (not right after the ELF header): use it as given.
 	for (uint64_t i = 0; i < phnum; i++) {
-		uint64_t ph = phoff + i * phentsize, p_type, p_offset, p_filesz;
-		if (!ct_bytes_uint(&e.b, ph, 4, &p_type))
+		struct ct_elf_phdr ph;
+		if (!ct_elf_phdr_read(&b, h.elf_class, h.phoff + i * h.phentsize, &ph))
 			break;
-		if (p_type == PT_LOAD && e.is64) {
-			// x86-64 kernel space, but not the vsyscall page that process cores include too.
-			uint64_t vaddr = ct_bytes_uint_or0(&e.b, ph + 16, 8);
-			kernel_load |= vaddr >= 0xffff800000000000ull && vaddr < 0xffffffffff600000ull;
-		}
-		if (p_type != PT_NOTE)
+		if (ph.type == PT_LOAD && kernel_start)
+			kernel_load |= ph.vaddr >= kernel_start && ph.vaddr < 0xffffffffff600000ull;
+		if (ph.type != PT_NOTE)
 			continue;
-		if (e.is64) {
-			p_offset = ct_bytes_uint_or0(&e.b, ph + 8, 8);
-			p_filesz = ct_bytes_uint_or0(&e.b, ph + 32, 8);
-		} else {
-			p_offset = ct_bytes_uint_or0(&e.b, ph + 4, 4);
-			p_filesz = ct_bytes_uint_or0(&e.b, ph + 16, 4);
-		}
 		struct ct_bytes notes;
-		if (p_offset >= e.b.size) {
+		if (ph.offset >= b.size) {
 			notes_cut = true;
 			continue;
 		}
 		// A head-only dump (cut inside the notes) still counts: take what is there.
-		if (p_filesz > e.b.size - p_offset)
-			p_filesz = e.b.size - p_offset;
-		if (ct_bytes_sub(&e.b, p_offset, p_filesz, &notes))
+		uint64_t filesz = ph.filesz;
+		if (filesz > b.size - ph.offset)
+			filesz = b.size - ph.offset;
+		if (ct_bytes_sub(&b, ph.offset, filesz, &notes))
 			scan_notes(&notes, &vmcoreinfo, &qemu);
 	}
 	if (qemu)

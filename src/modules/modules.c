@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dump/elfview.h"
 #include "modules/debug_budget.h"
 #include "modules/debugfile.h"
 #include "modules/modules.h"
@@ -52,53 +53,52 @@ static size_t find_build_id_note(const struct ct_bytes *notes, uint8_t *id)
 static bool read_memory_image(struct ct_session *s, uint64_t start, struct ct_module_state *m)
 {
 	struct ct_core *core = s->core;
-	uint8_t ehdr[64];
-	if (!ct_core_read_fast(core, start, ehdr, 52) || memcmp(ehdr, ELFMAG, SELFMAG) != 0)
+	uint8_t ehdr[sizeof(Elf64_Ehdr)];
+	size_t have = sizeof(Elf64_Ehdr);
+	// A 32-bit module's header is 52 bytes and may end its mapping's dumped part.
+	if (!ct_core_read_fast(core, start, ehdr, have)) {
+		have = sizeof(Elf32_Ehdr);
+		if (!ct_core_read_fast(core, start, ehdr, have))
+			return false;
+	}
+	struct ct_bytes eb = { ehdr, have, false };
+	struct ct_elf_header h;
+	struct ct_error *err = ct_elf_header_read(&eb, &h);
+	if (err) {
+		ct_error_destroy(err);
 		return false;
-	bool is64 = ehdr[EI_CLASS] == ELFCLASS64, be = ehdr[EI_DATA] == ELFDATA2MSB;
-	if (is64 && !ct_core_read_fast(core, start, ehdr, 64))
-		return false;
-	struct ct_bytes eb = { ehdr, is64 ? 64 : 52, be };
-	uint64_t phoff = ct_bytes_uint_or0(&eb, is64 ? 32 : 28, is64 ? 8 : 4);
-	unsigned phentsize = ct_bytes_uint_or0(&eb, is64 ? 54 : 42, 2);
-	unsigned phnum = ct_bytes_uint_or0(&eb, is64 ? 56 : 44, 2);
-	if (phentsize != (is64 ? 56 : 32) || phnum == 0 || phnum > 256 || phoff > 65536)
+	}
+	size_t phent = ct_elf_phdr_size(h.elf_class);
+	if (h.phentsize != phent || h.phnum == 0 || h.phnum > 256 || h.phoff > 65536)
 		return true; // An ELF image we cannot read further: a module without build-id.
-	uint8_t ph[256 * 56];
-	if (!ct_core_read_fast(core, start + phoff, ph, (size_t)phnum * phentsize))
+	uint8_t ph[256 * sizeof(Elf64_Phdr)];
+	if (!ct_core_read_fast(core, start + h.phoff, ph, (size_t)h.phnum * phent))
 		return true;
-	struct ct_bytes pb = { ph, (size_t)phnum * phentsize, be };
+	struct ct_bytes pb = { ph, (size_t)h.phnum * phent, h.big_endian };
 	bool have_first = false;
 	uint64_t first_vaddr = 0;
-	for (unsigned i = 0; i < phnum; i++) {
-		uint64_t o = (uint64_t)i * phentsize;
-		uint32_t type = ct_bytes_uint_or0(&pb, o, 4);
-		uint64_t off = ct_bytes_uint_or0(&pb, o + (is64 ? 8 : 4), is64 ? 8 : 4);
-		uint64_t vaddr = ct_bytes_uint_or0(&pb, o + (is64 ? 16 : 8), is64 ? 8 : 4);
-		uint64_t align = ct_bytes_uint_or0(&pb, o + (is64 ? 48 : 28), is64 ? 8 : 4);
-		if (type == PT_LOAD && !have_first) {
+	for (unsigned i = 0; i < h.phnum && !have_first; i++) {
+		struct ct_elf_phdr p;
+		if (ct_elf_phdr_read(&pb, h.elf_class, (uint64_t)i * phent, &p) && p.type == PT_LOAD) {
 			// The mapping at file offset 0 holds the first PT_LOAD (which covers offset 0).
-			uint64_t a = align > 1 && !(align & (align - 1)) ? align : 4096;
+			uint64_t a = p.align > 1 && !(p.align & (p.align - 1)) ? p.align : 4096;
 			if (a > core->file_page_size && core->file_page_size)
 				a = core->file_page_size;
-			first_vaddr = vaddr & ~(a - 1);
-			(void)off;
+			first_vaddr = p.vaddr & ~(a - 1);
 			have_first = true;
 		}
 	}
 	m->bias = start - first_vaddr;
-	for (unsigned i = 0; i < phnum; i++) {
-		uint64_t o = (uint64_t)i * phentsize;
-		if (ct_bytes_uint_or0(&pb, o, 4) != PT_NOTE)
+	for (unsigned i = 0; i < h.phnum; i++) {
+		struct ct_elf_phdr p;
+		if (!ct_elf_phdr_read(&pb, h.elf_class, (uint64_t)i * phent, &p) || p.type != PT_NOTE)
 			continue;
-		uint64_t vaddr = ct_bytes_uint_or0(&pb, o + (is64 ? 16 : 8), is64 ? 8 : 4);
-		uint64_t filesz = ct_bytes_uint_or0(&pb, o + (is64 ? 32 : 16), is64 ? 8 : 4);
-		if (filesz == 0 || filesz > 65536)
+		if (p.filesz == 0 || p.filesz > 65536)
 			continue;
 		uint8_t notes[65536];
-		if (!ct_core_read_fast(core, m->bias + vaddr, notes, filesz))
+		if (!ct_core_read_fast(core, m->bias + p.vaddr, notes, p.filesz))
 			continue;
-		struct ct_bytes nb = { notes, filesz, be }, desc;
+		struct ct_bytes nb = { notes, p.filesz, h.big_endian }, desc;
 		if (!m->build_id_len)
 			m->build_id_len = find_build_id_note(&nb, m->build_id);
 		// The package note, for a module whose file is not at hand (docs/trail.md).
@@ -420,6 +420,15 @@ fail:
 	memset(m, 0, sizeof(*m));
 }
 
+// The program itself: the module holding AT_ENTRY or AT_PHDR (triage tells its linked-in runtime, a
+// static libc's abort say, from the program's code by it).
+static bool holds_program(const struct ct_core *core, uint64_t start, uint64_t end)
+{
+	uint64_t entry, phdr;
+	return (ct_core_auxv(core, AT_ENTRY, &entry) && entry >= start && entry < end) ||
+	       (ct_core_auxv(core, AT_PHDR, &phdr) && phdr >= start && phdr < end);
+}
+
 // Module state for a module libdwfl found by itself (link_map mode).
 static int collect_module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start, void *arg)
 {
@@ -437,6 +446,7 @@ static int collect_module_cb(Dwfl_Module *mod, void **userdata, const char *name
 	m->path = name && name[0] == '/' ? strdup(name) : NULL;
 	m->dwfl_module = mod;
 	m->match = -1;
+	m->is_main = holds_program(s->core, m->start, m->end);
 	*userdata = s;
 	const unsigned char *bits;
 	GElf_Addr vaddr;
@@ -465,6 +475,40 @@ static int collect_module_cb(Dwfl_Module *mod, void **userdata, const char *name
 	}
 	s->num_modules++;
 	return DWARF_CB_OK;
+}
+
+/*
+ * A core without NT_FILE whose link_map and headers gave no module at the entry point (a static
+ * program dumped by qemu-user, or by an old kernel with its text pages left out) still has
+ * AT_ENTRY: the executable given on the command line is placed by it, unverified (there is no
+ * build-id to compare). True when placed.
+ */
+static bool report_given_executable(struct ct_session *s)
+{
+	const char *exe = s->opts->executable;
+	uint64_t entry;
+	if (!exe || s->opts->safe || !ct_core_auxv(s->core, AT_ENTRY, &entry))
+		return false;
+	// Reported modules become visible to lookups only at the end of a report round.
+	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0)
+		return false;
+	bool found = dwfl_addrmodule(s->dwfl, entry) != NULL;
+	dwfl_report_begin_add(s->dwfl);
+	if (found)
+		return false;
+	int fd = open(exe, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct ct_module_state m = { .is_main = true, .no_header = true };
+	char *name = basename_dup(exe);
+	Dwfl_Module *mod = name && place_by_file(s, &m, fd) ? dwfl_report_elf(s->dwfl, name, exe, fd, m.bias, true) : NULL;
+	if (mod)
+		ct_report_diag(s->report, CT_SEVERITY_INFO, 0, "unverified-file",
+			       "the dump names no module: %s is placed by the entry point and used unverified", exe);
+	else
+		close(fd);
+	free(name);
+	return mod != NULL;
 }
 
 static char *debuginfo_path_for(const struct ct_options *o)
@@ -517,9 +561,6 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 	if (!s->modules)
 		return &ct_enomem;
 
-	uint64_t entry = 0, phdr = 0;
-	bool have_entry = ct_core_auxv(core, AT_ENTRY, &entry);
-	bool have_phdr = ct_core_auxv(core, AT_PHDR, &phdr);
 	// One module per distinct path whose mapping at file offset 0 starts with an ELF header, and
 	// one per start address: looked up in an index, linear in the NT_FILE entries.
 	struct ct_module_index *index = ct_module_index_create(cap);
@@ -573,8 +614,7 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 				break;
 			m->end = g->end;
 		}
-		m->is_main = (have_entry && entry >= m->start && entry < m->end) ||
-			     (have_phdr && phdr >= m->start && phdr < m->end);
+		m->is_main = holds_program(core, m->start, m->end);
 		if (m->no_header && s->opts->safe && !m->is_main) {
 			free(m->path);
 			free(m->name);
@@ -609,6 +649,8 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 
 	if (link_map_mode) {
 		int n = dwfl_core_file_report(s->dwfl, s->core_elf, s->opts->executable);
+		if (report_given_executable(s))
+			n++;
 		if (n <= 0)
 			ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "no-file-list",
 				       "the core has no NT_FILE note and its link_map gave no modules%s: frames are not symbolized",

@@ -3,22 +3,20 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "dump/elfview.h"
 #include "modules/pkgnote.h"
 
+// One note walker for every note area: dump/elfview's bounded iterator.
 bool ct_note_find(const struct ct_bytes *notes, const char *owner, uint32_t type, struct ct_bytes *desc)
 {
-	uint64_t off = 0, olen = strlen(owner) + 1;
-	for (int n = 0; n < 256 && off + 12 <= notes->size; n++) {
-		uint64_t namesz = ct_bytes_uint_or0(notes, off, 4), descsz = ct_bytes_uint_or0(notes, off + 4, 4);
-		uint64_t t = ct_bytes_uint_or0(notes, off + 8, 4), desc_off, next;
-		if (!ct_align_up(off + 12 + namesz, 4, &desc_off) || !ct_align_up(desc_off + descsz, 4, &next) ||
-		    !ct_in_bounds(notes->size, desc_off, descsz))
-			return false;
-		if (t == type && namesz == olen && memcmp(notes->data + off + 12, owner, olen) == 0) {
-			*desc = (struct ct_bytes){ notes->data + desc_off, descsz, notes->big_endian };
+	struct ct_note_iter it;
+	struct ct_elf_note n;
+	ct_note_iter_init(&it, notes);
+	for (int i = 0; i < 256 && ct_note_iter_next(&it, &n); i++) {
+		if (n.type == type && ct_elf_note_is(&n, owner)) {
+			*desc = n.desc;
 			return true;
 		}
-		off = next;
 	}
 	return false;
 }

@@ -254,6 +254,8 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 		return err;
 	report->input.kind = ct_report_strdup(report, "elf-core");
 	report->input.arch = ct_report_strdup(report, s.core->arch_name ? s.core->arch_name : "unknown");
+	if (s.core->arch)
+		report->input.register_size = s.core->arch->regs[s.core->arch->pc_index].size;
 	report->input.truncated = s.core->truncated;
 	report->input.pointer_size = s.core->arch ? s.core->arch->pointer_size : s.core->elf_class == ELFCLASS32 ? 4 : 8;
 	copy_core_problems(&s);

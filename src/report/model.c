@@ -11,6 +11,7 @@ static const char *const trust_names[CT_TRUST_NUM_] = {
 	[CT_TRUST_FRAME_POINTER] = "frame-pointer", [CT_TRUST_SCAN] = "scan",
 	[CT_TRUST_SIGNAL] = "signal",	  [CT_TRUST_BAD_CALL] = "bad-call",
 	[CT_TRUST_CALL_SITE] = "call-site",
+	[CT_TRUST_PROLOGUE] = "prologue",
 };
 
 const char *ct_trust_to_string(enum ct_trust trust)

@@ -284,7 +284,8 @@ static void write_registers(const struct out *w, const struct ct_report *r, cons
 {
 	if (!t->num_registers)
 		return;
-	int hw = ct_present_hex_width(r);
+	// Registers can be wider than pointers (x32).
+	int hw = r->input.register_size ? 2 * (int)r->input.register_size : ct_present_hex_width(r);
 	fprintf(w->f, "\n%sRegisters%s\n", c(w, C_BOLD), c(w, C_RESET));
 	for (size_t i = 0; i < t->num_registers; i++) {
 		char name[64];

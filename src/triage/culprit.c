@@ -188,7 +188,7 @@ const char *ct_find_culprit(struct ct_session *s, const struct ct_facts *f, cons
 			while (code && len > (size_t)(pc - start) && !ct_modules_read_code(s, start, code, len))
 				len--;
 			if (code && len > (size_t)(pc - start) &&
-			    ct_insn_find_slot_load(f->arch, code, len, start, pc, reg, &base, &disp) && base >= 0 &&
+			    ct_insn_find_slot_load(s->core->arch, code, len, start, pc, reg, &base, &disp) && base >= 0 &&
 			    base < CT_MAX_DWARF_REGS && valid[base]) {
 				w.reg = -1;
 				w.has_slot = true;

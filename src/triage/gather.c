@@ -271,9 +271,12 @@ static void gather_insn(struct ct_session *s, struct ct_facts *f, const uint64_t
 		len--;
 	uint8_t before[2];
 	bool have_before = f->pc >= 2 && ct_modules_read_code(s, f->pc - 2, before, 2);
+	// The raw register values (arm's CPSR for the Thumb state) come from the crashing thread's dump.
+	const struct ct_core_thread *ct = crashing_core_thread(s->core, s->report->crashing_thread);
 	struct ct_insn_ctx ctx = { .regs = regs, .valid = valid, .num_regs = num_regs, .pc = f->pc,
-				   .read = read_data, .arg = s };
-	ct_insn_decode(arch->name, len ? code : NULL, len, have_before ? before : NULL, have_before ? 2 : 0, &ctx,
+				   .read = read_data, .arg = s, .values = ct ? ct->values : NULL,
+				   .num_values = ct ? ct->num_values : 0 };
+	ct_insn_decode(arch, len ? code : NULL, len, have_before ? before : NULL, have_before ? 2 : 0, &ctx,
 		       &f->insn);
 }
 

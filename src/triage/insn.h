@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch/arch.h"
 #include "triage/facts.h"
 
 /** What decoding may look at: the thread's registers and the dumped memory. */
@@ -22,15 +23,18 @@ struct ct_insn_ctx {
 	/** Reads data memory of the target (little-endian words); NULL when none. */
 	bool (*read)(void *arg, uint64_t addr, void *buf, size_t len);
 	void *arg;
+	/** The thread's registers in arch->regs order (arm's CPSR picks Thumb); borrowed, may be NULL. */
+	const uint64_t *values;
+	size_t num_values;
 };
 
 /**
- * Decodes the instruction in @p code (@p len bytes read at ctx->pc) for architecture @p arch
- * ("x86_64", "i386"). @p before holds the @p before_len bytes that end at pc (for int3 detection),
+ * Decodes the instruction in @p code (@p len bytes read at ctx->pc) with the decoder the
+ * architecture table @p arch names (NULL: none). @p before holds the @p before_len bytes that end at pc (for int3 detection),
  * or NULL. Fills *@p ret (always: have_bytes, bytes; decoded when capstone decoded it). Returns false
  * when the architecture has no decoder.
  */
-bool ct_insn_decode(const char *arch, const uint8_t *code, size_t len, const uint8_t *before, size_t before_len,
+bool ct_insn_decode(const struct ct_arch_info *arch, const uint8_t *code, size_t len, const uint8_t *before, size_t before_len,
 		    const struct ct_insn_ctx *ctx, struct ct_insn_facts *ret);
 
 /**
@@ -54,7 +58,7 @@ struct ct_call_site {
  * (code[len - 1] is at ret_addr - 1). Pure. False when there is no call there (or no decoder for
  * @p arch); *@p ret is written only on success.
  */
-bool ct_insn_call_before(const char *arch, const uint8_t *code, size_t len, uint64_t ret_addr,
+bool ct_insn_call_before(const struct ct_arch_info *arch, const uint8_t *code, size_t len, uint64_t ret_addr,
 			 struct ct_call_site *ret);
 
 /**
@@ -62,7 +66,7 @@ bool ct_insn_call_before(const char *arch, const uint8_t *code, size_t len, uint
  * @p got_base is the ABI's GOT pointer for i386 PIC stubs (`jmp [ebx + X]`: DT_PLTGOT plus the
  * load bias), 0 when unknown. Pure. False when the bytes are not a PLT stub we know.
  */
-bool ct_insn_plt_slot(const char *arch, const uint8_t *code, size_t len, uint64_t stub, uint64_t got_base,
+bool ct_insn_plt_slot(const struct ct_arch_info *arch, const uint8_t *code, size_t len, uint64_t stub, uint64_t got_base,
 		      uint64_t *slot_ret);
 
 /* Per-architecture back ends of the functions above (insn_<arch>.c). */
@@ -78,6 +82,12 @@ bool ct_insn_plt_slot_arm64(const uint8_t *code, size_t len, uint64_t stub, uint
 bool ct_insn_call_before_riscv64(const uint8_t *code, size_t len, uint64_t ret_addr, struct ct_call_site *ret);
 bool ct_insn_plt_slot_riscv64(const uint8_t *code, size_t len, uint64_t stub, uint64_t *slot_ret);
 
+bool ct_insn_find_slot_load(const struct ct_arch_info *arch, const uint8_t *code, size_t len, uint64_t start,
+			    uint64_t pc, int reg, int *base_ret, int64_t *disp_ret);
+bool ct_insn_find_slot_load_x86(bool is64, const uint8_t *code, size_t len, uint64_t start, uint64_t pc, int reg,
+				int *base_ret, int64_t *disp_ret);
+bool ct_insn_decode_generic(const struct ct_arch_info *arch, const uint8_t *code, size_t len,
+			    const struct ct_insn_ctx *ctx, struct ct_insn_facts *f);
 /**
  * Zydis fallback for x86 (insn_zydis.c, built when libzydis is found: CT_HAVE_ZYDIS): decodes what
  * capstone 4 cannot (AVX-512/EVEX, AMX). Fills *@p f like the capstone path; false when Zydis cannot
@@ -85,8 +95,5 @@ bool ct_insn_plt_slot_riscv64(const uint8_t *code, size_t len, uint64_t stub, ui
  */
 bool ct_insn_decode_zydis(bool is64, const uint8_t *code, size_t len, const struct ct_insn_ctx *ctx,
 			  struct ct_insn_facts *f);
-
-bool ct_insn_find_slot_load(const char *arch, const uint8_t *code, size_t len, uint64_t start, uint64_t pc, int reg,
-			    int *base_ret, int64_t *disp_ret);
 
 #endif

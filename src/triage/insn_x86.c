@@ -436,16 +436,9 @@ bool ct_insn_plt_slot_x86(bool is64, const uint8_t *code, size_t len, uint64_t s
 	return found;
 }
 
-bool ct_insn_find_slot_load(const char *arch, const uint8_t *code, size_t len, uint64_t start, uint64_t pc, int reg,
-			    int *base_ret, int64_t *disp_ret)
+bool ct_insn_find_slot_load_x86(bool is64, const uint8_t *code, size_t len, uint64_t start, uint64_t pc, int reg,
+				int *base_ret, int64_t *disp_ret)
 {
-	bool is64;
-	if (arch && strcmp(arch, "x86_64") == 0)
-		is64 = true;
-	else if (arch && strcmp(arch, "i386") == 0)
-		is64 = false;
-	else
-		return false;
 	csh h;
 	if (cs_open(CS_ARCH_X86, is64 ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK)
 		return false;

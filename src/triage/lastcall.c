@@ -120,7 +120,7 @@ static const char *import_at(Elf *elf, uint64_t slot)
 void ct_find_last_call(struct ct_session *s, const struct ct_facts *f, struct ct_call_facts *ret)
 {
 	memset(ret, 0, sizeof(*ret));
-	const char *arch = s->core->arch ? s->core->arch->name : NULL;
+	const struct ct_arch_info *arch = s->core->arch;
 	if (f->blame <= 0 || (size_t)f->blame >= f->num_frames)
 		return;
 	const struct ct_frame_fact *caller = &f->frames[f->blame];

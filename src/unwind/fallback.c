@@ -5,6 +5,10 @@
 
 /** Stack scan reach: 256 KiB covers frames with large local arrays without reading whole stacks. */
 #define SCAN_LIMIT (256 * 1024)
+/** Validated candidates a scan looks at for one whose call targets the current function. */
+#define SCAN_PREFER 8
+/** Bytes of a function read for its prologue: the pc must lie this close to the function's start. */
+#define PROLOGUE_READ 4096
 /** Bytes before a return address checked for a call instruction (longest x86 call is 7 bytes). */
 #define CALL_WINDOW 8
 
@@ -28,14 +32,89 @@ bool ct_unwind_bad_call(struct ct_session *s, const struct ct_unwind_regs *cur, 
 		if (!ct_core_read_word(s->core, cur->sp, &ra) || !ct_modules_is_code(s, ra))
 			return false;
 		next.pc = ra;
-		next.sp = cur->sp + arch->pointer_size;
+		next.sp = cur->sp + (arch->stack_slot ? arch->stack_slot : arch->pointer_size);
 	} else {
-		if (!cur->has_ra || !ct_modules_is_code(s, cur->ra))
+		uint64_t ra = cur->ra + arch->ra_offset;
+		if (arch->pc_mask)
+			ra &= arch->pc_mask;
+		if (!cur->has_ra || !ct_modules_is_code(s, ra))
 			return false;
-		next.pc = cur->ra;
+		next.pc = ra;
 		next.has_ra = false;
 	}
 	*ret = next;
+	return true;
+}
+
+// The ppc back chain: [sp] is the caller's sp, whose frame holds our saved return address at
+// fp_saved_ra_offset (the ABI's LR save slot). Needs no frame pointer: every ppc frame has it.
+static bool back_chain(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
+		       struct ct_unwind_regs *ret)
+{
+	const struct ct_arch_info *arch = s->core->arch;
+	uint64_t caller_sp, ra;
+	if (!ct_core_read_word(s->core, cur->sp + arch->fp_saved_fp_offset, &caller_sp) || caller_sp <= cur->sp ||
+	    caller_sp >= stack_end || !ct_core_read_word(s->core, caller_sp + arch->fp_saved_ra_offset, &ra) ||
+	    !ct_unwind_is_return_address(s, ra))
+		return false;
+	ret->pc = ra;
+	ret->sp = caller_sp;
+	ret->has_fp = false;
+	ret->has_ra = false;
+	return true;
+}
+
+bool ct_unwind_prologue(struct ct_session *s, const struct ct_unwind_regs *cur, bool first_frame,
+			struct ct_unwind_regs *ret)
+{
+	const struct ct_arch_info *arch = s->core->arch;
+	if (!arch->prologue || !cur->pc)
+		return false;
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, cur->pc);
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name = mod ? dwfl_module_addrinfo(mod, cur->pc, &off, &sym, NULL, NULL, NULL) : NULL;
+	if (!name || off > PROLOGUE_READ)
+		return false;
+	uint8_t code[PROLOGUE_READ];
+	size_t len = (size_t)off;
+	if (len && !ct_modules_read_code(s, cur->pc - off, code, len))
+		return false;
+	uint64_t frame_size;
+	int64_t ra_offset;
+	if (!arch->prologue(arch, code, len, &frame_size, &ra_offset))
+		return false;
+	uint64_t ra;
+	if (ra_offset >= 0) {
+		if (!ct_core_read_word(s->core, cur->sp + (uint64_t)ra_offset, &ra))
+			return false;
+	} else if (first_frame && cur->has_ra) {
+		ra = cur->ra; // a leaf: the return address never left the link register
+	} else {
+		return false;
+	}
+	if (!ct_unwind_is_return_address(s, ra + arch->ra_offset))
+		return false;
+	ret->pc = ra + arch->ra_offset;
+	ret->sp = cur->sp + frame_size;
+	ret->has_fp = false;
+	ret->has_ra = false;
+	return ret->sp > cur->sp;
+}
+
+bool ct_unwind_link_register(struct ct_session *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret)
+{
+	const struct ct_arch_info *arch = s->core->arch;
+	if (arch->bad_call != CT_BAD_CALL_LINK_REGISTER || !cur->has_ra)
+		return false;
+	uint64_t ra = cur->ra + arch->ra_offset;
+	if (arch->pc_mask)
+		ra &= arch->pc_mask;
+	if (ra == cur->pc || !ct_unwind_is_return_address(s, ra))
+		return false;
+	*ret = *cur;
+	ret->pc = ra;
+	ret->has_ra = false;
 	return true;
 }
 
@@ -43,7 +122,9 @@ bool ct_unwind_frame_pointer(struct ct_session *s, const struct ct_unwind_regs *
 			     struct ct_unwind_regs *ret)
 {
 	const struct ct_arch_info *arch = s->core->arch;
-	if (!cur->has_fp || cur->fp < cur->sp || cur->fp >= stack_end)
+	if (arch->fp_rule == CT_FP_BACK_CHAIN)
+		return back_chain(s, cur, stack_end, ret);
+	if (arch->fp_rule != CT_FP_CHAIN || !cur->has_fp || cur->fp < cur->sp || cur->fp >= stack_end)
 		return false;
 	uint64_t saved_fp, ra;
 	if (!ct_core_read_word(s->core, cur->fp + arch->fp_saved_fp_offset, &saved_fp) ||
@@ -52,11 +133,38 @@ bool ct_unwind_frame_pointer(struct ct_session *s, const struct ct_unwind_regs *
 	if (!ct_unwind_is_return_address(s, ra))
 		return false;
 	ret->pc = ra;
-	ret->sp = cur->fp + arch->fp_saved_ra_offset + arch->pointer_size;
+	ret->sp = cur->fp + arch->fp_saved_ra_offset + (arch->stack_slot ? arch->stack_slot : arch->pointer_size);
 	ret->fp = saved_fp;
 	ret->has_fp = saved_fp > cur->fp && saved_fp < stack_end;
 	ret->has_ra = false;
 	return ret->sp > cur->sp;
+}
+
+// The start of the function symbol holding @p addr, 0 when it has none. Thumb symbols have bit 0
+// set (arm's pc_mask clears it): addr is looked up one byte in, so a call target finds its own.
+static uint64_t function_start(struct ct_session *s, uint64_t addr)
+{
+	const struct ct_arch_info *arch = s->core->arch;
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr + 1);
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name = mod ? dwfl_module_addrinfo(mod, addr + 1, &off, &sym, NULL, NULL, NULL) : NULL;
+	if (!name || name[0] == '$' || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+		return 0;
+	return arch->pc_mask ? (addr + 1 - off) & arch->pc_mask : addr + 1 - off;
+}
+
+// True when the call before return address @p ra is a direct call of the function the frame is in
+// (the table decodes the call: arch->call_target).
+static bool calls_here(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t ra)
+{
+	const struct ct_arch_info *arch = s->core->arch;
+	uint8_t before[CALL_WINDOW];
+	uint64_t target, here;
+	if (!arch->call_target || !ct_modules_read_code(s, ra - CALL_WINDOW, before, CALL_WINDOW) ||
+	    !arch->call_target(before, CALL_WINDOW, ra, &target) || !(here = function_start(s, cur->pc)))
+		return false;
+	return function_start(s, target) == here;
 }
 
 bool ct_unwind_scan(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
@@ -66,19 +174,33 @@ bool ct_unwind_scan(struct ct_session *s, const struct ct_unwind_regs *cur, uint
 	unsigned w = arch->pointer_size;
 	uint64_t start = (cur->sp + w - 1) & ~(uint64_t)(w - 1);
 	uint64_t limit = stack_end - start > SCAN_LIMIT ? start + SCAN_LIMIT : stack_end;
-	for (uint64_t a = start; a + w <= limit; a += w) {
+	bool found = false;
+	unsigned candidates = 0;
+	for (uint64_t a = start; a + w <= limit && candidates < SCAN_PREFER; a += w) {
 		uint64_t v;
 		if (!ct_core_read_word(s->core, a, &v))
-			return false;
-		if (!ct_unwind_is_return_address(s, v))
+			break;
+		if (arch->pc_mask)
+			v &= arch->pc_mask;
+		// The current pc again is a stale copy (the outermost thread-start frame), not a caller.
+		if (v == cur->pc || !ct_unwind_is_return_address(s, v))
+			continue;
+		candidates++;
+		// The first candidate, unless one of the next few is a direct call of this very function:
+		// the nearer ones are then stale return addresses of finished calls. (A direct call of
+		// another function can still be right: its callee may have tail-called this one.)
+		bool here = calls_here(s, cur, v);
+		if (found && !here)
 			continue;
 		ret->pc = v;
 		ret->sp = a + w;
 		ret->has_fp = false;
 		ret->has_ra = false;
-		return true;
+		found = true;
+		if (here || !arch->call_target)
+			break;
 	}
-	return false;
+	return found;
 }
 
 bool ct_unwind_scan_below(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t limit,
@@ -94,6 +216,8 @@ bool ct_unwind_scan_below(struct ct_session *s, const struct ct_unwind_regs *cur
 		uint64_t v;
 		if (!ct_core_read_word(s->core, a, &v))
 			return found;
+		if (arch->pc_mask)
+			v &= arch->pc_mask;
 		if (!ct_unwind_is_return_address(s, v))
 			continue;
 		ret->pc = v;

@@ -90,6 +90,17 @@ struct ct_unwind_regs {
 	bool has_ra;
 };
 bool ct_unwind_bad_call(struct ct_session *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret);
+/**
+ * The innermost frame's caller from the link register when it holds a validated return address
+ * (a leaf function has not saved it yet). For unwinding without libdwfl; sp stays.
+ */
+bool ct_unwind_link_register(struct ct_session *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret);
+/**
+ * The caller from the function's prologue (arch->prologue: mips): sp + the frame size, the return
+ * address from its save slot (or, in the innermost frame of a leaf, the link register), validated.
+ */
+bool ct_unwind_prologue(struct ct_session *s, const struct ct_unwind_regs *cur, bool first_frame,
+			struct ct_unwind_regs *ret);
 bool ct_unwind_frame_pointer(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
 			     struct ct_unwind_regs *ret);
 bool ct_unwind_scan(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t stack_end,

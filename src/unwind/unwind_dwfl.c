@@ -117,8 +117,9 @@ static bool set_initial_registers_cb(Dwfl_Thread *thread, void *thread_arg)
 		if (!dwfl_thread_state_registers(thread, r, 1, &v))
 			return false;
 	}
-	if (arch->pc_dwarf < 0)
-		dwfl_thread_state_register_pc(thread, s->walk_pc);
+	// Always explicit: without it libdwfl takes the pc from the ABI's return-address column
+	// (arm's lr, not r15).
+	dwfl_thread_state_register_pc(thread, s->walk_pc);
 	return true;
 }
 
@@ -193,6 +194,8 @@ struct walk {
 	// A scanned caller that replaces libdwfl's frame-pointer step (see frame_cb).
 	struct ct_unwind_regs override;
 	bool has_override;
+	// libdwfl took a step without CFI in this walk (see link_register_echo).
+	bool fallback_seen;
 	// The walk restarts at a context a signal frame saved: its first pc is exact.
 	bool first_exact;
 };
@@ -306,6 +309,68 @@ static bool in_entry_function(struct ct_session *s, uint64_t addr)
 	return mod && dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL) && addr - off == s->entry_lo;
 }
 
+// libdwfl's fallback for a link-register architecture without CFI (the ppc64 and aarch64 backends)
+// takes the pc from the link register, which still holds the return address the frame before was
+// reached by: its first such step repeats the previous frame (eu-stack shows it too). Only that
+// first step of a walk, with the same pc and an outer sp, is such an echo.
+static bool link_register_echo(struct walk *w, const struct ct_raw_frame *f, uint64_t pc, uint64_t sp, bool has_sp)
+{
+	const struct ct_arch_info *arch = w->s->core->arch;
+	const struct ct_raw_stack *out = w->out;
+	if (arch->bad_call != CT_BAD_CALL_LINK_REGISTER || w->in_walk == 0 || f->trust != CT_TRUST_FRAME_POINTER ||
+	    w->fallback_seen)
+		return false;
+	w->fallback_seen = true;
+	const struct ct_raw_frame *prev = &out->frames[out->count - 1];
+	return prev->pc == pc && has_sp && prev->has_sp && sp > prev->sp;
+}
+
+// Takes frame @p f (from libdwfl or from a step of our own) into the stack, with the checks every
+// frame passes: the frame cap, sp moving outward, the entry function, a pc in code.
+static int accept_frame(struct walk *w, const struct ct_raw_frame *f, const struct ct_unwind_regs *regs)
+{
+	struct ct_session *s = w->s;
+	struct ct_raw_stack *out = w->out;
+	if (out->count >= w->max_frames) {
+		out->truncated = true;
+		w->reason = "frame cap reached";
+		w->stop = true;
+		return DWARF_CB_ABORT;
+	}
+	if (out->count > 0 && w->in_walk > 0) {
+		const struct ct_raw_frame *prev = &out->frames[out->count - 1];
+		// The stack grows down on every supported architecture: a caller's sp is never below its
+		// callee's. Equal sp is allowed once (leaf frames without a frame), not for the same pc.
+		if (f->has_sp && prev->has_sp && (f->sp < prev->sp || (f->sp == prev->sp && f->pc == prev->pc))) {
+			w->reason = "stack pointer did not move outward (corrupt stack or unwinding loop)";
+			out->truncated = true;
+			w->stop = true;
+			return DWARF_CB_ABORT;
+		}
+	}
+	if (!ct_raw_stack_push(out, f)) {
+		w->reason = "out of memory";
+		out->truncated = true;
+		w->stop = true;
+		return DWARF_CB_ABORT;
+	}
+	w->in_walk++;
+	w->last = *regs;
+	w->last_exact = f->exact;
+	uint64_t lookup = f->exact ? f->pc : f->pc - 1;
+	if (out->count > 1 && in_entry_function(s, lookup)) {
+		w->reason = "outermost frame reached (program entry point)";
+		w->stop = true;
+		return DWARF_CB_ABORT;
+	}
+	if (f->pc == 0 || !ct_modules_is_code(s, f->pc)) {
+		// Nothing to unwind from here with CFI: let the policy decide.
+		w->bad_pc = true;
+		return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
+}
+
 /** @p callee is Go's runtime.sigpanic (whose caller's pc is the faulting pc itself). */
 static bool caller_of_sigpanic(struct ct_session *s, const struct ct_raw_frame *callee)
 {
@@ -324,18 +389,16 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	bool exact = false;
 	if (!dwfl_frame_pc(state, &pc, &exact))
 		return DWARF_CB_ABORT;
+	if (arch->pc_mask)
+		pc &= arch->pc_mask;
 	Dwarf_Word sp = 0, fp = 0, ra = 0;
 	bool has_sp = dwfl_frame_reg(state, arch->sp_dwarf, &sp) == 0;
 	bool has_fp = dwfl_frame_reg(state, arch->fp_dwarf, &fp) == 0;
 	bool has_ra = arch->ra_dwarf != arch->pc_dwarf && dwfl_frame_reg(state, arch->ra_dwarf, &ra) == 0;
 	struct ct_raw_stack *out = w->out;
+	if (has_sp)
+		sp += arch->stack_bias;
 
-	if (out->count >= w->max_frames) {
-		out->truncated = true;
-		w->reason = "frame cap reached";
-		w->stop = true;
-		return DWARF_CB_ABORT;
-	}
 	struct ct_raw_frame f = { .pc = pc, .sp = sp, .has_sp = has_sp, .exact = exact };
 	if (w->in_walk == 0) {
 		f.trust = w->first_trust;
@@ -370,30 +433,18 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 			return DWARF_CB_ABORT;
 		}
 	}
-	if (out->count > 0 && w->in_walk > 0) {
-		const struct ct_raw_frame *prev = &out->frames[out->count - 1];
-		// The stack grows down on every supported architecture: a caller's sp is never below its
-		// callee's. Equal sp is allowed once (leaf frames without a frame), not for the same pc.
-		if (has_sp && prev->has_sp && (sp < prev->sp || (sp == prev->sp && pc == prev->pc))) {
-			w->reason = "stack pointer did not move outward (corrupt stack or unwinding loop)";
-			out->truncated = true;
-			w->stop = true;
-			return DWARF_CB_ABORT;
-		}
-	}
-	if (!ct_raw_stack_push(out, &f)) {
-		w->reason = "out of memory";
-		out->truncated = true;
-		w->stop = true;
-		return DWARF_CB_ABORT;
+	struct ct_unwind_regs regs = { .pc = pc, .sp = sp, .fp = fp, .has_fp = has_fp, .ra = ra, .has_ra = has_ra };
+	if (link_register_echo(w, &f, pc, sp, has_sp)) {
+		w->in_walk++;
+		w->last = regs;
+		return DWARF_CB_OK;
 	}
 	// Every register CFI recovered for this frame, for the values of its variables. A caller's
-	// caller-saved registers stay unknown: libdwfl leaves them unset.
+	// caller-saved registers stay unknown: libdwfl leaves them unset. A caller frame keeps only
+	// callee-saved registers, sp and pc (caller_registers()): the others are not asked for.
 	bool rvalid[CT_FRAME_REGS];
 	uint64_t rvals[CT_FRAME_REGS];
 	int nregs = arch->num_dwarf < CT_FRAME_REGS ? arch->num_dwarf : CT_FRAME_REGS;
-	// A caller frame keeps only callee-saved registers, sp and pc (caller_registers()): the others
-	// are not asked for.
 	bool caller = w->in_walk > 0 && !f.exact;
 	for (int r = 0; r < nregs; r++) {
 		Dwarf_Word v;
@@ -401,24 +452,37 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 			    dwfl_frame_reg(state, (unsigned)r, &v) == 0;
 		rvals[r] = rvalid[r] ? v : 0;
 	}
-	if (caller)
-		caller_registers(w, &out->frames[out->count - 2], rvalid, rvals, nregs);
-	ct_raw_stack_set_regs(out, out->count - 1, rvalid, rvals, nregs);
-	w->in_walk++;
-	w->last = (struct ct_unwind_regs){ .pc = pc, .sp = sp, .fp = fp, .has_fp = has_fp, .ra = ra, .has_ra = has_ra };
-	w->last_exact = f.exact;
-	uint64_t lookup = f.exact ? pc : pc - 1;
-	if (out->count > 1 && in_entry_function(s, lookup)) {
-		w->reason = "outermost frame reached (program entry point)";
-		w->stop = true;
-		return DWARF_CB_ABORT;
+	size_t before = out->count;
+	int rc = accept_frame(w, &f, &regs);
+	if (out->count > before) {
+		if (caller && out->count >= 2)
+			caller_registers(w, &out->frames[out->count - 2], rvalid, rvals, nregs);
+		ct_raw_stack_set_regs(out, out->count - 1, rvalid, rvals, nregs);
 	}
-	if (pc == 0 || !ct_modules_is_code(s, pc)) {
-		// Nothing to unwind from here with CFI: let the policy decide.
-		w->bad_pc = true;
-		return DWARF_CB_ABORT;
-	}
-	return DWARF_CB_OK;
+	return rc;
+}
+
+// One frame of a walk without libdwfl: from the thread's registers (the first) or a recovery step.
+static void own_frame(struct walk *w, const struct ct_arch_info *arch, uint64_t pc, const uint64_t *regs,
+		      const bool *valid)
+{
+	struct ct_raw_frame f = {
+		.pc = pc,
+		.sp = regs[arch->sp_dwarf] + arch->stack_bias,
+		.has_sp = valid[arch->sp_dwarf],
+		.exact = w->out->count == 0 || w->first_exact,
+		.trust = w->first_trust,
+	};
+	struct ct_unwind_regs r = {
+		.pc = pc,
+		.sp = f.sp,
+		.fp = regs[arch->fp_dwarf],
+		.has_fp = valid[arch->fp_dwarf],
+		.ra = regs[arch->ra_dwarf],
+		.has_ra = arch->ra_dwarf != arch->pc_dwarf && valid[arch->ra_dwarf],
+	};
+	if (accept_frame(w, &f, &r) == DWARF_CB_OK)
+		w->bad_pc = false; // a frame in code: the policy steps on from it
 }
 
 // Stack end for bounds of frame-pointer and scan steps: the end of the mapping holding sp.
@@ -453,31 +517,47 @@ void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t,
 	};
 	uint64_t stack_end = stack_end_for(s, t->sp);
 	w.stack_end = stack_end;
+	bool own_walk = false;
+	const char *own_reason = NULL;
 	for (int restart = 0; restart <= MAX_RESTARTS; restart++) {
 		s->walk_regs = regs;
 		s->walk_valid = valid;
 		s->walk_pc = pc;
 		w.in_walk = 0;
+		w.fallback_seen = false;
 		w.bad_pc = false;
 		w.has_override = false;
 		size_t before = out->count;
-		int r = dwfl_getthread_frames(s->dwfl, t->tid, frame_cb, &w);
+		int r = -1;
+		if (!own_walk)
+			r = dwfl_getthread_frames(s->dwfl, t->tid, frame_cb, &w);
+		if (!own_walk && r != 0 && out->count == 0) {
+			// libdwfl cannot unwind this architecture at all (elfutils 0.188 has no mips
+			// backend): the frames come from the registers and the recovery steps alone.
+			own_walk = true;
+			own_reason = dwfl_errmsg(-1);
+		}
+		if (own_walk)
+			own_frame(&w, arch, pc, regs, valid);
 		w.first_exact = false;
 		if (w.stop)
 			break;
-		if (r == 0 && !w.bad_pc) {
+		// After a recovery step only pc and sp are known: CFI that needs another register (arm's
+		// r7-based CFA) ends the walk as if the frame were the outermost; the recovery steps go on.
+		bool partial_regs = restart > 0 && w.first_trust != CT_TRUST_BAD_CALL && w.in_walk == 1;
+		if (r == 0 && !w.bad_pc && !partial_regs) {
 			w.reason = "outermost frame reached";
 			break;
 		}
 		if (out->count == before) {
-			w.reason = r < 0 ? dwfl_errmsg(-1) : "no frame";
+			w.reason = own_walk ? own_reason : r < 0 ? dwfl_errmsg(-1) : "no frame";
 			out->truncated = true;
 			break;
 		}
 		// The walk stopped early: try the recovery steps from the last frame.
 		struct ct_unwind_regs next;
 		enum ct_trust trust;
-		bool first_frame = out->count == 1;
+		bool first_frame = out->count == 1, same_sp = false;
 		// A sigreturn trampoline libdwfl could not step through (Go's runtime.sigreturn has no
 		// CFI): the walk resumes at the context the kernel saved, with every register.
 		struct ct_sigcontext sc;
@@ -529,6 +609,14 @@ void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t,
 		} else if (w.bad_pc && first_frame && ct_unwind_bad_call(s, &w.last, &next)) {
 			trust = CT_TRUST_BAD_CALL;
 			// Registers other than pc and sp are still the caller's at a bad call.
+		} else if (own_walk && ct_unwind_prologue(s, &w.last, first_frame, &next)) {
+			trust = CT_TRUST_PROLOGUE;
+			memset(valid, 0, sizeof(valid));
+		} else if (own_walk && first_frame && ct_unwind_link_register(s, &w.last, &next)) {
+			// Validated like a scanned candidate: a call precedes the return address.
+			trust = CT_TRUST_SCAN;
+			same_sp = true;
+			memset(valid, 0, sizeof(valid));
 		} else if (!w.bad_pc && ct_unwind_frame_pointer(s, &w.last, stack_end, &next)) {
 			trust = CT_TRUST_FRAME_POINTER;
 			memset(valid, 0, sizeof(valid));
@@ -541,7 +629,7 @@ void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t,
 			out->truncated = !w.bad_pc || out->count > 1;
 			break;
 		}
-		if (next.sp <= w.last.sp && trust != CT_TRUST_BAD_CALL) {
+		if (next.sp <= w.last.sp && trust != CT_TRUST_BAD_CALL && !same_sp) {
 			w.reason = "recovery did not move the stack pointer outward";
 			out->truncated = true;
 			break;
@@ -551,7 +639,7 @@ void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t,
 			regs[arch->pc_dwarf] = next.pc;
 			valid[arch->pc_dwarf] = true;
 		}
-		regs[arch->sp_dwarf] = next.sp;
+		regs[arch->sp_dwarf] = next.sp - arch->stack_bias;
 		valid[arch->sp_dwarf] = true;
 		if (next.has_fp) {
 			regs[arch->fp_dwarf] = next.fp;

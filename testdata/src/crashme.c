@@ -255,7 +255,7 @@ NOINLINE int expand_macro(int depth)
 NOINLINE float sum4(const float *v)
 {
 	float out[4] __attribute__((aligned(16)));
-	__asm__ volatile("movaps (%1), %%xmm0\n\tmovaps %%xmm0, (%0)"
+	CRASHME_X86_ASM("movaps (%1), %%xmm0\n\tmovaps %%xmm0, (%0)"
 			 :
 			 : "r"(out), "r"(v)
 			 : "xmm0", "memory");
@@ -318,7 +318,7 @@ NOINLINE void validate_state(int state)
 NOINLINE void debug_hook(int level)
 {
 	if (level > 0)
-		__asm__ volatile("int3"); /* SIGTRAP SI_KERNEL, pc after the int3 */
+		CRASHME_X86_ASM("int3"); /* SIGTRAP SI_KERNEL, pc after the int3 */
 }
 
 /* ---- illegal: an opcode that is invalid in 64-bit mode -----------------
@@ -326,7 +326,7 @@ NOINLINE void debug_hook(int level)
  * SIGILL ILL_ILLOPN with pc at the 0x06 byte.  Not ud2, so not a trap. */
 NOINLINE void run_legacy_op(void)
 {
-	__asm__ volatile(".byte 0x06");
+	CRASHME_X86_ASM(".byte 0x06");
 }
 
 /* ---- bus: read past the end of a truncated file mapping -----------------

@@ -11,6 +11,15 @@
 #define NOINLINE __attribute__((noinline, noclone))
 #define USED __attribute__((used))
 
+/* The x86 instructions of the misalign, int3 and illegal modes. Cross builds
+ * (tests/cross, other architectures) compile them out: those modes are not
+ * run there, every other mode is the same program. */
+#if defined(__x86_64__) || (defined(__i386__) && defined(__SSE__))
+#define CRASHME_X86_ASM(...) __asm__ volatile(__VA_ARGS__)
+#else
+#define CRASHME_X86_ASM(...) ((void)0)
+#endif
+
 /* Write "<pid>\n" to ./ready so that make-cores knows the program has
  * reached its steady state (used by the cases that are signalled or
  * snapshotted from outside). */

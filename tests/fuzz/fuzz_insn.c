@@ -1,7 +1,8 @@
 // libFuzzer target: the faulting-instruction analyzer (src/triage/insn_*.c): capstone decoding,
 // operand and effective-address computation from registers, memory reads through the callback, and
 // the backwards search for a frame-slot load. Input layout:
-//   [0] selector (bit 0: i386 instead of x86_64; bit 1: no memory; bits 2..: register validity seed)
+//   [0] selector (bit 0 and bits 5..6: the architecture, see arches[]; bit 1: no memory; bits 2..:
+//       register validity seed)
 //   [1..8] pc, [9..9+8*17) the first 17 DWARF registers, then code bytes (the first 16 "before" pc).
 // The memory callback serves the code bytes as if mapped at pc - 16, and fails elsewhere.
 #include <stdint.h>
@@ -52,7 +53,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct mem m = { data + HDR, size - HDR, pc - before_len };
 	struct ct_insn_ctx ctx = { .regs = regs, .valid = valid, .num_regs = 72, .pc = pc,
 				   .read = (sel & 2) ? NULL : read_cb, .arg = &m };
-	const char *arch = (sel & 1) ? "i386" : "x86_64";
+	// x86 first (bit 0 alone keeps the old corpus meaning), then the generic capstone decoder's.
+	static const struct ct_arch_info *const arches[8] = { &ct_arch_x86_64, &ct_arch_i386,	  &ct_arch_arm,
+							      &ct_arch_ppc64le, &ct_arch_s390x,	  &ct_arch_mips,
+							      &ct_arch_sparc64, &ct_arch_aarch64 };
+	const struct ct_arch_info *arch = arches[(sel & 1) | ((sel >> 4) & 6)];
 	struct ct_insn_facts facts;
 	ct_insn_decode(arch, code, len < 16 ? len : 16, before, before_len, &ctx, &facts);
 	int base;

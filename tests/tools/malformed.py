@@ -253,9 +253,13 @@ def mutations(data, tag, rich):
         c = fresh()
         c.data[off] = v
         yield f"ehdr-{label}", bytes(c.data), expect, msg
-    for label, v, expect, msg in (("sparcv9", 43, "error", "sparc"), ("unknown", 0x7777, "error", "not supported"),
+    for label, v, expect, msg in (("sparcv9", 43, "any", None), ("m68k", 4, "error", "m68k"),
+                                  ("unknown", 0x7777, "error", "not supported"),
                                   ("none", 0, "error", "not supported"),
-                                  ("i386-on-64", 3, "any", None), ("aarch64", 183, "any", None)):
+                                  ("i386-on-64", 3, "any", None), ("aarch64", 183, "any", None),
+                                  # Foreign registers read through every other table: any outcome but a crash.
+                                  ("arm", 40, "any", None), ("ppc64", 21, "any", None), ("ppc", 20, "any", None),
+                                  ("s390", 22, "any", None), ("mips", 8, "any", None), ("riscv", 243, "any", None)):
         if v == base.e_machine:
             continue
         c = fresh()

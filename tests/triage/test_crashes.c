@@ -349,7 +349,7 @@ TEST(zydis_decodes_evex)
 	static const uint8_t code[] = { 0x62, 0xf3, 0x7d, 0x20, 0x3f, 0x07, 0x00 };
 	struct ct_insn_ctx ctx = { .regs = regs, .valid = valid, .num_regs = CT_MAX_DWARF_REGS, .pc = 0x7f0000163699 };
 	struct ct_insn_facts f = { .fault_mem = -1 };
-	CHECK(ct_insn_decode("x86_64", code, sizeof(code), NULL, 0, &ctx, &f));
+	CHECK(ct_insn_decode(&ct_arch_x86_64, code, sizeof(code), NULL, 0, &ctx, &f));
 #if CT_HAVE_ZYDIS
 	CHECK(f.decoded);
 	CHECK_STR(f.decoder, "zydis");
@@ -363,7 +363,7 @@ TEST(zydis_decodes_evex)
 	static const uint8_t mov[] = { 0x62, 0xe1, 0xfd, 0x48, 0x6f, 0x46, 0x01 };
 	regs[4] = 0x1000;
 	struct ct_insn_facts g = { .fault_mem = -1 };
-	CHECK(ct_insn_decode("x86_64", mov, sizeof(mov), NULL, 0, &ctx, &g));
+	CHECK(ct_insn_decode(&ct_arch_x86_64, mov, sizeof(mov), NULL, 0, &ctx, &g));
 	CHECK(g.decoded && g.needs_alignment);
 	CHECK_EQ(g.alignment, 64);
 	CHECK_EQ(g.mem[0].address, 0x1040);

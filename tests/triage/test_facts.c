@@ -222,7 +222,7 @@ static struct ct_insn_facts decode(const uint8_t *code, size_t len, uint64_t *re
 	struct ct_insn_ctx ctx = { .regs = regs, .valid = valid, .num_regs = CT_MAX_DWARF_REGS, .pc = 0x401000,
 				   .read = read_mem, .arg = m };
 	struct ct_insn_facts f;
-	CHECK(ct_insn_decode("x86_64", code, len, NULL, 0, &ctx, &f));
+	CHECK(ct_insn_decode(&ct_arch_x86_64, code, len, NULL, 0, &ctx, &f));
 	return f;
 }
 
@@ -317,7 +317,7 @@ TEST(x86_alignment_and_traps)
 	CHECK(!f.decoded && f.have_bytes);
 	static const uint8_t nop[] = { 0x90 }, before[] = { 0x90, 0xcc };
 	struct ct_insn_ctx ctx = { .regs = regs, .valid = valid, .num_regs = CT_MAX_DWARF_REGS, .pc = 0x401000 };
-	CHECK(ct_insn_decode("x86_64", nop, 1, before, 2, &ctx, &f));
+	CHECK(ct_insn_decode(&ct_arch_x86_64, nop, 1, before, 2, &ctx, &f));
 	CHECK(f.is_breakpoint);
 }
 
@@ -327,10 +327,10 @@ TEST(x86_slot_load)
 	static const uint8_t code[] = { 0x48, 0x8b, 0x45, 0xf0, 0x48, 0x8b, 0x40, 0x08 };
 	int base;
 	int64_t disp;
-	CHECK(ct_insn_find_slot_load("x86_64", code, sizeof(code), 0x1000, 0x1004, 0, &base, &disp));
+	CHECK(ct_insn_find_slot_load(&ct_arch_x86_64, code, sizeof(code), 0x1000, 0x1004, 0, &base, &disp));
 	CHECK_EQ(base, 6);
 	CHECK_EQ(disp, -0x10);
-	CHECK(!ct_insn_find_slot_load("aarch64", code, sizeof(code), 0x1000, 0x1004, 0, &base, &disp));
+	CHECK(!ct_insn_find_slot_load(&ct_arch_aarch64, code, sizeof(code), 0x1000, 0x1004, 0, &base, &disp));
 }
 
 /* ---- the call before a return address, and PLT stubs ---- */
@@ -340,26 +340,26 @@ TEST(x86_call_before)
 	struct ct_call_site c;
 	// call rel32 ending at 0x1010: e8 with displacement 0x100 → 0x1110.
 	static const uint8_t direct[] = { 0x90, 0x90, 0x90, 0xe8, 0x00, 0x01, 0x00, 0x00 };
-	CHECK(ct_insn_call_before("x86_64", direct, sizeof(direct), 0x1010, &c));
+	CHECK(ct_insn_call_before(&ct_arch_x86_64, direct, sizeof(direct), 0x1010, &c));
 	CHECK_EQ(c.address, 0x100b);
 	CHECK(c.has_target && !c.has_slot);
 	CHECK_EQ(c.target, 0x1110);
 	// call qword ptr [rip + 0x2000] (-fno-plt): the GOT slot is relative to the return address.
 	static const uint8_t got[] = { 0x90, 0xff, 0x15, 0x00, 0x20, 0x00, 0x00 };
-	CHECK(ct_insn_call_before("x86_64", got, sizeof(got), 0x1010, &c));
+	CHECK(ct_insn_call_before(&ct_arch_x86_64, got, sizeof(got), 0x1010, &c));
 	CHECK(c.has_slot && !c.has_target);
 	CHECK_EQ(c.slot, 0x3010);
 	// call rax: a call, but no target to name.
 	static const uint8_t reg[] = { 0x90, 0x90, 0x90, 0x90, 0x90, 0xff, 0xd0 };
-	CHECK(ct_insn_call_before("x86_64", reg, sizeof(reg), 0x1010, &c));
+	CHECK(ct_insn_call_before(&ct_arch_x86_64, reg, sizeof(reg), 0x1010, &c));
 	CHECK(!c.has_target && !c.has_slot);
 	CHECK_EQ(c.address, 0x100e);
 	// No call ends here.
 	static const uint8_t none[] = { 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90 };
-	CHECK(!ct_insn_call_before("x86_64", none, sizeof(none), 0x1010, &c));
+	CHECK(!ct_insn_call_before(&ct_arch_x86_64, none, sizeof(none), 0x1010, &c));
 	// i386: call rel32 wraps at 32 bits.
 	static const uint8_t call32[] = { 0xe8, 0xf0, 0xff, 0xff, 0xff };
-	CHECK(ct_insn_call_before("i386", call32, sizeof(call32), 0x1005, &c));
+	CHECK(ct_insn_call_before(&ct_arch_i386, call32, sizeof(call32), 0x1005, &c));
 	CHECK_EQ(c.target, 0xff5);
 }
 
@@ -368,20 +368,20 @@ TEST(x86_plt_slot)
 	uint64_t slot = 0;
 	// .plt entry: jmp qword ptr [rip + 0x200a62]; push 0; jmp .plt0 (CASR bin/test_canary at 0x5f0).
 	static const uint8_t plt[] = { 0xff, 0x25, 0x62, 0x0a, 0x20, 0x00, 0x68, 0x00, 0x00, 0x00, 0x00, 0xe9, 0xe0, 0xff, 0xff, 0xff };
-	CHECK(ct_insn_plt_slot("x86_64", plt, sizeof(plt), 0x5f0, 0, &slot));
+	CHECK(ct_insn_plt_slot(&ct_arch_x86_64, plt, sizeof(plt), 0x5f0, 0, &slot));
 	CHECK_EQ(slot, 0x5f6 + 0x200a62);
 	// .plt.sec entry (IBT): endbr64; bnd jmp qword ptr [rip + 0x2fe5].
 	static const uint8_t sec[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0xf2, 0xff, 0x25, 0xe5, 0x2f, 0x00, 0x00, 0x0f, 0x1f, 0x44, 0x00, 0x00 };
-	CHECK(ct_insn_plt_slot("x86_64", sec, sizeof(sec), 0x1030, 0, &slot));
+	CHECK(ct_insn_plt_slot(&ct_arch_x86_64, sec, sizeof(sec), 0x1030, 0, &slot));
 	CHECK_EQ(slot, 0x103b + 0x2fe5);
 	// i386 PIC: jmp dword ptr [ebx + 0xc], ebx = the GOT pointer.
 	static const uint8_t pic[] = { 0xff, 0xa3, 0x0c, 0x00, 0x00, 0x00, 0x68, 0x00, 0x00, 0x00, 0x00 };
-	CHECK(ct_insn_plt_slot("i386", pic, sizeof(pic), 0x400, 0x2000, &slot));
+	CHECK(ct_insn_plt_slot(&ct_arch_i386, pic, sizeof(pic), 0x400, 0x2000, &slot));
 	CHECK_EQ(slot, 0x200c);
-	CHECK(!ct_insn_plt_slot("i386", pic, sizeof(pic), 0x400, 0, &slot));
+	CHECK(!ct_insn_plt_slot(&ct_arch_i386, pic, sizeof(pic), 0x400, 0, &slot));
 	// Not a stub: push rbp.
 	static const uint8_t fn[] = { 0x55, 0x48, 0x89, 0xe5 };
-	CHECK(!ct_insn_plt_slot("x86_64", fn, sizeof(fn), 0x400, 0, &slot));
+	CHECK(!ct_insn_plt_slot(&ct_arch_x86_64, fn, sizeof(fn), 0x400, 0, &slot));
 }
 
 TEST(arm64_call_before_and_plt)
@@ -389,22 +389,22 @@ TEST(arm64_call_before_and_plt)
 	struct ct_call_site c;
 	// bl 0x730 at 0x904 (CASR arm_bin/test_heapError main+0x74): 0x97ffff8b.
 	static const uint8_t bl[] = { 0x8b, 0xff, 0xff, 0x97 };
-	CHECK(ct_insn_call_before("aarch64", bl, sizeof(bl), 0x908, &c));
+	CHECK(ct_insn_call_before(&ct_arch_aarch64, bl, sizeof(bl), 0x908, &c));
 	CHECK(c.has_target);
 	CHECK_EQ(c.address, 0x904);
 	CHECK_EQ(c.target, 0x730);
 	static const uint8_t blr[] = { 0x60, 0x00, 0x3f, 0xd6 }; // blr x3
-	CHECK(ct_insn_call_before("aarch64", blr, sizeof(blr), 0x908, &c));
+	CHECK(ct_insn_call_before(&ct_arch_aarch64, blr, sizeof(blr), 0x908, &c));
 	CHECK(!c.has_target);
 	static const uint8_t ret[] = { 0xc0, 0x03, 0x5f, 0xd6 };
-	CHECK(!ct_insn_call_before("aarch64", ret, sizeof(ret), 0x908, &c));
+	CHECK(!ct_insn_call_before(&ct_arch_aarch64, ret, sizeof(ret), 0x908, &c));
 	// PLT entry at 0x6d0: adrp x16, 0x10000; ldr x17, [x16, #3976]; add x16, x16, #3976; br x17.
 	static const uint8_t plt[] = { 0x90, 0x00, 0x00, 0x90, 0x11, 0xc6, 0x47, 0xf9,
 				       0x10, 0x22, 0x3e, 0x91, 0x20, 0x02, 0x1f, 0xd6 };
 	uint64_t slot = 0;
-	CHECK(ct_insn_plt_slot("aarch64", plt, sizeof(plt), 0x6d0, 0, &slot));
+	CHECK(ct_insn_plt_slot(&ct_arch_aarch64, plt, sizeof(plt), 0x6d0, 0, &slot));
 	CHECK_EQ(slot, 0x10f88);
-	CHECK(!ct_insn_plt_slot("aarch64", bl, sizeof(bl), 0x6d0, 0, &slot));
+	CHECK(!ct_insn_plt_slot(&ct_arch_aarch64, bl, sizeof(bl), 0x6d0, 0, &slot));
 }
 
 TEST(riscv64_call_before_and_plt)
@@ -412,12 +412,12 @@ TEST(riscv64_call_before_and_plt)
 	struct ct_call_site c;
 	// jal 0x680 at 0x820 (CASR riscv_bin/test_canary main+0x94): 0xe61ff0ef.
 	static const uint8_t jal[] = { 0xef, 0xf0, 0x1f, 0xe6 };
-	CHECK(ct_insn_call_before("riscv64", jal, sizeof(jal), 0x824, &c));
+	CHECK(ct_insn_call_before(&ct_arch_riscv64, jal, sizeof(jal), 0x824, &c));
 	CHECK(c.has_target);
 	CHECK_EQ(c.target, 0x680);
 	// auipc ra, 0x1; jalr ra, -16(ra) at 0x1000 (the `call` pseudo-instruction): 0x1000 + 0x1000 - 16.
 	static const uint8_t call[] = { 0x97, 0x10, 0x00, 0x00, 0xe7, 0x80, 0x00, 0xff };
-	CHECK(ct_insn_call_before("riscv64", call, sizeof(call), 0x1008, &c));
+	CHECK(ct_insn_call_before(&ct_arch_riscv64, call, sizeof(call), 0x1008, &c));
 	CHECK(c.has_target);
 	CHECK_EQ(c.address, 0x1000);
 	CHECK_EQ(c.target, 0x1ff0);
@@ -425,7 +425,7 @@ TEST(riscv64_call_before_and_plt)
 	static const uint8_t plt[] = { 0x17, 0x2e, 0x00, 0x00, 0x03, 0x3e, 0x0e, 0x9a,
 				       0x67, 0x03, 0x0e, 0x00, 0x13, 0x00, 0x00, 0x00 };
 	uint64_t slot = 0;
-	CHECK(ct_insn_plt_slot("riscv64", plt, sizeof(plt), 0x680, 0, &slot));
+	CHECK(ct_insn_plt_slot(&ct_arch_riscv64, plt, sizeof(plt), 0x680, 0, &slot));
 	CHECK_EQ(slot, 0x2020);
 }
 
@@ -436,7 +436,7 @@ static struct ct_insn_facts decode_arm64(uint32_t word, uint64_t *regs, bool *va
 	uint8_t code[4] = { (uint8_t)word, (uint8_t)(word >> 8), (uint8_t)(word >> 16), (uint8_t)(word >> 24) };
 	struct ct_insn_ctx ctx = { .regs = regs, .valid = valid, .num_regs = CT_MAX_DWARF_REGS, .pc = 0x400000 };
 	struct ct_insn_facts f;
-	CHECK(ct_insn_decode("aarch64", code, sizeof(code), NULL, 0, &ctx, &f));
+	CHECK(ct_insn_decode(&ct_arch_aarch64, code, sizeof(code), NULL, 0, &ctx, &f));
 	return f;
 }
 

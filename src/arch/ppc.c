@@ -1,0 +1,72 @@
+// ppc64 (big-endian ELFv1), ppc64le (ELFv2) and 32-bit ppc: NT_PRSTATUS pr_reg is struct pt_regs
+// {gpr[32], nip, msr, orig_gpr3, ctr, link, xer, ccr, softe/mq, trap, dar, dsisr, result}, 48
+// words (arch/powerpc/include/uapi/asm/ptrace.h). DWARF r0..r31 = 0..31, cr 64, lr 65 (what
+// .eh_frame uses; elfutils maps .debug_frame's 108 onto it), msr 66; the pc (nip) has none.
+// The frame chain is the ABI's back chain: [sp] holds the caller's sp, and the caller's frame
+// saves lr at +16 (64-bit) or +4 (32-bit).
+#include <capstone/capstone.h>
+#include <elf.h>
+
+#include "arch/arch.h"
+#include "util/bytes.h"
+
+#define G(n, w) { "r" #n, n, (n) * (w), w }
+#define S(name, dwarf, i, w) { name, dwarf, (i) * (w), w }
+#define REGS(w)                                                                                          \
+	G(0, w), G(1, w), G(2, w), G(3, w), G(4, w), G(5, w), G(6, w), G(7, w), G(8, w), G(9, w), G(10, w), \
+		G(11, w), G(12, w), G(13, w), G(14, w), G(15, w), G(16, w), G(17, w), G(18, w), G(19, w),   \
+		G(20, w), G(21, w), G(22, w), G(23, w), G(24, w), G(25, w), G(26, w), G(27, w), G(28, w),   \
+		G(29, w), G(30, w), G(31, w), S("nip", -1, 32, w), S("msr", 66, 33, w),                     \
+		S("orig_gpr3", -1, 34, w), S("ctr", -1, 35, w), S("lr", 65, 36, w), S("xer", -1, 37, w),   \
+		S("cr", 64, 38, w), S("softe", -1, 39, w), S("trap", -1, 40, w), S("dar", -1, 41, w),      \
+		S("dsisr", -1, 42, w)
+
+static const struct ct_arch_reg regs_ppc64[] = { REGS(8) };
+static const struct ct_arch_reg regs_ppc[] = { REGS(4) };
+
+// bl (opcode 18 with LK), bctrl, blrl.
+static bool is_call_ppc(uint32_t insn)
+{
+	return (insn & 0xfc000003) == 0x48000001 || insn == 0x4e800421 || insn == 0x4e800021;
+}
+
+static bool is_after_call_ppc_be(const uint8_t *b, size_t len)
+{
+	return len >= 4 && is_call_ppc(ct_load32(b + len - 4, true));
+}
+
+static bool is_after_call_ppc_le(const uint8_t *b, size_t len)
+{
+	return len >= 4 && is_call_ppc(ct_load32(b + len - 4, false));
+}
+
+#define PPC_COMMON                                                                                        \
+	.pc_dwarf = -1, .sp_dwarf = 1, .fp_dwarf = 31, .ra_dwarf = 65, .pc_index = 32, .num_dwarf = 66,      \
+	.bad_call = CT_BAD_CALL_LINK_REGISTER, .cs_arch = CS_ARCH_PPC, .fp_rule = CT_FP_BACK_CHAIN,           \
+	.fp_saved_fp_offset = 0, .insn_decoder = CT_INSN_GENERIC
+
+// ppc64 and ppc64le differ only in byte order; ppc in word size.
+#define PPC_TABLE(sym, str, mach, cls, ptr, reg_table, reg_off, ra_off, mode, be, limit, kernel)         \
+	const struct ct_arch_info sym = {                                                                 \
+		PPC_COMMON,                                                                               \
+		.name = str,                                                                              \
+		.e_machine = mach,                                                                        \
+		.elf_class = cls,                                                                         \
+		.pointer_size = ptr,                                                                      \
+		.regs = reg_table,                                                                        \
+		.num_regs = sizeof(reg_table) / sizeof(reg_table[0]),                                     \
+		.prstatus_reg_offset = reg_off,                                                           \
+		.prstatus_reg_size = 48 * (ptr),                                                          \
+		.fp_saved_ra_offset = ra_off,                                                             \
+		.cs_mode = (mode) | ((be) ? CS_MODE_BIG_ENDIAN : CS_MODE_LITTLE_ENDIAN),                  \
+		.user_address_limit = limit,                                                              \
+		.is_after_call = (be) ? is_after_call_ppc_be : is_after_call_ppc_le,                      \
+		.big_endian = be,                                                                         \
+		.kernel_address_start = kernel,                                                           \
+	}
+
+PPC_TABLE(ct_arch_ppc64, "ppc64", EM_PPC64, ELFCLASS64, 8, regs_ppc64, 112, 16, CS_MODE_64, true, 1ULL << 52,
+	  0xc000000000000000ULL);
+PPC_TABLE(ct_arch_ppc64le, "ppc64le", EM_PPC64, ELFCLASS64, 8, regs_ppc64, 112, 16, CS_MODE_64, false, 1ULL << 52,
+	  0xc000000000000000ULL);
+PPC_TABLE(ct_arch_ppc, "ppc", EM_PPC, ELFCLASS32, 4, regs_ppc, 72, 4, CS_MODE_32, true, 0, 0xc0000000ULL);

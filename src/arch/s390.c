@@ -1,0 +1,66 @@
+// s390x and 31-bit s390: NT_PRSTATUS pr_reg is s390_regs {psw mask, psw addr, gprs[16], acrs[16]
+// (4 bytes each), orig_gpr2} (arch/s390/include/uapi/asm/ptrace.h), in the class's word size;
+// DWARF r0..r15 = 0..15, a0..a15 = 48..63, pswm 64, pswa 65 (s390x ELF ABI). libdwfl's backend
+// unwinds r0..r15 (frame_nregs 32 with the fprs) and takes the pc separately. The 31-bit psw
+// address carries the addressing-mode bit 0x80000000 (elfutils s390_normalize_pc clears it).
+// Big-endian.
+#include <capstone/capstone.h>
+#include <elf.h>
+
+#include "arch/arch.h"
+
+#define G(n, w) { "r" #n, n, (2 + (n)) * (w), w }
+#define A(n, w) { "a" #n, 48 + (n), 18 * (w) + (n) * 4, 4 }
+#define REGS(w)                                                                                          \
+	{ "pswm", 64, 0, w }, { "pswa", -1, w, w }, G(0, w), G(1, w), G(2, w), G(3, w), G(4, w), G(5, w),  \
+		G(6, w), G(7, w), G(8, w), G(9, w), G(10, w), G(11, w), G(12, w), G(13, w), G(14, w),       \
+		G(15, w), A(0, w), A(1, w), A(2, w), A(3, w), A(4, w), A(5, w), A(6, w), A(7, w), A(8, w),  \
+		A(9, w), A(10, w), A(11, w), A(12, w), A(13, w), A(14, w), A(15, w),                        \
+		{ "orig_gpr2", -1, 18 * (w) + 64, w }
+
+static const struct ct_arch_reg regs_s390x[] = { REGS(8) };
+static const struct ct_arch_reg regs_s390[] = { REGS(4) };
+
+// brasl %r14 (c0e5 + 4 bytes), bras %r14 (a7e5 + 2 bytes), basr %r14,rX (0d eX), bas %r14 (4d e + 2 bytes).
+static bool is_after_call_s390(const uint8_t *b, size_t len)
+{
+	if (len >= 6 && b[len - 6] == 0xc0 && (b[len - 5] & 0x0f) == 0x05)
+		return true;
+	if (len >= 4 && ((b[len - 4] == 0xa7 && (b[len - 3] & 0x0f) == 0x05) || b[len - 4] == 0x4d))
+		return true;
+	return len >= 2 && b[len - 2] == 0x0d && (b[len - 1] & 0x0f) != 0;
+}
+
+#define S390_COMMON                                                                                      \
+	.e_machine = EM_S390, .pc_dwarf = -1, .sp_dwarf = 15, .fp_dwarf = 11, .ra_dwarf = 14, .pc_index = 1, \
+	.num_dwarf = 16, .bad_call = CT_BAD_CALL_LINK_REGISTER, .cs_arch = CS_ARCH_SYSZ, .cs_mode = CS_MODE_BIG_ENDIAN, \
+	.is_after_call = is_after_call_s390, .big_endian = true,                                             \
+	/* The back chain exists only with -mbackchain; CFI and the validated scan instead. */              \
+	.fp_rule = CT_FP_NONE, .insn_decoder = CT_INSN_GENERIC,                                              \
+	/* User and kernel have separate address spaces on s390. */                                         \
+	.kernel_address_start = 0
+
+const struct ct_arch_info ct_arch_s390x = {
+	S390_COMMON,
+	.name = "s390x",
+	.elf_class = ELFCLASS64,
+	.pointer_size = 8,
+	.regs = regs_s390x,
+	.num_regs = sizeof(regs_s390x) / sizeof(regs_s390x[0]),
+	.prstatus_reg_offset = 112,
+	.prstatus_reg_size = 27 * 8,
+	.user_address_limit = 0,
+};
+
+const struct ct_arch_info ct_arch_s390 = {
+	S390_COMMON,
+	.name = "s390",
+	.elf_class = ELFCLASS32,
+	.pointer_size = 4,
+	.regs = regs_s390,
+	.num_regs = sizeof(regs_s390) / sizeof(regs_s390[0]),
+	.prstatus_reg_offset = 72,
+	.prstatus_reg_size = 35 * 4,
+	.user_address_limit = 1ULL << 31,
+	.pc_mask = 0x7fffffff,
+};
