@@ -58,7 +58,9 @@ static bool is_after_call_x86_64(const uint8_t *b, size_t len)
 	.pc_dwarf = 16, .sp_dwarf = 7, .fp_dwarf = 6, .ra_dwarf = 16, .pc_index = 16, .num_dwarf = 17,       \
 	.prstatus_reg_size = 27 * 8, .bad_call = CT_BAD_CALL_STACK, .fp_saved_fp_offset = 0,                 \
 	.fp_saved_ra_offset = 8, .cs_arch = CS_ARCH_X86, .cs_mode = CS_MODE_64,                              \
-	.is_after_call = is_after_call_x86_64, .fp_rule = CT_FP_CHAIN, .insn_decoder = CT_INSN_X86_64
+	.is_after_call = is_after_call_x86_64, .fp_rule = CT_FP_CHAIN, .insn_decoder = CT_INSN_X86_64,     \
+	/* rbx, rbp, r12-r15 are callee-saved (SysV AMD64 ABI 3.2.1; x32 the same) */                     \
+	.callee_saved = (1ULL << 3) | (1ULL << 6) | (0xfULL << 12)
 // The kernel's struct rt_sigframe (arch/x86/include/asm/sigframe.h): pretcode, then struct ucontext
 // (uc_flags, uc_link, uc_stack: 40 bytes, then struct sigcontext of asm/sigcontext.h, 256 bytes, then
 // uc_sigmask), then siginfo. At the restorer the handler's ret has popped pretcode: sp = &uc.
@@ -95,15 +97,6 @@ const struct ct_arch_info ct_arch_x86_64 = {
 	.name = "x86_64",
 	.elf_class = ELFCLASS64,
 	.pointer_size = 8,
-	.regs = regs_x86_64,
-	.num_regs = sizeof(regs_x86_64) / sizeof(regs_x86_64[0]),
-	.pc_dwarf = 16,
-	.sp_dwarf = 7,
-	.fp_dwarf = 6,
-	.ra_dwarf = 16,
-	.pc_index = 16,
-	.num_dwarf = 17,
-	.callee_saved = (1ULL << 3) | (1ULL << 6) | (0xfULL << 12), // rbx, rbp, r12-r15 (SysV AMD64 ABI 3.2.1)
 	.prstatus_reg_offset = 112,
 	.user_address_limit = 1ULL << 47,
 	.kernel_address_start = 0xffff800000000000ULL,
