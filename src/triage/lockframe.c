@@ -12,6 +12,7 @@
 
 #include "dump/elfcore.h"
 #include "modules/modules.h"
+#include "modules/symbolize.h"
 #include "triage/hang.h"
 #include "util/bytes.h"
 
@@ -108,13 +109,11 @@ const char *ct_lock_name_from_frame(struct ct_session *s, const struct ct_thread
 	const struct ct_frame *f = &t->frames[frame];
 	// A caller's pc is a return address: look up the call, one byte before.
 	uint64_t lookup = frame > 0 ? f->pc - 1 : f->pc;
-	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, lookup);
+	// The shared scope lookup: it works without .debug_aranges (clang, Go) and through inlined
+	// calls whose origin is in another unit (LTO), where dwfl_module_addrdie + dwarf_getscopes do not.
 	Dwarf_Addr bias;
-	Dwarf_Die *cu = mod ? dwfl_module_addrdie(mod, lookup, &bias) : NULL;
-	if (!cu)
-		return NULL;
 	Dwarf_Die *scopes = NULL;
-	int n = dwarf_getscopes(cu, lookup - bias, &scopes);
+	int n = ct_symbolize_scopes(s, lookup, &scopes, &bias);
 	if (n <= 0)
 		return NULL;
 	uint64_t cfa = 0;
