@@ -42,6 +42,14 @@ static bool push(struct machine *m, uint64_t v)
 	return true;
 }
 
+// Pushes @p v, the answer of a context callback for operation @p atom, or fails with its status.
+static bool push_answer(struct machine *m, enum ct_expr_status st, uint64_t v, unsigned atom)
+{
+	if (st != CT_EXPR_OK)
+		return fail(m, st, atom);
+	return push(m, v);
+}
+
 static bool pop(struct machine *m, uint64_t *v)
 {
 	if (!m->depth)
@@ -155,9 +163,7 @@ static bool run(struct machine *m, const Dwarf_Op *ops, size_t n, struct ct_loca
 			if (!o->address)
 				return fail(m, CT_EXPR_UNSUPPORTED, atom);
 			enum ct_expr_status st = o->address(m->ctx->arg, op, &a);
-			if (st != CT_EXPR_OK)
-				return fail(m, st, atom);
-			if (!push(m, a))
+			if (!push_answer(m, st, a, atom))
 				return false;
 			break;
 		}
@@ -353,9 +359,7 @@ static bool run(struct machine *m, const Dwarf_Op *ops, size_t n, struct ct_loca
 			if (!o->entry_value)
 				return fail(m, CT_EXPR_NO_ENTRY_VALUE, atom);
 			enum ct_expr_status st = o->entry_value(m->ctx->arg, op, &a);
-			if (st != CT_EXPR_OK)
-				return fail(m, st, atom);
-			if (!push(m, a))
+			if (!push_answer(m, st, a, atom))
 				return false;
 			break;
 		}
