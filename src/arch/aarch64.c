@@ -25,6 +25,18 @@ static bool is_after_call_aarch64(const uint8_t *b, size_t len)
 	return (insn & 0xfc000000) == 0x94000000 || (insn & 0xfffffc1f) == 0xd63f0000;
 }
 
+// ESR_ELx of a kernel fault (arch/arm64/include/asm/esr.h): EC in bits 26-31; instruction aborts
+// (0x20 lower EL, 0x21 same EL) are fetches, data aborts (0x24, 0x25) say WnR in ISS bit 6.
+static const char *kernel_fault_access_aarch64(uint64_t esr)
+{
+	unsigned ec = (unsigned)(esr >> 26) & 0x3f;
+	if (ec == 0x20 || ec == 0x21)
+		return "exec";
+	if (ec == 0x24 || ec == 0x25)
+		return esr & (1u << 6) ? "write" : "read";
+	return NULL;
+}
+
 // The kernel's struct rt_sigframe (arch/arm64/kernel/signal.c): siginfo (128 bytes), then struct
 // ucontext whose uc_mcontext (struct sigcontext, 16-byte aligned) is at offset 176: fault_address,
 // regs[31], sp, pc, pstate, then __reserved[] records (esr_context among them). The handler returns
@@ -94,4 +106,17 @@ const struct ct_arch_info ct_arch_aarch64 = {
 	// struct elf_prstatus: pr_pid, pr_ppid, pr_pgrp, pr_sid, then pr_utime, pr_stime (timevals of longs).
 	.prstatus_utime_offset = 48,
 	.prstatus_time_word = 8,
+	// Debian's arm64 kernel: CONFIG_ARM64_VA_BITS=48 (kernel addresses have bits 48-63 set), 4 KiB pages,
+	// THREAD_SIZE 16 KiB, frame pointers.
+	.canonical_bit = 48,
+	// MODULES_VADDR (_PAGE_END(VA_BITS_MIN)) up to VMALLOC_END's 4 TiB below the vmemmap: with KASLR
+	// and ARM64_MODULE_PLTS (Debian) module_alloc() places text anywhere in a 4 GiB window around the
+	// randomized image, inside this range (arch/arm64/kernel/module.c, kaslr.c).
+	.kernel_modules_start = 0xffff800000000000ULL,
+	.kernel_modules_end = 0xfffffc0000000000ULL,
+	.kernel_stack_size = 16 * 1024,
+	.kernel_unwind = CT_KUNWIND_FP,
+	.kernel_ra_signed = true,
+	.vmcoreinfo_key = "NUMBER(kimage_voffset)",
+	.kernel_fault_access = kernel_fault_access_aarch64,
 };

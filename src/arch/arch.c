@@ -1,6 +1,7 @@
 // Lookup of per-architecture tables by the dump's e_machine, class and byte order.
 #include <elf.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "arch/arch.h"
 
@@ -38,6 +39,68 @@ int ct_arch_generic_signal(const struct ct_arch_info *arch, int signo)
 int ct_arch_cs_mode(const struct ct_arch_info *arch, const uint64_t *values, size_t num_values)
 {
 	return arch->cs_mode_for && values ? arch->cs_mode_for(values, num_values) : arch->cs_mode;
+}
+
+const struct ct_arch_info *ct_arch_find_name(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(arches) / sizeof(arches[0]); i++) {
+		if (strcmp(arches[i]->name, name) == 0)
+			return arches[i];
+	}
+	return NULL;
+}
+
+const struct ct_arch_info *ct_arch_find_vmcoreinfo(bool (*has_key)(const char *key, void *arg), void *arg)
+{
+	for (size_t i = 0; i < sizeof(arches) / sizeof(arches[0]); i++) {
+		if (arches[i]->vmcoreinfo_key && has_key(arches[i]->vmcoreinfo_key, arg))
+			return arches[i];
+	}
+	return NULL;
+}
+
+int ct_arch_reg_index(const struct ct_arch_info *arch, int dwarf)
+{
+	for (size_t i = 0; dwarf >= 0 && i < arch->num_regs; i++) {
+		if (arch->regs[i].dwarf == dwarf)
+			return (int)i;
+	}
+	return -1;
+}
+
+int ct_arch_reg_at_offset(const struct ct_arch_info *arch, unsigned offset)
+{
+	for (size_t i = 0; i < arch->num_regs; i++) {
+		if (arch->regs[i].offset == offset)
+			return (int)i;
+	}
+	return -1;
+}
+
+bool ct_arch_is_canonical(const struct ct_arch_info *arch, uint64_t addr)
+{
+	if (!arch->canonical_bit || arch->canonical_bit >= 64)
+		return true;
+	uint64_t top = addr >> arch->canonical_bit;
+	return top == 0 || top == (~0ull >> arch->canonical_bit);
+}
+
+bool ct_arch_is_kernel_address(const struct ct_arch_info *arch, uint64_t addr)
+{
+	return arch->kernel_address_start && addr >= arch->kernel_address_start && ct_arch_is_canonical(arch, addr);
+}
+
+bool ct_arch_in_kernel_modules(const struct ct_arch_info *arch, uint64_t addr)
+{
+	return addr >= arch->kernel_modules_start && addr < arch->kernel_modules_end;
+}
+
+uint64_t ct_arch_kernel_strip_ra(const struct ct_arch_info *arch, uint64_t addr)
+{
+	// The PAC sits in the bits from canonical_bit up (below the top byte on arm64; bit 55 picks the half).
+	if (!arch->kernel_ra_signed || !arch->canonical_bit || arch->canonical_bit >= 55 || !(addr >> 55 & 1))
+		return addr;
+	return addr | ~0ull << arch->canonical_bit;
 }
 
 const char *ct_arch_machine_name(uint16_t e_machine, uint8_t elf_class)

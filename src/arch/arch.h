@@ -13,7 +13,10 @@
  *     not asm-generic, and the interrupted-system-call fields (docs/hangs.md; syscalls = NULL
  *     leaves them out); its signal frame (struct ct_arch_sigframe: the kernel's rt_sigframe layout
  *     and the rt_sigreturn trampoline's bytes) for signal-frame facts and sigreturn without CFI; and
- *     the offset of pr_utime in NT_PRSTATUS (threads' CPU time, docs/trail.md).
+ *     the offset of pr_utime in NT_PRSTATUS (threads' CPU time, docs/trail.md); for kernel dumps
+ *     (src/kernel/) the virtual-address bits, the module area, the kernel stack size, how kernel
+ *     stacks are unwound (enum ct_kernel_unwind) and the VMCOREINFO key that names the architecture
+ *     (docs/vmcore.md).
  *  2. Add it to the list in arch.c (and its name to ct_arch_machine_name when new).
  *  3. If capstone decodes it, the register names capstone prints must match the table's (or get an
  *     alias in triage/insn_generic.c); give POINTER_BYTES in tests/cross/check_cross.py.
@@ -77,6 +80,16 @@ enum ct_insn_decoder {
 	/** capstone's operand details (arm, ppc, s390, mips, sparc): memory operands and traps. */
 	CT_INSN_GENERIC,
 	CT_INSN_NUM_,
+};
+
+/** How src/kernel/kstack.c walks a kernel stack of the architecture. */
+enum ct_kernel_unwind {
+	/** Kernel stacks are not unwound (registers are shown, frame 0 is named). */
+	CT_KUNWIND_NONE,
+	/** The kernel's ORC tables (x86-64, CONFIG_UNWINDER_ORC), then a validated stack scan. */
+	CT_KUNWIND_ORC,
+	/** Frame records {saved fp, return address} at fp (arm64 x29, CONFIG_FRAME_POINTER). */
+	CT_KUNWIND_FP,
 };
 
 /** A register the kernel saved in a signal frame's sigcontext: DWARF number and offset. */
@@ -212,6 +225,32 @@ struct ct_arch_info {
 	 */
 	uint16_t prstatus_utime_offset;
 	uint8_t prstatus_time_word;
+
+	/* Kernel dumps (src/kernel/). A vmcore's NT_PRSTATUS has the same pr_reg (the kernel's pt_regs
+	 * as elf_gregset_t) as a process core's: regs[] and prstatus_reg_offset give each CPU's registers. */
+	/** An address is canonical when its bits canonical_bit..63 are all equal: x86-64 (4-level paging)
+	 * sign-extends bit 47; arm64 with VA_BITS 48 (Debian) has TTBR0 below 2^48 and TTBR1 at bits 48..63
+	 * all ones, bit 47 free (the linear map starts at 0xffff000000000000). 0 = no such rule. */
+	uint8_t canonical_bit;
+	/** The kernel's module area (MODULES_VADDR..MODULES_END, or where module_alloc() can place text);
+	 * 0, 0 = unknown. */
+	uint64_t kernel_modules_start, kernel_modules_end;
+	/** THREAD_SIZE: a kernel stack is this big and this aligned (0 = not known). */
+	uint32_t kernel_stack_size;
+	enum ct_kernel_unwind kernel_unwind;
+	/** Kernel return addresses may carry a pointer-authentication code above canonical_bit (arm64 PAC):
+	 * the kernel half's sign extension is restored before a lookup. */
+	bool kernel_ra_signed;
+	/**
+	 * A VMCOREINFO key only this architecture's kernel writes (arch_crash_save_vmcoreinfo()): names
+	 * the architecture of a dump whose header does not (QEMU's kdump header says "Unknown" for arm).
+	 */
+	const char *vmcoreinfo_key;
+	/** How a kernel fault accessed memory ("read", "write", "exec") from the error code its die()
+	 * header or #PF line prints (x86 page-fault error code, arm64 ESR); NULL when it does not say. */
+	const char *(*kernel_fault_access)(uint64_t error_code);
+	/** CONFIG_KALLSYMS_ABSOLUTE_PERCPU (init/Kconfig: default X86_64 && SMP): how kallsyms offsets read. */
+	bool kallsyms_absolute_percpu;
 };
 
 /** The table for @p e_machine / @p elf_class, or NULL when the architecture is not supported. */
@@ -227,6 +266,23 @@ const struct ct_arch_info *ct_arch_find_endian(uint16_t e_machine, uint8_t elf_c
 int ct_arch_generic_signal(const struct ct_arch_info *arch, int signo);
 /** Capstone mode for a thread whose register values (arch->regs order) are @p values. */
 int ct_arch_cs_mode(const struct ct_arch_info *arch, const uint64_t *values, size_t num_values);
+/** The table named @p name ("x86_64", "aarch64"; libkdumpfile's arch names), or NULL. */
+const struct ct_arch_info *ct_arch_find_name(const char *name);
+/** The table whose vmcoreinfo_key is among @p has_key's keys (called once per table), or NULL. */
+const struct ct_arch_info *ct_arch_find_vmcoreinfo(bool (*has_key)(const char *key, void *arg), void *arg);
+/** Index in arch->regs[] of the register with DWARF number @p dwarf, or -1. */
+int ct_arch_reg_index(const struct ct_arch_info *arch, int dwarf);
+/** Index in arch->regs[] of the register at byte offset @p offset of pr_reg (the pt_regs word), or -1. */
+int ct_arch_reg_at_offset(const struct ct_arch_info *arch, unsigned offset);
+/** True when @p addr is canonical for the architecture (bits canonical_bit..63 all equal). */
+bool ct_arch_is_canonical(const struct ct_arch_info *arch, uint64_t addr);
+/** True when @p addr is a canonical kernel-half address (at or above kernel_address_start). */
+bool ct_arch_is_kernel_address(const struct ct_arch_info *arch, uint64_t addr);
+/** True when @p addr lies in the kernel's module area. */
+bool ct_arch_in_kernel_modules(const struct ct_arch_info *arch, uint64_t addr);
+/** A kernel return address with its pointer-authentication bits (if any) replaced by the sign extension. */
+uint64_t ct_arch_kernel_strip_ra(const struct ct_arch_info *arch, uint64_t addr);
+
 /** Name for any e_machine (also unsupported ones), for messages: "s390x", "EM_123". */
 const char *ct_arch_machine_name(uint16_t e_machine, uint8_t elf_class);
 

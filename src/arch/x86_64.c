@@ -51,6 +51,12 @@ static bool is_after_call_x86_64(const uint8_t *b, size_t len)
 	return false;
 }
 
+// The #PF error code: bit 1 "write" (arch/x86/include/asm/trap_pf.h X86_PF_WRITE), bit 4 "instruction fetch".
+static const char *kernel_fault_access_x86_64(uint64_t code)
+{
+	return code & 0x10 ? "exec" : code & 2 ? "write" : "read";
+}
+
 // x86-64 and x32 share registers, DWARF numbers, call encodings and decoder; x32 has 4-byte
 // pointers, a 32-bit prstatus header and 8-byte stack slots.
 #define X86_64_COMMON                                                                                    \
@@ -111,6 +117,16 @@ const struct ct_arch_info ct_arch_x86_64 = {
 	// struct elf_prstatus: pr_pid, pr_ppid, pr_pgrp, pr_sid, then pr_utime, pr_stime (timevals of longs).
 	.prstatus_utime_offset = 48,
 	.prstatus_time_word = 8,
+	.canonical_bit = 47, // 4-level paging; a 5-level kernel's addresses fail is_kernel_address
+	// MODULES_VADDR (__START_KERNEL_map + KERNEL_IMAGE_SIZE, 1 GiB with CONFIG_RANDOMIZE_BASE as every
+	// distribution builds it) .. MODULES_END (arch/x86/include/asm/pgtable_64_types.h).
+	.kernel_modules_start = 0xffffffffc0000000ULL,
+	.kernel_modules_end = 0xffffffffff000000ULL,
+	.kernel_stack_size = 16 * 1024, // THREAD_SIZE (32 KiB with KASAN: the scan then misses the top)
+	.kernel_unwind = CT_KUNWIND_ORC,
+	.vmcoreinfo_key = "SYMBOL(init_top_pgt)",
+	.kernel_fault_access = kernel_fault_access_x86_64,
+	.kallsyms_absolute_percpu = true,
 };
 
 const struct ct_arch_info ct_arch_x32 = {

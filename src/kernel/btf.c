@@ -25,7 +25,8 @@ struct ct_error *ct_kbtf_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks
 	*ret = NULL;
 	uint64_t start, stop;
 	if (!ct_kallsyms_find(ks, "__start_BTF", &start) || !ct_kallsyms_find(ks, "__stop_BTF", &stop))
-		return ct_error_create(CT_ERROR_NOT_FOUND, "no __start_BTF/__stop_BTF in kallsyms (kernel built without CONFIG_DEBUG_INFO_BTF?)");
+		return ct_error_create(CT_ERROR_NOT_FOUND, "no __start_BTF/__stop_BTF in kallsyms (kernel built without "
+				       "CONFIG_DEBUG_INFO_BTF, or without CONFIG_KALLSYMS_ALL as Debian's arm64 one?)");
 	if (stop <= start || stop - start > MAX_BTF_SIZE)
 		return ct_error_create(CT_ERROR_CORRUPT, "implausible .BTF bounds 0x%llx..0x%llx", (unsigned long long)start,
 				       (unsigned long long)stop);

@@ -13,6 +13,7 @@
 
 #include <libkdumpfile/kdumpfile.h>
 
+#include "arch/arch.h"
 #include "kernel/vmcore.h"
 #include "util/bytes.h"
 #include "util/cleanup.h"
@@ -26,11 +27,6 @@
 #define MAX_FLAT_OFFSET (1ull << 44)
 // Far above the CPU count of any machine whose dump we could open; bounds the per-CPU loop.
 #define MAX_CPUS 8192
-
-const char *const ct_x86_64_reg_names[27] = {
-	"r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8", "rax", "rcx", "rdx", "rsi",
-	"rdi", "orig_rax", "rip", "cs", "rflags", "rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs", "gs",
-};
 
 /*
  * makedumpfile -F (and QEMU's kdump-* output) writes a stream of {offset, size, data} records, big
@@ -127,7 +123,8 @@ static const char *kdump_header_arch(int fd, char machine[66])
 		return NULL;
 	memcpy(machine, uts + 4 * 65, 65);
 	machine[65] = '\0';
-	// QEMU 7.2 writes "x86_64" here for x86 guests; an empty one comes from older QEMUs (x86 too here).
+	// QEMU 7.2 writes "x86_64" here for x86 guests and "Unknown" for arm ones (no ELF_MACHINE_UNAME
+	// there; ct_vmcore_open then asks VMCOREINFO); an empty one comes from older QEMUs (x86 too here).
 	return machine[0] ? machine : "x86_64";
 }
 
@@ -137,7 +134,7 @@ static const char *kdump_header_arch(int fd, char machine[66])
  * struct disk_dump_header (makedumpfile diskdump_mod.h): signature[8], header_version, utsname
  * (6 x 65), timeval, status, block_size — at offset 428 with a 64-bit timeval, 416 with a 32-bit one.
  */
-static struct ct_error *check_kdump_header(int fd)
+static struct ct_error *check_kdump_header(int fd, int32_t *block_size)
 {
 	unsigned char h[432];
 	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
@@ -153,7 +150,49 @@ static struct ct_error *check_kdump_header(int fd)
 	if (version < 0 || version > 64 || (!ok64 && !ok32))
 		return ct_error_create(CT_ERROR_CORRUPT, "KDUMP header invalid (version %d, no valid block size)",
 				       version);
+	*block_size = ok64 ? b64 : b32;
 	return NULL;
+}
+
+uint64_t ct_cpu_reg(const struct ct_arch_info *arch, const struct ct_cpu_state *cpu, int dwarf)
+{
+	int i = ct_arch_reg_index(arch, dwarf);
+	return i >= 0 && i < CT_KERNEL_MAX_REGS ? cpu->regs[i] : 0;
+}
+
+uint64_t ct_cpu_pc(const struct ct_arch_info *arch, const struct ct_cpu_state *cpu)
+{
+	return arch->pc_index < CT_KERNEL_MAX_REGS ? cpu->regs[arch->pc_index] : 0;
+}
+
+bool ct_cpu_set_reg(const struct ct_arch_info *arch, struct ct_cpu_state *cpu, int dwarf, uint64_t value)
+{
+	int i = ct_arch_reg_index(arch, dwarf);
+	if (i < 0 || i >= CT_KERNEL_MAX_REGS)
+		return false;
+	cpu->regs[i] = value;
+	return true;
+}
+
+/* pr_reg of one CPU's NT_PRSTATUS (the raw note libkdumpfile keeps as cpu.N.PRSTATUS), read by the table. */
+static bool read_prstatus(struct ct_vmcore *vm, size_t i, struct ct_cpu_state *c)
+{
+	const struct ct_arch_info *arch = vm->arch;
+	char key[64];
+	snprintf(key, sizeof(key), "cpu.%zu.PRSTATUS", i);
+	kdump_attr_t attr;
+	if (kdump_get_attr(vm->ctx, key, &attr) != KDUMP_OK || attr.type != KDUMP_BLOB)
+		return false;
+	const uint8_t *raw = kdump_blob_pin(attr.val.blob);
+	struct ct_bytes b = { .data = raw, .size = raw ? kdump_blob_size(attr.val.blob) : 0,
+			      .big_endian = arch->big_endian };
+	bool ok = raw && ct_in_bounds(b.size, arch->prstatus_reg_offset, arch->prstatus_reg_size);
+	for (size_t r = 0; ok && r < arch->num_regs && r < CT_KERNEL_MAX_REGS; r++) {
+		const struct ct_arch_reg *reg = &arch->regs[r];
+		ok = ct_bytes_uint(&b, (uint64_t)arch->prstatus_reg_offset + reg->offset, reg->size, &c->regs[r]);
+	}
+	kdump_blob_unpin(attr.val.blob);
+	return ok;
 }
 
 static void load_cpus(struct ct_vmcore *vm, struct ct_report *report)
@@ -183,16 +222,44 @@ static void load_cpus(struct ct_vmcore *vm, struct ct_report *report)
 			c->has_pid = true;
 			c->pid = (int)v;
 		}
-		bool all = true;
-		for (size_t r = 0; r < 27; r++) {
-			snprintf(key, sizeof(key), "cpu.%zu.reg.%s", i, ct_x86_64_reg_names[r]);
-			if (get_number(vm->ctx, key, &v))
-				c->regs[r] = v;
-			else if (r == CT_X86_RIP || r == CT_X86_RSP)
-				all = false;
-		}
-		c->has_regs = all;
+		c->has_regs = vm->arch && read_prstatus(vm, i, c);
 	}
+}
+
+static bool vmcoreinfo_has(const char *key, void *arg)
+{
+	return ct_vmcoreinfo_get(arg, key) != NULL;
+}
+
+/* The blob attribute, not kdump_vmcoreinfo_raw(): 0.5.1's helper fails until the OS type is set. */
+static struct ct_error *read_vmcoreinfo(struct ct_vmcore *vm)
+{
+	kdump_attr_t attr;
+	struct ct_error *err = NULL;
+	if (kdump_get_attr(vm->ctx, "linux.vmcoreinfo.raw", &attr) == KDUMP_OK && attr.type == KDUMP_BLOB) {
+		const char *raw = kdump_blob_pin(attr.val.blob);
+		size_t len = kdump_blob_size(attr.val.blob);
+		err = raw ? ct_vmcoreinfo_parse(raw, strnlen(raw, len), &vm->vmcoreinfo) : NULL;
+		kdump_blob_unpin(attr.val.blob);
+	}
+	return err;
+}
+
+static struct ct_error *open_ctx(struct ct_vmcore *vm, const char *path, const char *arch)
+{
+	vm->ctx = kdump_new();
+	if (!vm->ctx)
+		return &ct_enomem;
+	// read(2), not mmap(2): libkdumpfile maps pages past the end of a truncated file, and touching
+	// them is SIGBUS (seen with a 5000-byte head of a kdump-compressed file).
+	kdump_set_number_attr(vm->ctx, KDUMP_ATTR_FILE_MMAP_POLICY, KDUMP_MMAP_NEVER);
+	// The architecture must be set before the file is opened (the CPU notes are read at open).
+	if (arch)
+		kdump_set_string_attr(vm->ctx, KDUMP_ATTR_ARCH_NAME, arch);
+	if (kdump_open_fd(vm->ctx, vm->fd) != KDUMP_OK)
+		return ct_error_create(CT_ERROR_UNSUPPORTED, "%s: %s vmcore: libkdumpfile cannot read it: %s", path,
+				       vm->kind, kdump_get_err(vm->ctx));
+	return read_vmcoreinfo(vm);
 }
 
 struct ct_error *ct_vmcore_open(const char *path, const char *kind, struct ct_report *report,
@@ -211,50 +278,44 @@ struct ct_error *ct_vmcore_open(const char *path, const char *kind, struct ct_re
 			return err;
 		fd = rebuilt;
 	}
-	err = check_kdump_header(fd);
+	int32_t block_size = 0;
+	err = check_kdump_header(fd, &block_size);
 	if (err) {
 		close(fd);
 		return err;
 	}
 	vm.fd = fd;
 	vm.qemu = strcmp(kind, "qemu-elf") == 0;
-	vm.ctx = kdump_new();
-	if (!vm.ctx) {
-		close(fd);
-		return &ct_enomem;
-	}
-	// read(2), not mmap(2): libkdumpfile maps pages past the end of a truncated file, and touching
-	// them is SIGBUS (seen with a 5000-byte head of a kdump-compressed file).
-	kdump_set_number_attr(vm.ctx, KDUMP_ATTR_FILE_MMAP_POLICY, KDUMP_MMAP_NEVER);
 	char machine[66];
 	const char *arch = strcmp(kind, "kdump-elf") != 0 && strcmp(kind, "qemu-elf") != 0 ?
 		kdump_header_arch(fd, machine) : NULL;
 	if (arch) {
-		// Only QEMU writes a KDUMP header without a kernel release; the architecture must be set
-		// before the file is opened.
+		// Only QEMU writes a KDUMP header without a kernel release.
 		vm.qemu = true;
-		kdump_set_string_attr(vm.ctx, KDUMP_ATTR_ARCH_NAME, arch);
+		vm.arch = ct_arch_find_name(arch);
 		ct_report_diag(report, CT_SEVERITY_INFO, 0, "kdump-no-utsname",
-			       "the KDUMP header has no kernel release (written by QEMU); architecture taken as %s", arch);
+			       "the KDUMP header has no kernel release (written by QEMU); its machine field says %s", arch);
 	}
-	if (kdump_open_fd(vm.ctx, fd) != KDUMP_OK) {
-		err = ct_error_create(CT_ERROR_UNSUPPORTED, "%s: %s vmcore: libkdumpfile cannot read it: %s", path,
-				      kind, kdump_get_err(vm.ctx));
+	err = open_ctx(&vm, path, vm.arch ? vm.arch->name : arch);
+	if (!err && arch && !vm.arch) {
+		// The header does not name a known architecture: the kernel's own VMCOREINFO does, and the
+		// dump is opened again with it (libkdumpfile reads the CPU notes only for a known one).
+		vm.arch = ct_arch_find_vmcoreinfo(vmcoreinfo_has, &vm.vmcoreinfo);
+		if (vm.arch) {
+			ct_report_diag(report, CT_SEVERITY_INFO, 0, "arch-from-vmcoreinfo",
+				       "architecture %s, from VMCOREINFO %s", vm.arch->name, vm.arch->vmcoreinfo_key);
+			kdump_free(vm.ctx);
+			ct_vmcoreinfo_deinit(&vm.vmcoreinfo);
+			err = open_ctx(&vm, path, vm.arch->name);
+		}
+	}
+	if (err) {
 		ct_vmcore_close(&vm);
 		return err;
 	}
-	// The blob attribute, not kdump_vmcoreinfo_raw(): 0.5.1's helper fails until the OS type is set.
-	kdump_attr_t attr;
-	if (kdump_get_attr(vm.ctx, "linux.vmcoreinfo.raw", &attr) == KDUMP_OK && attr.type == KDUMP_BLOB) {
-		const char *raw = kdump_blob_pin(attr.val.blob);
-		size_t len = kdump_blob_size(attr.val.blob);
-		err = raw ? ct_vmcoreinfo_parse(raw, strnlen(raw, len), &vm.vmcoreinfo) : NULL;
-		kdump_blob_unpin(attr.val.blob);
-		if (err) {
-			ct_vmcore_close(&vm);
-			return err;
-		}
-	}
+	const char *name = NULL;
+	if (!vm.arch && kdump_get_string_attr(vm.ctx, KDUMP_ATTR_ARCH_NAME, &name) == KDUMP_OK)
+		vm.arch = ct_arch_find_name(name);
 	if (!vm.vmcoreinfo.num_entries)
 		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "no-vmcoreinfo",
 			       "the dump has no VMCOREINFO: no kernel log, symbols or stacks can be found");
@@ -272,6 +333,15 @@ struct ct_error *ct_vmcore_open(const char *path, const char *kind, struct ct_re
 			vm.kaslr_offset = v;
 		}
 	}
+	// The KDUMP format numbers pages in blocks; libkdumpfile 0.5.1 numbers them by the kernel's page
+	// size, so a dump whose blocks are bigger (QEMU 7.2 writes arm64 ones with 64 KiB blocks for a 4 KiB
+	// kernel) has every page out of bounds: say so once instead of a failed read per structure.
+	const char *ps = ct_vmcoreinfo_get(&vm.vmcoreinfo, "PAGESIZE");
+	if (block_size && ps && strtoll(ps, NULL, 10) != block_size)
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "kdump-block-size",
+			       "the KDUMP header's block size is %d bytes but the kernel's pages are %s: libkdumpfile "
+			       "cannot read this dump's memory (QEMU writes arm64 kdump files so; its ELF format works)",
+			       (int)block_size, ps);
 	load_cpus(&vm, report);
 	*ret = vm;
 	return NULL;
@@ -308,7 +378,7 @@ struct ct_error *ct_vmcore_read_u64(struct ct_vmcore *vm, uint64_t addr, uint64_
 	uint8_t b[8];
 	struct ct_error *err = ct_vmcore_read(vm, addr, b, sizeof(b));
 	if (!err)
-		*ret = ct_load64(b, false);
+		*ret = ct_load64(b, vm->arch && vm->arch->big_endian);
 	return err;
 }
 
@@ -317,7 +387,7 @@ struct ct_error *ct_vmcore_read_u32(struct ct_vmcore *vm, uint64_t addr, uint32_
 	uint8_t b[4];
 	struct ct_error *err = ct_vmcore_read(vm, addr, b, sizeof(b));
 	if (!err)
-		*ret = ct_load32(b, false);
+		*ret = ct_load32(b, vm->arch && vm->arch->big_endian);
 	return err;
 }
 

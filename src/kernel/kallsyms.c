@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/arch.h"
 #include "kernel/vmcore.h"
 #include "util/bytes.h"
 #include "util/cleanup.h"
@@ -25,6 +26,8 @@ static int cmp_sym(const void *a, const void *b)
 struct ct_error *ct_kallsyms_load(struct ct_vmcore *vm, struct ct_kallsyms *ret)
 {
 	const struct ct_vmcoreinfo *vi = &vm->vmcoreinfo;
+	bool absolute_percpu = !vm->arch || vm->arch->kallsyms_absolute_percpu;
+	bool big_endian = vm->arch && vm->arch->big_endian;
 	uint64_t names_a, num_a, tok_table_a, tok_index_a, offsets_a, base_a;
 	if (!ct_vmcoreinfo_symbol(vi, "kallsyms_names", &names_a) ||
 	    !ct_vmcoreinfo_symbol(vi, "kallsyms_num_syms", &num_a) ||
@@ -125,10 +128,12 @@ struct ct_error *ct_kallsyms_load(struct ct_vmcore *vm, struct ct_kallsyms *ret)
 			ks.names = t;
 			str_cap = ncap;
 		}
-		// CONFIG_KALLSYMS_BASE_RELATIVE with ABSOLUTE_PERCPU (always on x86-64 SMP): a non-negative
-		// offset is an absolute per-CPU address, a negative one counts down from base - 1.
-		int32_t off = (int32_t)ct_load32(offsets + 4 * (size_t)i, false);
-		uint64_t addr = off >= 0 ? (uint64_t)off : base - 1 - (uint64_t)(int64_t)off;
+		// CONFIG_KALLSYMS_BASE_RELATIVE with ABSOLUTE_PERCPU (the arch table says; x86-64 SMP): a
+		// non-negative offset is an absolute per-CPU address, a negative one counts down from base - 1.
+		// Without it (arm64) every offset is an unsigned distance from base (kallsyms_sym_address()).
+		uint32_t raw = ct_load32(offsets + 4 * (size_t)i, big_endian);
+		int32_t off = (int32_t)raw;
+		uint64_t addr = !absolute_percpu ? base + raw : off >= 0 ? (uint64_t)off : base - 1 - (uint64_t)(int64_t)off;
 		ks.syms[n].address = addr;
 		ks.syms[n].type = name[0];
 		ks.syms[n].name = (const char *)(uintptr_t)str_len; // fixed up below

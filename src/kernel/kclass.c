@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "arch/arch.h"
 #include "kernel/vmcore.h"
 
 // Below 64 KiB is "near null" (taxonomy.md): vm.mmap_min_addr is at most that.
@@ -333,18 +334,20 @@ static void add_evidence(struct ct_report *r, const struct ct_panic_record *f)
 				      culprit_module(f), *culprit_module(f) ? "]" : "", f->culprit_source);
 }
 
-static void set_address(struct ct_report *r, const struct ct_panic_record *f)
+static void set_address(struct ct_report *r, const struct ct_arch_info *arch, const struct ct_panic_record *f)
 {
 	if (f->has_address) {
 		r->crash.has_address = true;
 		r->crash.address = f->address;
 		r->crash.address_kind = ct_report_strdup(r, f->address < NEAR_NULL ? "null" :
-						       (f->address >> 47 != 0 && f->address >> 47 != 0x1ffff) ?
+						       arch && !ct_arch_is_canonical(arch, f->address) ?
 						       "non-canonical" : "unmapped");
 	}
-	// #PF error code bit 1 is "write" (arch/x86/include/asm/trap_pf.h X86_PF_WRITE), bit 4 "instruction fetch".
-	if ((f->null_deref || f->page_fault) && f->has_error_code)
-		r->crash.access = ct_report_strdup(r, f->error_code & 0x10 ? "exec" : f->error_code & 2 ? "write" : "read");
+	// The fault's error code (x86 #PF error code, arm64 ESR) says how memory was accessed.
+	const char *access = arch && arch->kernel_fault_access && (f->null_deref || f->page_fault) && f->has_error_code ?
+		arch->kernel_fault_access(f->error_code) : NULL;
+	if (access)
+		r->crash.access = ct_report_strdup(r, access);
 }
 
 static void add_details(struct ct_report *r, const struct ct_panic_record *f)
@@ -378,11 +381,11 @@ const char *ct_kernel_rule_name(size_t index)
 	return index < NUM_RULES ? rules[index].name : NULL;
 }
 
-void ct_kernel_classify(struct ct_report *r, const struct ct_panic_record *rec)
+void ct_kernel_classify(struct ct_report *r, const struct ct_arch_info *arch, const struct ct_panic_record *rec)
 {
 	if (rec->found) {
 		add_evidence(r, rec);
-		set_address(r, rec);
+		set_address(r, arch, rec);
 	}
 	size_t i = 0;
 	while (rec->found && i < NUM_RULES - 1 && !rules[i].when(rec))

@@ -6,6 +6,7 @@
 
 #include <libkdumpfile/kdumpfile.h>
 
+#include "arch/arch.h"
 #include "kernel/kernel.h"
 #include "kernel/orc.h"
 #include "kernel/vmcore.h"
@@ -17,8 +18,8 @@ static void fill_kernel_facts(struct ct_vmcore *vm, struct ct_report *r)
 	k->present = true;
 	k->release = ct_report_strdup(r, ct_vmcoreinfo_get(vi, "OSRELEASE"));
 	k->build_id = ct_report_strdup(r, ct_vmcoreinfo_get(vi, "BUILD-ID"));
-	const char *arch = NULL;
-	if (kdump_get_string_attr(vm->ctx, KDUMP_ATTR_ARCH_NAME, &arch) == KDUMP_OK && arch) {
+	const char *arch = vm->arch ? vm->arch->name : NULL;
+	if (arch || (kdump_get_string_attr(vm->ctx, KDUMP_ATTR_ARCH_NAME, &arch) == KDUMP_OK && arch)) {
 		k->machine = ct_report_strdup(r, arch);
 		r->input.arch = k->machine;
 	}
@@ -109,16 +110,18 @@ static int find_panic_cpu(struct ct_vmcore *vm, const struct ct_panic_record *re
 	return -1;
 }
 
-static void add_registers(struct ct_report *r, struct ct_thread *th, const struct ct_cpu_state *c)
+static void add_registers(struct ct_report *r, struct ct_thread *th, const struct ct_arch_info *arch,
+			  const struct ct_cpu_state *c)
 {
-	th->registers = calloc(27, sizeof(*th->registers));
+	size_t n = arch->num_regs < CT_KERNEL_MAX_REGS ? arch->num_regs : CT_KERNEL_MAX_REGS;
+	th->registers = calloc(n, sizeof(*th->registers));
 	if (!th->registers)
 		return;
-	for (size_t i = 0; i < 27; i++) {
-		th->registers[i].name = ct_report_strdup(r, ct_x86_64_reg_names[i]);
+	for (size_t i = 0; i < n; i++) {
+		th->registers[i].name = ct_report_strdup(r, arch->regs[i].name);
 		th->registers[i].value = c->regs[i];
 	}
-	th->num_registers = 27;
+	th->num_registers = n;
 }
 
 /*
@@ -150,23 +153,42 @@ static void compare_with_log(struct ct_report *r, const struct ct_thread *th, co
 			      whose, found, reliable, missing ? "; first missing: " : "", missing ? missing : "");
 }
 
-/* Frame 0 in a module has no kallsyms name in the core tables; the log's RIP line names it. */
-static void name_frame0_from_log(struct ct_report *r, struct ct_thread *th, const struct ct_panic_record *rec)
+/*
+ * Frames in module text have no kallsyms name in the core tables, and without the dump's BTF no module
+ * symbols either: frame 0 takes the log's RIP/pc line, later ones the module entries of the log's Call
+ * Trace in order (the kernel named them from the same stack).
+ */
+static void name_module_frames_from_log(struct ct_report *r, const struct ct_arch_info *arch, struct ct_thread *th,
+					const struct ct_panic_record *rec)
 {
-	if (!th->num_frames || th->frames[0].function || !rec->rip_line)
-		return;
-	const char *p = rec->rip_line + strlen("RIP: 0010:");
-	struct ct_ksym_text t;
-	if (!ct_ksym_text_parse(p, strlen(p), &t))
-		return;
-	th->frames[0].function = ct_report_strdup(r, t.function);
-	if (t.has_offset)
-		th->frames[0].offset = t.offset;
-	if (*t.module)
-		th->frames[0].module = ct_report_strdup(r, t.module);
-	ct_report_diag(r, CT_SEVERITY_INFO, th->tid, "frame-from-log",
-		       "frame 0 (0x%016" PRIx64 ") is outside core kernel text; named from the log's RIP line",
-		       th->frames[0].pc);
+	const struct ct_kernel *k = &r->kernel;
+	size_t next = 0;
+	for (size_t i = 0; i < th->num_frames; i++) {
+		struct ct_frame *f = &th->frames[i];
+		if (f->function || (i > 0 && !ct_arch_in_kernel_modules(arch, f->pc)))
+			continue;
+		struct ct_ksym_text t;
+		const char *text = NULL;
+		if (i == 0 && rec->pc_symbol) {
+			text = rec->pc_symbol;
+		} else {
+			while (next < k->num_log_call_trace && !text) {
+				const char *line = k->log_call_trace[next++];
+				if (ct_ksym_text_parse(line, strlen(line), &t) && *t.module)
+					text = line;
+			}
+		}
+		if (!text || !ct_ksym_text_parse(text, strlen(text), &t))
+			continue;
+		f->function = ct_report_strdup(r, t.function);
+		if (t.has_offset)
+			f->offset = t.offset;
+		if (*t.module)
+			f->module = ct_report_strdup(r, t.module);
+		ct_report_diag(r, CT_SEVERITY_INFO, th->tid, "frame-from-log",
+			       "frame %zu (0x%016" PRIx64 ") is outside core kernel text; named from the log's %s", i, f->pc,
+			       i == 0 ? rec->pc_source : "Call Trace");
+	}
 }
 
 /* The culprit's frame on the panic CPU's stack, when it is there, is the blamed frame. */
@@ -250,14 +272,15 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 		ks.orc = &orc;
 	ct_panic_culprit_from_trace(report, &ks, &rec);
 	fill_panic_facts(report, &rec);
-	ct_kernel_classify(report, &rec);
-	bool x86 = report->input.arch && strcmp(report->input.arch, "x86_64") == 0;
-	if (!x86 && vm.num_cpus)
+	ct_kernel_classify(report, vm.arch, &rec);
+	// Registers need the dump's arch table; stacks also its kernel unwinder (kstack.c).
+	bool regs = vm.arch != NULL;
+	if ((!regs || vm.arch->kernel_unwind == CT_KUNWIND_NONE) && vm.num_cpus)
 		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "arch-unsupported",
-			       "registers and stacks of %s vmcores are not supported yet",
+			       "%s of %s vmcores are not supported yet", regs ? "stacks" : "registers and stacks",
 			       report->input.arch ? report->input.arch : "unknown-architecture");
 	size_t max_threads = opts->max_threads ? opts->max_threads : vm.num_cpus;
-	for (size_t i = 0; x86 && i < vm.num_cpus && i < max_threads; i++) {
+	for (size_t i = 0; regs && i < vm.num_cpus && i < max_threads; i++) {
 		struct ct_thread *th = ct_report_add_thread(report);
 		if (!th)
 			break;
@@ -266,7 +289,7 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 			th->stop_reason = ct_report_strdup(report, "no registers saved for this CPU");
 			continue;
 		}
-		add_registers(report, th, &vm.cpus[i]);
+		add_registers(report, th, vm.arch, &vm.cpus[i]);
 		ct_kstack_unwind(&vm, &ks, &vm.cpus[i], report, th, opts->max_frames);
 	}
 	const char *how = NULL;
@@ -285,7 +308,7 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 			struct ct_thread tmp = report->threads[t];
 			memmove(&report->threads[1], &report->threads[0], t * sizeof(tmp));
 			report->threads[0] = tmp;
-			name_frame0_from_log(report, &report->threads[0], &rec);
+			name_module_frames_from_log(report, vm.arch, &report->threads[0], &rec);
 			// A hung-task report's Call Trace is the blocked task's, compared with its task stack below.
 			if (!rec.hung_task)
 				compare_with_log(report, &report->threads[0],
@@ -301,11 +324,13 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 			       "written by QEMU dump-guest-memory: pr_pid is the vCPU number + 1, and the log may stop before "
 			       "the last panic lines");
 	ct_kernel_signature(report, &rec);
-	if (btf && x86)
+	// tasks.c reads a sleeping task's saved context as x86-64's struct inactive_task_frame.
+	bool tasks = vm.arch == &ct_arch_x86_64;
+	if (btf && tasks)
 		ct_ktasks_collect(&vm, &ks, btf, opts->kernel_tasks, opts->max_frames, report);
 	else if (opts->kernel_tasks)
 		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "no-tasks", "--tasks: the task list needs the dump's BTF%s",
-			       x86 ? "" : " and an x86-64 dump");
+			       tasks ? "" : " and an x86-64 dump");
 	for (size_t i = 0; rec.hung_task && rec.has_blocked_pid && i < report->kernel.num_tasks; i++) {
 		const struct ct_kernel_task *t = &report->kernel.tasks[i];
 		if (t->pid == rec.blocked_pid && t->stack.num_frames)

@@ -1,5 +1,6 @@
-// A CPU's kernel stack, unwound from the dump alone: frame 0 from the saved registers, then the
-// kernel's own ORC tables (read from the dump through kallsyms, orc.c) walk the frames like
+// A CPU's kernel stack, unwound from the dump alone: frame 0 from the saved registers, then (arm64)
+// the frame records fp points at, as arch/arm64/kernel/stacktrace.c follows them (trust "fp"), or (x86-64)
+// the kernel's own ORC tables (read from the dump through kallsyms, orc.c) walk the frames like
 // arch/x86/kernel/unwind_orc.c does (trust "cfi"), crossing pt_regs frames of exceptions and interrupts.
 // Module text has its ORC tables in struct module, whose layout comes from the dump's BTF (kmodules.c);
 // without it, a frame there is stepped over by scanning for the next validated return address (trust "scan"). Without ORC symbols,
@@ -13,18 +14,23 @@
 #include "kernel/vmcore.h"
 #include "util/bytes.h"
 
-// x86-64 THREAD_SIZE is 16 KiB (32 KiB with KASAN, whose dumps then lose the top half of the scan).
-#define STACK_SIZE (16u * 1024)
+// The stack read for the scan: THREAD_SIZE of the arch table, at most this (the buffer is on the C stack).
+#define MAX_STACK_SIZE (32u * 1024)
 // Frames reported per CPU: a 16 KiB stack has at most 2048 words.
 #define MAX_SCAN_FRAMES 256
-// The module area on x86-64 (arch/x86/include/asm/pgtable_64_types.h MODULES_VADDR..MODULES_END):
-// module text has no kallsyms entry in the core tables, but a validated return address there counts.
-#define MODULES_START 0xffffffffc0000000ull
-#define MODULES_END 0xffffffffff000000ull
+// Stack switches a walk may make (exception/IRQ stack back to the task stack, overflow stack).
+#define MAX_STACK_SWITCHES 4
 
-static bool in_modules(uint64_t a)
+static uint64_t stack_size(const struct ct_vmcore *vm)
 {
-	return a >= MODULES_START && a < MODULES_END;
+	uint64_t n = vm->arch->kernel_stack_size ? vm->arch->kernel_stack_size : 16u * 1024;
+	return n < MAX_STACK_SIZE ? n : MAX_STACK_SIZE;
+}
+
+// Module text has no kallsyms entry in the core tables, but a validated return address there counts.
+static bool in_modules(const struct ct_vmcore *vm, uint64_t a)
+{
+	return ct_arch_in_kernel_modules(vm->arch, a);
 }
 
 static void fill_frame(const struct ct_kallsyms *ks, struct ct_report *r, struct ct_frame *f, uint64_t pc,
@@ -50,17 +56,22 @@ static void fill_frame(const struct ct_kallsyms *ks, struct ct_report *r, struct
 	}
 }
 
+// True (and the thread marked cut) when @p thread already has @p limit frames.
+static bool at_frame_cap(struct ct_report *report, struct ct_thread *thread, size_t limit)
+{
+	if (thread->num_frames < limit)
+		return false;
+	thread->truncated = true;
+	thread->stop_reason = ct_report_printf(report, "frame cap %zu reached", limit);
+	return true;
+}
+
 static bool after_call(struct ct_vmcore *vm, uint64_t ret_addr)
 {
 	uint8_t before[8];
-	if (!ct_vmcore_try_read(vm, ret_addr - sizeof(before), before, sizeof(before)))
+	if (!vm->arch->is_after_call || !ct_vmcore_try_read(vm, ret_addr - sizeof(before), before, sizeof(before)))
 		return false;
-	return ct_arch_x86_64.is_after_call(before, sizeof(before));
-}
-
-static bool is_kernel_addr(uint64_t a)
-{
-	return a >> 47 == 0x1ffff;
+	return vm->arch->is_after_call(before, sizeof(before));
 }
 
 static bool read_u64(struct ct_vmcore *vm, uint64_t addr, uint64_t *ret)
@@ -69,6 +80,7 @@ static bool read_u64(struct ct_vmcore *vm, uint64_t addr, uint64_t *ret)
 	if (!ct_vmcore_try_read(vm, addr, b, sizeof(b)))
 		return false;
 	struct ct_bytes bb = { .data = b, .size = sizeof(b) };
+	bb.big_endian = vm->arch->big_endian;
 	*ret = ct_bytes_uint_or0(&bb, 0, 8);
 	return true;
 }
@@ -96,7 +108,11 @@ struct orc_state {
 static bool regs_get(struct ct_vmcore *vm, const struct ct_cpu_state *cpu, struct regs_ref r, int idx, uint64_t *ret)
 {
 	if (r.kind == REGS_CPU) {
-		*ret = cpu->regs[idx];
+		// pt_regs word idx is the register at that offset of NT_PRSTATUS pr_reg (the same struct).
+		int i = ct_arch_reg_at_offset(vm->arch, 8u * (unsigned)idx);
+		if (i < 0 || i >= CT_KERNEL_MAX_REGS)
+			return false;
+		*ret = cpu->regs[i];
 		return true;
 	}
 	return r.kind == REGS_STACK && read_u64(vm, r.addr + 8u * (unsigned)idx, ret);
@@ -300,7 +316,7 @@ static bool scan_next(struct ct_vmcore *vm, const struct ct_kallsyms *ks, uint64
 		struct ct_bytes b = { .data = buf, .size = n };
 		for (uint64_t off = 0; off + 8 <= n; off += 8) {
 			uint64_t w = ct_bytes_uint_or0(&b, off, 8);
-			if ((ct_kallsyms_is_text(ks, w) || in_modules(w)) &&
+			if ((ct_kallsyms_is_text(ks, w) || in_modules(vm, w)) &&
 			    (target ? calls_target(vm, w, target) : after_call(vm, w))) {
 				*slot = a + off;
 				*ret = w;
@@ -318,9 +334,10 @@ static size_t orc_walk(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const
 		       const struct ct_cpu_state *cpu, struct ct_report *report, struct ct_thread *thread, size_t limit,
 		       bool *failed, uint64_t *stop_sp)
 {
-	struct orc_state st = { .ip = cpu->regs[CT_X86_RIP],
-				.sp = cpu->regs[CT_X86_RSP],
-				.bp = cpu->regs[CT_X86_RBP],
+	const struct ct_arch_info *arch = vm->arch;
+	struct orc_state st = { .ip = ct_cpu_pc(arch, cpu),
+				.sp = ct_cpu_reg(arch, cpu, arch->sp_dwarf),
+				.bp = ct_cpu_reg(arch, cpu, arch->fp_dwarf),
 				.signal = !cpu->pc_is_return,
 				.regs = { REGS_CPU, 0 },
 				.full_regs = true,
@@ -330,11 +347,8 @@ static size_t orc_walk(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const
 	*failed = false;
 	for (;;) {
 		*stop_sp = st.sp;
-		if (thread->num_frames >= limit) {
-			thread->truncated = true;
-			thread->stop_reason = ct_report_printf(report, "frame cap %zu reached", limit);
+		if (at_frame_cap(report, thread, limit))
 			return added;
-		}
 		uint64_t prev_sp = st.sp;
 		enum ct_trust trust = CT_TRUST_CFI;
 		enum step_result r = orc_step(vm, ks, orc, cpu, &st, &why);
@@ -360,7 +374,7 @@ static size_t orc_walk(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const
 			thread->stop_reason = ct_report_strdup(report, why);
 			return added;
 		}
-		if (r == STEP_OK && (st.ip == 0 || !is_kernel_addr(st.sp))) {
+		if (r == STEP_OK && (st.ip == 0 || !ct_arch_is_kernel_address(arch, st.sp))) {
 			why = st.ip == 0 ? "end of stack (return address 0)" : "stack pointer left kernel memory";
 			r = st.ip == 0 ? STEP_END : STEP_FAIL;
 			if (r == STEP_END) {
@@ -371,11 +385,12 @@ static size_t orc_walk(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const
 		if (r == STEP_OK) {
 			// The stack must grow outward; a switch to another stack (IRQ/exception stack back to the
 			// task stack) is allowed a few times.
-			bool same_stack = (st.sp & ~(uint64_t)(STACK_SIZE - 1)) == (prev_sp & ~(uint64_t)(STACK_SIZE - 1));
+			uint64_t size = stack_size(vm);
+			bool same_stack = (st.sp & ~(size - 1)) == (prev_sp & ~(size - 1));
 			if (same_stack && st.sp <= prev_sp) {
 				why = "ORC: the stack pointer did not move outward";
 				r = STEP_FAIL;
-			} else if (!same_stack && ++stack_switches > 4) {
+			} else if (!same_stack && ++stack_switches > MAX_STACK_SWITCHES) {
 				why = "ORC: too many stack switches";
 				r = STEP_FAIL;
 			}
@@ -399,10 +414,61 @@ static size_t orc_walk(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const
 	}
 }
 
+// arm64 frame records (arch/arm64/kernel/stacktrace.c unwind_next()): fp points at {the caller's
+// fp, the return address}. The chain crosses exception entries (pt_regs->stackframe holds the
+// interrupted pc) and ends at the final record {0, 0} of the task's pt_regs. Returns the frames added
+// (0 with *failed: nothing usable, the caller scans); *stop_sp is the last good record, for a scan above it.
+static size_t fp_walk(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_cpu_state *cpu,
+		      struct ct_report *report, struct ct_thread *thread, size_t limit, bool *failed, uint64_t *stop_sp)
+{
+	const struct ct_arch_info *arch = vm->arch;
+	uint64_t fp = ct_cpu_reg(arch, cpu, arch->fp_dwarf), size = stack_size(vm);
+	size_t added = 0, switches = 0;
+	const char *why = NULL;
+	*failed = false;
+	for (;;) {
+		if (at_frame_cap(report, thread, limit))
+			return added;
+		if (fp == 0) {
+			thread->stop_reason = ct_report_strdup(report, "end of stack (final frame record)");
+			return added;
+		}
+		uint64_t next, ra;
+		if (fp & 7 || !ct_arch_is_kernel_address(arch, fp))
+			why = "frame pointer is not a kernel stack address";
+		else if (!read_u64(vm, fp + (uint64_t)(int64_t)arch->fp_saved_fp_offset, &next) ||
+			 !read_u64(vm, fp + (uint64_t)(int64_t)arch->fp_saved_ra_offset, &ra))
+			why = "frame record not in the dump";
+		else if (next && (next & ~(size - 1)) == (fp & ~(size - 1)) && next <= fp)
+			why = "frame pointer did not move outward";
+		else if (next && (next & ~(size - 1)) != (fp & ~(size - 1)) && ++switches > MAX_STACK_SWITCHES)
+			why = "too many stack switches";
+		if (why) {
+			*failed = true;
+			thread->stop_reason = ct_report_printf(report, "%s at fp 0x%016" PRIx64, why, fp);
+			return added;
+		}
+		ra = ct_arch_kernel_strip_ra(arch, ra);
+		if (ra == 0) {
+			thread->stop_reason = ct_report_strdup(report, "end of stack (final frame record)");
+			return added;
+		}
+		struct ct_frame *f = ct_thread_add_frame(thread);
+		if (!f)
+			return added;
+		fill_frame(ks, report, f, ra, ra - 1);
+		f->trust = CT_TRUST_FRAME_POINTER;
+		*stop_sp = fp;
+		added++;
+		fp = next;
+	}
+}
+
 void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_cpu_state *cpu,
 		      struct ct_report *report, struct ct_thread *thread, size_t max_frames)
 {
-	uint64_t pc = cpu->regs[CT_X86_RIP], sp = cpu->regs[CT_X86_RSP];
+	const struct ct_arch_info *arch = vm->arch;
+	uint64_t pc = ct_cpu_pc(arch, cpu), sp = ct_cpu_reg(arch, cpu, arch->sp_dwarf), size = stack_size(vm);
 	if (max_frames == 0)
 		return;
 	struct ct_frame *f = ct_thread_add_frame(thread);
@@ -413,12 +479,16 @@ void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const 
 	f->has_sp = true;
 	f->sp = sp;
 	// User-mode registers (an idle CPU in a QEMU dump can be in user space): no kernel stack to scan.
-	if (sp >> 47 != 0x1ffff) {
+	if (!ct_arch_is_kernel_address(arch, sp)) {
 		thread->stop_reason = ct_report_strdup(report, "stack pointer is not a kernel address");
 		return;
 	}
-	uint64_t top = (sp | (STACK_SIZE - 1)) + 1;
-	uint8_t stack[STACK_SIZE];
+	if (arch->kernel_unwind == CT_KUNWIND_NONE) {
+		thread->stop_reason = ct_report_printf(report, "kernel stacks of %s are not unwound", arch->name);
+		return;
+	}
+	uint64_t top = (sp | (size - 1)) + 1;
+	uint8_t stack[MAX_STACK_SIZE];
 	size_t have = 0;
 	// Read page by page so a stack whose upper pages are missing still gives its lower frames.
 	for (uint64_t a = sp; a < top;) {
@@ -433,21 +503,23 @@ void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const 
 		thread->stop_reason = ct_report_printf(report, "stack at 0x%016" PRIx64 " is not in the dump", sp);
 		return;
 	}
-	struct ct_bytes b = { .data = stack, .size = have };
+	struct ct_bytes b = { .data = stack, .size = have, .big_endian = arch->big_endian };
 	size_t limit = max_frames < MAX_SCAN_FRAMES ? max_frames : MAX_SCAN_FRAMES;
 	thread->has_stack = true;
-	thread->stack_start = top - STACK_SIZE;
+	thread->stack_start = top - size;
 	thread->stack_end = top;
 	struct ct_orc own;
 	const struct ct_orc *orc = ks->orc;
-	if (!orc && ct_orc_init(vm, ks, &own))
+	if (arch->kernel_unwind == CT_KUNWIND_ORC && !orc && ct_orc_init(vm, ks, &own))
 		orc = &own;
 	uint64_t scan_from = sp;
-	if (orc) {
+	if (arch->kernel_unwind == CT_KUNWIND_FP || orc) {
 		size_t first = thread->num_frames;
 		bool failed;
-		uint64_t stop_sp;
-		size_t added = orc_walk(vm, ks, orc, cpu, report, thread, limit, &failed, &stop_sp);
+		uint64_t stop_sp = sp;
+		size_t added = arch->kernel_unwind == CT_KUNWIND_FP
+				       ? fp_walk(vm, ks, cpu, report, thread, limit, &failed, &stop_sp)
+				       : orc_walk(vm, ks, orc, cpu, report, thread, limit, &failed, &stop_sp);
 		if (added && !failed)
 			return;
 		if (!added) {
@@ -464,15 +536,12 @@ void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const 
 	// Scan from sp (plus its misalignment) upward, word by word.
 	for (uint64_t off = ((8 - (sp & 7)) & 7) + (scan_from - sp); off + 8 <= have; off += 8) {
 		uint64_t w = ct_bytes_uint_or0(&b, off, 8);
-		if (!ct_kallsyms_is_text(ks, w) && !in_modules(w))
+		if (!ct_kallsyms_is_text(ks, w) && !in_modules(vm, w))
 			continue;
 		if (!after_call(vm, w))
 			continue;
-		if (thread->num_frames >= limit) {
-			thread->truncated = true;
-			thread->stop_reason = ct_report_printf(report, "frame cap %zu reached", limit);
+		if (at_frame_cap(report, thread, limit))
 			return;
-		}
 		f = ct_thread_add_frame(thread);
 		if (!f)
 			return;

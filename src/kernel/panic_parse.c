@@ -250,8 +250,9 @@ enum headline_kind { HL_NONE, HL_NULL, HL_PAGE_FAULT, HL_GPF, HL_BUG, HL_STACK, 
 
 // A die() header that follows its own headline ("Oops: 0002" after "BUG: kernel NULL pointer …",
 // "invalid opcode: 0000" after "kernel BUG at", "stack guard page: 0000" after "BUG: TASK stack guard
-// page was hit") is found this many lines after it at most.
-#define DIE_AFTER_HEADLINE 8
+// page was hit") is found this many lines after it at most: arm64 prints 12 lines of "Mem abort info" and
+// the page-table walk between "Unable to handle kernel NULL pointer dereference" and "Internal error: Oops".
+#define DIE_AFTER_HEADLINE 16
 
 static bool is_die_header(const struct line *l)
 {
@@ -261,9 +262,10 @@ static bool is_die_header(const struct line *l)
 
 static enum headline_kind headline_kind(const struct line *l)
 {
-	if (starts(l, "BUG: kernel NULL pointer dereference") || has(l, "unable to handle kernel NULL pointer"))
+	// x86 "BUG: …"; arm64 (arch/arm64/mm/fault.c die_kernel_fault) "Unable to handle kernel …".
+	if (starts(l, "BUG: kernel NULL pointer dereference") || has(l, "nable to handle kernel NULL pointer"))
 		return HL_NULL;
-	if (starts(l, "BUG: unable to handle page fault") || has(l, "unable to handle kernel paging request"))
+	if (starts(l, "BUG: unable to handle page fault") || has(l, "nable to handle kernel paging request"))
 		return HL_PAGE_FAULT;
 	if (starts(l, "general protection fault"))
 		return HL_GPF;
@@ -345,8 +347,8 @@ static void set_culprit(struct ct_report *r, struct ct_panic_record *rec)
 	static const char stackprot[] = "stack-protector: Kernel stack is corrupted in: ";
 	if (rec->stack_protector && rec->panic_reason && !strncmp(rec->panic_reason, stackprot, strlen(stackprot)))
 		culprit_from_text(r, rec, rec->panic_reason + strlen(stackprot), "stack-protector panic");
-	if (!rec->culprit_function && rec->rip_line && !rec->hung_task)
-		culprit_from_text(r, rec, rec->rip_line + strlen("RIP: 0010:"), "RIP line");
+	if (!rec->culprit_function && rec->pc_symbol && !rec->hung_task)
+		culprit_from_text(r, rec, rec->pc_symbol, rec->pc_source);
 }
 
 void ct_panic_parse(struct ct_report *r, const char *log, struct ct_panic_record *rec)
@@ -360,6 +362,9 @@ void ct_panic_parse(struct ct_report *r, const char *log, struct ct_panic_record
 	size_t panic_idx = n;
 	for (size_t i = n; i-- > 0;) {
 		const char *p = find_in(&lines[i], "Kernel panic - not syncing: ");
+		// "---[ end Kernel panic - not syncing: … ]---" closes the panic's own lines: not the panic.
+		if (p && starts(&lines[i], "---[ end "))
+			continue;
 		if (p) {
 			panic_idx = i;
 			rec->panic_reason = pool_rest(r, &lines[i], p + strlen("Kernel panic - not syncing: "));
@@ -439,6 +444,7 @@ void ct_panic_parse(struct ct_report *r, const char *log, struct ct_panic_record
 			if (parse_hex_after(&lines[head_idx], "address: ", &a) ||
 			    parse_hex_after(&lines[head_idx], "non-canonical address ", &a) ||
 			    parse_hex_after(&lines[head_idx], "dereference at ", &a) ||
+			    parse_hex_after(&lines[head_idx], "at virtual address ", &a) ||
 			    parse_hex_after(&lines[head_idx], "paging request at ", &a)) {
 				rec->has_address = true;
 				rec->address = a;
@@ -468,8 +474,12 @@ void ct_panic_parse(struct ct_report *r, const char *log, struct ct_panic_record
 					rec->has_error_code = true;
 					rec->error_code = code;
 				}
-			} else if (!rec->rip_line && starts(l, "RIP: 0010:")) {
+			} else if (!rec->rip_line && (starts(l, "RIP: 0010:") || starts(l, "pc : "))) {
+				// x86 "RIP: 0010:func+0x5/0x11 [mod]"; arm64 __show_regs() "pc : func+0x14/0x1c [mod]".
+				bool x86 = starts(l, "RIP: ");
 				rec->rip_line = pool_rest(r, l, l->s);
+				rec->pc_symbol = rec->rip_line + (x86 ? strlen("RIP: 0010:") : strlen("pc : "));
+				rec->pc_source = x86 ? "RIP line" : "pc line";
 			} else if (starts(l, "CR2: ") && !find_in(l, "CR3:") && !rec->has_address) {
 				uint64_t a;
 				if (parse_hex_after(l, "CR2: ", &a)) {
@@ -478,7 +488,9 @@ void ct_panic_parse(struct ct_report *r, const char *log, struct ct_panic_record
 				}
 			} else if (!rec->modules && starts(l, "Modules linked in:")) {
 				parse_modules(r, l, rec);
-			} else if (!have_trace && (starts(l, "Call Trace:") || starts(l, " Call Trace:"))) {
+			} else if (!have_trace && (starts(l, "Call Trace:") || starts(l, " Call Trace:") ||
+						   starts(l, "Call trace:"))) {
+				// arm64 dump_backtrace() prints "Call trace:" and no "?" entries.
 				parse_call_trace(r, lines, n, i + 1, rec);
 				have_trace = true;
 			}

@@ -15,15 +15,36 @@
 // beyond 8192 CPUs.
 #define MAX_NOTES 65536
 
-/* Looks through one PT_NOTE segment for VMCOREINFO / QEMU notes. */
-static void scan_notes(const struct ct_bytes *notes, bool *vmcoreinfo, bool *qemu)
+/*
+ * Whether a whole VMCOREINFO note has the CRASHTIME line that crash_save_vmcoreinfo() appends when the
+ * kernel crashes into kdump (kernel/crash_core.c). QEMU copies the guest's VMCOREINFO as the kernel
+ * published it at boot, without that line.
+ */
+static bool has_crashtime(const struct ct_bytes *desc)
+{
+	static const char key[] = "CRASHTIME=";
+	const size_t n = sizeof(key) - 1;
+	for (size_t i = 0; i + n <= desc->size; i++) {
+		if ((i == 0 || desc->data[i - 1] == '\n') && memcmp(desc->data + i, key, n) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Looks through one PT_NOTE segment for VMCOREINFO / QEMU notes. *unstamped: a complete VMCOREINFO
+ * note without CRASHTIME (QEMU's dump of an arm guest has no "QEMU" note, only this tells it apart).
+ */
+static void scan_notes(const struct ct_bytes *notes, bool *vmcoreinfo, bool *qemu, bool *unstamped)
 {
 	struct ct_note_iter it;
 	struct ct_elf_note n;
 	ct_note_iter_init(&it, notes);
 	unsigned i = 0;
 	while (i++ < MAX_NOTES && ct_note_iter_next(&it, &n)) {
-		*vmcoreinfo |= ct_elf_note_is(&n, "VMCOREINFO");
+		bool vi = ct_elf_note_is(&n, "VMCOREINFO");
+		*vmcoreinfo |= vi;
+		*unstamped |= vi && !has_crashtime(&n.desc);
 		*qemu |= ct_elf_note_is(&n, "QEMU");
 	}
 	// A head-only dump cut inside a note still names it.
@@ -51,7 +72,7 @@ static const char *probe_elf(const struct ct_bytes *file)
 	// leaves out the vsyscall page that process cores include).
 	const struct ct_arch_info *arch = ct_arch_find_endian(h.machine, h.elf_class, h.big_endian);
 	uint64_t kernel_start = arch ? arch->kernel_address_start : 0;
-	bool vmcoreinfo = false, qemu = false, notes_cut = false, kernel_load = false;
+	bool vmcoreinfo = false, qemu = false, unstamped = false, notes_cut = false, kernel_load = false;
 	// QEMU puts e_phoff after two section headers (not right after the ELF header): use it as given.
 	for (uint64_t i = 0; i < phnum; i++) {
 		struct ct_elf_phdr ph;
@@ -71,9 +92,9 @@ static const char *probe_elf(const struct ct_bytes *file)
 		if (filesz > b.size - ph.offset)
 			filesz = b.size - ph.offset;
 		if (ct_bytes_sub(&b, ph.offset, filesz, &notes))
-			scan_notes(&notes, &vmcoreinfo, &qemu);
+			scan_notes(&notes, &vmcoreinfo, &qemu, &unstamped);
 	}
-	if (qemu)
+	if (qemu || unstamped)
 		return "qemu-elf";
 	if (vmcoreinfo)
 		return "kdump-elf";

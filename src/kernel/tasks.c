@@ -9,8 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/arch.h"
 #include "kernel/vmcore.h"
 #include "util/bytes.h"
+
+// x86-64 DWARF numbers (SysV psABI figure 3.36) of the inactive_task_frame registers besides pc/sp/fp,
+// which come from the arch table; r12-r15 are consecutive.
+enum { X86_DWARF_RBX = 3, X86_DWARF_R12 = 12, X86_DWARF_CS = 51 };
 
 // Tasks listed at most: a corrupt list must end; real systems have tens of thousands at most.
 #define MAX_TASKS 65536
@@ -151,16 +156,18 @@ static void unwind_sleeping(struct walk *w, struct ct_kernel_task *t, uint64_t s
 	c.cpu = t->cpu;
 	c.has_regs = true;
 	c.pc_is_return = true;
-	c.regs[CT_X86_RIP] = field(fr, l->frame_size, l->f_ret, 8);
-	c.regs[CT_X86_RSP] = sp + l->frame_size; // after the pops and the ret of __switch_to_asm
-	c.regs[CT_X86_RBP] = field(fr, l->frame_size, l->f_bp, 8);
-	c.regs[CT_X86_CS] = 0x10; // __KERNEL_CS
+	const struct ct_arch_info *arch = w->vm->arch;
+	ct_cpu_set_reg(arch, &c, arch->pc_dwarf, field(fr, l->frame_size, l->f_ret, 8));
+	// After the pops and the ret of __switch_to_asm.
+	ct_cpu_set_reg(arch, &c, arch->sp_dwarf, sp + l->frame_size);
+	ct_cpu_set_reg(arch, &c, arch->fp_dwarf, field(fr, l->frame_size, l->f_bp, 8));
+	ct_cpu_set_reg(arch, &c, X86_DWARF_CS, 0x10); // __KERNEL_CS
 	if (l->has_frame_regs) {
-		c.regs[CT_X86_RBX] = field(fr, l->frame_size, l->f_bx, 8);
-		c.regs[CT_X86_R12] = field(fr, l->frame_size, l->f_r12, 8);
-		c.regs[CT_X86_R13] = field(fr, l->frame_size, l->f_r13, 8);
-		c.regs[CT_X86_R14] = field(fr, l->frame_size, l->f_r14, 8);
-		c.regs[CT_X86_R15] = field(fr, l->frame_size, l->f_r15, 8);
+		ct_cpu_set_reg(arch, &c, X86_DWARF_RBX, field(fr, l->frame_size, l->f_bx, 8));
+		ct_cpu_set_reg(arch, &c, X86_DWARF_R12, field(fr, l->frame_size, l->f_r12, 8));
+		ct_cpu_set_reg(arch, &c, X86_DWARF_R12 + 1, field(fr, l->frame_size, l->f_r13, 8));
+		ct_cpu_set_reg(arch, &c, X86_DWARF_R12 + 2, field(fr, l->frame_size, l->f_r14, 8));
+		ct_cpu_set_reg(arch, &c, X86_DWARF_R12 + 3, field(fr, l->frame_size, l->f_r15, 8));
 	}
 	if (w->frames_left < MAX_TASK_FRAMES) {
 		t->stack.stop_reason = ct_report_printf(w->r, "not unwound: %u frames of task stacks reached", MAX_ALL_TASK_FRAMES);

@@ -45,25 +45,28 @@ bool ct_vmcoreinfo_number(const struct ct_vmcoreinfo *vi, const char *name, int6
 struct _kdump_ctx;
 struct ct_orc;
 
-/** The registers of one CPU as saved in the dump (NT_PRSTATUS, x86-64 layout). */
+/** The most registers an architecture table lists (aarch64: x0-x30, sp, pc, pstate). */
+#define CT_KERNEL_MAX_REGS 48
+
+/** The registers of one CPU as saved in the dump (NT_PRSTATUS pr_reg, read by the arch table). */
 struct ct_cpu_state {
 	int cpu;
 	/** pr_pid: a task pid for kdump; for QEMU dumps the vCPU number + 1, not a pid. */
 	bool has_pid;
 	int pid;
-	/** x86-64 user_regs_struct order: r15 … gs (27 registers). */
-	uint64_t regs[27];
+	/** In the order of the dump's ct_arch_info.regs[]. */
+	uint64_t regs[CT_KERNEL_MAX_REGS];
 	bool has_regs;
 	/** regs hold a sleeping task's saved context: its pc is a return address (looked up at pc - 1). */
 	bool pc_is_return;
 };
 
-/** Index in ct_cpu_state.regs of the registers the analysis uses (user_regs_struct order). */
-enum {
-	CT_X86_R15 = 0, CT_X86_R14 = 1, CT_X86_R13 = 2, CT_X86_R12 = 3, CT_X86_RBP = 4, CT_X86_RBX = 5, CT_X86_RAX = 10,
-	CT_X86_RIP = 16, CT_X86_CS = 17, CT_X86_RSP = 19
-};
-extern const char *const ct_x86_64_reg_names[27];
+struct ct_arch_info;
+/** pc, sp and fp of @p cpu (by the arch table's DWARF numbers); 0 when the table has no such register. */
+uint64_t ct_cpu_pc(const struct ct_arch_info *arch, const struct ct_cpu_state *cpu);
+uint64_t ct_cpu_reg(const struct ct_arch_info *arch, const struct ct_cpu_state *cpu, int dwarf);
+/** Sets the register of DWARF number @p dwarf; false when the table has none. */
+bool ct_cpu_set_reg(const struct ct_arch_info *arch, struct ct_cpu_state *cpu, int dwarf, uint64_t value);
 
 /** An open vmcore. Owns the libkdumpfile context and the file descriptors. */
 struct ct_vmcore {
@@ -74,6 +77,8 @@ struct ct_vmcore {
 	const char *kind;
 	/** True for dumps written by QEMU (pr_pid is a vCPU number there). */
 	bool qemu;
+	/** The dump's architecture (libkdumpfile's, else VMCOREINFO's); NULL when not supported. */
+	const struct ct_arch_info *arch;
 	struct ct_vmcoreinfo vmcoreinfo;
 	bool has_kaslr_offset;
 	uint64_t kaslr_offset;
@@ -95,7 +100,7 @@ void ct_vmcore_close(struct ct_vmcore *vm);
 struct ct_error *ct_vmcore_read(struct ct_vmcore *vm, uint64_t addr, void *buf, size_t len);
 /** ct_vmcore_read() for probing: true when all bytes were read; the error, if any, is dropped. */
 bool ct_vmcore_try_read(struct ct_vmcore *vm, uint64_t addr, void *buf, size_t len);
-/** Little-endian helpers over ct_vmcore_read (x86-64 is the only architecture read so far). */
+/** Helpers over ct_vmcore_read in the dump's byte order. */
 struct ct_error *ct_vmcore_read_u64(struct ct_vmcore *vm, uint64_t addr, uint64_t *ret);
 struct ct_error *ct_vmcore_read_u32(struct ct_vmcore *vm, uint64_t addr, uint32_t *ret);
 
@@ -158,7 +163,7 @@ struct ct_panic_record {
 	const char *panic_reason; /**< text after "Kernel panic - not syncing: " */
 	const char *headline; /**< "BUG: kernel NULL pointer dereference, address: …", "Oops: …" */
 	const char *oops_line; /**< "Oops: 0002 [#1] PREEMPT SMP NOPTI" */
-	const char *rip_line; /**< "RIP: 0010:func+0x5/0x11 [mod]" (the kernel-mode one) */
+	const char *rip_line; /**< "RIP: 0010:func+0x5/0x11 [mod]" (the kernel-mode one), arm64 "pc : func+…" */
 	const char *pf_lines[2]; /**< "#PF: …" lines */
 	bool has_address;
 	uint64_t address; /**< faulting address: headline "address:", else CR2 */
@@ -193,6 +198,9 @@ struct ct_panic_record {
 	const char *blocked_comm;
 	bool has_blocked_pid;
 	int blocked_pid;
+	/** The symbol part of rip_line ("func+0x5/0x11 [mod]", points into it) and what the line is called
+	 * ("RIP line", "pc line"). */
+	const char *pc_symbol, *pc_source;
 };
 
 /**
@@ -213,7 +221,7 @@ void ct_panic_record_deinit(struct ct_panic_record *rec);
 /* --- kclass.c ------------------------------------------------------------------------------------ */
 
 /** Sets report->crash from the panic record (taxonomy.md, kernel table). */
-void ct_kernel_classify(struct ct_report *report, const struct ct_panic_record *rec);
+void ct_kernel_classify(struct ct_report *report, const struct ct_arch_info *arch, const struct ct_panic_record *rec);
 /** Sets report->signature from the class, the culprit and its callers (ksignature.c). */
 void ct_kernel_signature(struct ct_report *report, const struct ct_panic_record *rec);
 /** The name of rule @p index of the kernel rule table, NULL past its end (for docs and tests). */

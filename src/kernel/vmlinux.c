@@ -18,7 +18,9 @@
 #include <gelf.h>
 
 #include "coretriage/coretriage.h"
+#include "arch/arch.h"
 #include "kernel/vmcore.h"
+#include "modules/cu_index.h"
 #include "modules/inline_chain.h"
 #include "util/cleanup.h"
 
@@ -88,8 +90,8 @@ static const Dwfl_Callbacks offline_callbacks = {
  * (inlined=true, function from DWARF, file:line where the code is), then @p f itself with the
  * location of the outermost call site. Returns the number written (>= 1).
  */
-static size_t expand_frame(struct ct_report *report, Dwfl_Module *mod, bool have_dwarf, const struct ct_frame *f,
-			   Dwarf_Addr a, struct ct_frame *out)
+static size_t expand_frame(struct ct_report *report, struct ct_cu_index *index, Dwfl_Module *mod, bool have_dwarf,
+			   const struct ct_frame *f, Dwarf_Addr a, struct ct_frame *out)
 {
 	struct ct_frame base = *f;
 	if (!have_dwarf) {
@@ -97,7 +99,7 @@ static size_t expand_frame(struct ct_report *report, Dwfl_Module *mod, bool have
 		return 1;
 	}
 	struct ct_source_frame chain[CT_MAX_INLINE_DEPTH];
-	size_t n = ct_inline_chain(report, NULL, mod, a, chain);
+	size_t n = ct_inline_chain(report, index, mod, a, chain);
 	for (size_t i = 0; i < n; i++) {
 		struct ct_frame *e = &out[i];
 		*e = base;
@@ -137,6 +139,8 @@ struct kmod {
 struct kmods {
 	struct kmod mods[MAX_KMODS];
 	size_t num;
+	/** The dump's architecture: its table has the module area (NULL: no unnamed frame is a module's). */
+	const struct ct_arch_info *arch;
 };
 
 // libdwfl asks where each SHF_ALLOC section of an ET_REL module was loaded.
@@ -370,11 +374,6 @@ static bool parse_trace_line(const char *line, char *fn, size_t fn_size, uint64_
 	return true;
 }
 
-// x86-64 MODULES_VADDR..MODULES_END (as kstack.c): where module text (and init text) lives.
-static bool in_module_area(uint64_t pc)
-{
-	return pc >= 0xffffffffa0000000ull && pc < 0xffffffffff000000ull;
-}
 
 /**
  * Finds the debug files of the modules in @p th's frames and places their sections: a frame with a
@@ -398,7 +397,7 @@ static void kmods_place_thread(struct kmods *ks, const struct ct_options *opts, 
 				kmod_place(k, f->function, f->pc - f->offset);
 			continue;
 		}
-		if (f->function || !use_log || !in_module_area(f->pc))
+		if (f->function || !use_log || !ks->arch || !ct_arch_in_kernel_modules(ks->arch, f->pc))
 			continue;
 		for (; next_log < kern->num_log_call_trace; next_log++) {
 			char fn[256], mod[64];
@@ -475,8 +474,8 @@ static struct kmod *kmod_of_frame(struct kmods *ks, const struct ct_frame *f)
 
 // Rebuilds @p th's frames with the inline frames of its vmlinux frames (and of module frames whose
 // debug file was found). Returns false (frames unchanged) when out of memory.
-static bool expand_thread(struct ct_report *report, struct ct_thread *th, Dwfl_Module *mod, bool have_dwarf,
-			  uint64_t slide, struct kmods *ks, bool blame_here)
+static bool expand_thread(struct ct_report *report, struct ct_thread *th, struct ct_cu_index *const index[2],
+			  Dwfl_Module *mod, bool have_dwarf, uint64_t slide, struct kmods *ks, bool blame_here)
 {
 	size_t cap = th->num_frames + 16, n = 0;
 	struct ct_frame *frames = malloc(cap * sizeof(*frames));
@@ -505,7 +504,7 @@ static bool expand_thread(struct ct_report *report, struct ct_thread *th, Dwfl_M
 		struct kmod *k = f->function && !f->inlined ? kmod_of_frame(ks, f) : NULL;
 		if (k) {
 			// ET_REL modules are reported at their real addresses: no slide.
-			n += expand_frame(report, k->mod, k->have_dwarf, f, f->pc - (caller ? 1 : 0), &frames[n]);
+			n += expand_frame(report, index[1], k->mod, k->have_dwarf, f, f->pc - (caller ? 1 : 0), &frames[n]);
 			continue;
 		}
 		// Frames already expanded (inlined) and frames outside vmlinux stay as they are.
@@ -514,7 +513,7 @@ static bool expand_thread(struct ct_report *report, struct ct_thread *th, Dwfl_M
 			continue;
 		}
 		Dwarf_Addr a = f->pc - slide - (caller ? 1 : 0);
-		n += expand_frame(report, mod, have_dwarf, f, a, &frames[n]);
+		n += expand_frame(report, index[0], mod, have_dwarf, f, a, &frames[n]);
 	}
 	free(th->frames);
 	th->frames = frames;
@@ -548,7 +547,7 @@ void ct_vmlinux_symbolize(struct ct_vmcore *vm, const struct ct_options *opts, s
 			       "%s has no DWARF: kernel frames keep kallsyms names only", path);
 	// Modules (--debug-dir): found by name, placed from the frames' symbols, in a Dwfl of their own
 	// (ET_REL with real section addresses through kmod_section_address).
-	struct kmods ks = { .num = 0 };
+	struct kmods ks = { .num = 0, .arch = vm->arch };
 	Dwfl *kdwfl = NULL;
 	if (opts->num_debug_dirs) {
 		for (size_t t = 0; t < report->num_threads; t++)
@@ -567,12 +566,17 @@ void ct_vmlinux_symbolize(struct ct_vmcore *vm, const struct ct_options *opts, s
 			}
 		}
 	}
+	// Units found by their own ranges, not .debug_aranges (modules/cu_index.h): one index per Dwfl,
+	// vmlinux's and the modules'. Without memory for one, libdwfl's aranges lookup (NULL) serves.
+	struct ct_cu_index *index[2] = { ct_cu_index_create(), ct_cu_index_create() };
 	for (size_t t = 0; t < report->num_threads; t++) {
 		struct ct_thread *th = &report->threads[t];
-		if (!expand_thread(report, th, mod, have_dwarf, slide, &ks, th->crashed))
+		if (!expand_thread(report, th, index, mod, have_dwarf, slide, &ks, th->crashed))
 			ct_report_diag(report, CT_SEVERITY_WARNING, th->tid, "out-of-memory",
 				       "out of memory: inline frames of CPU %d not expanded", th->tid);
 	}
+	ct_cu_index_destroy(index[0]);
+	ct_cu_index_destroy(index[1]);
 	if (kdwfl)
 		dwfl_end(kdwfl);
 	kmods_free(&ks);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "coretriage/coretriage.h"
+#include "arch/arch.h"
 #include "kernel/kernel.h"
 #include "kernel/vmcore.h"
 
@@ -36,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct ct_panic_record rec;
 		memset(&rec, 0, sizeof(rec));
 		ct_panic_parse(&report, log, &rec);
-		ct_kernel_classify(&report, &rec);
+		ct_kernel_classify(&report, &ct_arch_x86_64, &rec);
 		ct_panic_record_deinit(&rec);
 		ct_report_deinit(&report);
 	}

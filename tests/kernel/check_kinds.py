@@ -14,6 +14,8 @@ import re
 import subprocess
 import sys
 
+from ktest import check, failures, strip_ts
+
 # kind: class, culprit function, die() exception (None: no die header), the console line that starts
 # the event (its CPU line gives the panic task and CPU).
 EXPECT = {
@@ -29,18 +31,6 @@ EXPECT = {
     "canary": ("kernel-stack-protector", "ct_smash_canary", None,
                r"Kernel panic - not syncing: stack-protector: Kernel stack is corrupted in: ct_smash_canary"),
 }
-
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-    return cond
-
-
-def strip_ts(line):
-    return re.sub(r"^\[\s*\d+\.\d+\]\s?", "", line.rstrip("\r"))
 
 
 def console_event(path, pattern):

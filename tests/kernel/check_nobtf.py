@@ -66,9 +66,15 @@ def main():
     frames = j["threads"][0]["frames"]
     names = [f["function"] for f in frames]
     check("do_one_initcall" in names and "panic" in names, "panic CPU frames %r" % names)
-    # Without struct module's layout, frames in module text are unnamed or stepped over by a scan.
+    # Without struct module's layout, frames in module text are stepped over by a scan, unnamed, or
+    # named from the log's Call Trace (its module entries in order, diagnostic frame-from-log).
     mod = [f for f in frames if int(f["pc"], 16) >= 0xffffffffc0000000 and f["trust"] != "context"]
-    check(all(f["trust"] == "scan" or f["module"] is None for f in mod) or not mod, "module frames %r" % mod)
+    trace = k.get("log_call_trace") or []
+    from_log = [f for f in mod if f["function"] and any(l.startswith("%s+0x%x/" % (f["function"], int(f["offset"], 16)))
+                                                       and l.endswith("[%s]" % f["module"]) for l in trace)]
+    check(all(f["trust"] == "scan" or f["module"] is None or f in from_log for f in mod) or not mod,
+          "module frames %r" % mod)
+    check(not from_log or "frame-from-log" in diags, "module frames named from the log without a diagnostic")
     return report()
 
 

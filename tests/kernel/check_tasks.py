@@ -15,13 +15,7 @@ import re
 import subprocess
 import sys
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-    return cond
+from ktest import check, failures
 
 
 def guest_tasks(console):

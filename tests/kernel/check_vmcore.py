@@ -17,6 +17,8 @@ import subprocess
 import sys
 import time
 
+from ktest import check, run_manifest, strip_ts
+
 # What each crash must look like: class, words of the panic message, functions expected on the panic
 # CPU's stack (kallsyms names; ".cold" parts match their prefix), pid/comm when fixed by the recipe.
 EXPECT = {
@@ -34,21 +36,9 @@ EXPECT = {
                    "taint": "OE", "module": "ct_null", "kdump": True},
 }
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-    return cond
-
 
 def base_name(fn):
     return fn.split(".")[0] if fn else fn
-
-
-def strip_ts(line):
-    return re.sub(r"^\[\s*\d+\.\d+\]\s?", "", line)
 
 
 def console_facts(path):
@@ -195,26 +185,8 @@ def check_dump(bin_, d, name, fmt, case, kver):
 
 def main():
     bin_, d, case = sys.argv[1:4]
-    if os.environ.get("CT_NO_VMCORE") == "1":
-        print("CT_NO_VMCORE=1: vmcore tests skipped")
-        return 77
-    manifest = os.path.join(d, "manifest.tsv")
-    if not os.path.exists(manifest):
-        print("FAIL: %s missing: scripts/make-vmcores did not run or failed" % manifest)
-        return 1
-    kver = open(os.path.join(d, "kernel-version")).read().strip()
-    rows = [l.rstrip("\n").split("\t") for l in open(manifest)][1:]
-    dumps = [(r[0], r[1]) for r in rows if len(r) == 3 and r[2] == case]
-    if not dumps:
-        print("FAIL: no dumps for %r in %s" % (case, manifest))
-        return 1
-    for name, fmt in dumps:
-        n = len(failures)
-        check_dump(bin_, d, name, fmt, case, kver)
-        print("%s %s (%s)" % ("ok  " if len(failures) == n else "FAIL", name, fmt))
-    for f in failures:
-        print("  " + f)
-    return 1 if failures else 0
+    return run_manifest(d, case, lambda name, fmt, kver: check_dump(bin_, d, name, fmt, case, kver),
+                        "scripts/make-vmcores")
 
 
 sys.exit(main())

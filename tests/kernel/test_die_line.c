@@ -4,6 +4,7 @@
 // and the nearest class.
 #include <string.h>
 
+#include "arch/arch.h"
 #include "kernel/vmcore.h"
 #include "test.h"
 
@@ -68,7 +69,7 @@ static const char *classify(struct ct_report *r, const char *log)
 {
 	struct ct_panic_record rec;
 	ct_panic_parse(r, log, &rec);
-	ct_kernel_classify(r, &rec);
+	ct_kernel_classify(r, &ct_arch_x86_64, &rec);
 	ct_panic_record_deinit(&rec);
 	return r->crash.class_id;
 }
