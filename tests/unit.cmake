@@ -6,6 +6,7 @@ ct_add_unit_test(test_dwarf_expr ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_dwarf_exp
 ct_add_unit_test(test_demangle ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_demangle.c)
 ct_add_unit_test(test_elfview ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_elfview.c)
 ct_add_unit_test(test_present ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_present.c)
+ct_add_unit_test(test_signals ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_signals.c)
 
 # The man page documents every option of --help.
 add_test(NAME manpage_matches_help

@@ -1198,7 +1198,7 @@ static void fill_bus(const struct ct_facts *f, struct ct_report *r)
 		ct_crash_add_evidence(r, "offset 0x%" PRIx64 " of %s is past the end of the file", off, a->mapping.file);
 		text = ct_report_printf(r, "bus error: %s at offset 0x%" PRIx64 " past the end of the mapped file %s",
 					access_or(f, "access"), off, a->mapping.file);
-	} else if (f->sig.code == 4 || f->sig.code == 5) {
+	} else if (code_is(f, CT_BUS_MCEERR_AR) || code_is(f, CT_BUS_MCEERR_AO)) {
 		text = ct_report_printf(r, "bus error: hardware memory error (%s)", why);
 	} else {
 		if (!a || !a->mapping.present)

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "arch/arch.h"
+#include "arch/signal_numbers.h"
 #include "coretriage/report.h"
 
 /** "Near null": below 64 KiB (vm.mmap_min_addr is 4 KiB or 64 KiB; CASR and CERT use 64 KiB). */
@@ -26,24 +27,6 @@
 /** DWARF registers kept from a signal frame's sigcontext: the same slots as a thread's. */
 #define CT_SIGFRAME_REGS CT_MAX_DWARF_REGS
 
-/* Linux signal numbers and si_codes (asm-generic; the same on every architecture we read). */
-#define CT_SIGILL 4
-#define CT_SIGTRAP 5
-#define CT_SIGABRT 6
-#define CT_SIGBUS 7
-#define CT_SIGFPE 8
-#define CT_SIGSEGV 11
-#define CT_SI_USER 0
-#define CT_SI_KERNEL 0x80
-#define CT_SI_QUEUE (-1)
-#define CT_SI_TKILL (-6)
-#define CT_SEGV_MAPERR 1
-#define CT_SEGV_ACCERR 2
-#define CT_FPE_INTDIV 1
-#define CT_FPE_INTOVF 2
-#define CT_BUS_ADRALN 1
-#define CT_BUS_ADRERR 2
-#define CT_BUS_OBJERR 3
 #define CT_PF_X 1
 #define CT_PF_W 2
 #define CT_PF_R 4
@@ -381,9 +364,6 @@ struct ct_facts {
  * @p insn (decoded at the interrupted pc). @p x86 selects trapno rules, else the aarch64 ESR. Pure.
  */
 void ct_sigframe_derive(struct ct_sigframe_facts *sf, bool x86, const struct ct_insn_facts *insn);
-
-/** True for the signals a fault raises (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP). */
-bool ct_is_fault_signal(int signo);
 
 /** Confidence of a decision. */
 enum ct_confidence { CT_CONFIDENCE_LOW, CT_CONFIDENCE_MEDIUM, CT_CONFIDENCE_HIGH, CT_CONFIDENCE_NUM_ };
