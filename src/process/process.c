@@ -292,8 +292,9 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 	ct_triage_process(&s);
 	// A verdict on part of the notes is never certain: the crashing thread or the signal may be
 	// among those not read ("no crash: snapshot, confidence high" from a padded core).
-	if (s.core->notes_capped && report->crash.confidence && strcmp(report->crash.confidence, "low") != 0) {
-		report->crash.confidence = ct_report_strdup(report, "low");
+	const char *low = ct_confidence_to_string(CT_CONFIDENCE_LOW);
+	if (s.core->notes_capped && report->crash.confidence && strcmp(report->crash.confidence, low) != 0) {
+		report->crash.confidence = ct_report_strdup(report, low);
 		ct_crash_add_evidence(report, "only the first %u notes of the core were read: the verdict may miss the crashing thread",
 				      CT_MAX_NOTES);
 	}

@@ -18,8 +18,6 @@
 #include "arch/signal_numbers.h"
 #include "coretriage/report.h"
 
-/** "Near null": below 64 KiB (vm.mmap_min_addr is 4 KiB or 64 KiB; CASR and CERT use 64 KiB). */
-#define CT_NEAR_NULL_LIMIT 0x10000ULL
 /** Linux stack_guard_gap default: 256 pages (mm/mmap.c, Linux 4.12+). */
 #define CT_STACK_GUARD_GAP (256ULL * 4096)
 /** Memory operands per instruction kept (x86 has at most two, e.g. movs). */
@@ -79,9 +77,6 @@ struct ct_address_facts {
 	/** Inside the faulting thread's stack mapping. */
 	bool in_thread_stack;
 };
-
-enum ct_access { CT_ACCESS_NONE, CT_ACCESS_READ, CT_ACCESS_WRITE, CT_ACCESS_EXEC, CT_ACCESS_NUM_ };
-const char *ct_access_to_string(enum ct_access access);
 
 struct ct_mem_operand {
 	char text[64]; /**< "qword ptr [rax + 8]" */
@@ -365,10 +360,6 @@ struct ct_facts {
  */
 void ct_sigframe_derive(struct ct_sigframe_facts *sf, bool x86, const struct ct_insn_facts *insn);
 
-/** Confidence of a decision. */
-enum ct_confidence { CT_CONFIDENCE_LOW, CT_CONFIDENCE_MEDIUM, CT_CONFIDENCE_HIGH, CT_CONFIDENCE_NUM_ };
-const char *ct_confidence_to_string(enum ct_confidence c);
-
 /**
  * Classifies the crash described by @p facts into @p report->crash (class, subclass, confidence,
  * summary, evidence, access, address, address_kind, instruction, blame_frame, details). Pure: reads
@@ -393,10 +384,11 @@ bool ct_when_go_fault(const struct ct_facts *facts);
 void ct_fill_go_fault(const struct ct_facts *facts, struct ct_report *report);
 
 /**
- * Deadlock (src/triage/deadlock.c): true when @p facts hold a wait-for cycle and @p rule, the rule
- * that matched, only says how the process was stopped (no-signal, external-signal, self-signal).
+ * Deadlock (src/triage/deadlock.c): true when @p facts hold a wait-for cycle and @p rule, the class
+ * of the rule that matched, only says how the process was stopped (no-signal, external-signal,
+ * self-signal).
  */
-bool ct_deadlock_outranks(const struct ct_facts *facts, const char *rule);
+bool ct_deadlock_outranks(const struct ct_facts *facts, enum ct_class rule);
 /** Fills report->crash for a deadlock from facts->hang. */
 void ct_deadlock_fill(const struct ct_facts *facts, struct ct_report *report);
 
