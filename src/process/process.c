@@ -8,6 +8,7 @@
 #include "modules/debug_budget.h"
 #include "modules/symbolize.h"
 #include "process/process.h"
+#include "report/diag_codes.h"
 #include "unwind/unwind.h"
 #include "values/values.h"
 
@@ -234,9 +235,9 @@ static void copy_core_problems(struct ct_session *s)
 {
 	struct ct_core *core = s->core;
 	for (size_t i = 0; i < core->num_problems; i++) {
-		enum ct_severity sev = strcmp(core->problems[i].code, "no-notes") == 0 ? CT_SEVERITY_ERROR
-											 : CT_SEVERITY_WARNING;
-		ct_report_diag(s->report, sev, 0, core->problems[i].code, "%s", core->problems[i].message);
+		// The loader has no context for a severity: the table's (a core without notes is an error).
+		const char *code = core->problems[i].code;
+		ct_report_diag(s->report, ct_diag_default_severity(code), 0, code, "%s", core->problems[i].message);
 	}
 	if (core->num_problems_dropped)
 		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "limit", "%zu more problems with the core not listed",
