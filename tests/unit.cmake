@@ -33,3 +33,6 @@ target_include_directories(print_tables PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(print_tables PRIVATE coretriage_lib)
 add_test(NAME tables_match_docs
   COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_tables.py $<TARGET_FILE:print_tables> ${PROJECT_SOURCE_DIR})
+# Every markdown document named in src/, docs/, man/, scripts/, tests/ and README exists in the tree.
+add_test(NAME doc_references_exist
+  COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_doc_refs.py ${PROJECT_SOURCE_DIR})
