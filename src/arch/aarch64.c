@@ -27,14 +27,14 @@ static bool is_after_call_aarch64(const uint8_t *b, size_t len)
 
 // ESR_ELx of a kernel fault (arch/arm64/include/asm/esr.h): EC in bits 26-31; instruction aborts
 // (0x20 lower EL, 0x21 same EL) are fetches, data aborts (0x24, 0x25) say WnR in ISS bit 6.
-static const char *kernel_fault_access_aarch64(uint64_t esr)
+static enum ct_access kernel_fault_access_aarch64(uint64_t esr)
 {
 	unsigned ec = (unsigned)(esr >> 26) & 0x3f;
 	if (ec == 0x20 || ec == 0x21)
-		return "exec";
+		return CT_ACCESS_EXEC;
 	if (ec == 0x24 || ec == 0x25)
-		return esr & (1u << 6) ? "write" : "read";
-	return NULL;
+		return esr & (1u << 6) ? CT_ACCESS_WRITE : CT_ACCESS_READ;
+	return CT_ACCESS_NONE;
 }
 
 // The kernel's struct rt_sigframe (arch/arm64/kernel/signal.c): siginfo (128 bytes), then struct

@@ -33,12 +33,20 @@
 #include <stdint.h>
 
 #include "arch/syscalls.h"
+#include "coretriage/report.h"
 
 /**
  * Enough DWARF register slots for the general registers of every supported architecture (the
  * highest used is ppc's link register, 65; s390 access registers go to 63).
  */
 #define CT_MAX_DWARF_REGS 72
+
+/**
+ * Bytes before a return address that is_after_call() and call_target() need to see the call: the
+ * longest call they check is 8 bytes (mips and sparc: the call and its delay slot; x86: 7). The
+ * decoders of triage/insn.h read more (CT_INSN_CALL_WINDOW): they decode whole call sequences.
+ */
+#define CT_ARCH_CALL_BYTES 8
 
 struct ct_arch_reg {
 	const char *name;
@@ -246,9 +254,9 @@ struct ct_arch_info {
 	 * the architecture of a dump whose header does not (QEMU's kdump header says "Unknown" for arm).
 	 */
 	const char *vmcoreinfo_key;
-	/** How a kernel fault accessed memory ("read", "write", "exec") from the error code its die()
-	 * header or #PF line prints (x86 page-fault error code, arm64 ESR); NULL when it does not say. */
-	const char *(*kernel_fault_access)(uint64_t error_code);
+	/** How a kernel fault accessed memory from the error code its die() header or #PF line prints
+	 * (x86 page-fault error code, arm64 ESR); CT_ACCESS_NONE when it does not say. */
+	enum ct_access (*kernel_fault_access)(uint64_t error_code);
 	/** CONFIG_KALLSYMS_ABSOLUTE_PERCPU (init/Kconfig: default X86_64 && SMP): how kallsyms offsets read. */
 	bool kallsyms_absolute_percpu;
 };

@@ -10,12 +10,9 @@
 #include <string.h>
 
 #include "arch/arch.h"
+#include "arch/x86_dwarf.h"
 #include "kernel/vmcore.h"
 #include "util/bytes.h"
-
-// x86-64 DWARF numbers (SysV psABI figure 3.36) of the inactive_task_frame registers besides pc/sp/fp,
-// which come from the arch table; r12-r15 are consecutive.
-enum { X86_DWARF_RBX = 3, X86_DWARF_R12 = 12, X86_DWARF_CS = 51 };
 
 // Tasks listed at most: a corrupt list must end; real systems have tens of thousands at most.
 #define MAX_TASKS 65536
@@ -161,13 +158,13 @@ static void unwind_sleeping(struct walk *w, struct ct_kernel_task *t, uint64_t s
 	// After the pops and the ret of __switch_to_asm.
 	ct_cpu_set_reg(arch, &c, arch->sp_dwarf, sp + l->frame_size);
 	ct_cpu_set_reg(arch, &c, arch->fp_dwarf, field(fr, l->frame_size, l->f_bp, 8));
-	ct_cpu_set_reg(arch, &c, X86_DWARF_CS, 0x10); // __KERNEL_CS
+	ct_cpu_set_reg(arch, &c, CT_X86_64_DWARF_CS, 0x10); // __KERNEL_CS
 	if (l->has_frame_regs) {
-		ct_cpu_set_reg(arch, &c, X86_DWARF_RBX, field(fr, l->frame_size, l->f_bx, 8));
-		ct_cpu_set_reg(arch, &c, X86_DWARF_R12, field(fr, l->frame_size, l->f_r12, 8));
-		ct_cpu_set_reg(arch, &c, X86_DWARF_R12 + 1, field(fr, l->frame_size, l->f_r13, 8));
-		ct_cpu_set_reg(arch, &c, X86_DWARF_R12 + 2, field(fr, l->frame_size, l->f_r14, 8));
-		ct_cpu_set_reg(arch, &c, X86_DWARF_R12 + 3, field(fr, l->frame_size, l->f_r15, 8));
+		ct_cpu_set_reg(arch, &c, CT_X86_64_DWARF_RBX, field(fr, l->frame_size, l->f_bx, 8));
+		ct_cpu_set_reg(arch, &c, CT_X86_64_DWARF_R12, field(fr, l->frame_size, l->f_r12, 8));
+		ct_cpu_set_reg(arch, &c, CT_X86_64_DWARF_R13, field(fr, l->frame_size, l->f_r13, 8));
+		ct_cpu_set_reg(arch, &c, CT_X86_64_DWARF_R14, field(fr, l->frame_size, l->f_r14, 8));
+		ct_cpu_set_reg(arch, &c, CT_X86_64_DWARF_R15, field(fr, l->frame_size, l->f_r15, 8));
 	}
 	if (w->frames_left < MAX_TASK_FRAMES) {
 		t->stack.stop_reason = ct_report_printf(w->r, "not unwound: %u frames of task stacks reached", MAX_ALL_TASK_FRAMES);
