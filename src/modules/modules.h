@@ -64,10 +64,6 @@ struct ct_session {
 	char *debuginfo_path; /**< owned, for the standard find_debuginfo */
 	struct ct_module_state *modules; /**< owned, sorted by start */
 	size_t num_modules;
-	/** Registers for the next dwfl walk (set by the unwinder before each walk). */
-	const uint64_t *walk_regs;
-	const bool *walk_valid;
-	uint64_t walk_pc;
 	struct ct_symcache *symcache; /**< owned */
 	/** A debuginfod query failed for lack of an answer: do not ask again in this analysis. */
 	bool debuginfod_failed;
@@ -78,9 +74,6 @@ struct ct_session {
 	/** The analysis' work budget (util/budget.h); borrowed, lives as long as the session. Stages
 	 * spend from it: frames (unwinding), names and values (symbolization, values of variables). */
 	struct ct_budget *budget;
-	/** Frames the next thread's walk may keep: the frame cap, or less when the budget is short.
-	 * Set by the pipeline before each walk; 0 means opts->max_frames. */
-	size_t frame_limit;
 };
 
 /** Finds the modules in the dump, matches files, creates the Dwfl. Non-fatal problems become diagnostics. */

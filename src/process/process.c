@@ -8,6 +8,7 @@
 #include "modules/debug_budget.h"
 #include "modules/symbolize.h"
 #include "process/process.h"
+#include "triage/triage.h"
 #include "unwind/unwind.h"
 #include "values/values.h"
 
@@ -143,7 +144,7 @@ static int compare_threads(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-static void unwind_all(struct ct_session *s)
+static void unwind_all(struct ct_session *s, struct ct_dwfl_walker *walker)
 {
 	struct ct_core *core = s->core;
 	struct ct_report *r = s->report;
@@ -186,32 +187,32 @@ static void unwind_all(struct ct_session *s)
 		if (t->crashed || s->opts->all_registers)
 			fill_registers(s, ct, t);
 		if (!ct->has_regs) {
-			t->stop_reason = ct_report_strdup(r, "no registers in the core for this thread");
+			t->stop_reason = ct_report_strdup(r, ct_stop_reason_to_string(CT_STOP_NO_REGISTERS));
 			t->truncated = true;
 			continue;
 		}
 		// The frames budget bounds all threads together; a thread always keeps its first frame
 		// (the dump's own registers), so none vanishes from the report.
 		uint64_t left = ct_budget_left(s->budget, CT_BUDGET_FRAMES);
-		s->frame_limit = left < s->opts->max_frames ? (left ? (size_t)left : 1) : s->opts->max_frames;
+		size_t frame_limit = left < s->opts->max_frames ? (left ? (size_t)left : 1) : s->opts->max_frames;
 		struct ct_raw_stack raw = { 0 };
 		struct ct_error *err = NULL;
 		if (s->opts->unwinder == CT_UNWINDER_LIBUNWIND)
-			err = ct_unwind_thread_libunwind(s, ct, &raw);
+			err = ct_unwind_thread_libunwind(s, ct, frame_limit, &raw);
 		else
-			ct_unwind_thread_dwfl(s, ct, &raw);
+			ct_unwind_thread_dwfl(s, walker, ct, frame_limit, &raw);
 		if (s->values)
-			ct_values_tail_calls(s, &raw, ct->tid);
+			ct_values_tail_calls(s, &raw, ct->tid, frame_limit);
 		if (err) {
 			ct_report_diag(r, CT_SEVERITY_ERROR, ct->tid, "unwind-failed", "%s", ct_error_message(err));
 			ct_error_destroy(err);
 		}
 		t->truncated = raw.truncated;
-		t->stop_reason = ct_report_strdup(r, raw.stop_reason);
-		bool capped = raw.truncated && raw.stop_reason && strcmp(raw.stop_reason, "frame cap reached") == 0;
-		if (capped && s->frame_limit < s->opts->max_frames) {
+		t->stop_reason = ct_report_strdup(r, ct_raw_stack_stop_text(&raw));
+		bool capped = raw.truncated && raw.stop_reason == CT_STOP_FRAME_CAP;
+		if (capped && frame_limit < s->opts->max_frames) {
 			ct_budget_mark_reached(s->budget, CT_BUDGET_FRAMES);
-			t->stop_reason = ct_report_strdup(r, "work budget of frames reached");
+			t->stop_reason = ct_report_strdup(r, ct_stop_reason_to_string(CT_STOP_FRAME_BUDGET));
 		} else if (capped) {
 			ct_report_diag(r, CT_SEVERITY_WARNING, ct->tid, "frame-cap",
 				       "thread %d: unwinding stopped at the frame cap of %zu frames (--max-frames)", ct->tid,
@@ -220,7 +221,7 @@ static void unwind_all(struct ct_session *s)
 		if (!symbolize_into(s, &raw, t)) {
 			ct_report_diag(r, CT_SEVERITY_ERROR, ct->tid, "no-memory", "out of memory symbolizing frames");
 			t->truncated = true;
-			t->stop_reason = ct_report_strdup(r, "out of memory");
+			t->stop_reason = ct_report_strdup(r, ct_stop_reason_to_string(CT_STOP_NO_MEMORY));
 		}
 		ct_raw_stack_free(&raw);
 		// Inline frames count too; the budget may run over by one thread's inline expansion.
@@ -276,10 +277,11 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 	err = ct_modules_load(&s);
 	if (err)
 		goto out;
-	err = ct_unwind_attach(&s);
+	struct ct_dwfl_walker *walker;
+	err = ct_unwind_attach(&s, &walker);
 	if (err)
 		goto out;
-	unwind_all(&s);
+	unwind_all(&s, walker);
 	ct_modules_to_report(&s);
 	ct_debug_check_unusable(&s);
 	// Said before triage, which weighs what was lost.
