@@ -97,7 +97,7 @@ static bool symbolize_into(struct ct_session *s, const struct ct_raw_stack *raw,
 		// or past the end of a noreturn function.
 		uint64_t lookup = rf->exact || rf->pc == 0 ? rf->pc : rf->pc - 1;
 		const struct ct_sym *syms;
-		size_t n = ct_symbolize(s, lookup, &syms);
+		size_t n = ct_symbolize(&s->mods, lookup, &syms);
 		for (size_t j = 0; j < n; j++) {
 			struct ct_frame *f = ct_thread_add_frame(t);
 			if (!f)
@@ -268,13 +268,12 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 				      s.core->elf_class == ELFCLASS64 ? 64 : 32);
 		goto out;
 	}
-	s.symcache = ct_symcache_create();
 	s.values = ct_values_create();
-	if (!s.symcache || !s.values) {
+	if (!s.values) {
 		err = &ct_enomem;
 		goto out;
 	}
-	err = ct_modules_load(&s);
+	err = ct_modules_load(opts, s.core, report, &budget, &s.mods);
 	if (err)
 		goto out;
 	struct ct_dwfl_walker *walker;
@@ -282,8 +281,8 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 	if (err)
 		goto out;
 	unwind_all(&s, walker);
-	ct_modules_to_report(&s);
-	ct_debug_check_unusable(&s);
+	ct_modules_to_report(&s.mods);
+	ct_debug_check_unusable(&s.mods);
 	// Said before triage, which weighs what was lost.
 	ct_budget_report(&budget, report);
 	const struct ct_thread *crashed = ct_report_crashing_thread(report);
@@ -301,8 +300,7 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 	}
 	ct_budget_report(&budget, report);
 out:
-	ct_modules_unload(&s);
-	ct_symcache_destroy(s.symcache);
+	ct_modules_unload(&s.mods);
 	ct_values_destroy(s.values);
 	ct_core_destroy(s.core);
 	return err;

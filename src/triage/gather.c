@@ -146,7 +146,7 @@ static const struct ct_mapping_fact *stack_of(const struct ct_facts_storage *st,
 static bool read_data(void *arg, uint64_t addr, void *buf, size_t len)
 {
 	struct ct_session *s = arg;
-	return ct_modules_read_code(s, addr, buf, len);
+	return ct_modules_read_code(&s->mods, addr, buf, len);
 }
 
 /** Start of the function holding @p pc from its FDE (.eh_frame, else .debug_frame). */
@@ -225,7 +225,7 @@ static void gather_frames(struct ct_session *s, struct ct_facts *f, struct ct_fa
 		ff->scanned = fr->trust == CT_TRUST_SCAN;
 		// Callers are attributed at pc - 1 (the return address may be past the function's end).
 		uint64_t lookup = i && fr->pc && !t->frames[i - 1].signal_frame ? fr->pc - 1 : fr->pc;
-		const struct ct_module_state *m = ct_modules_find(s, lookup);
+		const struct ct_module_state *m = ct_modules_find(&s->mods, lookup);
 		if (!m) {
 			ff->library = false;
 			ff->own = false;
@@ -267,10 +267,10 @@ static void gather_insn(struct ct_session *s, struct ct_facts *f, const uint64_t
 	const struct ct_arch_info *arch = s->core->arch;
 	uint8_t code[16];
 	size_t len = sizeof(code);
-	while (len && !ct_modules_read_code(s, f->pc, code, len))
+	while (len && !ct_modules_read_code(&s->mods, f->pc, code, len))
 		len--;
 	uint8_t before[2];
-	bool have_before = f->pc >= 2 && ct_modules_read_code(s, f->pc - 2, before, 2);
+	bool have_before = f->pc >= 2 && ct_modules_read_code(&s->mods, f->pc - 2, before, 2);
 	// The raw register values (arm's CPSR for the Thumb state) come from the crashing thread's dump.
 	const struct ct_core_thread *ct = crashing_core_thread(s->core, s->report->crashing_thread);
 	struct ct_insn_ctx ctx = { .regs = regs, .valid = valid, .num_regs = num_regs, .pc = f->pc,
@@ -357,7 +357,7 @@ static void gather_context(struct ct_session *s, struct ct_facts *f, struct ct_f
 		if (f->has_sp_word) {
 			uint8_t b[CALL_WINDOW];
 			f->sp_word_after_call = f->sp_word > CALL_WINDOW && arch->is_after_call &&
-						ct_modules_read_code(s, f->sp_word - CALL_WINDOW, b, sizeof(b)) &&
+						ct_modules_read_code(&s->mods, f->sp_word - CALL_WINDOW, b, sizeof(b)) &&
 						arch->is_after_call(b, sizeof(b));
 		}
 		f->has_popped_word = ct_core_read_word(core, sp - f->pointer_size, &f->popped_word);

@@ -15,10 +15,10 @@
 bool ct_unwind_is_return_address(struct ct_session *s, uint64_t addr)
 {
 	const struct ct_arch_info *arch = s->core->arch;
-	if (!ct_modules_is_code(s, addr) || addr < CALL_WINDOW)
+	if (!ct_modules_is_code(&s->mods, addr) || addr < CALL_WINDOW)
 		return false;
 	uint8_t before[CALL_WINDOW];
-	if (!ct_modules_read_code(s, addr - CALL_WINDOW, before, CALL_WINDOW))
+	if (!ct_modules_read_code(&s->mods, addr - CALL_WINDOW, before, CALL_WINDOW))
 		return false;
 	return arch->is_after_call(before, CALL_WINDOW);
 }
@@ -29,7 +29,7 @@ bool ct_unwind_bad_call(struct ct_session *s, const struct ct_unwind_regs *cur, 
 	struct ct_unwind_regs next = *cur;
 	if (arch->bad_call == CT_BAD_CALL_STACK) {
 		uint64_t ra;
-		if (!ct_core_read_word(s->core, cur->sp, &ra) || !ct_modules_is_code(s, ra))
+		if (!ct_core_read_word(s->core, cur->sp, &ra) || !ct_modules_is_code(&s->mods, ra))
 			return false;
 		next.pc = ra;
 		next.sp = cur->sp + (arch->stack_slot ? arch->stack_slot : arch->pointer_size);
@@ -37,7 +37,7 @@ bool ct_unwind_bad_call(struct ct_session *s, const struct ct_unwind_regs *cur, 
 		uint64_t ra = cur->ra + arch->ra_offset;
 		if (arch->pc_mask)
 			ra &= arch->pc_mask;
-		if (!cur->has_ra || !ct_modules_is_code(s, ra))
+		if (!cur->has_ra || !ct_modules_is_code(&s->mods, ra))
 			return false;
 		next.pc = ra;
 		next.has_ra = false;
@@ -70,7 +70,7 @@ bool ct_unwind_prologue(struct ct_session *s, const struct ct_unwind_regs *cur, 
 	const struct ct_arch_info *arch = s->core->arch;
 	if (!arch->prologue || !cur->pc)
 		return false;
-	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, cur->pc);
+	Dwfl_Module *mod = dwfl_addrmodule(s->mods.dwfl, cur->pc);
 	GElf_Off off;
 	GElf_Sym sym;
 	const char *name = mod ? dwfl_module_addrinfo(mod, cur->pc, &off, &sym, NULL, NULL, NULL) : NULL;
@@ -78,7 +78,7 @@ bool ct_unwind_prologue(struct ct_session *s, const struct ct_unwind_regs *cur, 
 		return false;
 	uint8_t code[PROLOGUE_READ];
 	size_t len = (size_t)off;
-	if (len && !ct_modules_read_code(s, cur->pc - off, code, len))
+	if (len && !ct_modules_read_code(&s->mods, cur->pc - off, code, len))
 		return false;
 	uint64_t frame_size;
 	int64_t ra_offset;
@@ -145,7 +145,7 @@ bool ct_unwind_frame_pointer(struct ct_session *s, const struct ct_unwind_regs *
 static uint64_t function_start(struct ct_session *s, uint64_t addr)
 {
 	const struct ct_arch_info *arch = s->core->arch;
-	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr + 1);
+	Dwfl_Module *mod = dwfl_addrmodule(s->mods.dwfl, addr + 1);
 	GElf_Off off;
 	GElf_Sym sym;
 	const char *name = mod ? dwfl_module_addrinfo(mod, addr + 1, &off, &sym, NULL, NULL, NULL) : NULL;
@@ -161,7 +161,7 @@ static bool calls_here(struct ct_session *s, const struct ct_unwind_regs *cur, u
 	const struct ct_arch_info *arch = s->core->arch;
 	uint8_t before[CALL_WINDOW];
 	uint64_t target, here;
-	if (!arch->call_target || !ct_modules_read_code(s, ra - CALL_WINDOW, before, CALL_WINDOW) ||
+	if (!arch->call_target || !ct_modules_read_code(&s->mods, ra - CALL_WINDOW, before, CALL_WINDOW) ||
 	    !arch->call_target(before, CALL_WINDOW, ra, &target) || !(here = function_start(s, cur->pc)))
 		return false;
 	return function_start(s, target) == here;

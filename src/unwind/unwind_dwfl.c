@@ -157,20 +157,20 @@ struct ct_error *ct_unwind_attach(struct ct_session *s, struct ct_dwfl_walker **
 	if (!s->core->arch)
 		return ct_error_create(CT_ERROR_UNSUPPORTED, "unwinding: not supported on %s", s->core->arch_name);
 	// The core's Elf (made by ct_modules_load) gives libdwfl the dump's architecture.
-	Elf *elf = s->core_elf;
+	Elf *elf = s->mods.core_elf;
 	// The function holding the entry point (_start) is the outermost frame of the main thread:
 	// what lies above it on the stack is argc/argv, not a caller.
 	uint64_t entry;
 	if (ct_core_auxv(s->core, AT_ENTRY, &entry)) {
-		Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, entry);
+		Dwfl_Module *mod = dwfl_addrmodule(s->mods.dwfl, entry);
 		GElf_Off off;
 		GElf_Sym sym;
 		const char *name = mod ? dwfl_module_addrinfo(mod, entry, &off, &sym, NULL, NULL, NULL) : NULL;
 		if (name && sym.st_size && off < sym.st_size) {
-			s->entry_lo = entry - off;
-			s->entry_hi = entry - off + sym.st_size;
+			s->mods.entry_lo = entry - off;
+			s->mods.entry_hi = entry - off + sym.st_size;
 		} else if (name && name[0] != '$' && off == 0) {
-			s->entry_lo = entry; // a sized-less entry symbol: see in_entry_function()
+			s->mods.entry_lo = entry; // a sized-less entry symbol: see in_entry_function()
 		} else if (mod) {
 			// The nearest symbol may be an ARM mapping symbol ("$x") of size 0: look for the
 			// function symbol that starts at the entry point.
@@ -179,8 +179,8 @@ struct ct_error *ct_unwind_attach(struct ct_session *s, struct ct_dwfl_walker **
 				GElf_Addr value;
 				if (dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL) &&
 				    value == entry && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_size) {
-					s->entry_lo = entry;
-					s->entry_hi = entry + sym.st_size;
+					s->mods.entry_lo = entry;
+					s->mods.entry_hi = entry + sym.st_size;
 					break;
 				}
 			}
@@ -191,7 +191,7 @@ struct ct_error *ct_unwind_attach(struct ct_session *s, struct ct_dwfl_walker **
 	if (!u)
 		return &ct_enomem;
 	u->core = s->core;
-	if (!dwfl_attach_state(s->dwfl, elf, pid, &thread_callbacks, u)) {
+	if (!dwfl_attach_state(s->mods.dwfl, elf, pid, &thread_callbacks, u)) {
 		free(u);
 		return ct_error_create(CT_ERROR_LIBRARY, "dwfl_attach_state: %s", dwfl_errmsg(-1));
 	}
@@ -236,7 +236,7 @@ static bool pc_has_cfi(struct walk *w, uint64_t pc)
 	if (e->has_cfi >= 0 && e->pc == pc)
 		return e->has_cfi;
 	bool found = false;
-	Dwfl_Module *mod = dwfl_addrmodule(w->s->dwfl, pc);
+	Dwfl_Module *mod = dwfl_addrmodule(w->s->mods.dwfl, pc);
 	if (mod) {
 		Dwarf_Addr bias;
 		Dwarf_CFI *cfis[2] = { dwfl_module_eh_cfi(mod, &bias), NULL };
@@ -267,7 +267,7 @@ static uint64_t cfi_kept(struct walk *w, uint64_t pc)
 	if (e->has_kept && e->pc == pc)
 		return e->kept;
 	uint64_t kept = 0;
-	Dwfl_Module *mod = dwfl_addrmodule(w->s->dwfl, pc);
+	Dwfl_Module *mod = dwfl_addrmodule(w->s->mods.dwfl, pc);
 	for (int i = 0; mod && i < 2; i++) {
 		Dwarf_Addr bias;
 		Dwarf_CFI *cfi = i == 0 ? dwfl_module_eh_cfi(mod, &bias) : dwfl_module_dwarf_cfi(mod, &bias);
@@ -327,16 +327,16 @@ static void caller_registers(struct walk *w, const struct ct_raw_frame *callee, 
 // assembly often have no size: then the symbol containing @p addr must start where the entry's does.
 static bool in_entry_function(struct ct_session *s, uint64_t addr)
 {
-	if (!s->entry_lo || addr < s->entry_lo)
+	if (!s->mods.entry_lo || addr < s->mods.entry_lo)
 		return false;
-	if (s->entry_hi)
-		return addr < s->entry_hi;
-	if (addr - s->entry_lo >= 4096)
+	if (s->mods.entry_hi)
+		return addr < s->mods.entry_hi;
+	if (addr - s->mods.entry_lo >= 4096)
 		return false;
-	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+	Dwfl_Module *mod = dwfl_addrmodule(s->mods.dwfl, addr);
 	GElf_Off off;
 	GElf_Sym sym;
-	return mod && dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL) && addr - off == s->entry_lo;
+	return mod && dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL) && addr - off == s->mods.entry_lo;
 }
 
 // libdwfl's fallback for a link-register architecture without CFI (the ppc64 and aarch64 backends)
@@ -393,7 +393,7 @@ static int accept_frame(struct walk *w, const struct ct_raw_frame *f, const stru
 		w->stop = true;
 		return DWARF_CB_ABORT;
 	}
-	if (f->pc == 0 || !ct_modules_is_code(s, f->pc)) {
+	if (f->pc == 0 || !ct_modules_is_code(&s->mods, f->pc)) {
 		// Nothing to unwind from here with CFI: let the policy decide.
 		w->bad_pc = true;
 		return DWARF_CB_ABORT;
@@ -405,7 +405,7 @@ static int accept_frame(struct walk *w, const struct ct_raw_frame *f, const stru
 static bool caller_of_sigpanic(struct ct_session *s, const struct ct_raw_frame *callee)
 {
 	uint64_t lookup = callee->exact ? callee->pc : callee->pc - 1;
-	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, lookup);
+	Dwfl_Module *mod = dwfl_addrmodule(s->mods.dwfl, lookup);
 	const char *name = mod ? dwfl_module_addrname(mod, lookup) : NULL;
 	return name && strcmp(name, "runtime.sigpanic") == 0;
 }
@@ -560,7 +560,7 @@ void ct_unwind_thread_dwfl(struct ct_session *s, struct ct_dwfl_walker *u, const
 		int r = -1;
 		if (!own_walk) {
 			u->start = &start;
-			r = dwfl_getthread_frames(s->dwfl, t->tid, frame_cb, &w);
+			r = dwfl_getthread_frames(s->mods.dwfl, t->tid, frame_cb, &w);
 			u->start = NULL;
 		}
 		if (!own_walk && r != 0 && out->count == 0) {

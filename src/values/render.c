@@ -347,7 +347,7 @@ static void add_string_at(struct ct_session *s, struct ct_sbuf *b, uint64_t addr
 // " <symbol+off>" when @p addr lies inside a sized ELF symbol (gdb's `print symbol`).
 static void add_symbol(struct ct_session *s, struct ct_sbuf *b, uint64_t addr, bool function)
 {
-	Dwfl_Module *mod = addr ? dwfl_addrmodule(s->dwfl, addr) : NULL;
+	Dwfl_Module *mod = addr ? dwfl_addrmodule(s->mods.dwfl, addr) : NULL;
 	if (!mod)
 		return;
 	GElf_Off off;
@@ -355,7 +355,7 @@ static void add_symbol(struct ct_session *s, struct ct_sbuf *b, uint64_t addr, b
 	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
 	if (!name || name[0] == '$' || (!(sym.st_size && off < sym.st_size) && !(function && off == 0)))
 		return;
-	const char *shown = ct_demangle(s, name);
+	const char *shown = ct_demangle(&s->mods, name);
 	if (!shown)
 		return;
 	if (off)
