@@ -198,9 +198,9 @@ static void unwind_all(struct ct_session *s, struct ct_dwfl_walker *walker)
 		struct ct_raw_stack raw = { 0 };
 		struct ct_error *err = NULL;
 		if (s->opts->unwinder == CT_UNWINDER_LIBUNWIND)
-			err = ct_unwind_thread_libunwind(s, ct, frame_limit, &raw);
+			err = ct_unwind_thread_libunwind(&s->mods, ct, frame_limit, &raw);
 		else
-			ct_unwind_thread_dwfl(s, walker, ct, frame_limit, &raw);
+			ct_unwind_thread_dwfl(&s->mods, walker, ct, frame_limit, &raw);
 		if (s->values)
 			ct_values_tail_calls(s, &raw, ct->tid, frame_limit);
 		if (err) {
@@ -277,7 +277,7 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 	if (err)
 		goto out;
 	struct ct_dwfl_walker *walker;
-	err = ct_unwind_attach(&s, &walker);
+	err = ct_unwind_attach(&s.mods, &walker);
 	if (err)
 		goto out;
 	unwind_all(&s, walker);

@@ -12,24 +12,24 @@
 /** Bytes before a return address checked for a call instruction (longest x86 call is 7 bytes). */
 #define CALL_WINDOW 8
 
-bool ct_unwind_is_return_address(struct ct_session *s, uint64_t addr)
+bool ct_unwind_is_return_address(struct ct_module_set *s, uint64_t addr)
 {
 	const struct ct_arch_info *arch = s->core->arch;
-	if (!ct_modules_is_code(&s->mods, addr) || addr < CALL_WINDOW)
+	if (!ct_modules_is_code(s, addr) || addr < CALL_WINDOW)
 		return false;
 	uint8_t before[CALL_WINDOW];
-	if (!ct_modules_read_code(&s->mods, addr - CALL_WINDOW, before, CALL_WINDOW))
+	if (!ct_modules_read_code(s, addr - CALL_WINDOW, before, CALL_WINDOW))
 		return false;
 	return arch->is_after_call(before, CALL_WINDOW);
 }
 
-bool ct_unwind_bad_call(struct ct_session *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret)
+bool ct_unwind_bad_call(struct ct_module_set *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret)
 {
 	const struct ct_arch_info *arch = s->core->arch;
 	struct ct_unwind_regs next = *cur;
 	if (arch->bad_call == CT_BAD_CALL_STACK) {
 		uint64_t ra;
-		if (!ct_core_read_word(s->core, cur->sp, &ra) || !ct_modules_is_code(&s->mods, ra))
+		if (!ct_core_read_word(s->core, cur->sp, &ra) || !ct_modules_is_code(s, ra))
 			return false;
 		next.pc = ra;
 		next.sp = cur->sp + (arch->stack_slot ? arch->stack_slot : arch->pointer_size);
@@ -37,7 +37,7 @@ bool ct_unwind_bad_call(struct ct_session *s, const struct ct_unwind_regs *cur, 
 		uint64_t ra = cur->ra + arch->ra_offset;
 		if (arch->pc_mask)
 			ra &= arch->pc_mask;
-		if (!cur->has_ra || !ct_modules_is_code(&s->mods, ra))
+		if (!cur->has_ra || !ct_modules_is_code(s, ra))
 			return false;
 		next.pc = ra;
 		next.has_ra = false;
@@ -48,7 +48,7 @@ bool ct_unwind_bad_call(struct ct_session *s, const struct ct_unwind_regs *cur, 
 
 // The ppc back chain: [sp] is the caller's sp, whose frame holds our saved return address at
 // fp_saved_ra_offset (the ABI's LR save slot). Needs no frame pointer: every ppc frame has it.
-static bool back_chain(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
+static bool back_chain(struct ct_module_set *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
 		       struct ct_unwind_regs *ret)
 {
 	const struct ct_arch_info *arch = s->core->arch;
@@ -64,13 +64,13 @@ static bool back_chain(struct ct_session *s, const struct ct_unwind_regs *cur, u
 	return true;
 }
 
-bool ct_unwind_prologue(struct ct_session *s, const struct ct_unwind_regs *cur, bool first_frame,
+bool ct_unwind_prologue(struct ct_module_set *s, const struct ct_unwind_regs *cur, bool first_frame,
 			struct ct_unwind_regs *ret)
 {
 	const struct ct_arch_info *arch = s->core->arch;
 	if (!arch->prologue || !cur->pc)
 		return false;
-	Dwfl_Module *mod = dwfl_addrmodule(s->mods.dwfl, cur->pc);
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, cur->pc);
 	GElf_Off off;
 	GElf_Sym sym;
 	const char *name = mod ? dwfl_module_addrinfo(mod, cur->pc, &off, &sym, NULL, NULL, NULL) : NULL;
@@ -78,7 +78,7 @@ bool ct_unwind_prologue(struct ct_session *s, const struct ct_unwind_regs *cur, 
 		return false;
 	uint8_t code[PROLOGUE_READ];
 	size_t len = (size_t)off;
-	if (len && !ct_modules_read_code(&s->mods, cur->pc - off, code, len))
+	if (len && !ct_modules_read_code(s, cur->pc - off, code, len))
 		return false;
 	uint64_t frame_size;
 	int64_t ra_offset;
@@ -102,7 +102,7 @@ bool ct_unwind_prologue(struct ct_session *s, const struct ct_unwind_regs *cur, 
 	return ret->sp > cur->sp;
 }
 
-bool ct_unwind_link_register(struct ct_session *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret)
+bool ct_unwind_link_register(struct ct_module_set *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret)
 {
 	const struct ct_arch_info *arch = s->core->arch;
 	if (arch->bad_call != CT_BAD_CALL_LINK_REGISTER || !cur->has_ra)
@@ -118,7 +118,7 @@ bool ct_unwind_link_register(struct ct_session *s, const struct ct_unwind_regs *
 	return true;
 }
 
-bool ct_unwind_frame_pointer(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
+bool ct_unwind_frame_pointer(struct ct_module_set *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
 			     struct ct_unwind_regs *ret)
 {
 	const struct ct_arch_info *arch = s->core->arch;
@@ -142,10 +142,10 @@ bool ct_unwind_frame_pointer(struct ct_session *s, const struct ct_unwind_regs *
 
 // The start of the function symbol holding @p addr, 0 when it has none. Thumb symbols have bit 0
 // set (arm's pc_mask clears it): addr is looked up one byte in, so a call target finds its own.
-static uint64_t function_start(struct ct_session *s, uint64_t addr)
+static uint64_t function_start(struct ct_module_set *s, uint64_t addr)
 {
 	const struct ct_arch_info *arch = s->core->arch;
-	Dwfl_Module *mod = dwfl_addrmodule(s->mods.dwfl, addr + 1);
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr + 1);
 	GElf_Off off;
 	GElf_Sym sym;
 	const char *name = mod ? dwfl_module_addrinfo(mod, addr + 1, &off, &sym, NULL, NULL, NULL) : NULL;
@@ -156,18 +156,18 @@ static uint64_t function_start(struct ct_session *s, uint64_t addr)
 
 // True when the call before return address @p ra is a direct call of the function the frame is in
 // (the table decodes the call: arch->call_target).
-static bool calls_here(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t ra)
+static bool calls_here(struct ct_module_set *s, const struct ct_unwind_regs *cur, uint64_t ra)
 {
 	const struct ct_arch_info *arch = s->core->arch;
 	uint8_t before[CALL_WINDOW];
 	uint64_t target, here;
-	if (!arch->call_target || !ct_modules_read_code(&s->mods, ra - CALL_WINDOW, before, CALL_WINDOW) ||
+	if (!arch->call_target || !ct_modules_read_code(s, ra - CALL_WINDOW, before, CALL_WINDOW) ||
 	    !arch->call_target(before, CALL_WINDOW, ra, &target) || !(here = function_start(s, cur->pc)))
 		return false;
 	return function_start(s, target) == here;
 }
 
-bool ct_unwind_scan(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
+bool ct_unwind_scan(struct ct_module_set *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
 		    struct ct_unwind_regs *ret)
 {
 	const struct ct_arch_info *arch = s->core->arch;
@@ -203,7 +203,7 @@ bool ct_unwind_scan(struct ct_session *s, const struct ct_unwind_regs *cur, uint
 	return found;
 }
 
-bool ct_unwind_scan_below(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t limit,
+bool ct_unwind_scan_below(struct ct_module_set *s, const struct ct_unwind_regs *cur, uint64_t limit,
 			  struct ct_unwind_regs *ret)
 {
 	const struct ct_arch_info *arch = s->core->arch;

@@ -44,12 +44,12 @@ bool ct_sigcontext_read(const struct ct_core *core, const struct ct_arch_info *a
 	return true;
 }
 
-bool ct_unwind_is_restorer(struct ct_session *s, uint64_t pc)
+bool ct_unwind_is_restorer(struct ct_module_set *s, uint64_t pc)
 {
 	const struct ct_arch_info *arch = s->core->arch;
 	const struct ct_arch_sigframe *l = arch ? arch->sigframe : NULL;
 	uint8_t code[16];
-	if (!l || !l->restorer_len || l->restorer_len > sizeof(code) || !ct_modules_read_code(&s->mods, pc, code, l->restorer_len))
+	if (!l || !l->restorer_len || l->restorer_len > sizeof(code) || !ct_modules_read_code(s, pc, code, l->restorer_len))
 		return false;
 	return memcmp(code, l->restorer, l->restorer_len) == 0;
 }

@@ -94,16 +94,16 @@ const char *ct_raw_stack_stop_text(const struct ct_raw_stack *st);
 struct ct_dwfl_walker;
 
 /**
- * Attaches our thread callbacks to the session's Dwfl (once per session). *@p ret belongs to the
+ * Attaches our thread callbacks to the module set's Dwfl (once per set). *@p ret belongs to the
  * Dwfl (released by dwfl_end) and is what ct_unwind_thread_dwfl() walks with.
  */
-struct ct_error *ct_unwind_attach(struct ct_session *s, struct ct_dwfl_walker **ret);
+struct ct_error *ct_unwind_attach(struct ct_module_set *s, struct ct_dwfl_walker **ret);
 
 /**
  * Unwinds one thread with the policy above (libdwfl back end), keeping at most @p max_frames
  * frames (the frame cap, or less when the work budget is short).
  */
-void ct_unwind_thread_dwfl(struct ct_session *s, struct ct_dwfl_walker *u, const struct ct_core_thread *t,
+void ct_unwind_thread_dwfl(struct ct_module_set *s, struct ct_dwfl_walker *u, const struct ct_core_thread *t,
 			   size_t max_frames, struct ct_raw_stack *out);
 
 /**
@@ -111,7 +111,7 @@ void ct_unwind_thread_dwfl(struct ct_session *s, struct ct_dwfl_walker *u, const
  * Errors: CT_ERROR_UNSUPPORTED when built without libunwind or for an architecture other than
  * the build host's (libunwind's coredump accessors are per-host).
  */
-struct ct_error *ct_unwind_thread_libunwind(struct ct_session *s, const struct ct_core_thread *t,
+struct ct_error *ct_unwind_thread_libunwind(struct ct_module_set *s, const struct ct_core_thread *t,
 					    size_t max_frames, struct ct_raw_stack *out);
 
 /** Appends a raw frame; false when out of memory. */
@@ -134,27 +134,27 @@ struct ct_unwind_regs {
 	uint64_t ra; /**< link register, when the architecture has one */
 	bool has_ra;
 };
-bool ct_unwind_bad_call(struct ct_session *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret);
+bool ct_unwind_bad_call(struct ct_module_set *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret);
 /**
  * The innermost frame's caller from the link register when it holds a validated return address
  * (a leaf function has not saved it yet). For unwinding without libdwfl; sp stays.
  */
-bool ct_unwind_link_register(struct ct_session *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret);
+bool ct_unwind_link_register(struct ct_module_set *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret);
 /**
  * The caller from the function's prologue (arch->prologue: mips): sp + the frame size, the return
  * address from its save slot (or, in the innermost frame of a leaf, the link register), validated.
  */
-bool ct_unwind_prologue(struct ct_session *s, const struct ct_unwind_regs *cur, bool first_frame,
+bool ct_unwind_prologue(struct ct_module_set *s, const struct ct_unwind_regs *cur, bool first_frame,
 			struct ct_unwind_regs *ret);
-bool ct_unwind_frame_pointer(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
+bool ct_unwind_frame_pointer(struct ct_module_set *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
 			     struct ct_unwind_regs *ret);
-bool ct_unwind_scan(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
+bool ct_unwind_scan(struct ct_module_set *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
 		    struct ct_unwind_regs *ret);
 /**
  * The outermost validated return address in [cur->sp, limit): used when a frame-pointer step
  * skipped frames, to find the return into the function that owns the frame pointer.
  */
-bool ct_unwind_scan_below(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t limit,
+bool ct_unwind_scan_below(struct ct_module_set *s, const struct ct_unwind_regs *cur, uint64_t limit,
 			  struct ct_unwind_regs *ret);
 /** A signal frame's saved context (the kernel's rt_sigframe), read with arch->sigframe. */
 struct ct_sigcontext {
@@ -173,9 +173,9 @@ bool ct_sigcontext_read(const struct ct_core *core, const struct ct_arch_info *a
 /** Reads a little-endian field of @p size (4 or 8) bytes of a signal frame from the dump. */
 bool ct_sigcontext_field(const struct ct_core *core, uint64_t addr, unsigned size, uint64_t *ret);
 /** True when the code at @p pc is the architecture's rt_sigreturn trampoline. */
-bool ct_unwind_is_restorer(struct ct_session *s, uint64_t pc);
+bool ct_unwind_is_restorer(struct ct_module_set *s, uint64_t pc);
 
 /** True when @p addr is a plausible return address: in code and right after a call instruction. */
-bool ct_unwind_is_return_address(struct ct_session *s, uint64_t addr);
+bool ct_unwind_is_return_address(struct ct_module_set *s, uint64_t addr);
 
 #endif

@@ -152,25 +152,25 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.detach = detach_cb,
 };
 
-struct ct_error *ct_unwind_attach(struct ct_session *s, struct ct_dwfl_walker **ret)
+struct ct_error *ct_unwind_attach(struct ct_module_set *s, struct ct_dwfl_walker **ret)
 {
 	if (!s->core->arch)
 		return ct_error_create(CT_ERROR_UNSUPPORTED, "unwinding: not supported on %s", s->core->arch_name);
 	// The core's Elf (made by ct_modules_load) gives libdwfl the dump's architecture.
-	Elf *elf = s->mods.core_elf;
+	Elf *elf = s->core_elf;
 	// The function holding the entry point (_start) is the outermost frame of the main thread:
 	// what lies above it on the stack is argc/argv, not a caller.
 	uint64_t entry;
 	if (ct_core_auxv(s->core, AT_ENTRY, &entry)) {
-		Dwfl_Module *mod = dwfl_addrmodule(s->mods.dwfl, entry);
+		Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, entry);
 		GElf_Off off;
 		GElf_Sym sym;
 		const char *name = mod ? dwfl_module_addrinfo(mod, entry, &off, &sym, NULL, NULL, NULL) : NULL;
 		if (name && sym.st_size && off < sym.st_size) {
-			s->mods.entry_lo = entry - off;
-			s->mods.entry_hi = entry - off + sym.st_size;
+			s->entry_lo = entry - off;
+			s->entry_hi = entry - off + sym.st_size;
 		} else if (name && name[0] != '$' && off == 0) {
-			s->mods.entry_lo = entry; // a sized-less entry symbol: see in_entry_function()
+			s->entry_lo = entry; // a sized-less entry symbol: see in_entry_function()
 		} else if (mod) {
 			// The nearest symbol may be an ARM mapping symbol ("$x") of size 0: look for the
 			// function symbol that starts at the entry point.
@@ -179,8 +179,8 @@ struct ct_error *ct_unwind_attach(struct ct_session *s, struct ct_dwfl_walker **
 				GElf_Addr value;
 				if (dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL) &&
 				    value == entry && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_size) {
-					s->mods.entry_lo = entry;
-					s->mods.entry_hi = entry + sym.st_size;
+					s->entry_lo = entry;
+					s->entry_hi = entry + sym.st_size;
 					break;
 				}
 			}
@@ -191,7 +191,7 @@ struct ct_error *ct_unwind_attach(struct ct_session *s, struct ct_dwfl_walker **
 	if (!u)
 		return &ct_enomem;
 	u->core = s->core;
-	if (!dwfl_attach_state(s->mods.dwfl, elf, pid, &thread_callbacks, u)) {
+	if (!dwfl_attach_state(s->dwfl, elf, pid, &thread_callbacks, u)) {
 		free(u);
 		return ct_error_create(CT_ERROR_LIBRARY, "dwfl_attach_state: %s", dwfl_errmsg(-1));
 	}
@@ -207,7 +207,7 @@ struct cfi_cache_entry {
 };
 
 struct walk {
-	struct ct_session *s;
+	struct ct_module_set *s;
 	struct ct_raw_stack *out;
 	size_t max_frames;
 	enum ct_trust first_trust;
@@ -236,7 +236,7 @@ static bool pc_has_cfi(struct walk *w, uint64_t pc)
 	if (e->has_cfi >= 0 && e->pc == pc)
 		return e->has_cfi;
 	bool found = false;
-	Dwfl_Module *mod = dwfl_addrmodule(w->s->mods.dwfl, pc);
+	Dwfl_Module *mod = dwfl_addrmodule(w->s->dwfl, pc);
 	if (mod) {
 		Dwarf_Addr bias;
 		Dwarf_CFI *cfis[2] = { dwfl_module_eh_cfi(mod, &bias), NULL };
@@ -267,7 +267,7 @@ static uint64_t cfi_kept(struct walk *w, uint64_t pc)
 	if (e->has_kept && e->pc == pc)
 		return e->kept;
 	uint64_t kept = 0;
-	Dwfl_Module *mod = dwfl_addrmodule(w->s->mods.dwfl, pc);
+	Dwfl_Module *mod = dwfl_addrmodule(w->s->dwfl, pc);
 	for (int i = 0; mod && i < 2; i++) {
 		Dwarf_Addr bias;
 		Dwarf_CFI *cfi = i == 0 ? dwfl_module_eh_cfi(mod, &bias) : dwfl_module_dwarf_cfi(mod, &bias);
@@ -325,18 +325,18 @@ static void caller_registers(struct walk *w, const struct ct_raw_frame *callee, 
 
 // True when @p addr is in the function holding the program's entry point. Entry symbols written in
 // assembly often have no size: then the symbol containing @p addr must start where the entry's does.
-static bool in_entry_function(struct ct_session *s, uint64_t addr)
+static bool in_entry_function(struct ct_module_set *s, uint64_t addr)
 {
-	if (!s->mods.entry_lo || addr < s->mods.entry_lo)
+	if (!s->entry_lo || addr < s->entry_lo)
 		return false;
-	if (s->mods.entry_hi)
-		return addr < s->mods.entry_hi;
-	if (addr - s->mods.entry_lo >= 4096)
+	if (s->entry_hi)
+		return addr < s->entry_hi;
+	if (addr - s->entry_lo >= 4096)
 		return false;
-	Dwfl_Module *mod = dwfl_addrmodule(s->mods.dwfl, addr);
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
 	GElf_Off off;
 	GElf_Sym sym;
-	return mod && dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL) && addr - off == s->mods.entry_lo;
+	return mod && dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL) && addr - off == s->entry_lo;
 }
 
 // libdwfl's fallback for a link-register architecture without CFI (the ppc64 and aarch64 backends)
@@ -359,7 +359,7 @@ static bool link_register_echo(struct walk *w, const struct ct_raw_frame *f, uin
 // frame passes: the frame cap, sp moving outward, the entry function, a pc in code.
 static int accept_frame(struct walk *w, const struct ct_raw_frame *f, const struct ct_unwind_regs *regs)
 {
-	struct ct_session *s = w->s;
+	struct ct_module_set *s = w->s;
 	struct ct_raw_stack *out = w->out;
 	if (out->count >= w->max_frames) {
 		out->truncated = true;
@@ -393,7 +393,7 @@ static int accept_frame(struct walk *w, const struct ct_raw_frame *f, const stru
 		w->stop = true;
 		return DWARF_CB_ABORT;
 	}
-	if (f->pc == 0 || !ct_modules_is_code(&s->mods, f->pc)) {
+	if (f->pc == 0 || !ct_modules_is_code(s, f->pc)) {
 		// Nothing to unwind from here with CFI: let the policy decide.
 		w->bad_pc = true;
 		return DWARF_CB_ABORT;
@@ -402,10 +402,10 @@ static int accept_frame(struct walk *w, const struct ct_raw_frame *f, const stru
 }
 
 /** @p callee is Go's runtime.sigpanic (whose caller's pc is the faulting pc itself). */
-static bool caller_of_sigpanic(struct ct_session *s, const struct ct_raw_frame *callee)
+static bool caller_of_sigpanic(struct ct_module_set *s, const struct ct_raw_frame *callee)
 {
 	uint64_t lookup = callee->exact ? callee->pc : callee->pc - 1;
-	Dwfl_Module *mod = dwfl_addrmodule(s->mods.dwfl, lookup);
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, lookup);
 	const char *name = mod ? dwfl_module_addrname(mod, lookup) : NULL;
 	return name && strcmp(name, "runtime.sigpanic") == 0;
 }
@@ -413,7 +413,7 @@ static bool caller_of_sigpanic(struct ct_session *s, const struct ct_raw_frame *
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct walk *w = arg;
-	struct ct_session *s = w->s;
+	struct ct_module_set *s = w->s;
 	const struct ct_arch_info *arch = s->core->arch;
 	Dwarf_Addr pc;
 	bool exact = false;
@@ -516,13 +516,13 @@ static void own_frame(struct walk *w, const struct ct_arch_info *arch, uint64_t 
 }
 
 // Stack end for bounds of frame-pointer and scan steps: the end of the mapping holding sp.
-static uint64_t stack_end_for(struct ct_session *s, uint64_t sp)
+static uint64_t stack_end_for(struct ct_module_set *s, uint64_t sp)
 {
 	const struct ct_segment *seg = ct_core_find_segment(s->core, sp);
 	return seg ? seg->vaddr + seg->memsz : sp;
 }
 
-void ct_unwind_thread_dwfl(struct ct_session *s, struct ct_dwfl_walker *u, const struct ct_core_thread *t,
+void ct_unwind_thread_dwfl(struct ct_module_set *s, struct ct_dwfl_walker *u, const struct ct_core_thread *t,
 			   size_t max_frames, struct ct_raw_stack *out)
 {
 	const struct ct_arch_info *arch = s->core->arch;
@@ -560,7 +560,7 @@ void ct_unwind_thread_dwfl(struct ct_session *s, struct ct_dwfl_walker *u, const
 		int r = -1;
 		if (!own_walk) {
 			u->start = &start;
-			r = dwfl_getthread_frames(s->mods.dwfl, t->tid, frame_cb, &w);
+			r = dwfl_getthread_frames(s->dwfl, t->tid, frame_cb, &w);
 			u->start = NULL;
 		}
 		if (!own_walk && r != 0 && out->count == 0) {

@@ -56,7 +56,7 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 struct lu_module {
 	int8_t state; // 0 not looked at yet, 1 ready, -1 no file bytes
 	uint64_t bias;
-	const uint8_t *raw; // borrowed: the file's bytes, owned by the Dwfl's Elf (lives with the session)
+	const uint8_t *raw; // borrowed: the file's bytes, owned by the Dwfl's Elf (lives with the module set)
 	size_t raw_size;
 	struct {
 		uint64_t vaddr, filesz, offset;
@@ -81,8 +81,8 @@ struct lu_module {
 
 /** The accessors' argument: one thread's walk. */
 struct lu_walk {
-	struct ct_session *s; // borrowed
-	struct lu_module *mods; // owned, parallel to s->mods.modules
+	struct ct_module_set *s; // borrowed
+	struct lu_module *mods; // owned, parallel to s->modules
 	uint64_t regs[CT_MAX_DWARF_REGS];
 	bool valid[CT_MAX_DWARF_REGS];
 	/** Accesses in the current step, and whether a step ran out of them. */
@@ -301,7 +301,7 @@ static void build_synth_table(struct lu_walk *w, Elf *elf, struct lu_module *lm,
 static bool read_synth(struct lu_walk *w, uint64_t addr, uint8_t *buf, size_t len)
 {
 	uint64_t index = (addr - SYNTH_BASE) >> 32, off = addr & 0xffffffffu;
-	if (index >= w->s->mods.num_modules || !w->mods[index].synth)
+	if (index >= w->s->num_modules || !w->mods[index].synth)
 		return false;
 	const struct lu_module *lm = &w->mods[index];
 	uint64_t size = lm->fde_count * 8;
@@ -343,7 +343,7 @@ static void lu_module_init(struct lu_walk *w, const struct ct_module_state *m, s
 	}
 	lm->state = 1;
 	if (eh.p_type != PT_GNU_EH_FRAME) {
-		build_synth_table(w, elf, lm, (size_t)(m - w->s->mods.modules));
+		build_synth_table(w, elf, lm, (size_t)(m - w->s->modules));
 		return;
 	}
 	// .eh_frame_hdr: version 1, eh_frame_ptr_enc, fde_count_enc, table_enc, eh_frame_ptr, fde_count,
@@ -370,10 +370,10 @@ static void lu_module_init(struct lu_walk *w, const struct ct_module_state *m, s
 
 static struct lu_module *lu_module_for(struct lu_walk *w, uint64_t addr, const struct ct_module_state **mret)
 {
-	const struct ct_module_state *m = ct_modules_find(&w->s->mods, addr);
+	const struct ct_module_state *m = ct_modules_find(w->s, addr);
 	if (!m)
 		return NULL;
-	struct lu_module *lm = &w->mods[m - w->s->mods.modules];
+	struct lu_module *lm = &w->mods[m - w->s->modules];
 	if (lm->state == 0)
 		lu_module_init(w, m, lm);
 	if (mret)
@@ -640,7 +640,7 @@ static int walk_once(struct lu_state *st, struct lu_walk *w, unw_addr_space_t as
 		}
 		new_walk = false;
 		st->last = (struct ct_unwind_regs){ .pc = pc, .sp = sp };
-		if (pc == 0 || !ct_modules_is_code(&w->s->mods, pc)) {
+		if (pc == 0 || !ct_modules_is_code(w->s, pc)) {
 			// Nothing to unwind from here with CFI: let the policy decide.
 			st->bad_pc = true;
 			return 0;
@@ -671,7 +671,7 @@ static int walk_once(struct lu_state *st, struct lu_walk *w, unw_addr_space_t as
 	}
 }
 
-struct ct_error *ct_unwind_thread_libunwind(struct ct_session *s, const struct ct_core_thread *t,
+struct ct_error *ct_unwind_thread_libunwind(struct ct_module_set *s, const struct ct_core_thread *t,
 					    size_t max_frames, struct ct_raw_stack *out)
 {
 	const struct ct_arch_info *arch = s->core->arch;
@@ -681,7 +681,7 @@ struct ct_error *ct_unwind_thread_libunwind(struct ct_session *s, const struct c
 		return ct_error_create(CT_ERROR_UNSUPPORTED, "libunwind unwinder: not supported on %s",
 				       arch ? arch->name : s->core->arch_name ? s->core->arch_name : "unknown");
 	struct lu_walk w = { .s = s };
-	w.mods = calloc(s->mods.num_modules ? s->mods.num_modules : 1, sizeof(*w.mods));
+	w.mods = calloc(s->num_modules ? s->num_modules : 1, sizeof(*w.mods));
 	if (!w.mods)
 		return &ct_enomem;
 	memcpy(w.regs, t->dwarf, sizeof(w.regs));
@@ -731,7 +731,7 @@ struct ct_error *ct_unwind_thread_libunwind(struct ct_session *s, const struct c
 			       "thread %d: libunwind's step at frame %zu exceeded %u memory reads (looping unwind information in the dump); frames beyond it are lost",
 			       t->tid, out->count, LU_STEP_ACCESSES);
 	unw_destroy_addr_space(as);
-	for (size_t i = 0; i < s->mods.num_modules; i++)
+	for (size_t i = 0; i < s->num_modules; i++)
 		free(w.mods[i].synth);
 	free(w.mods);
 	return NULL;
