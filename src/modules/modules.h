@@ -96,6 +96,10 @@ struct ct_session {
 	/** The analysis' work budget (util/budget.h); borrowed, lives as long as the session. Stages
 	 * spend from it: frames (unwinding), names and values (symbolization, values of variables). */
 	struct ct_budget *budget;
+	/** Dump facts read before the modules (process.c): the signal as the report carries it, and the
+	 * thread it was delivered to, NULL when no thread took one (a snapshot such as gcore). */
+	struct ct_signal_info signal;
+	const struct ct_core_thread *crashed;
 };
 
 /**

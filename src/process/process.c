@@ -68,21 +68,23 @@ static void fill_signal(struct ct_session *s)
 			       "no thread carries a signal (a live snapshot such as gdb's gcore); NT_SIGINFO holds signal %d",
 			       core->si_signo);
 	} else if (core->has_siginfo && core->si_signo) {
-		r->signal.present = true;
-		r->signal.number = core->si_signo;
-		r->signal.has_code = true;
-		r->signal.code = core->si_code;
-		r->signal.err = core->si_errno;
-		r->signal.has_fault_address = core->si_has_addr;
-		r->signal.fault_address = core->si_addr;
-		r->signal.has_sender = core->si_has_sender;
-		r->signal.sender_pid = core->si_pid;
-		r->signal.sender_uid = core->si_uid;
+		s->signal.present = true;
+		s->signal.number = core->si_signo;
+		s->signal.has_code = true;
+		s->signal.code = core->si_code;
+		s->signal.err = core->si_errno;
+		s->signal.has_fault_address = core->si_has_addr;
+		s->signal.fault_address = core->si_addr;
+		s->signal.has_sender = core->si_has_sender;
+		s->signal.sender_pid = core->si_pid;
+		s->signal.sender_uid = core->si_uid;
 	} else if (crashed) {
 		// No NT_SIGINFO (older kernels, some tools): only the signal number is known.
-		r->signal.present = true;
-		r->signal.number = crashed->cursig;
+		s->signal.present = true;
+		s->signal.number = crashed->cursig;
 	}
+	s->crashed = crashed;
+	r->signal = s->signal;
 	r->has_crashing_thread = crashed != NULL;
 	r->crashing_thread = crashed ? crashed->tid : 0;
 }
@@ -90,7 +92,7 @@ static void fill_signal(struct ct_session *s)
 static bool symbolize_into(struct ct_session *s, const struct ct_raw_stack *raw, struct ct_thread *t)
 {
 	// Locals for the crashing thread (or the first thread of a snapshot); parameters everywhere.
-	bool locals = t->crashed || (!s->report->has_crashing_thread && s->core->num_threads == 1);
+	bool locals = t->crashed || (!s->crashed && s->core->num_threads == 1);
 	for (size_t i = 0; i < raw->count; i++) {
 		const struct ct_raw_frame *rf = &raw->frames[i];
 		// Callers are looked up at pc - 1: the return address may already be in the next line,
@@ -164,7 +166,7 @@ static void unwind_all(struct ct_session *s, struct ct_dwfl_walker *walker)
 		t->user_usec = ct->user_usec;
 		t->system_usec = ct->system_usec;
 		// The dumping thread carries the signal and comes first in the notes.
-		if (!crashed_assigned && ct->cursig && ct->tid == r->crashing_thread) {
+		if (!crashed_assigned && ct == s->crashed) {
 			t->crashed = true;
 			crashed_assigned = true;
 		}

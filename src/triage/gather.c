@@ -25,30 +25,29 @@ void ct_facts_storage_deinit(struct ct_facts_storage *st)
 	st->reraised = NULL;
 }
 
-static const struct ct_core_thread *crashing_core_thread(const struct ct_core *core, int tid)
+// The thread the verdict is about: the one the signal was delivered to, else (a snapshot) the first.
+static const struct ct_core_thread *subject_core_thread(const struct ct_session *s)
 {
-	for (size_t i = 0; i < core->num_threads; i++) {
-		if (core->threads[i].tid == tid)
-			return &core->threads[i];
-	}
-	return core->num_threads ? &core->threads[0] : NULL;
+	if (s->crashed)
+		return s->crashed;
+	return s->core->num_threads ? &s->core->threads[0] : NULL;
 }
 
 static void gather_signal(struct ct_session *s, struct ct_signal_facts *sig)
 {
-	const struct ct_report *r = s->report;
-	sig->fatal = r->crashing_thread != 0;
-	sig->signo = r->signal.present ? r->signal.number : 0;
-	sig->has_code = r->signal.has_code;
-	sig->code = r->signal.code;
-	sig->code_name = r->signal.has_code ? ct_signal_code_name(sig->signo, sig->code) : NULL;
-	sig->has_fault_address = r->signal.has_fault_address;
-	sig->fault_address = r->signal.fault_address;
-	sig->has_sender = r->signal.has_sender;
-	sig->sender_pid = r->signal.sender_pid;
-	sig->sender_uid = r->signal.sender_uid;
-	sig->has_pid = r->process.has_pid;
-	sig->pid = r->process.pid;
+	const struct ct_signal_info *si = &s->signal;
+	sig->fatal = s->crashed != NULL;
+	sig->signo = si->present ? si->number : 0;
+	sig->has_code = si->has_code;
+	sig->code = si->code;
+	sig->code_name = si->has_code ? ct_signal_code_name(sig->signo, sig->code) : NULL;
+	sig->has_fault_address = si->has_fault_address;
+	sig->fault_address = si->fault_address;
+	sig->has_sender = si->has_sender;
+	sig->sender_pid = si->sender_pid;
+	sig->sender_uid = si->sender_uid;
+	sig->has_pid = s->core->has_prpsinfo;
+	sig->pid = s->core->pid;
 	if (sig->has_code) {
 		sig->user_sent = sig->code <= 0;
 		sig->kernel_sent = sig->code > 0;
@@ -272,7 +271,7 @@ static void gather_insn(struct ct_session *s, struct ct_facts *f, const uint64_t
 	uint8_t before[2];
 	bool have_before = f->pc >= 2 && ct_modules_read_code(&s->mods, f->pc - 2, before, 2);
 	// The raw register values (arm's CPSR for the Thumb state) come from the crashing thread's dump.
-	const struct ct_core_thread *ct = crashing_core_thread(s->core, s->report->crashing_thread);
+	const struct ct_core_thread *ct = subject_core_thread(s);
 	struct ct_insn_ctx ctx = { .regs = regs, .valid = valid, .num_regs = num_regs, .pc = f->pc,
 				   .read = read_data, .arg = s, .values = ct ? ct->values : NULL,
 				   .num_values = ct ? ct->num_values : 0 };
@@ -290,7 +289,7 @@ static void diag_undecodable(struct ct_session *s, const struct ct_facts *f)
 	char hex[3 * 16 + 1] = "";
 	for (size_t i = 0; i < in->size && i < 16; i++)
 		snprintf(hex + 3 * i, 4, "%02x ", in->bytes[i]);
-	ct_report_diag(s->report, CT_SEVERITY_INFO, s->report->crashing_thread, "insn-undecodable",
+	ct_report_diag(s->report, CT_SEVERITY_INFO, s->crashed ? s->crashed->tid : 0, "insn-undecodable",
 		       "the instruction at 0x%" PRIx64 " (%s) could not be decoded (capstone 4%s): no access kind or operand address",
 		       f->pc, hex, CT_HAVE_ZYDIS ? ", Zydis" : "; built without Zydis");
 }
@@ -463,7 +462,7 @@ void ct_facts_gather(struct ct_session *s, struct ct_facts *f, struct ct_facts_s
 	if (f->sig.signo == CT_SIGABRT)
 		ct_panic_read(s, f);
 	ct_find_recursion(f->frames, f->num_frames, &f->stack);
-	const struct ct_core_thread *ct = crashing_core_thread(core, r->crashing_thread);
+	const struct ct_core_thread *ct = subject_core_thread(s);
 	uint64_t limit = arch ? arch->user_address_limit : 0;
 	if (ct && ct->has_regs && arch) {
 		gather_context(s, f, st, ct->dwarf, ct->valid, CT_MAX_DWARF_REGS, ct->pc, ct->sp);
