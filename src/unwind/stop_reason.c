@@ -2,7 +2,7 @@
 // (the JSON "stop_reason" and the text writers' "stopped:" lines are contracts).
 #include "unwind/unwind.h"
 
-static const char *const stop_reason_text[CT_STOP_REASON_COUNT] = {
+static const char *const stop_reason_text[CT_STOP_REASON_NUM_] = {
 	[CT_STOP_NONE] = NULL,
 	[CT_STOP_OUTERMOST] = "outermost frame reached",
 	[CT_STOP_ENTRY_POINT] = "outermost frame reached (program entry point)",
@@ -29,7 +29,7 @@ static const char *const stop_reason_text[CT_STOP_REASON_COUNT] = {
 
 const char *ct_stop_reason_to_string(enum ct_stop_reason reason)
 {
-	return (unsigned)reason < CT_STOP_REASON_COUNT ? stop_reason_text[reason] : NULL;
+	return (unsigned)reason < CT_STOP_REASON_NUM_ ? stop_reason_text[reason] : NULL;
 }
 
 const char *ct_raw_stack_stop_text(const struct ct_raw_stack *st)

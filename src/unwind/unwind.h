@@ -46,7 +46,7 @@ enum ct_stop_reason {
 	CT_STOP_LU_BAD_VERSION,
 	CT_STOP_LU_FAILED,
 	CT_STOP_LU_STEP_BUDGET,
-	CT_STOP_REASON_COUNT
+	CT_STOP_REASON_NUM_
 };
 
 /** A frame before symbolization. */
