@@ -76,6 +76,18 @@ struct ct_name_result {
 	uint64_t address;
 };
 
+/** A rendered value of a small object whose bytes were all known (frame_values.c). */
+#define CT_VALUES_MEMO_BYTES 16
+struct ct_value_memo {
+	const void *type; /**< the type DIE's address in the DWARF data; NULL: empty slot */
+	uint8_t size;
+	bool cxx;
+	uint8_t data[CT_VALUES_MEMO_BYTES];
+	const char *text; /**< pooled */
+	size_t len;
+};
+#define CT_VALUES_MEMO 1024
+
 struct ct_values {
 	struct scope_slot *scopes;
 	size_t num_scopes, used_scopes;
@@ -89,6 +101,8 @@ struct ct_values {
 	struct ct_chain_result chains[CT_VALUES_CHAIN_CACHE];
 	struct ct_name_result names[CT_VALUES_NAME_CACHE];
 	struct ct_calls_result calls[CT_VALUES_CALLS_CACHE];
+	/** Rendered values by (type, bytes): deep stacks pass the same pointers and counters down. */
+	struct ct_value_memo memo[CT_VALUES_MEMO];
 };
 
 /** The scope chain of @p addr, cached for the session; NULL when there is no DWARF for it. */
@@ -177,6 +191,10 @@ struct ct_sbuf {
 };
 void ct_sbuf_add(struct ct_sbuf *b, const char *s, size_t n);
 void ct_sbuf_printf(struct ct_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** Appends @p v in decimal (unsigned, signed) or as 0x… hex, as printf would, without printf. */
+void ct_sbuf_u64(struct ct_sbuf *b, uint64_t v);
+void ct_sbuf_i64(struct ct_sbuf *b, int64_t v);
+void ct_sbuf_hex(struct ct_sbuf *b, uint64_t v);
 
 /** Appends the C-like name of type @p type (NULL: void) to @p b. */
 void ct_render_type_name(struct ct_sbuf *b, Dwarf_Die *type, bool cxx, int depth);
