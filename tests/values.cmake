@@ -1,7 +1,7 @@
 # Values of arguments and locals, and tail-call frames, against gdb 13 on the same cores
 # (tests/oracle/gdbvalues.py; the differences it accepts are listed in docs/unwinding.md).
 set(CT_GDB_VALUE_CASES
-  values-tail values-free values-lookup null-read null-write null-call signal-handler inline-o2 nofp
+  values-tail values-free values-lookup values-float null-read null-write null-call signal-handler inline-o2 nofp
   nopie static cxx threads assertion fortify double-free abort stack-protector div-zero uncaught-exception)
 add_test(NAME gdb_values_oracle
   COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/oracle/gdbvalues.py ${CT_BIN} ${CT_CORES_DIR} ${CT_GDB_VALUE_CASES})

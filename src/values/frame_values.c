@@ -66,11 +66,18 @@ static bool read_location(struct filler *f, const struct ct_location *loc, size_
 			break;
 		case CT_PIECE_REGISTER: {
 			uint64_t v;
-			// Registers wider than 8 bytes (vector registers) are not kept per frame.
+			uint8_t vr[CT_VREG_MAX_BYTES];
+			size_t vlen;
 			if (n <= 8 && ct_raw_frame_reg(f->fc.raw, &f->fc.raw->frames[f->fc.index], p->reg, &v)) {
 				put_low_bytes(o->data + at, v, n, be);
 				memset(o->state + at, CT_BYTE_OK, n);
 				any = true;
+			} else if (ct_frame_vreg(&f->fc, p->reg, vr, &vlen)) {
+				// A float or vector register (innermost frame only): the object is its low-order part.
+				size_t k = n < vlen ? n : vlen;
+				memcpy(o->data + at, be ? vr + vlen - k : vr, k);
+				memset(o->state + at, CT_BYTE_OK, k);
+				any = k > 0;
 			}
 			break;
 		}
@@ -423,6 +430,8 @@ void ct_values_frame(struct ct_session *s, const struct ct_raw_stack *raw, size_
 		return;
 	struct filler f = { .t = t };
 	ct_frame_ctx_init(&f.fc, s, raw, index, 0);
+	if (index == 0)
+		f.fc.thread = ct_values_core_thread(s, t->tid);
 	// The cache owns the scope; its variable list is filled on first use.
 	struct ct_scope *sc = (struct ct_scope *)f.fc.scope;
 	if (!sc || sc->subprogram < 0)

@@ -130,7 +130,17 @@ struct ct_frame_ctx {
 	enum ct_expr_status fb_status;
 	uint64_t fb;
 	struct ct_expr_ctx expr;
+	/** The dumped thread when this is its innermost frame (float/vector registers), else NULL. */
+	const struct ct_core_thread *thread;
 };
+
+/**
+ * Float/vector DWARF register @p regno of frame @p fc (its innermost frame only, vregs.c): its
+ * bytes into @p out (CT_VREG_MAX_BYTES) and their number into *@p len.
+ */
+bool ct_frame_vreg(const struct ct_frame_ctx *fc, unsigned regno, uint8_t *out, size_t *len);
+/** The thread of the dump whose id is @p tid; NULL when none. */
+const struct ct_core_thread *ct_values_core_thread(const struct ct_session *s, int tid);
 
 /** Sets up @p fc for raw frame @p index. */
 void ct_frame_ctx_init(struct ct_frame_ctx *fc, struct ct_session *s, const struct ct_raw_stack *raw, size_t index,
