@@ -88,6 +88,16 @@ struct ct_value_memo {
 };
 #define CT_VALUES_MEMO 1024
 
+/** A type as rendering sees it: typedefs and qualifiers stripped, a base type's size and encoding. */
+struct ct_type_memo {
+	const void *type; /**< the type DIE's address in the DWARF data; NULL: empty slot */
+	bool ok; /**< false: void (or a broken chain) */
+	Dwarf_Die stripped;
+	int tag;
+	uint64_t size, encoding;
+};
+#define CT_VALUES_TYPE_MEMO 256
+
 struct ct_values {
 	struct scope_slot *scopes;
 	size_t num_scopes, used_scopes;
@@ -103,6 +113,7 @@ struct ct_values {
 	struct ct_calls_result calls[CT_VALUES_CALLS_CACHE];
 	/** Rendered values by (type, bytes): deep stacks pass the same pointers and counters down. */
 	struct ct_value_memo memo[CT_VALUES_MEMO];
+	struct ct_type_memo types[CT_VALUES_TYPE_MEMO];
 };
 
 /** The scope chain of @p addr, cached for the session; NULL when there is no DWARF for it. */

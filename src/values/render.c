@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "modules/symbolize.h"
+#include "util/keyhash.h"
 #include "values/internal.h"
 
 /** gdb's `repeat_count_threshold`: runs longer than this are shown as <repeats N times>. */
@@ -402,11 +403,9 @@ static void add_symbol(struct ct_session *s, struct ct_sbuf *b, uint64_t addr, b
 
 static void render_at(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, uint64_t addr, bool cxx, int depth);
 
-static void render_base(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t, const struct ct_object *obj,
-			size_t off)
+static void render_base(struct ct_session *s, struct ct_sbuf *b, size_t size, uint64_t enc,
+			const struct ct_object *obj, size_t off)
 {
-	size_t size = udata(t, DW_AT_byte_size, 0);
-	uint64_t enc = udata(t, DW_AT_encoding, 0);
 	if (size == 0 || !available(b, obj, off, size))
 		return;
 	bool be = s->core->big_endian;
@@ -694,17 +693,37 @@ static void render_array_dim(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die 
 	add(b, "}");
 }
 
+// What rendering needs of @p type, looked up once per type DIE: deep stacks render the same
+// few types again and again, and each attribute lookup walks the DIE's abbreviation.
+static const struct ct_type_memo *type_info(struct ct_session *s, Dwarf_Die *type)
+{
+	struct ct_type_memo *m = &s->values->types[ct_hash_mix((uint64_t)(uintptr_t)type->addr) % CT_VALUES_TYPE_MEMO];
+	if (m->type == type->addr)
+		return m;
+	*m = (struct ct_type_memo){ .type = type->addr };
+	m->ok = strip(type, &m->stripped);
+	if (m->ok) {
+		m->tag = dwarf_tag(&m->stripped);
+		if (m->tag == DW_TAG_base_type) {
+			m->size = udata(&m->stripped, DW_AT_byte_size, 0);
+			m->encoding = udata(&m->stripped, DW_AT_encoding, 0);
+		}
+	}
+	return m;
+}
+
 void ct_render_value(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, const struct ct_object *obj,
 		     size_t offset, bool cxx, int depth)
 {
-	Dwarf_Die t;
-	if (!type || !strip(type, &t)) {
+	const struct ct_type_memo *tm = type ? type_info(s, type) : NULL;
+	if (!tm || !tm->ok) {
 		add(b, "<void>");
 		return;
 	}
-	switch (dwarf_tag(&t)) {
+	Dwarf_Die t = tm->stripped;
+	switch (tm->tag) {
 	case DW_TAG_base_type:
-		render_base(s, b, &t, obj, offset);
+		render_base(s, b, (size_t)tm->size, tm->encoding, obj, offset);
 		return;
 	case DW_TAG_enumeration_type:
 		render_enum(s, b, &t, obj, offset);
