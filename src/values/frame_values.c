@@ -408,6 +408,10 @@ static void add_variable(struct filler *f, const struct ct_var_desc *d, size_t *
 				known = read_location(f, &loc, d->size);
 			} else if (r.status == CT_EXPR_UNREADABLE) {
 				v->value = ct_report_printf(s->report, "<unreadable 0x%" PRIx64 ">", r.fault_address);
+			} else if (r.status == CT_EXPR_UNSUPPORTED &&
+				   (r.atom == DW_OP_implicit_pointer || r.atom == DW_OP_GNU_implicit_pointer)) {
+				// A pointer optimized away whose target is still described: gdb's words for it.
+				v->value = ct_report_strdup(s->report, "<synthetic pointer>");
 			} else if (r.status == CT_EXPR_UNSUPPORTED) {
 				v->value = ct_report_printf(s->report, "<unsupported DWARF operation 0x%x>", r.atom);
 			} else if (r.status == CT_EXPR_CORRUPT || r.status == CT_EXPR_LIMIT) {
