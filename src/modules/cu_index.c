@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "modules/cu_index.h"
+#include "modules/scope_table.h"
+#include "modules/scopes.h"
 
 /** Top-level DIEs looked at in a unit that has no range attribute of its own. */
 #define MAX_FALLBACK_CHILDREN 1000000
@@ -24,6 +26,9 @@ struct module_index {
 	size_t num_ranges;
 	Dwarf_Die *units;
 	size_t num_units;
+	/** Per unit, its scope table once a lookup needed it (calloc'ed with the first one); owned. */
+	struct ct_scope_table **tables;
+	bool *table_failed;
 };
 
 struct ct_cu_index {
@@ -51,6 +56,10 @@ void ct_cu_index_destroy(struct ct_cu_index *index)
 		free(index->mods[i].ranges);
 		free(index->mods[i].max_hi);
 		free(index->mods[i].units);
+		for (size_t u = 0; index->mods[i].tables && u < index->mods[i].num_units; u++)
+			ct_scope_table_destroy(index->mods[i].tables[u]);
+		free(index->mods[i].tables);
+		free(index->mods[i].table_failed);
 	}
 	free(index->mods);
 	free(index);
@@ -188,6 +197,25 @@ static struct module_index *module_for(struct ct_cu_index *index, Dwfl_Module *m
 	return m;
 }
 
+// The unit holding module-relative address @p a; -1 when none.
+static long find_unit(const struct module_index *m, Dwarf_Addr a)
+{
+	// The last range starting at or before a, then back over earlier ones that may still reach it.
+	size_t lo = 0, hi = m->num_ranges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->ranges[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && m->max_hi[i] > a;) {
+		if (a < m->ranges[i].hi)
+			return (long)m->ranges[i].unit;
+	}
+	return -1;
+}
+
 bool ct_cu_index_find(struct ct_cu_index *index, Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Die *cu, Dwarf_Addr *bias)
 {
 	if (!mod)
@@ -201,22 +229,35 @@ bool ct_cu_index_find(struct ct_cu_index *index, Dwfl_Module *mod, Dwarf_Addr ad
 	struct module_index *m = module_for(index, mod);
 	if (!m || !m->have_dwarf || m->num_ranges == 0 || addr < m->bias)
 		return false;
-	Dwarf_Addr a = addr - m->bias;
-	// The last range starting at or before a, then back over earlier ones that may still reach it.
-	size_t lo = 0, hi = m->num_ranges;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->ranges[mid].lo <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
+	long u = find_unit(m, addr - m->bias);
+	if (u < 0)
+		return false;
+	*cu = m->units[u];
+	*bias = m->bias;
+	return true;
+}
+
+int ct_cu_index_scopes(struct ct_cu_index *index, Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Die **scopes,
+		       Dwarf_Addr *bias)
+{
+	*scopes = NULL;
+	Dwarf_Die cu;
+	if (!ct_cu_index_find(index, mod, addr, &cu, bias))
+		return 0;
+	struct module_index *m = index ? module_for(index, mod) : NULL;
+	long u = m ? find_unit(m, addr - m->bias) : -1;
+	if (u >= 0 && !m->tables) {
+		m->tables = calloc(m->num_units, sizeof(*m->tables));
+		m->table_failed = calloc(m->num_units, sizeof(*m->table_failed));
 	}
-	for (size_t i = lo; i-- > 0 && m->max_hi[i] > a;) {
-		if (a < m->ranges[i].hi) {
-			*cu = m->units[m->ranges[i].unit];
-			*bias = m->bias;
-			return true;
-		}
+	if (u < 0 || !m->tables || !m->table_failed)
+		return ct_dwarf_scopes(&cu, addr - *bias, scopes);
+	if (!m->tables[u] && !m->table_failed[u]) {
+		m->tables[u] = ct_scope_table_build(&cu);
+		m->table_failed[u] = !m->tables[u];
 	}
-	return false;
+	// A unit too large for a table (or out of memory) is walked per lookup, as before.
+	if (!m->tables[u])
+		return ct_dwarf_scopes(&cu, addr - *bias, scopes);
+	return ct_scope_table_scopes(m->tables[u], addr - *bias, scopes);
 }
