@@ -13,7 +13,8 @@
  *     not asm-generic, and the interrupted-system-call fields (docs/hangs.md; syscalls = NULL
  *     leaves them out); its signal frame (struct ct_arch_sigframe: the kernel's rt_sigframe layout
  *     and the rt_sigreturn trampoline's bytes) for signal-frame facts and sigreturn without CFI; and
- *     the offset of pr_utime in NT_PRSTATUS (threads' CPU time, docs/trail.md).
+ *     the offset of pr_utime in NT_PRSTATUS (threads' CPU time, docs/trail.md); and where its
+ *     float/vector registers sit in NT_FPREGSET (struct ct_arch_vregs: frame 0's float arguments).
  *  2. Add it to the list in arch.c (and its name to ct_arch_machine_name when new).
  *  3. If capstone decodes it, the register names capstone prints must match the table's (or get an
  *     alias in triage/insn_generic.c); give POINTER_BYTES in tests/cross/check_cross.py.
