@@ -435,7 +435,7 @@ void ct_values_frame(struct ct_session *s, const struct ct_raw_stack *raw, size_
 	struct filler f = { .t = t };
 	ct_frame_ctx_init(&f.fc, s, raw, index, 0);
 	if (index == 0)
-		f.fc.thread = ct_values_core_thread(s, t->tid);
+		f.fc.thread = ct_values_core_thread(s, t);
 	// The cache owns the scope; its variable list is filled on first use.
 	struct ct_scope *sc = (struct ct_scope *)f.fc.scope;
 	if (!sc || sc->subprogram < 0)

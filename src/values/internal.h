@@ -150,8 +150,8 @@ struct ct_frame_ctx {
  * bytes into @p out (CT_VREG_MAX_BYTES) and their number into *@p len.
  */
 bool ct_frame_vreg(const struct ct_frame_ctx *fc, unsigned regno, uint8_t *out, size_t *len);
-/** The thread of the dump whose id is @p tid; NULL when none. */
-const struct ct_core_thread *ct_values_core_thread(const struct ct_session *s, int tid);
+/** The thread of the dump that report thread @p t shows; NULL when none. */
+const struct ct_core_thread *ct_values_core_thread(const struct ct_session *s, const struct ct_thread *t);
 
 /** Sets up @p fc for raw frame @p index. */
 void ct_frame_ctx_init(struct ct_frame_ctx *fc, struct ct_session *s, const struct ct_raw_stack *raw, size_t index,
