@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "modules/addr_ranges.h"
 #include "modules/die_skip.h"
 #include "modules/scope_table.h"
 #include "modules/scopes.h"
@@ -9,16 +10,11 @@
 /** Children of one DIE looked at, as in scopes.c (a hostile file could chain millions). */
 #define MAX_CHILDREN (1 << 22)
 
-struct range {
-	Dwarf_Addr lo, hi;
-	uint32_t die; // index into dies: DIE order, the order in which scopes.c would meet them
-};
-
 struct ct_scope_table {
 	Dwarf_Die cu;
 	Dwarf_Die *dies;
 	size_t num_dies, cap_dies;
-	struct range *ranges; // sorted by lo
+	struct ct_addr_range *ranges; // sorted by lo; index: into dies, in DIE order (scopes.c's order)
 	Dwarf_Addr *max_hi; // max_hi[i] = max(ranges[0..i].hi)
 	size_t num_ranges, cap_ranges;
 	bool rust, failed;
@@ -45,13 +41,13 @@ static bool add_range(struct ct_scope_table *t, Dwarf_Addr lo, Dwarf_Addr hi, ui
 		return true;
 	if (t->num_ranges == t->cap_ranges) {
 		size_t cap = t->cap_ranges ? t->cap_ranges * 2 : 256;
-		struct range *r = cap <= CT_SCOPE_TABLE_MAX_RANGES ? reallocarray(t->ranges, cap, sizeof(*r)) : NULL;
+		struct ct_addr_range *r = cap <= CT_SCOPE_TABLE_MAX_RANGES ? reallocarray(t->ranges, cap, sizeof(*r)) : NULL;
 		if (!r)
 			return false;
 		t->ranges = r;
 		t->cap_ranges = cap;
 	}
-	t->ranges[t->num_ranges++] = (struct range){ lo, hi, die };
+	t->ranges[t->num_ranges++] = (struct ct_addr_range){ lo, hi, die };
 	return true;
 }
 
@@ -98,14 +94,6 @@ static void collect(struct ct_scope_table *t, Dwarf_Die *parent, int depth)
 	} while (++seen < MAX_CHILDREN && next_sibling(t, &child));
 }
 
-static int cmp_range(const void *a, const void *b)
-{
-	const struct range *x = a, *y = b;
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return x->die < y->die ? -1 : x->die > y->die;
-}
-
 void ct_scope_table_destroy(struct ct_scope_table *t)
 {
 	if (!t)
@@ -128,19 +116,12 @@ struct ct_scope_table *ct_scope_table_build(Dwarf_Die *cu)
 	ct_die_skip_destroy(t->skip);
 	t->skip = NULL;
 	if (!t->failed && t->num_ranges) {
-		qsort(t->ranges, t->num_ranges, sizeof(*t->ranges), cmp_range);
-		t->max_hi = malloc(t->num_ranges * sizeof(*t->max_hi));
+		t->max_hi = ct_addr_ranges_sort(t->ranges, t->num_ranges);
 		t->failed = !t->max_hi;
 	}
 	if (t->failed) {
 		ct_scope_table_destroy(t);
 		return NULL;
-	}
-	Dwarf_Addr hi = 0;
-	for (size_t i = 0; i < t->num_ranges; i++) {
-		if (t->ranges[i].hi > hi)
-			hi = t->ranges[i].hi;
-		t->max_hi[i] = hi;
 	}
 	return t;
 }
@@ -148,21 +129,9 @@ struct ct_scope_table *ct_scope_table_build(Dwarf_Die *cu)
 int ct_scope_table_scopes(const struct ct_scope_table *t, Dwarf_Addr pc, Dwarf_Die **scopes)
 {
 	*scopes = NULL;
-	size_t lo = 0, hi = t->num_ranges;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->ranges[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	// Of the scopes holding pc, the first in DIE order: the one the unit walk would find.
-	uint32_t best = UINT32_MAX;
-	for (size_t i = lo; i-- > 0 && t->max_hi[i] > pc;) {
-		if (pc < t->ranges[i].hi && t->ranges[i].die < best)
-			best = t->ranges[i].die;
-	}
-	if (best == UINT32_MAX)
+	long best = ct_addr_ranges_find(t->ranges, t->max_hi, t->num_ranges, pc, true);
+	if (best < 0)
 		return 0;
 	Dwarf_Die cu = t->cu, outer = t->dies[best];
 	return ct_dwarf_scopes_from(&cu, &outer, pc, scopes);
