@@ -57,10 +57,7 @@ int ct_symbolize_scopes(struct ct_module_set *s, uint64_t addr, Dwarf_Die **scop
 {
 	*scopes = NULL;
 	Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, addr) : NULL;
-	Dwarf_Die cu;
-	if (!mod || !ct_symbolize_cu(s, mod, addr, &cu, bias))
-		return 0;
-	return ct_dwarf_scopes(&cu, addr - *bias, scopes);
+	return mod ? ct_cu_index_scopes(s->symcache ? s->symcache->cu_index : NULL, mod, addr, scopes, bias) : 0;
 }
 
 static size_t hash_addr(uint64_t a)

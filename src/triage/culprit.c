@@ -127,6 +127,11 @@ static const char *search(struct ct_session *s, Dwarf_Die *scopes, int nscopes, 
 {
 	for (int i = 0; i < nscopes; i++) {
 		Dwarf_Die child;
+		int stag = dwarf_tag(&scopes[i]);
+		// The unit's own children are globals (DW_OP_addr), never in a register or a stack slot;
+		// walking a large C++ unit's top level would cost more than the rest of the analysis.
+		if (stag == DW_TAG_compile_unit || stag == DW_TAG_partial_unit || stag == DW_TAG_skeleton_unit)
+			continue;
 		if (dwarf_child(&scopes[i], &child) != 0)
 			continue;
 		do {

@@ -208,11 +208,19 @@ static void gather_frames(struct ct_session *s, struct ct_facts *f, struct ct_fa
 	st->frames = calloc(t->num_frames, sizeof(*st->frames));
 	if (!st->frames)
 		return;
+	// The name checks depend on the (pooled) strings only: deep recursion repeats one frame's.
+	const char *last_function = NULL, *last_normalized = NULL, *last_file = NULL;
+	bool last_is_runtime = false, last_header = false;
 	for (size_t i = 0; i < t->num_frames; i++) {
 		const struct ct_frame *fr = &t->frames[i];
 		struct ct_frame_fact *ff = &st->frames[i];
 		ff->pc = fr->pc;
-		ff->function = ct_normalize_function(r, fr->function);
+		if (i == 0 || fr->function != last_function) {
+			last_function = fr->function;
+			last_normalized = ct_normalize_function(r, fr->function);
+			last_is_runtime = ct_function_is_runtime(last_normalized);
+		}
+		ff->function = last_normalized;
 		ff->module = fr->module;
 		ff->file = fr->file;
 		ff->line = fr->line;
@@ -242,13 +250,17 @@ static void gather_frames(struct ct_session *s, struct ct_facts *f, struct ct_fa
 							     ct_module_is_preloaded(fr->module, ld_preload)));
 		// Own module, but the frame is a system header inlined into it (fortify wrappers) or
 		// runtime code linked in without debug info while the module has some (static libc, crt).
-		bool header = fr->file && ct_path_is_system(fr->file);
+		if (i == 0 || fr->file != last_file) {
+			last_file = fr->file;
+			last_header = fr->file && ct_path_is_system(fr->file);
+		}
+		bool header = last_header;
 		// The main module with DWARF: frames without a source line are linked-in runtime (libc.a,
 		// libc_nonshared.a's __stack_chk_fail_local, crt1.o's _start), not the program's code.
 		Dwarf_Addr dbias;
-		bool runtime = m->is_main && !fr->file && !ct_function_is_runtime(ff->function) &&
-			       m->dwfl_module && dwfl_module_getdwarf(m->dwfl_module, &dbias);
-		ff->library = system || header || runtime || ct_function_is_runtime(ff->function);
+		bool runtime = m->is_main && !fr->file && !last_is_runtime && m->dwfl_module &&
+			       dwfl_module_getdwarf(m->dwfl_module, &dbias);
+		ff->library = system || header || runtime || last_is_runtime;
 		ff->own = !ff->library && !fr->signal_frame;
 	}
 	f->frames = st->frames;

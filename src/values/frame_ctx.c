@@ -169,6 +169,8 @@ static enum ct_expr_status entry_value_cb(void *arg, const Dwarf_Op *op, uint64_
 		regno = (unsigned)ops[0].number;
 	else if (a >= DW_OP_breg0 && a <= DW_OP_breg31 && ops[0].number == 0)
 		regno = a - DW_OP_breg0;
+	else if (a == DW_OP_regval_type || a == DW_OP_GNU_regval_type)
+		regno = (unsigned)ops[0].number; // a float register with its type (GCC, x86 xmm)
 	else
 		return CT_EXPR_UNSUPPORTED;
 	return ct_entry_register(fc, regno, ret);
