@@ -44,7 +44,7 @@ bool ct_sigcontext_read(const struct ct_core *core, const struct ct_arch_info *a
 	return true;
 }
 
-bool ct_unwind_is_restorer(struct ct_session *s, uint64_t pc)
+bool ct_unwind_is_restorer(struct ct_module_set *s, uint64_t pc)
 {
 	const struct ct_arch_info *arch = s->core->arch;
 	const struct ct_arch_sigframe *l = arch ? arch->sigframe : NULL;
