@@ -93,7 +93,8 @@ bool ct_unwind_prologue(struct ct_session *s, const struct ct_unwind_regs *cur, 
 	} else {
 		return false;
 	}
-	if (!ct_unwind_is_return_address(s, ra + arch->ra_offset))
+	// A signal handler returns to the sigreturn trampoline, which follows no call.
+	if (!ct_unwind_is_return_address(s, ra + arch->ra_offset) && !ct_unwind_is_restorer(s, ra + arch->ra_offset))
 		return false;
 	ret->pc = ra + arch->ra_offset;
 	ret->sp = cur->sp + frame_size;
@@ -110,7 +111,7 @@ bool ct_unwind_link_register(struct ct_session *s, const struct ct_unwind_regs *
 	uint64_t ra = cur->ra + arch->ra_offset;
 	if (arch->pc_mask)
 		ra &= arch->pc_mask;
-	if (ra == cur->pc || !ct_unwind_is_return_address(s, ra))
+	if (ra == cur->pc || (!ct_unwind_is_return_address(s, ra) && !ct_unwind_is_restorer(s, ra)))
 		return false;
 	*ret = *cur;
 	ret->pc = ra;
