@@ -128,6 +128,12 @@ struct ct_arch_sigframe {
 	 * (qemu-user puts it 16 bytes later than the kernel). 0 = mcontext is exact.
 	 */
 	uint16_t regs_ptr_at, regs_ptr_search;
+	/**
+	 * ppc64: the siginfo follows the pointers pinfo (to it) and puc (to the ucontext) somewhere in
+	 * [ucontext + siginfo_at, + siginfo_search): where a word p holds p + 2 words and the next one the
+	 * ucontext's address, the siginfo is at p + 2 words. 0 = siginfo_at is exact.
+	 */
+	uint16_t siginfo_search;
 };
 
 struct ct_arch_info {

@@ -45,9 +45,9 @@ static bool is_after_call_ppc_le(const uint8_t *b, size_t len)
 // ucontext (asm/ucontext.h): uc_flags, uc_link, uc_stack, uc_sigmask, __unused[15], then struct
 // sigcontext at 168, whose gp_regs (at 64) are pt_regs: gpr[32], nip, msr, orig_gpr3, ctr, link.
 // qemu-user 7.2's sigcontext is 16 bytes later (at 184): the sigcontext is found by its regs pointer
-// (at 56, pointing at gp_regs). The siginfo comes after a second ucontext when the kernel has
-// CONFIG_PPC_TRANSACTIONAL_MEM, and qemu-user's frame has none: its place is not fixed, so it is not
-// read. The trampoline: li r0, 172 (__NR_rt_sigreturn); sc (qemu-user's; the kernel's vdso
+// (at 56, pointing at gp_regs). The siginfo follows the ucontext (two of them when the kernel has
+// CONFIG_PPC_TRANSACTIONAL_MEM, one in qemu-user's frame), _unused[2], the trampoline words and the
+// pointers pinfo and puc: it is found by that pointer pair. The trampoline: li r0, 172 (__NR_rt_sigreturn); sc (qemu-user's; the kernel's vdso
 // trampoline has CFI).
 #define SC_PPC(n) { n, 64 + (n) * 8 }
 static const struct ct_arch_sigreg sigregs_ppc64[] = {
@@ -61,7 +61,7 @@ static const uint8_t restorer_ppc64_be[] = { 0x38, 0x00, 0x00, 0xac, 0x44, 0x00,
 static const uint8_t restorer_ppc64_le[] = { 0xac, 0x00, 0x00, 0x38, 0x02, 0x00, 0x00, 0x44 };
 #define SIGFRAME_PPC64(code)                                                                             \
 	{                                                                                                 \
-		.ucontext_at = 128, .no_siginfo = true, .mcontext = 168, .pc = 64 + 32 * 8, .sp = 64 + 8,   \
+		.ucontext_at = 128, .siginfo_at = 1024, .siginfo_search = 3072, .mcontext = 168, .pc = 64 + 32 * 8, .sp = 64 + 8,   \
 		.trapno = -1, .err = -1, .cr2 = -1, .fault_address = -1, .reserved = -1, .word = 8,           \
 		.regs = sigregs_ppc64, .num_regs = sizeof(sigregs_ppc64) / sizeof(sigregs_ppc64[0]),        \
 		.restorer = code, .restorer_len = sizeof(code), .regs_ptr_at = 56, .regs_ptr_search = 64,      \

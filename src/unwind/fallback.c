@@ -17,6 +17,10 @@ bool ct_unwind_is_return_address(struct ct_session *s, uint64_t addr)
 	const struct ct_arch_info *arch = s->core->arch;
 	if (!ct_modules_is_code(s, addr) || addr < CALL_WINDOW)
 		return false;
+	// A signal handler returns to the sigreturn trampoline, which follows no call (and may start
+	// its page: qemu-user's).
+	if (ct_unwind_is_restorer(s, addr))
+		return true;
 	uint8_t before[CALL_WINDOW];
 	if (!ct_modules_read_code(s, addr - CALL_WINDOW, before, CALL_WINDOW))
 		return false;
@@ -93,8 +97,7 @@ bool ct_unwind_prologue(struct ct_session *s, const struct ct_unwind_regs *cur, 
 	} else {
 		return false;
 	}
-	// A signal handler returns to the sigreturn trampoline, which follows no call.
-	if (!ct_unwind_is_return_address(s, ra + arch->ra_offset) && !ct_unwind_is_restorer(s, ra + arch->ra_offset))
+	if (!ct_unwind_is_return_address(s, ra + arch->ra_offset))
 		return false;
 	ret->pc = ra + arch->ra_offset;
 	ret->sp = cur->sp + frame_size;
@@ -111,7 +114,7 @@ bool ct_unwind_link_register(struct ct_session *s, const struct ct_unwind_regs *
 	uint64_t ra = cur->ra + arch->ra_offset;
 	if (arch->pc_mask)
 		ra &= arch->pc_mask;
-	if (ra == cur->pc || (!ct_unwind_is_return_address(s, ra) && !ct_unwind_is_restorer(s, ra)))
+	if (ra == cur->pc || !ct_unwind_is_return_address(s, ra))
 		return false;
 	*ret = *cur;
 	ret->pc = ra;

@@ -41,6 +41,15 @@ bool ct_sigcontext_read(const struct ct_core *core, const struct ct_arch_sigfram
 		c.mcontext = found;
 	}
 	c.siginfo = l->no_siginfo ? 0 : sp + (uint64_t)(int64_t)l->siginfo_at;
+	if (l->siginfo_search) {
+		uint64_t w = arch->pointer_size, v, puc;
+		c.siginfo = 0;
+		for (uint64_t p = uc + (uint64_t)l->siginfo_at; !c.siginfo && p < uc + l->siginfo_at + l->siginfo_search; p += w) {
+			if (ct_sigcontext_field(core, p, (unsigned)w, &v) && v == p + 2 * w &&
+			    ct_sigcontext_field(core, p + w, (unsigned)w, &puc) && puc == uc)
+				c.siginfo = v;
+		}
+	}
 	if (c.siginfo && l->siginfo_indirect && !ct_sigcontext_field(core, c.siginfo, arch->pointer_size, &c.siginfo))
 		c.siginfo = 0;
 	if (!ct_sigcontext_field(core, c.mcontext + (uint64_t)l->pc, l->word, &c.pc) ||

@@ -136,7 +136,10 @@ const struct ct_arch_sigframe *ct_unwind_sigframe_at(struct ct_session *s, uint6
 /** True when the code at @p pc is one of the architecture's sigreturn trampolines. */
 bool ct_unwind_is_restorer(struct ct_session *s, uint64_t pc);
 
-/** True when @p addr is a plausible return address: in code and right after a call instruction. */
+/**
+ * True when @p addr is a plausible return address: in code and right after a call instruction, or
+ * a sigreturn trampoline (where signal handlers return).
+ */
 bool ct_unwind_is_return_address(struct ct_session *s, uint64_t addr);
 
 #endif

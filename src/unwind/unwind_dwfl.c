@@ -561,7 +561,10 @@ void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t,
 		// The walk stopped early: try the recovery steps from the last frame.
 		struct ct_unwind_regs next;
 		enum ct_trust trust;
-		bool first_frame = out->count == 1, same_sp = false;
+		// The registers of the dump or of a signal frame's saved context are all exact: the steps
+		// for an innermost frame (bad call, a leaf's link register) apply to both.
+		bool first_frame = out->count == 1 || (w.in_walk == 1 && out->frames[out->count - 1].trust == CT_TRUST_SIGNAL),
+		     same_sp = false;
 		// A sigreturn trampoline libdwfl could not step through (Go's runtime.sigreturn has no
 		// CFI): the walk resumes at the context the kernel saved, with every register.
 		struct ct_sigcontext sc;

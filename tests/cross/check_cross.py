@@ -63,9 +63,25 @@ def run(cmd):
     return p.returncode, p.stdout.decode("utf-8", "replace")
 
 
+def qemu_chain_of(row, arch, chain):
+    """The qemu_chain column: "-" (= chain), a chain, or "arch=chain" entries for single architectures."""
+    col = row[4] if len(row) > 4 else "-"
+    default = chain
+    for entry in col.split(";"):
+        entry = entry.strip()
+        if "=" in entry:
+            a, c = entry.split("=", 1)
+            if a == arch:
+                return c
+        elif entry and entry != "-":
+            default = entry
+    return default
+
+
 def check_case(tool, d, arch, row, verbose):
     name, _mode, classes, chain = row[:4]
-    qemu_chain = row[4] if len(row) > 4 and row[4] != "-" else chain
+    qemu_chain = qemu_chain_of(row, arch, chain)
+    source = (row[5] if len(row) > 5 and row[5] else "crashme") + ".c"
     exe, core = os.path.join(d, "exe"), os.path.join(d, "core")
     problems = []
     rc, out = run([tool, "--no-debuginfod", "--format", "json", exe, core])
@@ -83,13 +99,13 @@ def check_case(tool, d, arch, row, verbose):
     threads = r.get("threads") or []
     crashed = [t for t in threads if t.get("crashed")] or threads
     frames = crashed[0].get("frames", []) if crashed else []
-    own = [f.get("function") for f in frames if (f.get("file") or "").endswith("crashme.c")]
+    own = [f.get("function") for f in frames if (f.get("file") or "").endswith(source)]
     want = [x.strip() for x in (qemu_chain if runner_of(arch) != "native" else chain).split("<-")]
     if own[: len(want)] != want:
-        problems.append(f"unwind: crashme.c frames {' <- '.join(map(str, own[:6]))}, expected {' <- '.join(want)}")
-    top = [f for f in frames if (f.get("file") or "").endswith("crashme.c")]
+        problems.append(f"unwind: {source} frames {' <- '.join(map(str, own[:6]))}, expected {' <- '.join(want)}")
+    top = [f for f in frames if (f.get("file") or "").endswith(source)]
     if not top or not top[0].get("line"):
-        problems.append("symbolize: no crashme.c frame with a line")
+        problems.append(f"symbolize: no {source} frame with a line")
     if arch not in NO_DECODER and name in ("null-read", "null-write"):
         if not any(l.get("is_pc") and l.get("text") for l in r.get("disassembly") or []):
             problems.append("triage: the faulting instruction was not decoded")
