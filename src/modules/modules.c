@@ -21,6 +21,7 @@
 #include "modules/module_index.h"
 #include "modules/symbolize.h"
 #include "modules/pkgnote.h"
+#include "modules/linkmap.h"
 #include "modules/sysroot.h"
 #include "util/cleanup.h"
 #include "util/bytes.h"
@@ -539,8 +540,23 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 	s->core_elf = elf_memory((char *)core->map, core->size);
 	if (!s->core_elf)
 		return ct_error_create(CT_ERROR_LIBRARY, "elf_memory: %s", elf_errmsg(-1));
-	// Without NT_FILE (old kernels, some dumpers) the modules come from the dynamic linker's
-	// link_map in the dump, through libdwfl's core reporting and its build-id checked lookup.
+	// Without NT_FILE (qemu-user, old kernels) the dynamic linker's link_map in the dump names the
+	// objects (linkmap.c): they then take the NT_FILE path (--sysroot, build-id checks, trust).
+	size_t from_link_map = 0;
+	if (core->num_files == 0 && !s->opts->safe) {
+		struct ct_file_mapping *files;
+		from_link_map = ct_linkmap_files(core, s->opts->executable, s->opts->sysroot, CT_MAX_MODULES, &files);
+		if (from_link_map) {
+			// Handed to the core, which frees its file list (elfcore.c).
+			core->files = files;
+			core->num_files = from_link_map;
+			ct_report_diag(s->report, CT_SEVERITY_INFO, 0, "link-map",
+				       "the core has no NT_FILE note: %zu objects named by the dynamic linker's link_map in the dump",
+				       from_link_map);
+		}
+	}
+	// Otherwise the modules come from the dynamic linker's link_map in the dump through libdwfl's
+	// core reporting and its build-id checked lookup (objects whose headers the dump lacks).
 	bool link_map_mode = core->num_files == 0 && !s->opts->safe && core->num_segments <= CT_MAX_LINK_MAP_SEGMENTS;
 	if (core->num_files == 0 && core->num_segments > CT_MAX_LINK_MAP_SEGMENTS)
 		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "limit",
