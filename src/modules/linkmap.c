@@ -86,7 +86,7 @@ static bool find_r_debug(const struct ct_core *core, int exe_fd, uint64_t *ret, 
 		if (exe_fd < 0 || !read_headers(core, UINT64_MAX, exe_fd, &h, buf, sizeof(buf), &b) || h.phnum != phnum)
 			return false;
 	}
-	uint64_t bias = 0, dyn = 0, dynsz = 0, lo = UINT64_MAX, hi = 0;
+	uint64_t bias = 0, dyn = 0, dynsz = 0, dynoff = 0, lo = UINT64_MAX, hi = 0;
 	bool has_phdr = false;
 	for (uint64_t i = 0; i < phnum; i++) {
 		struct ct_elf_phdr ph;
@@ -97,7 +97,8 @@ static bool find_r_debug(const struct ct_core *core, int exe_fd, uint64_t *ret, 
 			has_phdr = true;
 		} else if (ph.type == PT_DYNAMIC) {
 			dyn = ph.vaddr;
-			dynsz = ph.memsz;
+			dynsz = ph.filesz < ph.memsz ? ph.filesz : ph.memsz;
+			dynoff = ph.offset;
 		} else if (ph.type == PT_LOAD) {
 			lo = ph.vaddr < lo ? ph.vaddr : lo;
 			hi = ph.vaddr + ph.memsz > hi ? ph.vaddr + ph.memsz : hi;
@@ -109,10 +110,19 @@ static bool find_r_debug(const struct ct_core *core, int exe_fd, uint64_t *ret, 
 	*main_start = bias + (lo & ~(uint64_t)4095);
 	*main_end = bias + hi;
 	uint64_t entsz = 2 * (uint64_t)w;
-	for (uint64_t i = 0; i < MAX_DYN && (i + 1) * entsz <= dynsz; i++) {
-		uint64_t tag, val, at = dyn + i * entsz;
-		if (!word_at(core, at, &tag) || !word_at(core, at + w, &val))
-			return false;
+	if (dynsz > MAX_DYN * entsz)
+		dynsz = MAX_DYN * entsz;
+	// The dynamic section is in the dump, or (mips keeps it in the read-only text, which qemu-user
+	// leaves out) in the executable.
+	_cleanup_free_ uint8_t *d = malloc(dynsz ? dynsz : 1);
+	if (!d || (!ct_core_read_fast(core, dyn, d, dynsz) &&
+		   (exe_fd < 0 || pread(exe_fd, d, dynsz, (off_t)dynoff) != (ssize_t)dynsz)))
+		return false;
+	for (uint64_t i = 0; (i + 1) * entsz <= dynsz; i++) {
+		uint64_t at = dyn + i * entsz;
+		const uint8_t *e = d + i * entsz;
+		uint64_t tag = w == 8 ? ct_load64(e, core->big_endian) : ct_load32(e, core->big_endian);
+		uint64_t val = w == 8 ? ct_load64(e + 8, core->big_endian) : ct_load32(e + 4, core->big_endian);
 		if (!is64)
 			tag = (uint64_t)(int64_t)(int32_t)tag;
 		if (tag == DT_NULL)
