@@ -320,8 +320,11 @@ static void attach_file(struct ct_session *s, struct ct_module_state *m)
 	// No usable file at its path: a copy by build-id in the debug directories (an unstripped
 	// .debug file also carries the symbols and .debug_frame).
 	char *by_id = find_by_build_id(s, m->build_id, m->build_id_len, "");
-	if (!by_id)
+	bool debug_only = false;
+	if (!by_id) {
 		by_id = find_by_build_id(s, m->build_id, m->build_id_len, ".debug");
+		debug_only = by_id != NULL;
+	}
 	if (by_id) {
 		int fd = open(by_id, O_RDONLY | O_CLOEXEC);
 		m->dwfl_module = fd >= 0 ? dwfl_report_elf(s->dwfl, m->name, by_id, fd, m->bias, true) : NULL;
@@ -331,6 +334,13 @@ static void attach_file(struct ct_session *s, struct ct_module_state *m)
 			m->match = 1;
 			memcpy(m->file_build_id, m->build_id, m->build_id_len);
 			m->file_build_id_len = m->build_id_len;
+			// A separate debug file (Debian's -dbg packages) has the symbols but its code and
+			// .eh_frame are NOBITS: frames through the module lose their unwind tables.
+			if (debug_only && m->path)
+				ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "module-debug-file-only",
+					       "%s: file not found%s; its separate debug file %s gives the symbols, but it has "
+					       "no code or unwind tables: frames through it are found by the stack scan",
+					       m->path, o->sysroot && *o->sysroot ? " under --sysroot" : "", by_id);
 			return;
 		}
 		if (fd >= 0)
