@@ -136,6 +136,9 @@ struct ct_arch_sigframe {
 	uint16_t siginfo_search;
 };
 
+/** The sigcontext fields only x86 (trapno, err, cr2) and aarch64 (fault_address, __reserved) have. */
+#define CT_SIGFRAME_NO_TRAP_FIELDS .trapno = -1, .err = -1, .cr2 = -1, .fault_address = -1, .reserved = -1
+
 struct ct_arch_info {
 	const char *name;
 	uint16_t e_machine;

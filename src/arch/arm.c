@@ -103,7 +103,7 @@ static const uint8_t restorer_arm[] = { 0x77, 0x70, 0xa0, 0xe3, 0x00, 0x00, 0x00
 #define SIGFRAME_ARM(uc, si, code, more)                                                                 \
 	{                                                                                                 \
 		.ucontext_at = uc, .siginfo_at = si, .no_siginfo = (uc) == 0, .mcontext = 20, .pc = 72,     \
-		.sp = 64, .trapno = -1, .err = -1, .cr2 = -1, .fault_address = -1, .reserved = -1,           \
+		.sp = 64, CT_SIGFRAME_NO_TRAP_FIELDS,           \
 		.word = 4, .regs = sigregs_arm, .num_regs = sizeof(sigregs_arm) / sizeof(sigregs_arm[0]),   \
 		.restorer = code, .restorer_len = sizeof(code), .next = more,                                 \
 	}

@@ -98,7 +98,7 @@ static const uint8_t restorer_mips_le[] = { 0x17, 0x10, 0x02, 0x24, 0x0c, 0x00, 
 #define SIGFRAME_MIPS(uc, mc, code, more)                                                                \
 	{                                                                                                 \
 		.ucontext_at = uc, .siginfo_at = 24, .no_siginfo = (mc) == 0, .mcontext = mc, .pc = 8,      \
-		.sp = 16 + 29 * 8, .trapno = -1, .err = -1, .cr2 = -1, .fault_address = -1, .reserved = -1,   \
+		.sp = 16 + 29 * 8, CT_SIGFRAME_NO_TRAP_FIELDS,   \
 		.word = 8, .regs = sigregs_mips, .num_regs = sizeof(sigregs_mips) / sizeof(sigregs_mips[0]), \
 		.restorer = code, .restorer_len = sizeof(code), .next = more,                                 \
 	}

@@ -62,7 +62,7 @@ static const uint8_t restorer_ppc64_le[] = { 0xac, 0x00, 0x00, 0x38, 0x02, 0x00,
 #define SIGFRAME_PPC64(code)                                                                             \
 	{                                                                                                 \
 		.ucontext_at = 128, .siginfo_at = 1024, .siginfo_search = 3072, .mcontext = 168, .pc = 64 + 32 * 8, .sp = 64 + 8,   \
-		.trapno = -1, .err = -1, .cr2 = -1, .fault_address = -1, .reserved = -1, .word = 8,           \
+		CT_SIGFRAME_NO_TRAP_FIELDS, .word = 8,           \
 		.regs = sigregs_ppc64, .num_regs = sizeof(sigregs_ppc64) / sizeof(sigregs_ppc64[0]),        \
 		.restorer = code, .restorer_len = sizeof(code), .regs_ptr_at = 56, .regs_ptr_search = 64,      \
 	}

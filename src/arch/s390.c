@@ -48,10 +48,9 @@ static const uint8_t restorer_s390[] = { 0x0a, 0x77 };
 #define SIGFRAME_S390X(uc, indirect, mc, code, more)                                                     \
 	{                                                                                                 \
 		.ucontext_at = uc, .ucontext_indirect = indirect, .siginfo_at = 168, .no_siginfo = indirect,  \
-		.mcontext = mc, .pc = 8, .sp = 16 + 15 * 8, .trapno = -1, .err = -1, .cr2 = -1,              \
-		.fault_address = -1, .reserved = -1, .word = 8, .regs = sigregs_s390x,                       \
-		.num_regs = sizeof(sigregs_s390x) / sizeof(sigregs_s390x[0]), .restorer = code,             \
-		.restorer_len = sizeof(code), .next = more,                                                 \
+		.mcontext = mc, .pc = 8, .sp = 16 + 15 * 8, CT_SIGFRAME_NO_TRAP_FIELDS, .word = 8,           \
+		.regs = sigregs_s390x, .num_regs = sizeof(sigregs_s390x) / sizeof(sigregs_s390x[0]),        \
+		.restorer = code, .restorer_len = sizeof(code), .next = more,                               \
 	}
 static const struct ct_arch_sigframe sigframe_s390x_legacy = SIGFRAME_S390X(168, true, 0, restorer_s390, NULL);
 static const struct ct_arch_sigframe sigframe_s390x =
