@@ -6,6 +6,7 @@ ct_add_unit_test(test_dwarf_expr ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_dwarf_exp
 ct_add_unit_test(test_demangle ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_demangle.c)
 ct_add_unit_test(test_elfview ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_elfview.c)
 ct_add_unit_test(test_present ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_present.c)
+ct_add_unit_test(test_signals ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_signals.c)
 
 # The man page documents every option of --help.
 add_test(NAME manpage_matches_help
@@ -24,3 +25,14 @@ set_tests_properties(quickstart_demo PROPERTIES TIMEOUT 120)
 # Hangs (issue #12): the wait-for graph, syscall and glibc layout tables, the deadlock rule.
 ct_add_unit_test(test_waitgraph ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_waitgraph.c)
 ct_add_unit_test(test_trail ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_trail.c)
+# The verdict and diagnostic-code tables: complete (test_tables), and the docs, the JSON schema and
+# every call site of ct_report_diag agree with them (check_tables.py over print_tables' listing).
+ct_add_unit_test(test_tables ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_tables.c)
+add_executable(print_tables ${CMAKE_CURRENT_SOURCE_DIR}/unit/print_tables.c)
+target_include_directories(print_tables PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(print_tables PRIVATE coretriage_lib)
+add_test(NAME tables_match_docs
+  COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_tables.py $<TARGET_FILE:print_tables> ${PROJECT_SOURCE_DIR})
+# Every markdown document named in src/, docs/, man/, scripts/, tests/ and README exists in the tree.
+add_test(NAME doc_references_exist
+  COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_doc_refs.py ${PROJECT_SOURCE_DIR})

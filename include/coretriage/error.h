@@ -19,7 +19,6 @@ extern "C" {
 /** X-macro: code name and default text. */
 #define CT_ERRORS(X)                                                                  \
 	X(NO_MEMORY, "out of memory")                                                 \
-	X(STOP, "stopped")                                                            \
 	X(NOT_FOUND, "not found")                                                     \
 	X(OS, "operating system error")                                               \
 	X(FAULT, "address not in the dump")                                           \
@@ -39,7 +38,7 @@ enum ct_error_code {
 
 struct ct_error {
 	enum ct_error_code code;
-	/** False for the static errors (ct_enomem, ct_stop, ct_not_found). */
+	/** False for the static errors (ct_enomem, ct_not_found). */
 	bool needs_destroy;
 	/** errno for CT_ERROR_OS, else 0. */
 	int errnum;
@@ -50,10 +49,7 @@ struct ct_error {
 };
 
 /** Static errors: never freed, safe to return when allocation fails. */
-extern struct ct_error ct_enomem, ct_stop, ct_not_found;
-
-/** Returns the name of @p code ("CORRUPT"). */
-const char *ct_error_code_to_string(enum ct_error_code code);
+extern struct ct_error ct_enomem, ct_not_found;
 
 /** Creates an error with a printf-formatted message. Returns &ct_enomem if allocation fails. */
 struct ct_error *ct_error_create(enum ct_error_code code, const char *fmt, ...)

@@ -45,6 +45,95 @@ const char *ct_trust_to_string(enum ct_trust trust);
 enum ct_severity { CT_SEVERITY_INFO, CT_SEVERITY_WARNING, CT_SEVERITY_ERROR, CT_SEVERITY_NUM_ };
 const char *ct_severity_to_string(enum ct_severity severity);
 
+/*
+ * The verdict's vocabulary (src/report/verdicts.c): typed for the analysis that decides it, rendered
+ * through these tables into the model's strings (crash.class_id, confidence, access, address_kind),
+ * which writers print as they are. tests/check_tables.py holds docs/classes.md, docs/json-report.md
+ * and the JSON schema to these tables.
+ */
+
+/** A crash class (docs/classes.md): process classes, kernel classes, and unknown for both. */
+enum ct_class {
+	CT_CLASS_UNKNOWN,
+	CT_CLASS_DEADLOCK,
+	CT_CLASS_NO_SIGNAL,
+	CT_CLASS_EXTERNAL_SIGNAL,
+	CT_CLASS_SELF_SIGNAL,
+	CT_CLASS_ASSERTION_FAILURE,
+	CT_CLASS_STACK_BUFFER_OVERFLOW,
+	CT_CLASS_FORTIFY_FAILURE,
+	CT_CLASS_HEAP_CORRUPTION,
+	CT_CLASS_UNCAUGHT_EXCEPTION,
+	CT_CLASS_PANIC,
+	CT_CLASS_ABORT,
+	CT_CLASS_NULL_CALL,
+	CT_CLASS_EXEC_NON_EXECUTABLE,
+	CT_CLASS_STACK_OVERFLOW,
+	CT_CLASS_STACK_CORRUPTION,
+	CT_CLASS_NULL_DEREF,
+	CT_CLASS_MISALIGNED_ACCESS,
+	CT_CLASS_WILD_POINTER,
+	CT_CLASS_WRITE_TO_READONLY,
+	CT_CLASS_BUS_ERROR,
+	CT_CLASS_INTEGER_OVERFLOW,
+	CT_CLASS_DIVIDE_BY_ZERO,
+	CT_CLASS_FLOATING_POINT_EXCEPTION,
+	CT_CLASS_TRAP,
+	CT_CLASS_ILLEGAL_INSTRUCTION,
+	CT_CLASS_KERNEL_STACK_OVERFLOW,
+	CT_CLASS_KERNEL_STACK_PROTECTOR,
+	CT_CLASS_KERNEL_NULL_DEREF,
+	CT_CLASS_KERNEL_PAGE_FAULT,
+	CT_CLASS_KERNEL_DIVIDE_ERROR,
+	CT_CLASS_KERNEL_GENERAL_PROTECTION,
+	CT_CLASS_KERNEL_BUG,
+	CT_CLASS_KERNEL_WARNING_PANIC,
+	CT_CLASS_KERNEL_SOFT_LOCKUP,
+	CT_CLASS_KERNEL_HARD_LOCKUP,
+	CT_CLASS_KERNEL_RCU_STALL,
+	CT_CLASS_KERNEL_HUNG_TASK,
+	CT_CLASS_KERNEL_OOM_PANIC,
+	CT_CLASS_KERNEL_SYSRQ_CRASH,
+	CT_CLASS_KERNEL_MACHINE_CHECK,
+	CT_CLASS_KERNEL_OOPS,
+	CT_CLASS_KERNEL_PANIC,
+	CT_CLASS_NUM_
+};
+/** The class id ("null-deref", "kernel-oops"): JSON's crash.class. "unknown" out of range. */
+const char *ct_class_to_string(enum ct_class cls);
+
+/** The dumps a class is decided for (bits). */
+enum ct_class_scope { CT_CLASS_SCOPE_PROCESS = 1 << 0, CT_CLASS_SCOPE_KERNEL = 1 << 1 };
+/** enum ct_class_scope bits of @p cls: which rule table can decide it (0 out of range). */
+unsigned ct_class_scope(enum ct_class cls);
+
+/** Confidence of a decision. */
+enum ct_confidence { CT_CONFIDENCE_LOW, CT_CONFIDENCE_MEDIUM, CT_CONFIDENCE_HIGH, CT_CONFIDENCE_NUM_ };
+/** "low", "medium", "high"; "low" out of range. */
+const char *ct_confidence_to_string(enum ct_confidence c);
+
+/** The access that faulted. */
+enum ct_access { CT_ACCESS_NONE, CT_ACCESS_READ, CT_ACCESS_WRITE, CT_ACCESS_EXEC, CT_ACCESS_NUM_ };
+/** "read", "write", "exec"; NULL for CT_ACCESS_NONE (no access known). */
+const char *ct_access_to_string(enum ct_access access);
+
+/** "Near null": below 64 KiB (vm.mmap_min_addr is 4 KiB or 64 KiB; CASR and CERT use 64 KiB). */
+#define CT_NEAR_NULL_LIMIT 0x10000ULL
+
+/** Where the bad address lies (crash.address_kind). */
+enum ct_address_kind {
+	CT_ADDRESS_NULL, /**< below CT_NEAR_NULL_LIMIT (the null page and what is near it) */
+	CT_ADDRESS_NON_CANONICAL, /**< outside the architecture's user (or kernel) address range */
+	CT_ADDRESS_STACK_GUARD, /**< in the guard gap below a stack */
+	CT_ADDRESS_UNMAPPED, /**< in no mapping of the dump */
+	CT_ADDRESS_MAPPED, /**< in a mapping (its permissions did not allow the access) */
+	CT_ADDRESS_NO_ACCESS, /**< in a mapping without any permission (PROT_NONE) */
+	CT_ADDRESS_MISALIGNED, /**< not aligned as the instruction requires */
+	CT_ADDRESS_KIND_NUM_
+};
+/** "null", "non-canonical", "stack-guard", "unmapped", "mapped", "no-access", "misaligned"; NULL out of range. */
+const char *ct_address_kind_to_string(enum ct_address_kind kind);
+
 /** A non-fatal problem found during analysis; shown in every output format. */
 struct ct_diagnostic {
 	enum ct_severity severity;
@@ -232,19 +321,19 @@ struct ct_detail {
 };
 
 struct ct_crash {
-	/** Class id from docs/classes.md ("null-deref"); "unknown" until triage decides. Pooled. */
+	/** Class id from docs/classes.md ("null-deref", ct_class_to_string); "unknown" until triage decides. Pooled. */
 	const char *class_id;
 	/** Subclass ("double-free"), or NULL. Pooled. */
 	const char *subclass;
-	/** "high", "medium" or "low". Pooled. */
+	/** "high", "medium" or "low" (ct_confidence_to_string). Pooled. */
 	const char *confidence;
 	const char *summary; /**< one line; pooled */
 	const char **evidence; /**< owned array of pooled strings */
 	size_t num_evidence;
-	const char *access; /**< "read", "write", "exec" or NULL */
+	const char *access; /**< "read", "write", "exec" or NULL (ct_access_to_string) */
 	bool has_address;
 	uint64_t address;
-	/** "null", "non-canonical", "unmapped", "mapped", "stack-guard", … or NULL. */
+	/** ct_address_kind_to_string: "null", "non-canonical", "unmapped", "mapped", "stack-guard", … or NULL. */
 	const char *address_kind;
 	bool has_instruction;
 	uint64_t instruction_address;

@@ -37,6 +37,13 @@
  */
 #define CT_MAX_DWARF_REGS 72
 
+/**
+ * Bytes before a return address that is_after_call() and call_target() need to see the call: the
+ * longest call they check is 8 bytes (mips and sparc: the call and its delay slot; x86: 7). The
+ * decoders of triage/insn.h read more (CT_INSN_CALL_WINDOW): they decode whole call sequences.
+ */
+#define CT_ARCH_CALL_BYTES 8
+
 struct ct_arch_reg {
 	const char *name;
 	/** DWARF register number, or -1 when the register has none. */

@@ -4,11 +4,12 @@
 #include <elf.h>
 
 #include "arch/arch.h"
+#include "arch/x86_dwarf.h"
 
 #define R(name, dwarf, index) { name, dwarf, (index) * 4, 4 }
 
 static const struct ct_arch_reg regs_i386[] = {
-	R("eax", 0, 6), R("ecx", 1, 1), R("edx", 2, 2), R("ebx", 3, 0), R("esp", 4, 15),
+	R("eax", CT_I386_DWARF_EAX, 6), R("ecx", 1, 1), R("edx", CT_I386_DWARF_EDX, 2), R("ebx", 3, 0), R("esp", 4, 15),
 	R("ebp", 5, 5), R("esi", 6, 3), R("edi", 7, 4), R("eip", 8, 12), R("eflags", 9, 14),
 	R("orig_eax", -1, 11),
 };

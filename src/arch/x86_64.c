@@ -6,15 +6,16 @@
 #include <elf.h>
 
 #include "arch/arch.h"
+#include "arch/x86_dwarf.h"
 
 #define R(name, dwarf, index) { name, dwarf, (index) * 8, 8 }
 
 static const struct ct_arch_reg regs_x86_64[] = {
-	R("rax", 0, 10), R("rbx", 3, 5),  R("rcx", 2, 11), R("rdx", 1, 12), R("rsi", 4, 13),
+	R("rax", CT_X86_64_DWARF_RAX, 10), R("rbx", 3, 5),  R("rcx", 2, 11), R("rdx", CT_X86_64_DWARF_RDX, 12), R("rsi", 4, 13),
 	R("rdi", 5, 14), R("rbp", 6, 4),  R("rsp", 7, 19), R("r8", 8, 9),   R("r9", 9, 8),
 	R("r10", 10, 7), R("r11", 11, 6), R("r12", 12, 3), R("r13", 13, 2), R("r14", 14, 1),
 	R("r15", 15, 0), R("rip", 16, 16), R("eflags", 49, 18), R("cs", 51, 17), R("ss", 52, 20),
-	R("fs_base", 58, 21), R("gs_base", 59, 22), R("orig_rax", -1, 15),
+	R("fs_base", CT_X86_64_DWARF_FS_BASE, 21), R("gs_base", CT_X86_64_DWARF_GS_BASE, 22), R("orig_rax", -1, 15),
 };
 
 // Call encodings that can end right before a return address: e8 rel32 (5 bytes), ff /2 with

@@ -31,7 +31,10 @@
 #define CT_SAFE_DEFAULT_TIMEOUT 60
 #define CT_SAFE_DEFAULT_MAX_MEMORY_MIB 4096
 
-/** Exit statuses (documented in --help, man page and docs/exit-codes.md). */
+/**
+ * Exit statuses, documented in --help and man/coretriage.1 (EXIT STATUS); which diagnostics make a
+ * report partial: docs/diagnostics.md.
+ */
 enum {
 	CT_EXIT_OK = 0, /**< complete report */
 	CT_EXIT_PARTIAL = 1, /**< report written, but something was lost (warnings) */

@@ -8,7 +8,6 @@
 
 #include "dump/elfcore.h"
 #include "dump/elfview.h"
-#include "dump/mapped_file.h"
 #include "util/bytes.h"
 
 void ct_core_problem(struct ct_core *core, const char *code, const char *fmt, ...)
@@ -177,7 +176,6 @@ struct ct_error *ct_core_open_memory(const uint8_t *data, size_t size, size_t ma
 	struct ct_core *core = calloc(1, sizeof(*core));
 	if (!core)
 		return &ct_enomem;
-	core->fd = -1;
 	core->map = data;
 	core->size = size;
 	struct ct_error *err = parse_header(core, max_threads);
@@ -186,23 +184,6 @@ struct ct_error *ct_core_open_memory(const uint8_t *data, size_t size, size_t ma
 		ct_core_destroy(core);
 		return err;
 	}
-	*ret = core;
-	return NULL;
-}
-
-struct ct_error *ct_core_open(const char *path, size_t max_threads, struct ct_core **ret)
-{
-	struct ct_mapped_file mf;
-	struct ct_error *err = ct_mapped_file_open(path, &mf);
-	if (err)
-		return err;
-	struct ct_core *core;
-	err = ct_core_open_memory(mf.data, mf.size, max_threads, &core);
-	if (err) {
-		ct_mapped_file_close(&mf);
-		return ct_error_wrap(err, "%s", path);
-	}
-	core->fd = mf.fd;
 	*ret = core;
 	return NULL;
 }
@@ -219,11 +200,6 @@ void ct_core_destroy(struct ct_core *core)
 	free(core->segments);
 	for (size_t i = 0; i < core->num_problems; i++)
 		free(core->problems[i].message);
-	// The map belongs to the core only when the core opened the file (fd >= 0).
-	if (core->fd >= 0) {
-		struct ct_mapped_file mf = { core->fd, core->map, core->size };
-		ct_mapped_file_close(&mf);
-	}
 	free(core);
 }
 

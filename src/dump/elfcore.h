@@ -73,8 +73,7 @@ struct ct_core_problem {
 };
 
 struct ct_core {
-	int fd;
-	/** The mmapped file; unmapped by ct_core_destroy. */
+	/** The dump's bytes; borrowed: the caller's mapping (or buffer) outlives the core. */
 	const uint8_t *map;
 	size_t size;
 	bool big_endian;
@@ -112,7 +111,6 @@ struct ct_core {
 	size_t num_files;
 	uint64_t file_page_size;
 
-	bool has_vmcoreinfo;
 	struct ct_core_problem problems[CT_MAX_PROBLEMS];
 	size_t num_problems;
 	size_t num_problems_dropped;
@@ -121,12 +119,11 @@ struct ct_core {
 };
 
 /**
- * Opens and parses the core at @p path. @p max_threads caps the threads kept (the rest are counted).
- * Errors: CT_ERROR_OS (open/mmap), CT_ERROR_CORRUPT (not an ELF core, headers unreadable),
- * CT_ERROR_INVALID_ARGUMENT (an ELF file that is not a core; message says which kind).
+ * Parses the core in memory at @p data (not owned: it must outlive the core; process.c maps the file).
+ * @p max_threads caps the threads kept (the rest are counted).
+ * Errors: CT_ERROR_CORRUPT (not an ELF core, headers unreadable), CT_ERROR_INVALID_ARGUMENT (an ELF
+ * file that is not a core; message says which kind).
  */
-struct ct_error *ct_core_open(const char *path, size_t max_threads, struct ct_core **ret);
-/** Parses a core already in memory (not owned: @p data must outlive the core). For fuzzing and tests. */
 struct ct_error *ct_core_open_memory(const uint8_t *data, size_t size, size_t max_threads,
 				     struct ct_core **ret);
 void ct_core_destroy(struct ct_core *core);
@@ -153,7 +150,7 @@ struct ct_error *ct_core_read_string(const struct ct_core *core, uint64_t addr, 
 bool ct_core_auxv(const struct ct_core *core, uint64_t type, uint64_t *ret);
 
 /**
- * Parses the notes of all PT_NOTE segments (called by ct_core_open). Internal, in notes.c.
+ * Parses the notes of all PT_NOTE segments (called by ct_core_open_memory). Internal, in notes.c.
  * The program header table is at @p phoff: @p phnum entries of core->phentsize bytes, in the file.
  */
 void ct_core_parse_notes(struct ct_core *core, uint64_t phoff, size_t phnum, size_t max_threads);

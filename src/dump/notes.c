@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/signal_numbers.h"
 #include "dump/elfcore.h"
 #include "dump/elfview.h"
 #include "util/bytes.h"
@@ -154,12 +155,6 @@ static void parse_prpsinfo(struct note_ctx *ctx, const struct ct_bytes *desc)
 	copy_cstr(core->psargs, sizeof(core->psargs), desc, fname_off + 16, 80);
 }
 
-static bool signal_has_address(int signo)
-{
-	// SIGILL, SIGTRAP, SIGBUS, SIGFPE, SIGSEGV carry si_addr (asm-generic numbering).
-	return signo == 4 || signo == 5 || signo == 7 || signo == 8 || signo == 11;
-}
-
 static void parse_siginfo(struct note_ctx *ctx, const struct ct_bytes *desc)
 {
 	struct ct_core *core = ctx->core;
@@ -182,7 +177,7 @@ static void parse_siginfo(struct note_ctx *ctx, const struct ct_bytes *desc)
 		core->si_has_sender = true;
 		core->si_pid = (int)ct_bytes_uint_or0(desc, union_off, 4);
 		core->si_uid = (int)ct_bytes_uint_or0(desc, union_off + 4, 4);
-	} else if (signal_has_address(core->si_signo)) {
+	} else if (ct_signal_is_fault(core->si_signo)) {
 		core->si_has_addr = true;
 		core->si_addr = ct_bytes_uint_or0(desc, union_off, is64 ? 8 : 4);
 	}
@@ -286,8 +281,6 @@ static void parse_file(struct note_ctx *ctx, const struct ct_bytes *desc)
 
 static void parse_note(struct note_ctx *ctx, const struct ct_elf_note *n)
 {
-	if (ct_elf_note_is(n, "VMCOREINFO"))
-		ctx->core->has_vmcoreinfo = true;
 	if (!ct_elf_note_is(n, "CORE"))
 		return;
 	switch (n->type) {

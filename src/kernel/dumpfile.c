@@ -115,7 +115,7 @@ static bool get_number(kdump_ctx_t *ctx, const char *key, kdump_num_t *ret)
 
 /*
  * QEMU's kdump header carries an empty utsname except for the machine, and libkdumpfile 0.5.1 then
- * does not set up the architecture: no registers, no address translation (vmcore-recipe.md). The
+ * does not set up the architecture: no registers, no address translation (docs/vmcore.md). The
  * fields follow the 8-byte signature and the 4-byte version (diskdump.h struct disk_dump_header:
  * sysname, nodename, release, version, machine, 65 bytes each). Returns the machine to set, or NULL
  * when the header is complete (or unreadable) and libkdumpfile can decide alone.

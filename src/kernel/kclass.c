@@ -8,9 +8,6 @@
 
 #include "kernel/vmcore.h"
 
-// Below 64 KiB is "near null" (taxonomy.md): vm.mmap_min_addr is at most that.
-#define NEAR_NULL 0x10000
-
 /* ---- helpers over the facts ---- */
 
 static bool exception_is(const struct ct_panic_record *f, const char *name)
@@ -23,10 +20,10 @@ static bool exception_has(const struct ct_panic_record *f, const char *word)
 	return f->exception && strstr(f->exception, word) != NULL;
 }
 
-static void set_class(struct ct_report *r, const char *id, const char *confidence)
+static void set_class(struct ct_report *r, enum ct_class cls, enum ct_confidence confidence)
 {
-	r->crash.class_id = ct_report_strdup(r, id);
-	r->crash.confidence = ct_report_strdup(r, confidence);
+	r->crash.class_id = ct_report_strdup(r, ct_class_to_string(cls));
+	r->crash.confidence = ct_report_strdup(r, ct_confidence_to_string(confidence));
 }
 
 /* The culprit's module, "" for vmlinux (and when a copy failed). */
@@ -71,7 +68,7 @@ static bool when_stack_overflow(const struct ct_panic_record *f)
 
 static void fill_stack_overflow(const struct ct_panic_record *f, struct ct_report *r)
 {
-	set_class(r, "kernel-stack-overflow", "high");
+	set_class(r, CT_CLASS_KERNEL_STACK_OVERFLOW, CT_CONFIDENCE_HIGH);
 	r->crash.summary = ct_report_printf(r, "kernel stack overflow%s%s: %s", in_culprit(f, r), task_cpu(f, r),
 					    headline_or(f, f->panic_reason));
 }
@@ -83,19 +80,19 @@ static bool when_stack_protector(const struct ct_panic_record *f)
 
 static void fill_stack_protector(const struct ct_panic_record *f, struct ct_report *r)
 {
-	set_class(r, "kernel-stack-protector", "high");
+	set_class(r, CT_CLASS_KERNEL_STACK_PROTECTOR, CT_CONFIDENCE_HIGH);
 	r->crash.summary = ct_report_printf(r, "kernel stack canary smashed%s%s: the function's stack frame was overwritten",
 					    in_culprit(f, r), task_cpu(f, r));
 }
 
 static bool when_null_deref(const struct ct_panic_record *f)
 {
-	return f->null_deref || (f->page_fault && f->has_address && f->address < NEAR_NULL);
+	return f->null_deref || (f->page_fault && f->has_address && f->address < CT_NEAR_NULL_LIMIT);
 }
 
 static void fill_null_deref(const struct ct_panic_record *f, struct ct_report *r)
 {
-	set_class(r, "kernel-null-deref", "high");
+	set_class(r, CT_CLASS_KERNEL_NULL_DEREF, CT_CONFIDENCE_HIGH);
 	r->crash.summary = ct_report_printf(r, "kernel NULL pointer %s at address 0x%" PRIx64 "%s%s",
 					    r->crash.access ? r->crash.access : "access", f->address, in_culprit(f, r),
 					    task_cpu(f, r));
@@ -108,7 +105,7 @@ static bool when_page_fault(const struct ct_panic_record *f)
 
 static void fill_page_fault(const struct ct_panic_record *f, struct ct_report *r)
 {
-	set_class(r, "kernel-page-fault", "high");
+	set_class(r, CT_CLASS_KERNEL_PAGE_FAULT, CT_CONFIDENCE_HIGH);
 	r->crash.summary = ct_report_printf(r, "kernel page fault (%s) at address 0x%" PRIx64 "%s%s",
 					    r->crash.access ? r->crash.access : "access", f->address, in_culprit(f, r),
 					    task_cpu(f, r));
@@ -121,7 +118,7 @@ static bool when_divide(const struct ct_panic_record *f)
 
 static void fill_divide(const struct ct_panic_record *f, struct ct_report *r)
 {
-	set_class(r, "kernel-divide-error", "high");
+	set_class(r, CT_CLASS_KERNEL_DIVIDE_ERROR, CT_CONFIDENCE_HIGH);
 	r->crash.summary = ct_report_printf(r, "kernel divide error (division by zero or quotient overflow)%s%s",
 					    in_culprit(f, r), task_cpu(f, r));
 }
@@ -133,7 +130,7 @@ static bool when_gpf(const struct ct_panic_record *f)
 
 static void fill_gpf(const struct ct_panic_record *f, struct ct_report *r)
 {
-	set_class(r, "kernel-general-protection", "high");
+	set_class(r, CT_CLASS_KERNEL_GENERAL_PROTECTION, CT_CONFIDENCE_HIGH);
 	r->crash.summary = ct_report_printf(r, "kernel general protection fault%s%s%s",
 					    f->has_address ? ct_report_printf(r, " (non-canonical address 0x%" PRIx64 ")", f->address) : "",
 					    in_culprit(f, r), task_cpu(f, r));
@@ -146,7 +143,7 @@ static bool when_bug(const struct ct_panic_record *f)
 
 static void fill_bug(const struct ct_panic_record *f, struct ct_report *r)
 {
-	set_class(r, "kernel-bug", "high");
+	set_class(r, CT_CLASS_KERNEL_BUG, CT_CONFIDENCE_HIGH);
 	r->crash.summary = ct_report_printf(r, "%s%s%s", f->headline, in_culprit(f, r), task_cpu(f, r));
 }
 
@@ -157,7 +154,7 @@ static bool when_warn(const struct ct_panic_record *f)
 
 static void fill_warn(const struct ct_panic_record *f, struct ct_report *r)
 {
-	set_class(r, "kernel-warning-panic", "high");
+	set_class(r, CT_CLASS_KERNEL_WARNING_PANIC, CT_CONFIDENCE_HIGH);
 	r->crash.summary = ct_report_printf(r, "WARN with panic_on_warn%s%s: %s", in_culprit(f, r), task_cpu(f, r), f->headline);
 }
 
@@ -168,7 +165,7 @@ static bool when_soft_lockup(const struct ct_panic_record *f)
 
 static void fill_soft_lockup(const struct ct_panic_record *f, struct ct_report *r)
 {
-	set_class(r, "kernel-soft-lockup", "high");
+	set_class(r, CT_CLASS_KERNEL_SOFT_LOCKUP, CT_CONFIDENCE_HIGH);
 	r->crash.summary = ct_report_printf(r, "soft lockup%s%s: %s", in_culprit(f, r), task_cpu(f, r),
 					    headline_or(f, f->panic_reason));
 }
@@ -180,7 +177,7 @@ static bool when_hard_lockup(const struct ct_panic_record *f)
 
 static void fill_hard_lockup(const struct ct_panic_record *f, struct ct_report *r)
 {
-	set_class(r, "kernel-hard-lockup", "high");
+	set_class(r, CT_CLASS_KERNEL_HARD_LOCKUP, CT_CONFIDENCE_HIGH);
 	r->crash.summary = ct_report_printf(r, "hard lockup%s%s: %s", in_culprit(f, r), task_cpu(f, r),
 					    headline_or(f, f->panic_reason));
 }
@@ -192,7 +189,7 @@ static bool when_rcu_stall(const struct ct_panic_record *f)
 
 static void fill_rcu_stall(const struct ct_panic_record *f, struct ct_report *r)
 {
-	set_class(r, "kernel-rcu-stall", "high");
+	set_class(r, CT_CLASS_KERNEL_RCU_STALL, CT_CONFIDENCE_HIGH);
 	r->crash.summary = ct_report_printf(r, "RCU stall%s%s: %s", in_culprit(f, r), task_cpu(f, r),
 					    headline_or(f, f->panic_reason));
 }
@@ -204,7 +201,7 @@ static bool when_hung_task(const struct ct_panic_record *f)
 
 static void fill_hung_task(const struct ct_panic_record *f, struct ct_report *r)
 {
-	set_class(r, "kernel-hung-task", "high");
+	set_class(r, CT_CLASS_KERNEL_HUNG_TASK, CT_CONFIDENCE_HIGH);
 	r->crash.summary = ct_report_printf(r, "hung task%s%s%s waiting%s: %s", f->blocked_comm ? " " : "",
 					    f->blocked_comm ? f->blocked_comm : "",
 					    f->has_blocked_pid ? ct_report_printf(r, " (pid %d)", f->blocked_pid) : "",
@@ -218,7 +215,7 @@ static bool when_oom(const struct ct_panic_record *f)
 
 static void fill_oom(const struct ct_panic_record *f, struct ct_report *r)
 {
-	set_class(r, "kernel-oom-panic", "high");
+	set_class(r, CT_CLASS_KERNEL_OOM_PANIC, CT_CONFIDENCE_HIGH);
 	r->crash.summary = ct_report_printf(r, "kernel panic on out of memory: %s", f->panic_reason);
 }
 
@@ -230,7 +227,7 @@ static bool when_sysrq(const struct ct_panic_record *f)
 static void fill_sysrq(const struct ct_panic_record *f, struct ct_report *r)
 {
 	(void)f;
-	set_class(r, "kernel-sysrq-crash", "high");
+	set_class(r, CT_CLASS_KERNEL_SYSRQ_CRASH, CT_CONFIDENCE_HIGH);
 	r->crash.summary = ct_report_strdup(r, "crash requested with sysrq-c (sysrq triggered crash)");
 }
 
@@ -241,7 +238,7 @@ static bool when_mce(const struct ct_panic_record *f)
 
 static void fill_mce(const struct ct_panic_record *f, struct ct_report *r)
 {
-	set_class(r, "kernel-machine-check", "high");
+	set_class(r, CT_CLASS_KERNEL_MACHINE_CHECK, CT_CONFIDENCE_HIGH);
 	r->crash.summary = ct_report_printf(r, "machine check: %s", headline_or(f, f->panic_reason));
 }
 
@@ -253,7 +250,7 @@ static bool when_oops(const struct ct_panic_record *f)
 
 static void fill_oops(const struct ct_panic_record *f, struct ct_report *r)
 {
-	set_class(r, "kernel-oops", "medium");
+	set_class(r, CT_CLASS_KERNEL_OOPS, CT_CONFIDENCE_MEDIUM);
 	r->crash.subclass = f->exception;
 	r->crash.summary = ct_report_printf(r, "kernel exception \"%s\" (error code 0x%" PRIx64 ")%s%s", f->exception,
 					    f->die.error_code, in_culprit(f, r), task_cpu(f, r));
@@ -266,7 +263,7 @@ static bool when_panic(const struct ct_panic_record *f)
 
 static void fill_panic(const struct ct_panic_record *f, struct ct_report *r)
 {
-	set_class(r, "kernel-panic", f->init_killed ? "high" : "medium");
+	set_class(r, CT_CLASS_KERNEL_PANIC, f->init_killed ? CT_CONFIDENCE_HIGH : CT_CONFIDENCE_MEDIUM);
 	r->crash.summary = ct_report_printf(r, "Kernel panic - not syncing: %s%s", f->panic_reason, task_cpu(f, r));
 }
 
@@ -278,12 +275,12 @@ static bool when_unknown(const struct ct_panic_record *f)
 
 static void fill_unknown(const struct ct_panic_record *f, struct ct_report *r)
 {
-	set_class(r, "unknown", "low");
+	set_class(r, CT_CLASS_UNKNOWN, CT_CONFIDENCE_LOW);
 	r->crash.summary = ct_report_printf(r, "%s", f->found ? headline_or(f, NULL) : "no panic or Oops record in the kernel log");
 }
 
 struct krule {
-	const char *name;
+	enum ct_class cls; /**< the class the rule decides */
 	bool (*when)(const struct ct_panic_record *f);
 	void (*fill)(const struct ct_panic_record *f, struct ct_report *r);
 };
@@ -291,24 +288,24 @@ struct krule {
 // Order matters: the first rule that matches wins (docs/classes.md). The stack rules come first: a guard
 // page hit is also a page fault, a smashed canary also a panic.
 static const struct krule rules[] = {
-	{ "kernel-stack-overflow", when_stack_overflow, fill_stack_overflow },
-	{ "kernel-stack-protector", when_stack_protector, fill_stack_protector },
-	{ "kernel-null-deref", when_null_deref, fill_null_deref },
-	{ "kernel-page-fault", when_page_fault, fill_page_fault },
-	{ "kernel-divide-error", when_divide, fill_divide },
-	{ "kernel-general-protection", when_gpf, fill_gpf },
-	{ "kernel-bug", when_bug, fill_bug },
-	{ "kernel-warning-panic", when_warn, fill_warn },
-	{ "kernel-soft-lockup", when_soft_lockup, fill_soft_lockup },
-	{ "kernel-hard-lockup", when_hard_lockup, fill_hard_lockup },
-	{ "kernel-rcu-stall", when_rcu_stall, fill_rcu_stall },
-	{ "kernel-hung-task", when_hung_task, fill_hung_task },
-	{ "kernel-oom-panic", when_oom, fill_oom },
-	{ "kernel-sysrq-crash", when_sysrq, fill_sysrq },
-	{ "kernel-machine-check", when_mce, fill_mce },
-	{ "kernel-oops", when_oops, fill_oops },
-	{ "kernel-panic", when_panic, fill_panic },
-	{ "unknown", when_unknown, fill_unknown },
+	{ CT_CLASS_KERNEL_STACK_OVERFLOW, when_stack_overflow, fill_stack_overflow },
+	{ CT_CLASS_KERNEL_STACK_PROTECTOR, when_stack_protector, fill_stack_protector },
+	{ CT_CLASS_KERNEL_NULL_DEREF, when_null_deref, fill_null_deref },
+	{ CT_CLASS_KERNEL_PAGE_FAULT, when_page_fault, fill_page_fault },
+	{ CT_CLASS_KERNEL_DIVIDE_ERROR, when_divide, fill_divide },
+	{ CT_CLASS_KERNEL_GENERAL_PROTECTION, when_gpf, fill_gpf },
+	{ CT_CLASS_KERNEL_BUG, when_bug, fill_bug },
+	{ CT_CLASS_KERNEL_WARNING_PANIC, when_warn, fill_warn },
+	{ CT_CLASS_KERNEL_SOFT_LOCKUP, when_soft_lockup, fill_soft_lockup },
+	{ CT_CLASS_KERNEL_HARD_LOCKUP, when_hard_lockup, fill_hard_lockup },
+	{ CT_CLASS_KERNEL_RCU_STALL, when_rcu_stall, fill_rcu_stall },
+	{ CT_CLASS_KERNEL_HUNG_TASK, when_hung_task, fill_hung_task },
+	{ CT_CLASS_KERNEL_OOM_PANIC, when_oom, fill_oom },
+	{ CT_CLASS_KERNEL_SYSRQ_CRASH, when_sysrq, fill_sysrq },
+	{ CT_CLASS_KERNEL_MACHINE_CHECK, when_mce, fill_mce },
+	{ CT_CLASS_KERNEL_OOPS, when_oops, fill_oops },
+	{ CT_CLASS_KERNEL_PANIC, when_panic, fill_panic },
+	{ CT_CLASS_UNKNOWN, when_unknown, fill_unknown },
 };
 #define NUM_RULES (sizeof(rules) / sizeof(rules[0]))
 
@@ -338,13 +335,16 @@ static void set_address(struct ct_report *r, const struct ct_panic_record *f)
 	if (f->has_address) {
 		r->crash.has_address = true;
 		r->crash.address = f->address;
-		r->crash.address_kind = ct_report_strdup(r, f->address < NEAR_NULL ? "null" :
-						       (f->address >> 47 != 0 && f->address >> 47 != 0x1ffff) ?
-						       "non-canonical" : "unmapped");
+		r->crash.address_kind = ct_report_strdup(r, ct_address_kind_to_string(
+			f->address < CT_NEAR_NULL_LIMIT ? CT_ADDRESS_NULL
+			: (f->address >> 47 != 0 && f->address >> 47 != 0x1ffff) ? CT_ADDRESS_NON_CANONICAL
+										 : CT_ADDRESS_UNMAPPED));
 	}
 	// #PF error code bit 1 is "write" (arch/x86/include/asm/trap_pf.h X86_PF_WRITE), bit 4 "instruction fetch".
 	if ((f->null_deref || f->page_fault) && f->has_error_code)
-		r->crash.access = ct_report_strdup(r, f->error_code & 0x10 ? "exec" : f->error_code & 2 ? "write" : "read");
+		r->crash.access = ct_access_to_string(f->error_code & 0x10 ? CT_ACCESS_EXEC
+						      : f->error_code & 2   ? CT_ACCESS_WRITE
+									    : CT_ACCESS_READ);
 }
 
 static void add_details(struct ct_report *r, const struct ct_panic_record *f)
@@ -375,7 +375,7 @@ static void add_details(struct ct_report *r, const struct ct_panic_record *f)
 
 const char *ct_kernel_rule_name(size_t index)
 {
-	return index < NUM_RULES ? rules[index].name : NULL;
+	return index < NUM_RULES ? ct_class_to_string(rules[index].cls) : NULL;
 }
 
 void ct_kernel_classify(struct ct_report *r, const struct ct_panic_record *rec)

@@ -212,7 +212,7 @@ void ct_panic_record_deinit(struct ct_panic_record *rec);
 
 /* --- kclass.c ------------------------------------------------------------------------------------ */
 
-/** Sets report->crash from the panic record (taxonomy.md, kernel table). */
+/** Sets report->crash from the panic record (docs/classes.md, kernel table). */
 void ct_kernel_classify(struct ct_report *report, const struct ct_panic_record *rec);
 /** Sets report->signature from the class, the culprit and its callers (ksignature.c). */
 void ct_kernel_signature(struct ct_report *report, const struct ct_panic_record *rec);

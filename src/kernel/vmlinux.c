@@ -570,7 +570,7 @@ void ct_vmlinux_symbolize(struct ct_vmcore *vm, const struct ct_options *opts, s
 	for (size_t t = 0; t < report->num_threads; t++) {
 		struct ct_thread *th = &report->threads[t];
 		if (!expand_thread(report, th, mod, have_dwarf, slide, &ks, th->crashed))
-			ct_report_diag(report, CT_SEVERITY_WARNING, th->tid, "out-of-memory",
+			ct_report_diag(report, CT_SEVERITY_WARNING, th->tid, "no-memory",
 				       "out of memory: inline frames of CPU %d not expanded", th->tid);
 	}
 	if (kdwfl)

@@ -1,9 +1,8 @@
 /**
  * @file debuginfod.h
  * A debuginfod query that says why it failed (libdwfl's built-in one is silent): server
- * unreachable, timed out, or the file is not there. Owned by the batch/CLI area (issue #6);
- * called from modules.c's find_debuginfo callback after the local search failed
- * (.notes/batch-requests.md).
+ * unreachable, timed out, or the file is not there (issue #6); called from debugfile.c's
+ * find_debuginfo callback after the local search failed.
  */
 #ifndef CT_MODULES_DEBUGINFOD_H
 #define CT_MODULES_DEBUGINFOD_H

@@ -1,5 +1,5 @@
 // Modules by path and by start address (module_index.h): two open-addressing tables over the
-// module numbers, chains of same-path modules through prev[].
+// module numbers.
 #include "modules/module_index.h"
 
 #include <stdlib.h>
@@ -12,7 +12,6 @@ struct ct_module_index {
 	size_t capacity, mask;
 	const char **paths; /* by module number; borrowed strings */
 	uint64_t *starts;
-	size_t *prev; /* previous module with the same path, SIZE_MAX */
 	size_t *by_path; /* slot -> module number + 1 (the last with that path), 0 empty */
 	size_t *by_start; /* slot -> module number + 1, 0 empty */
 };
@@ -30,10 +29,9 @@ struct ct_module_index *ct_module_index_create(size_t capacity)
 	idx->mask = slots - 1;
 	idx->paths = calloc(capacity ? capacity : 1, sizeof(*idx->paths));
 	idx->starts = calloc(capacity ? capacity : 1, sizeof(*idx->starts));
-	idx->prev = calloc(capacity ? capacity : 1, sizeof(*idx->prev));
 	idx->by_path = calloc(slots, sizeof(*idx->by_path));
 	idx->by_start = calloc(slots, sizeof(*idx->by_start));
-	if (!idx->paths || !idx->starts || !idx->prev || !idx->by_path || !idx->by_start) {
+	if (!idx->paths || !idx->starts || !idx->by_path || !idx->by_start) {
 		ct_module_index_destroy(idx);
 		return NULL;
 	}
@@ -46,7 +44,6 @@ void ct_module_index_destroy(struct ct_module_index *idx)
 		return;
 	free(idx->paths);
 	free(idx->starts);
-	free(idx->prev);
 	free(idx->by_path);
 	free(idx->by_start);
 	free(idx);
@@ -76,7 +73,6 @@ void ct_module_index_add(struct ct_module_index *idx, size_t module, const char 
 	idx->paths[module] = path;
 	idx->starts[module] = start;
 	size_t s = path_slot(idx, path);
-	idx->prev[module] = idx->by_path[s] ? idx->by_path[s] - 1 : SIZE_MAX;
 	idx->by_path[s] = module + 1;
 	s = start_slot(idx, start);
 	if (!idx->by_start[s])
@@ -87,11 +83,6 @@ size_t ct_module_index_find_path(const struct ct_module_index *idx, const char *
 {
 	size_t s = path_slot(idx, path);
 	return idx->by_path[s] ? idx->by_path[s] - 1 : SIZE_MAX;
-}
-
-size_t ct_module_index_prev(const struct ct_module_index *idx, size_t module)
-{
-	return module < idx->capacity ? idx->prev[module] : SIZE_MAX;
 }
 
 bool ct_module_index_has_start(const struct ct_module_index *idx, uint64_t start)

@@ -22,9 +22,8 @@ void ct_module_index_destroy(struct ct_module_index *idx);
  * as long as the index) and @p start. */
 void ct_module_index_add(struct ct_module_index *idx, size_t module, const char *path, uint64_t start);
 
-/** The last module added with @p path, or SIZE_MAX; ct_module_index_prev() walks the earlier ones. */
+/** The last module added with @p path, or SIZE_MAX. */
 size_t ct_module_index_find_path(const struct ct_module_index *idx, const char *path);
-size_t ct_module_index_prev(const struct ct_module_index *idx, size_t module);
 
 /** True when a module starting at @p start was added. */
 bool ct_module_index_has_start(const struct ct_module_index *idx, uint64_t start);

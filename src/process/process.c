@@ -8,6 +8,7 @@
 #include "modules/debug_budget.h"
 #include "modules/symbolize.h"
 #include "process/process.h"
+#include "report/diag_codes.h"
 #include "unwind/unwind.h"
 #include "values/values.h"
 
@@ -234,9 +235,9 @@ static void copy_core_problems(struct ct_session *s)
 {
 	struct ct_core *core = s->core;
 	for (size_t i = 0; i < core->num_problems; i++) {
-		enum ct_severity sev = strcmp(core->problems[i].code, "no-notes") == 0 ? CT_SEVERITY_ERROR
-											 : CT_SEVERITY_WARNING;
-		ct_report_diag(s->report, sev, 0, core->problems[i].code, "%s", core->problems[i].message);
+		// The loader has no context for a severity: the table's (a core without notes is an error).
+		const char *code = core->problems[i].code;
+		ct_report_diag(s->report, ct_diag_default_severity(code), 0, code, "%s", core->problems[i].message);
 	}
 	if (core->num_problems_dropped)
 		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "limit", "%zu more problems with the core not listed",
@@ -292,8 +293,9 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 	ct_triage_process(&s);
 	// A verdict on part of the notes is never certain: the crashing thread or the signal may be
 	// among those not read ("no crash: snapshot, confidence high" from a padded core).
-	if (s.core->notes_capped && report->crash.confidence && strcmp(report->crash.confidence, "low") != 0) {
-		report->crash.confidence = ct_report_strdup(report, "low");
+	const char *low = ct_confidence_to_string(CT_CONFIDENCE_LOW);
+	if (s.core->notes_capped && report->crash.confidence && strcmp(report->crash.confidence, low) != 0) {
+		report->crash.confidence = ct_report_strdup(report, low);
 		ct_crash_add_evidence(report, "only the first %u notes of the core were read: the verdict may miss the crashing thread",
 				      CT_MAX_NOTES);
 	}

@@ -34,8 +34,8 @@ bool ct_report_init(struct ct_report *report)
 {
 	memset(report, 0, sizeof(*report));
 	ct_strpool_init(&report->strings);
-	report->crash.class_id = ct_report_strdup(report, "unknown");
-	report->crash.confidence = ct_report_strdup(report, "low");
+	report->crash.class_id = ct_report_strdup(report, ct_class_to_string(CT_CLASS_UNKNOWN));
+	report->crash.confidence = ct_report_strdup(report, ct_confidence_to_string(CT_CONFIDENCE_LOW));
 	report->crash.blame_frame = -1;
 	return report->crash.class_id && report->crash.confidence;
 }

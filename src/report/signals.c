@@ -1,18 +1,21 @@
-// Names of Linux signals and si_codes (asm-generic numbering, used by x86, arm, aarch64, riscv, s390,
-// ppc). Source: include/uapi/asm-generic/signal.h and siginfo.h, Linux 6.1.
+// Names of Linux signals and si_codes in the asm-generic numbering every dump's signals are turned into
+// (arch/signal_numbers.h). Source: include/uapi/asm-generic/signal.h and siginfo.h, Linux 6.1;
+// tests/unit/test_signals.c checks every name against those headers.
 #include <stddef.h>
 
+#include "arch/signal_numbers.h"
 #include "coretriage/report.h"
 
+#define NAME(sig) [CT_##sig] = #sig
 static const char *const signal_names[] = {
-	[1] = "SIGHUP",	  [2] = "SIGINT",    [3] = "SIGQUIT", [4] = "SIGILL",	  [5] = "SIGTRAP",
-	[6] = "SIGABRT",  [7] = "SIGBUS",    [8] = "SIGFPE",  [9] = "SIGKILL",	  [10] = "SIGUSR1",
-	[11] = "SIGSEGV", [12] = "SIGUSR2",  [13] = "SIGPIPE", [14] = "SIGALRM",  [15] = "SIGTERM",
-	[16] = "SIGSTKFLT", [17] = "SIGCHLD", [18] = "SIGCONT", [19] = "SIGSTOP", [20] = "SIGTSTP",
-	[21] = "SIGTTIN", [22] = "SIGTTOU",  [23] = "SIGURG",  [24] = "SIGXCPU",  [25] = "SIGXFSZ",
-	[26] = "SIGVTALRM", [27] = "SIGPROF", [28] = "SIGWINCH", [29] = "SIGIO",  [30] = "SIGPWR",
-	[31] = "SIGSYS",
+	NAME(SIGHUP),  NAME(SIGINT),  NAME(SIGQUIT),   NAME(SIGILL),  NAME(SIGTRAP),   NAME(SIGABRT),
+	NAME(SIGBUS),  NAME(SIGFPE),  NAME(SIGKILL),   NAME(SIGUSR1), NAME(SIGSEGV),   NAME(SIGUSR2),
+	NAME(SIGPIPE), NAME(SIGALRM), NAME(SIGTERM),   NAME(SIGSTKFLT), NAME(SIGCHLD), NAME(SIGCONT),
+	NAME(SIGSTOP), NAME(SIGTSTP), NAME(SIGTTIN),   NAME(SIGTTOU), NAME(SIGURG),    NAME(SIGXCPU),
+	NAME(SIGXFSZ), NAME(SIGVTALRM), NAME(SIGPROF), NAME(SIGWINCH), NAME(SIGIO),    NAME(SIGPWR),
+	NAME(SIGSYS),
 };
+#undef NAME
 
 const char *ct_signal_name(int signo)
 {
@@ -29,7 +32,7 @@ struct code_name {
 static const struct code_name generic_codes[] = {
 	{ 0, "SI_USER" },     { 0x80, "SI_KERNEL" }, { -1, "SI_QUEUE" },  { -2, "SI_TIMER" },
 	{ -3, "SI_MESGQ" },   { -4, "SI_ASYNCIO" },  { -5, "SI_SIGIO" },  { -6, "SI_TKILL" },
-	{ -7, "SI_DETHREAD" }, { -8, "SI_ASYNCNL" },
+	{ -7, "SI_DETHREAD" }, { -60, "SI_ASYNCNL" },
 };
 static const struct code_name segv_codes[] = {
 	{ 1, "SEGV_MAPERR" }, { 2, "SEGV_ACCERR" }, { 3, "SEGV_BNDERR" }, { 4, "SEGV_PKUERR" },
@@ -73,15 +76,15 @@ static const char *lookup(const struct code_name *table, size_t n, int code)
 const char *ct_signal_code_name(int signo, int code)
 {
 	// Codes <= 0 and SI_KERNEL mean the same for every signal; positive codes are per signal.
-	if (code <= 0 || code == 0x80)
+	if (code <= 0 || code == CT_SI_KERNEL)
 		return LOOKUP(generic_codes, code);
 	switch (signo) {
-	case 11: return LOOKUP(segv_codes, code);
-	case 7: return LOOKUP(bus_codes, code);
-	case 8: return LOOKUP(fpe_codes, code);
-	case 4: return LOOKUP(ill_codes, code);
-	case 5: return LOOKUP(trap_codes, code);
-	case 17: return LOOKUP(chld_codes, code);
+	case CT_SIGSEGV: return LOOKUP(segv_codes, code);
+	case CT_SIGBUS: return LOOKUP(bus_codes, code);
+	case CT_SIGFPE: return LOOKUP(fpe_codes, code);
+	case CT_SIGILL: return LOOKUP(ill_codes, code);
+	case CT_SIGTRAP: return LOOKUP(trap_codes, code);
+	case CT_SIGCHLD: return LOOKUP(chld_codes, code);
 	default: return NULL;
 	}
 }

@@ -80,20 +80,6 @@ struct ct_error *ct_journal_open(const char *path, struct ct_journal **ret)
 	return finish_open(sj, path, ret);
 }
 
-struct ct_error *ct_journal_open_files(const char *const *paths, size_t num_paths, struct ct_journal **ret)
-{
-	const char **list = calloc(num_paths + 1, sizeof(*list));
-	if (!list)
-		return &ct_enomem;
-	memcpy(list, paths, num_paths * sizeof(*list));
-	sd_journal *sj = NULL;
-	int r = sd_journal_open_files(&sj, list, 0);
-	free(list);
-	if (r < 0)
-		return journal_error(r, "sd_journal_open_files", num_paths ? paths[0] : NULL);
-	return finish_open(sj, num_paths ? paths[0] : "journal", ret);
-}
-
 void ct_journal_close(struct ct_journal *j)
 {
 	if (!j)
@@ -362,11 +348,6 @@ static struct ct_error *unsupported(void)
 }
 
 struct ct_error *ct_journal_open(const char *path, struct ct_journal **ret)
-{
-	return unsupported();
-}
-
-struct ct_error *ct_journal_open_files(const char *const *paths, size_t num_paths, struct ct_journal **ret)
 {
 	return unsupported();
 }

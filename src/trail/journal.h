@@ -28,8 +28,6 @@ struct ct_journal;
  * Errors: CT_ERROR_UNSUPPORTED (built without libsystemd), CT_ERROR_OS, CT_ERROR_CORRUPT.
  */
 struct ct_error *ct_journal_open(const char *path, struct ct_journal **ret);
-/** Opens several journal files as one journal (the files found in a --logs directory). */
-struct ct_error *ct_journal_open_files(const char *const *paths, size_t num_paths, struct ct_journal **ret);
 void ct_journal_close(struct ct_journal *j);
 
 struct ct_journal_field {

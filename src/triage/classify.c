@@ -1,28 +1,10 @@
-// The classifier: an ordered rule table over struct ct_facts (docs/classes.md, taxonomy.md). The first
+// The classifier: an ordered rule table over struct ct_facts (docs/classes.md). The first
 // rule whose `when` holds wins; its `fill` writes the verdict. Both are pure functions of the facts.
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "triage/facts.h"
-
-static const char *const access_names[CT_ACCESS_NUM_] = {
-	[CT_ACCESS_NONE] = NULL, [CT_ACCESS_READ] = "read", [CT_ACCESS_WRITE] = "write", [CT_ACCESS_EXEC] = "exec",
-};
-
-const char *ct_access_to_string(enum ct_access access)
-{
-	return access < CT_ACCESS_NUM_ ? access_names[access] : NULL;
-}
-
-static const char *const confidence_names[CT_CONFIDENCE_NUM_] = {
-	[CT_CONFIDENCE_LOW] = "low", [CT_CONFIDENCE_MEDIUM] = "medium", [CT_CONFIDENCE_HIGH] = "high",
-};
-
-const char *ct_confidence_to_string(enum ct_confidence c)
-{
-	return c < CT_CONFIDENCE_NUM_ ? confidence_names[c] : "low";
-}
 
 /* ---- helpers over facts ---- */
 
@@ -151,22 +133,22 @@ static bool import_is_heap(const struct ct_facts *f)
 	return false;
 }
 
-/** The abort-family class the program's last call points to, or NULL. */
-static const char *import_class(const struct ct_facts *f)
+/** The abort-family class the program's last call points to, or CT_CLASS_UNKNOWN. */
+static enum ct_class import_class(const struct ct_facts *f)
 {
 	if (import_is(f, assert_imports))
-		return "assertion-failure";
+		return CT_CLASS_ASSERTION_FAILURE;
 	if (import_is(f, stack_chk_imports))
-		return "stack-buffer-overflow";
+		return CT_CLASS_STACK_BUFFER_OVERFLOW;
 	if (import_is_fortify(f))
-		return "fortify-failure";
+		return CT_CLASS_FORTIFY_FAILURE;
 	if (import_is_heap(f))
-		return "heap-corruption";
+		return CT_CLASS_HEAP_CORRUPTION;
 	if (import_is(f, throw_imports))
-		return "uncaught-exception";
+		return CT_CLASS_UNCAUGHT_EXCEPTION;
 	if (import_is(f, abort_imports))
-		return "abort";
-	return NULL;
+		return CT_CLASS_ABORT;
+	return CT_CLASS_UNKNOWN;
 }
 
 /**
@@ -185,11 +167,10 @@ static bool abort_cause_known(const struct ct_facts *f)
 	       find_frame(f, terminate_frames) >= 0 || find_frame(f, throw_frames) >= 0;
 }
 
-/** Last-call evidence for an abort-family rule: the program's last call names class @p class_id. */
-static bool import_says(const struct ct_facts *f, const char *class_id)
+/** Last-call evidence for an abort-family rule: the program's last call names class @p cls. */
+static bool import_says(const struct ct_facts *f, enum ct_class cls)
 {
-	const char *c = import_class(f);
-	return c && strcmp(c, class_id) == 0 && !abort_cause_known(f);
+	return cls != CT_CLASS_UNKNOWN && import_class(f) == cls && !abort_cause_known(f);
 }
 
 static bool is_fill_pattern(uint64_t v)
@@ -292,33 +273,33 @@ static void evidence_insn(const struct ct_facts *f, struct ct_report *r)
 }
 
 /** Common verdict setter. */
-static void verdict(struct ct_report *r, const char *class_id, const char *subclass, enum ct_confidence c)
+static void verdict(struct ct_report *r, enum ct_class cls, const char *subclass, enum ct_confidence c)
 {
-	r->crash.class_id = ct_report_strdup(r, class_id);
+	r->crash.class_id = ct_report_strdup(r, ct_class_to_string(cls));
 	r->crash.subclass = subclass ? ct_report_strdup(r, subclass) : NULL;
 	r->crash.confidence = ct_report_strdup(r, ct_confidence_to_string(c));
 }
 
-static void set_address(struct ct_report *r, const struct ct_address_facts *a, const char *kind)
+static void set_address(struct ct_report *r, const struct ct_address_facts *a, enum ct_address_kind kind)
 {
 	if (!a || !a->valid)
 		return;
 	r->crash.has_address = true;
 	r->crash.address = a->address;
-	r->crash.address_kind = kind ? ct_report_strdup(r, kind) : NULL;
+	r->crash.address_kind = ct_report_strdup(r, ct_address_kind_to_string(kind));
 }
 
-static const char *address_kind(const struct ct_address_facts *a)
+static enum ct_address_kind address_kind(const struct ct_address_facts *a)
 {
 	if (a->near_null)
-		return "null";
+		return CT_ADDRESS_NULL;
 	if (a->non_canonical)
-		return "non-canonical";
+		return CT_ADDRESS_NON_CANONICAL;
 	if (a->in_stack_guard)
-		return "stack-guard";
+		return CT_ADDRESS_STACK_GUARD;
 	if (!a->mapping.present)
-		return "unmapped";
-	return "mapped";
+		return CT_ADDRESS_UNMAPPED;
+	return CT_ADDRESS_MAPPED;
 }
 
 static const char *access_or(const struct ct_facts *f, const char *fallback)
@@ -375,7 +356,7 @@ static bool when_no_signal(const struct ct_facts *f)
 
 static void fill_no_signal(const struct ct_facts *f, struct ct_report *r)
 {
-	verdict(r, "no-signal", NULL, CT_CONFIDENCE_HIGH);
+	verdict(r, CT_CLASS_NO_SIGNAL, NULL, CT_CONFIDENCE_HIGH);
 	ct_crash_add_evidence(r, "no thread's prstatus carries a signal (pr_cursig 0): a live snapshot");
 	if (f->sig.signo)
 		ct_crash_add_evidence(r, "siginfo holds signal %d (%s) but no thread stopped on it (e.g. a debugger's attach)",
@@ -400,12 +381,12 @@ static bool when_external_signal(const struct ct_facts *f)
 static void fill_external_signal(const struct ct_facts *f, struct ct_report *r)
 {
 	if (!f->sig.has_sender) {
-		verdict(r, "external-signal", NULL, CT_CONFIDENCE_LOW);
+		verdict(r, CT_CLASS_EXTERNAL_SIGNAL, NULL, CT_CONFIDENCE_LOW);
 		ct_crash_add_evidence(r, "si_code says a process sent the signal, but the sender is not recorded");
 		r->crash.summary = ct_report_printf(r, "%s sent by a process (sender unknown)", signal_name(f, r));
 		return;
 	}
-	verdict(r, "external-signal", NULL, f->sig.has_pid ? CT_CONFIDENCE_HIGH : CT_CONFIDENCE_MEDIUM);
+	verdict(r, CT_CLASS_EXTERNAL_SIGNAL, NULL, f->sig.has_pid ? CT_CONFIDENCE_HIGH : CT_CONFIDENCE_MEDIUM);
 	ct_crash_add_evidence(r, "sender pid %d (uid %d) is not the dumped process (pid %d)", f->sig.sender_pid,
 			      f->sig.sender_uid, f->sig.pid);
 	ct_crash_add_detail_int(r, "sender_pid", f->sig.sender_pid);
@@ -442,10 +423,10 @@ static const char *last_call_name(const struct ct_facts *f)
 }
 
 /**
- * Evidence of the program's last call for a verdict of class @p class_id. Returns true when it points
+ * Evidence of the program's last call for a verdict of class @p cls. Returns true when it points
  * to another abort-family class (a conflict, said in the evidence).
  */
-static bool evidence_last_call(const struct ct_facts *f, struct ct_report *r, const char *class_id)
+static bool evidence_last_call(const struct ct_facts *f, struct ct_report *r, enum ct_class cls)
 {
 	const struct ct_call_facts *c = &f->last_call;
 	if (!c->present || !c->symbol)
@@ -460,21 +441,22 @@ static bool evidence_last_call(const struct ct_facts *f, struct ct_report *r, co
 				      last_call_name(f));
 		return false;
 	}
-	const char *ic = import_class(f);
-	if (ic && strcmp(ic, class_id) != 0) {
-		ct_crash_add_evidence(r, "conflict: the program's last call (%s) points to %s", last_call_name(f), ic);
+	enum ct_class ic = import_class(f);
+	if (ic != CT_CLASS_UNKNOWN && ic != cls) {
+		ct_crash_add_evidence(r, "conflict: the program's last call (%s) points to %s", last_call_name(f),
+				      ct_class_to_string(ic));
 		return true;
 	}
 	return false;
 }
 
 /**
- * Shared by the abort-family rules (class @p class_id): the frame, message and last-call evidence;
+ * Shared by the abort-family rules (class @p cls): the frame, message and last-call evidence;
  * records agreement and returns the confidence. High: the abort message and a library frame or the
  * last call agree, or a library frame alone. Medium: the message alone, or the last call alone (a call
  * the program made, not the check that fired; without libc nothing else survives).
  */
-static enum ct_confidence abort_confidence(const struct ct_facts *f, struct ct_report *r, const char *class_id,
+static enum ct_confidence abort_confidence(const struct ct_facts *f, struct ct_report *r, enum ct_class cls,
 					   long frame, bool msg_matches, bool import_matches, const char *what)
 {
 	enum ct_confidence c;
@@ -483,7 +465,7 @@ static enum ct_confidence abort_confidence(const struct ct_facts *f, struct ct_r
 				      f->frames[frame].module ? f->frames[frame].module : "?");
 	if (f->abort_msg.present)
 		ct_crash_add_evidence(r, "glibc __abort_msg: \"%s\"", f->abort_msg.text);
-	bool conflict = evidence_last_call(f, r, class_id);
+	bool conflict = evidence_last_call(f, r, cls);
 	if (msg_matches && (frame >= 0 || import_matches)) {
 		c = CT_CONFIDENCE_HIGH;
 	} else if (frame >= 0 && f->abort_msg.present && !msg_matches) {
@@ -512,15 +494,15 @@ static enum ct_confidence abort_confidence(const struct ct_facts *f, struct ct_r
 static bool when_assertion(const struct ct_facts *f)
 {
 	return self_abort(f) && (f->abort_msg.kind == CT_ABORT_ASSERTION || find_frame(f, assert_frames) >= 0 ||
-				 import_says(f, "assertion-failure"));
+				 import_says(f, CT_CLASS_ASSERTION_FAILURE));
 }
 
 static void fill_assertion(const struct ct_facts *f, struct ct_report *r)
 {
 	long fr = find_frame(f, assert_frames);
 	bool msg = f->abort_msg.kind == CT_ABORT_ASSERTION;
-	verdict(r, "assertion-failure", NULL,
-		abort_confidence(f, r, "assertion-failure", fr, msg, import_is(f, assert_imports), "a failed assertion"));
+	verdict(r, CT_CLASS_ASSERTION_FAILURE, NULL,
+		abort_confidence(f, r, CT_CLASS_ASSERTION_FAILURE, fr, msg, import_is(f, assert_imports), "a failed assertion"));
 	const struct ct_abort_facts *a = &f->abort_msg;
 	if (msg) {
 		if (a->file)
@@ -536,7 +518,7 @@ static void fill_assertion(const struct ct_facts *f, struct ct_report *r)
 		    !strstr(f->frames[f->blame].function, a->function)) {
 			ct_crash_add_evidence(r, "conflict: the assertion names function %s but the blamed frame is %s",
 					      a->function, f->frames[f->blame].function);
-			r->crash.confidence = ct_report_strdup(r, "medium");
+			r->crash.confidence = ct_confidence_to_string(CT_CONFIDENCE_MEDIUM);
 		}
 		r->crash.summary = ct_report_printf(r, "assertion `%s` failed in %s (%s:%d)",
 						    a->expression ? a->expression : "?", a->function ? a->function : "?",
@@ -550,14 +532,14 @@ static void fill_assertion(const struct ct_facts *f, struct ct_report *r)
 static bool when_stack_smashing(const struct ct_facts *f)
 {
 	return self_abort(f) && (f->abort_msg.kind == CT_ABORT_STACK_SMASHING || find_frame(f, stack_chk_frames) >= 0 ||
-				 import_says(f, "stack-buffer-overflow"));
+				 import_says(f, CT_CLASS_STACK_BUFFER_OVERFLOW));
 }
 
 static void fill_stack_smashing(const struct ct_facts *f, struct ct_report *r)
 {
 	long fr = find_frame(f, stack_chk_frames);
-	verdict(r, "stack-buffer-overflow", NULL,
-		abort_confidence(f, r, "stack-buffer-overflow", fr, f->abort_msg.kind == CT_ABORT_STACK_SMASHING,
+	verdict(r, CT_CLASS_STACK_BUFFER_OVERFLOW, NULL,
+		abort_confidence(f, r, CT_CLASS_STACK_BUFFER_OVERFLOW, fr, f->abort_msg.kind == CT_ABORT_STACK_SMASHING,
 				 import_is(f, stack_chk_imports), "a stack-protector failure"));
 	if (f->abort_msg.present)
 		ct_crash_add_detail_string(r, "message", f->abort_msg.text);
@@ -569,7 +551,7 @@ static void fill_stack_smashing(const struct ct_facts *f, struct ct_report *r)
 static bool when_fortify(const struct ct_facts *f)
 {
 	return self_abort(f) && (f->abort_msg.kind == CT_ABORT_FORTIFY || find_frame(f, fortify_frames) >= 0 ||
-				 import_says(f, "fortify-failure"));
+				 import_says(f, CT_CLASS_FORTIFY_FAILURE));
 }
 
 /** "memcpy" for __memcpy_chk; NULL for __chk_fail/__fortify_fail or a non-fortify import. Pooled. */
@@ -584,8 +566,8 @@ static const char *checked_import(const struct ct_facts *f, struct ct_report *r)
 static void fill_fortify(const struct ct_facts *f, struct ct_report *r)
 {
 	long fr = find_frame(f, fortify_frames);
-	verdict(r, "fortify-failure", NULL,
-		abort_confidence(f, r, "fortify-failure", fr, f->abort_msg.kind == CT_ABORT_FORTIFY, import_is_fortify(f),
+	verdict(r, CT_CLASS_FORTIFY_FAILURE, NULL,
+		abort_confidence(f, r, CT_CLASS_FORTIFY_FAILURE, fr, f->abort_msg.kind == CT_ABORT_FORTIFY, import_is_fortify(f),
 				 "a _FORTIFY_SOURCE check failure"));
 	if (f->abort_msg.present)
 		ct_crash_add_detail_string(r, "message", f->abort_msg.text);
@@ -637,7 +619,7 @@ static bool when_heap(const struct ct_facts *f)
 {
 	if (self_abort(f))
 		return f->abort_msg.kind == CT_ABORT_MALLOC || find_frame(f, malloc_abort_frames) >= 0 ||
-		       import_says(f, "heap-corruption");
+		       import_says(f, CT_CLASS_HEAP_CORRUPTION);
 	return (sig_is(f, CT_SIGSEGV) || sig_is(f, CT_SIGBUS)) && kernel_fault(f) && allocator_fault_frame(f) >= 0;
 }
 
@@ -646,9 +628,9 @@ static void fill_heap(const struct ct_facts *f, struct ct_report *r)
 	if (self_abort(f)) {
 		long fr = find_frame(f, malloc_abort_frames);
 		bool msg = f->abort_msg.kind == CT_ABORT_MALLOC;
-		enum ct_confidence c = abort_confidence(f, r, "heap-corruption", fr, msg, import_is_heap(f),
+		enum ct_confidence c = abort_confidence(f, r, CT_CLASS_HEAP_CORRUPTION, fr, msg, import_is_heap(f),
 							"a glibc malloc check failure");
-		verdict(r, "heap-corruption", msg ? f->abort_msg.heap_subclass : NULL, c);
+		verdict(r, CT_CLASS_HEAP_CORRUPTION, msg ? f->abort_msg.heap_subclass : NULL, c);
 		if (f->abort_msg.present)
 			ct_crash_add_detail_string(r, "message", f->abort_msg.text);
 		if (msg) {
@@ -665,14 +647,15 @@ static void fill_heap(const struct ct_facts *f, struct ct_report *r)
 		return;
 	}
 	long fr = allocator_fault_frame(f);
-	verdict(r, "heap-corruption", "corrupted-metadata", CT_CONFIDENCE_MEDIUM);
+	verdict(r, CT_CLASS_HEAP_CORRUPTION, "corrupted-metadata", CT_CONFIDENCE_MEDIUM);
 	ct_crash_add_evidence(r, "the fault is inside the allocator: frame #%ld %s (%s)", fr, f->frames[fr].function,
 			      f->frames[fr].module ? f->frames[fr].module : "?");
 	evidence_insn(f, r);
 	const struct ct_address_facts *a = data_address(f);
 	evidence_address(r, "data address", a);
 	set_access(f, r);
-	set_address(r, a, a ? address_kind(a) : NULL);
+	if (a)
+		set_address(r, a, address_kind(a));
 	r->crash.summary = ct_report_printf(r, "heap metadata corrupted: %s faulted inside %s%s", signal_name(f, r),
 					    f->frames[fr].function, in_blame(f, r));
 }
@@ -702,7 +685,7 @@ static bool ct_noexcept_escape(const struct ct_facts *f, struct ct_report *r, co
 static bool when_uncaught(const struct ct_facts *f)
 {
 	return self_abort(f) && (find_frame(f, terminate_frames) >= 0 || find_frame(f, throw_frames) >= 0 ||
-				 import_says(f, "uncaught-exception"));
+				 import_says(f, CT_CLASS_UNCAUGHT_EXCEPTION));
 }
 
 static void fill_uncaught(const struct ct_facts *f, struct ct_report *r)
@@ -713,7 +696,7 @@ static void fill_uncaught(const struct ct_facts *f, struct ct_report *r)
 		ct_crash_add_evidence(r, "frame #%ld is %s", term, f->frames[term].function);
 	if (thr >= 0)
 		ct_crash_add_evidence(r, "frame #%ld is %s", thr, f->frames[thr].function);
-	bool conflict = evidence_last_call(f, r, "uncaught-exception");
+	bool conflict = evidence_last_call(f, r, CT_CLASS_UNCAUGHT_EXCEPTION);
 	if (term < 0 && thr < 0) {
 		ct_crash_add_evidence(r, "only the program's last call says an exception was thrown: no library frame names it");
 		c = CT_CONFIDENCE_MEDIUM;
@@ -728,7 +711,7 @@ static void fill_uncaught(const struct ct_facts *f, struct ct_report *r)
 				      f->exception_type);
 		ct_crash_add_detail_string(r, "exception_type", f->exception_type);
 	}
-	verdict(r, "uncaught-exception", NULL, c);
+	verdict(r, CT_CLASS_UNCAUGHT_EXCEPTION, NULL, c);
 	if (f->exception_what) {
 		ct_crash_add_evidence(r, "what(): \"%s\" (the message of the thrown std::logic_error/std::runtime_error)",
 				      f->exception_what);
@@ -760,7 +743,7 @@ static void fill_abort(const struct ct_facts *f, struct ct_report *r)
 	bool called_abort = fr >= 0 || import_is(f, abort_imports);
 	if (fr >= 0)
 		ct_crash_add_evidence(r, "frame #%ld is abort (%s)", fr, f->frames[fr].module ? f->frames[fr].module : "?");
-	bool conflict = evidence_last_call(f, r, "abort");
+	bool conflict = evidence_last_call(f, r, CT_CLASS_ABORT);
 	if (fr < 0 && called_abort) {
 		// The program called abort() itself: as good as an abort frame, unless that frame's return
 		// address came from a stack scan (it may be stale).
@@ -776,7 +759,7 @@ static void fill_abort(const struct ct_facts *f, struct ct_report *r)
 		ct_crash_add_evidence(r, "glibc __abort_msg: \"%s\"", f->abort_msg.text);
 		ct_crash_add_detail_string(r, "message", f->abort_msg.text);
 	}
-	verdict(r, "abort", NULL, c);
+	verdict(r, CT_CLASS_ABORT, NULL, c);
 	const char *msg = f->abort_msg.present ? ct_report_printf(r, ": \"%s\"", f->abort_msg.text) : "";
 	if (called_abort || !f->last_call.symbol || f->last_call.resolved_own)
 		r->crash.summary = ct_report_printf(r, "abort() called%s%s", in_blame(f, r), msg);
@@ -791,7 +774,7 @@ static bool when_self_signal(const struct ct_facts *f)
 
 static void fill_self_signal(const struct ct_facts *f, struct ct_report *r)
 {
-	verdict(r, "self-signal", NULL, CT_CONFIDENCE_HIGH);
+	verdict(r, CT_CLASS_SELF_SIGNAL, NULL, CT_CONFIDENCE_HIGH);
 	ct_crash_add_evidence(r, "sender pid %d is the dumped process itself (%s)", f->sig.sender_pid,
 			      f->sig.code_name ? f->sig.code_name : "user-sent");
 	ct_crash_add_detail_int(r, "sender_pid", f->sig.sender_pid);
@@ -820,9 +803,9 @@ static void fill_null_call(const struct ct_facts *f, struct ct_report *r)
 		if (!f->sp_word_after_call)
 			c = CT_CONFIDENCE_MEDIUM;
 	}
-	verdict(r, "null-call", NULL, c);
-	r->crash.access = ct_report_strdup(r, "exec");
-	set_address(r, &f->pc_addr, "null");
+	verdict(r, CT_CLASS_NULL_CALL, NULL, c);
+	r->crash.access = ct_access_to_string(CT_ACCESS_EXEC);
+	set_address(r, &f->pc_addr, CT_ADDRESS_NULL);
 	r->crash.summary = ct_report_printf(r, "call through a NULL function pointer (pc 0x%" PRIx64 ")%s", f->pc,
 					    blame_location(f, r) ? ct_report_printf(r, " from %s", blame_location(f, r)) : "");
 }
@@ -838,14 +821,14 @@ static bool when_exec_nx(const struct ct_facts *f)
 
 static void fill_exec_nx(const struct ct_facts *f, struct ct_report *r)
 {
-	verdict(r, "exec-non-executable", NULL, CT_CONFIDENCE_HIGH);
+	verdict(r, CT_CLASS_EXEC_NON_EXECUTABLE, NULL, CT_CONFIDENCE_HIGH);
 	evidence_address(r, "pc", &f->pc_addr);
 	if (f->sig.has_fault_address && f->sig.fault_address == f->pc)
 		ct_crash_add_evidence(r, "the fault address equals pc: the instruction fetch faulted");
 	if (f->has_sp_word && f->sp_word_after_call)
 		ct_crash_add_evidence(r, "return address at [sp]: 0x%" PRIx64 ", right after a call instruction", f->sp_word);
-	r->crash.access = ct_report_strdup(r, "exec");
-	set_address(r, &f->pc_addr, "mapped");
+	r->crash.access = ct_access_to_string(CT_ACCESS_EXEC);
+	set_address(r, &f->pc_addr, CT_ADDRESS_MAPPED);
 	const struct ct_mapping_fact *m = &f->pc_addr.mapping;
 	if (m->present) {
 		ct_crash_add_detail_string(r, "mapping_permissions", perms(r, m->flags));
@@ -900,9 +883,9 @@ static void fill_stack_overflow(const struct ct_facts *f, struct ct_report *r)
 	}
 	ct_crash_add_detail_int(r, "frames", (int64_t)f->num_frames);
 	evidence_insn(f, r);
-	verdict(r, "stack-overflow", NULL, c);
+	verdict(r, CT_CLASS_STACK_OVERFLOW, NULL, c);
 	set_access(f, r);
-	set_address(r, a, "stack-guard");
+	set_address(r, a, CT_ADDRESS_STACK_GUARD);
 	const char *cycle = NULL;
 	if (f->stack.recursion_depth >= 2 && f->stack.cycle_start < f->num_frames &&
 	    f->frames[f->stack.cycle_start].function)
@@ -950,8 +933,8 @@ static void fill_stack_corruption(const struct ct_facts *f, struct ct_report *r)
 		evidence_insn(f, r);
 		evidence_address(r, "sp", &f->computed);
 		ct_crash_add_evidence(r, "ret faulted reading its return address: the stack pointer itself was corrupted");
-		verdict(r, "stack-corruption", NULL, CT_CONFIDENCE_HIGH);
-		r->crash.access = ct_report_strdup(r, "read");
+		verdict(r, CT_CLASS_STACK_CORRUPTION, NULL, CT_CONFIDENCE_HIGH);
+		r->crash.access = ct_access_to_string(CT_ACCESS_READ);
 		set_address(r, &f->computed, address_kind(&f->computed));
 		ct_crash_add_detail_address(r, "stack_pointer", f->computed.address);
 		r->crash.summary = ct_report_printf(r, "stack corruption: ret with a corrupted stack pointer 0x%" PRIx64 "%s",
@@ -975,13 +958,14 @@ static void fill_stack_corruption(const struct ct_facts *f, struct ct_report *r)
 	if (is_fill_pattern(target))
 		ct_crash_add_evidence(r, "0x%" PRIx64 " looks like a fill pattern (repeated bytes)", target);
 	ct_crash_add_detail_address(r, "return_address", target);
-	verdict(r, "stack-corruption", NULL, c);
-	r->crash.access = ct_report_strdup(r, "exec");
+	verdict(r, CT_CLASS_STACK_CORRUPTION, NULL, c);
+	r->crash.access = ct_access_to_string(CT_ACCESS_EXEC);
 	r->crash.has_address = true;
 	r->crash.address = target;
-	r->crash.address_kind = ct_report_strdup(r, f->computed.non_canonical || (f->pc_addr.valid && f->pc_addr.non_canonical)
-						       ? "non-canonical"
-						       : "unmapped");
+	r->crash.address_kind = ct_report_strdup(
+		r, ct_address_kind_to_string(f->computed.non_canonical || (f->pc_addr.valid && f->pc_addr.non_canonical)
+						     ? CT_ADDRESS_NON_CANONICAL
+						     : CT_ADDRESS_UNMAPPED));
 	r->crash.summary = ct_report_printf(r, "stack corruption: return address overwritten with 0x%" PRIx64 "%s", target,
 					    in_blame(f, r));
 }
@@ -1020,9 +1004,9 @@ static void fill_null_deref(const struct ct_facts *f, struct ct_report *r)
 		ct_crash_add_detail_string(r, "base_register", m->base);
 		ct_crash_add_detail_int(r, "offset", m->disp);
 	}
-	verdict(r, "null-deref", NULL, c);
+	verdict(r, CT_CLASS_NULL_DEREF, NULL, c);
 	set_access(f, r);
-	set_address(r, a, "null");
+	set_address(r, a, CT_ADDRESS_NULL);
 	const char *acc = access_or(f, "access");
 	// "is NULL" only when the register really held 0; a near-null base (&p->member of a NULL p, a
 	// small integer used as a pointer) is said as it is.
@@ -1064,10 +1048,10 @@ static void fill_misaligned(const struct ct_facts *f, struct ct_report *r)
 				      f->computed.address % f->insn.alignment);
 	else
 		c = CT_CONFIDENCE_MEDIUM;
-	verdict(r, "misaligned-access", NULL, c);
+	verdict(r, CT_CLASS_MISALIGNED_ACCESS, NULL, c);
 	set_access(f, r);
 	const struct ct_address_facts *a = f->computed.valid ? &f->computed : data_address(f);
-	set_address(r, a, "misaligned");
+	set_address(r, a, CT_ADDRESS_MISALIGNED);
 	if (f->insn.needs_alignment)
 		ct_crash_add_detail_int(r, "alignment", f->insn.alignment);
 	r->crash.summary = ct_report_printf(r, "misaligned %s at 0x%" PRIx64 " by %s%s", access_or(f, "access"),
@@ -1103,9 +1087,9 @@ static void fill_wild(const struct ct_facts *f, struct ct_report *r)
 					      f->sp_word);
 		else
 			c = CT_CONFIDENCE_MEDIUM;
-		verdict(r, "wild-pointer", NULL, c);
-		r->crash.access = ct_report_strdup(r, "exec");
-		set_address(r, &f->pc_addr, f->pc_addr.non_canonical ? "non-canonical" : "unmapped");
+		verdict(r, CT_CLASS_WILD_POINTER, NULL, c);
+		r->crash.access = ct_access_to_string(CT_ACCESS_EXEC);
+		set_address(r, &f->pc_addr, f->pc_addr.non_canonical ? CT_ADDRESS_NON_CANONICAL : CT_ADDRESS_UNMAPPED);
 		r->crash.summary = ct_report_printf(r, "jump to unmapped address 0x%" PRIx64 "%s", f->pc,
 						    blame_location(f, r) ? ct_report_printf(r, " from %s", blame_location(f, r)) : "");
 		return;
@@ -1118,7 +1102,9 @@ static void fill_wild(const struct ct_facts *f, struct ct_report *r)
 	evidence_address(r, "address", a);
 	if (addresses_disagree(f, r))
 		c = lower(c);
-	const char *kind = a->non_canonical ? "non-canonical" : a->mapping.present ? "no-access" : "unmapped";
+	enum ct_address_kind kind = a->non_canonical ? CT_ADDRESS_NON_CANONICAL
+				    : a->mapping.present ? CT_ADDRESS_NO_ACCESS
+							 : CT_ADDRESS_UNMAPPED;
 	if (a->mapping.present)
 		c = lower(c);
 	if (!a->non_canonical && !a->mapping.present && a->nearest.present)
@@ -1129,18 +1115,20 @@ static void fill_wild(const struct ct_facts *f, struct ct_report *r)
 		ct_crash_add_evidence(r, "%s held the bad pointer", f->culprit);
 		ct_crash_add_detail_string(r, "culprit", f->culprit);
 	}
-	verdict(r, "wild-pointer", NULL, c);
+	verdict(r, CT_CLASS_WILD_POINTER, NULL, c);
 	set_access(f, r);
 	set_address(r, a, kind);
 	if (f->insn.is_indirect_branch && f->insn.access == CT_ACCESS_READ) {
 		ct_crash_add_detail_bool(r, "indirect_branch", true);
 		r->crash.summary = ct_report_printf(r, "wild pointer: %s reads its target from %s address 0x%" PRIx64 "%s",
-						    f->insn.is_call ? "indirect call" : "indirect jump", kind, a->address,
+						    f->insn.is_call ? "indirect call" : "indirect jump",
+						    ct_address_kind_to_string(kind), a->address,
 						    in_blame(f, r));
 		return;
 	}
 	r->crash.summary = ct_report_printf(r, "wild pointer %s at %s address 0x%" PRIx64 "%s%s%s",
-					    access_or(f, "access"), kind, a->address, f->culprit ? " through " : "",
+					    access_or(f, "access"), ct_address_kind_to_string(kind), a->address,
+					    f->culprit ? " through " : "",
 					    f->culprit ? f->culprit : "", in_blame(f, r));
 }
 
@@ -1166,9 +1154,9 @@ static void fill_readonly(const struct ct_facts *f, struct ct_report *r)
 	}
 	if (addresses_disagree(f, r))
 		c = lower(c);
-	verdict(r, "write-to-readonly", NULL, c);
-	r->crash.access = ct_report_strdup(r, "write");
-	set_address(r, a, "mapped");
+	verdict(r, CT_CLASS_WRITE_TO_READONLY, NULL, c);
+	r->crash.access = ct_access_to_string(CT_ACCESS_WRITE);
+	set_address(r, a, CT_ADDRESS_MAPPED);
 	ct_crash_add_detail_string(r, "mapping_permissions", perms(r, a->mapping.flags));
 	if (a->mapping.file)
 		ct_crash_add_detail_string(r, "mapping_file", a->mapping.file);
@@ -1198,7 +1186,7 @@ static void fill_bus(const struct ct_facts *f, struct ct_report *r)
 		ct_crash_add_evidence(r, "offset 0x%" PRIx64 " of %s is past the end of the file", off, a->mapping.file);
 		text = ct_report_printf(r, "bus error: %s at offset 0x%" PRIx64 " past the end of the mapped file %s",
 					access_or(f, "access"), off, a->mapping.file);
-	} else if (f->sig.code == 4 || f->sig.code == 5) {
+	} else if (code_is(f, CT_BUS_MCEERR_AR) || code_is(f, CT_BUS_MCEERR_AO)) {
 		text = ct_report_printf(r, "bus error: hardware memory error (%s)", why);
 	} else {
 		if (!a || !a->mapping.present)
@@ -1206,9 +1194,10 @@ static void fill_bus(const struct ct_facts *f, struct ct_report *r)
 		text = ct_report_printf(r, "bus error (%s)%s", why,
 					a ? ct_report_printf(r, " at 0x%" PRIx64, a->address) : "");
 	}
-	verdict(r, "bus-error", NULL, c);
+	verdict(r, CT_CLASS_BUS_ERROR, NULL, c);
 	ct_crash_add_detail_string(r, "si_code", why);
-	set_address(r, a, a ? address_kind(a) : NULL);
+	if (a)
+		set_address(r, a, address_kind(a));
 	r->crash.summary = ct_report_printf(r, "%s%s", text, in_blame(f, r));
 }
 
@@ -1235,7 +1224,7 @@ static void fill_int_overflow(const struct ct_facts *f, struct ct_report *r)
 		if (code_is(f, CT_FPE_INTDIV))
 			ct_crash_add_evidence(r, "the kernel reports FPE_INTDIV for every #DE; the divisor is not 0, so the quotient overflowed");
 	}
-	verdict(r, "integer-overflow", NULL, c);
+	verdict(r, CT_CLASS_INTEGER_OVERFLOW, NULL, c);
 	if (f->insn.has_divisor && f->insn.divisor == -1 && f->insn.dividend_is_min)
 		r->crash.summary = ct_report_printf(r, "integer overflow: %u-bit minimum value divided by -1%s",
 						    f->insn.div_size * 8, in_blame(f, r));
@@ -1260,7 +1249,7 @@ static void fill_div_zero(const struct ct_facts *f, struct ct_report *r)
 		ct_crash_add_evidence(r, "FPE_INTDIV; the divisor could not be read from the instruction");
 		c = CT_CONFIDENCE_MEDIUM;
 	}
-	verdict(r, "divide-by-zero", NULL, c);
+	verdict(r, CT_CLASS_DIVIDE_BY_ZERO, NULL, c);
 	r->crash.summary = ct_report_printf(r, "integer division by zero%s%s%s", f->insn.decoded ? " (" : "",
 					    f->insn.decoded ? ct_report_printf(r, "%s)", f->insn.text) : "", in_blame(f, r));
 }
@@ -1273,7 +1262,7 @@ static bool when_fpe(const struct ct_facts *f)
 static void fill_fpe(const struct ct_facts *f, struct ct_report *r)
 {
 	evidence_insn(f, r);
-	verdict(r, "floating-point-exception", NULL, f->sig.has_code ? CT_CONFIDENCE_HIGH : CT_CONFIDENCE_MEDIUM);
+	verdict(r, CT_CLASS_FLOATING_POINT_EXCEPTION, NULL, f->sig.has_code ? CT_CONFIDENCE_HIGH : CT_CONFIDENCE_MEDIUM);
 	r->crash.summary = ct_report_printf(r, "floating-point exception (%s)%s",
 					    f->sig.code_name ? f->sig.code_name : "unknown si_code", in_blame(f, r));
 }
@@ -1296,7 +1285,7 @@ static void fill_trap(const struct ct_facts *f, struct ct_report *r)
 				      f->sig.code_name ? f->sig.code_name : "?");
 		c = CT_CONFIDENCE_MEDIUM;
 	}
-	verdict(r, "trap", NULL, c);
+	verdict(r, CT_CLASS_TRAP, NULL, c);
 	if (f->insn.is_breakpoint) {
 		ct_crash_add_evidence(r, "int3 breakpoint just before pc (SIGTRAP leaves pc after it)");
 		r->crash.summary = ct_report_printf(r, "deliberate trap (int3 breakpoint before 0x%" PRIx64 ")%s", f->pc,
@@ -1324,7 +1313,7 @@ static void fill_illegal(const struct ct_facts *f, struct ct_report *r)
 	} else {
 		c = CT_CONFIDENCE_MEDIUM;
 	}
-	verdict(r, "illegal-instruction", NULL, c);
+	verdict(r, CT_CLASS_ILLEGAL_INSTRUCTION, NULL, c);
 	// Name the instruction, or its first bytes: "undecodable" only where a decoder exists.
 	const char *what;
 	if (f->insn.decoded)
@@ -1348,7 +1337,7 @@ static bool when_unknown(const struct ct_facts *f)
 
 static void fill_unknown(const struct ct_facts *f, struct ct_report *r)
 {
-	verdict(r, "unknown", NULL, CT_CONFIDENCE_LOW);
+	verdict(r, CT_CLASS_UNKNOWN, NULL, CT_CONFIDENCE_LOW);
 	evidence_insn(f, r);
 	const struct ct_address_facts *a = data_address(f);
 	if (a)
@@ -1364,45 +1353,50 @@ static void fill_unknown(const struct ct_facts *f, struct ct_report *r)
 }
 
 struct rule {
+	/** The class the rule decides (go-fault: the fault's, null-deref unless its message says another). */
+	enum ct_class cls;
+	/** The rule's name when it is not its class's id, else NULL. */
 	const char *name;
 	bool (*when)(const struct ct_facts *f);
 	void (*fill)(const struct ct_facts *f, struct ct_report *r);
 };
 
-// Order matters: the first rule that matches wins (taxonomy.md).
+// Order matters: the first rule that matches wins (docs/classes.md).
 static const struct rule rules[] = {
-	{ "no-signal", when_no_signal, fill_no_signal },
-	{ "external-signal", when_external_signal, fill_external_signal },
-	{ "assertion-failure", when_assertion, fill_assertion },
-	{ "stack-buffer-overflow", when_stack_smashing, fill_stack_smashing },
-	{ "fortify-failure", when_fortify, fill_fortify },
-	{ "heap-corruption", when_heap, fill_heap },
-	{ "uncaught-exception", when_uncaught, fill_uncaught },
-	{ "go-fault", ct_when_go_fault, ct_fill_go_fault },
-	{ "panic", ct_when_panic, ct_fill_panic },
-	{ "abort", when_abort, fill_abort },
-	{ "self-signal", when_self_signal, fill_self_signal },
-	{ "null-call", when_null_call, fill_null_call },
-	{ "exec-non-executable", when_exec_nx, fill_exec_nx },
-	{ "stack-overflow", when_stack_overflow, fill_stack_overflow },
-	{ "stack-corruption", when_stack_corruption, fill_stack_corruption },
-	{ "null-deref", when_null_deref, fill_null_deref },
-	{ "misaligned-access", when_misaligned, fill_misaligned },
-	{ "wild-pointer", when_wild, fill_wild },
-	{ "write-to-readonly", when_readonly, fill_readonly },
-	{ "bus-error", when_bus, fill_bus },
-	{ "integer-overflow", when_int_overflow, fill_int_overflow },
-	{ "divide-by-zero", when_div_zero, fill_div_zero },
-	{ "floating-point-exception", when_fpe, fill_fpe },
-	{ "trap", when_trap, fill_trap },
-	{ "illegal-instruction", when_illegal, fill_illegal },
-	{ "unknown", when_unknown, fill_unknown },
+	{ CT_CLASS_NO_SIGNAL, NULL, when_no_signal, fill_no_signal },
+	{ CT_CLASS_EXTERNAL_SIGNAL, NULL, when_external_signal, fill_external_signal },
+	{ CT_CLASS_ASSERTION_FAILURE, NULL, when_assertion, fill_assertion },
+	{ CT_CLASS_STACK_BUFFER_OVERFLOW, NULL, when_stack_smashing, fill_stack_smashing },
+	{ CT_CLASS_FORTIFY_FAILURE, NULL, when_fortify, fill_fortify },
+	{ CT_CLASS_HEAP_CORRUPTION, NULL, when_heap, fill_heap },
+	{ CT_CLASS_UNCAUGHT_EXCEPTION, NULL, when_uncaught, fill_uncaught },
+	{ CT_CLASS_NULL_DEREF, "go-fault", ct_when_go_fault, ct_fill_go_fault },
+	{ CT_CLASS_PANIC, NULL, ct_when_panic, ct_fill_panic },
+	{ CT_CLASS_ABORT, NULL, when_abort, fill_abort },
+	{ CT_CLASS_SELF_SIGNAL, NULL, when_self_signal, fill_self_signal },
+	{ CT_CLASS_NULL_CALL, NULL, when_null_call, fill_null_call },
+	{ CT_CLASS_EXEC_NON_EXECUTABLE, NULL, when_exec_nx, fill_exec_nx },
+	{ CT_CLASS_STACK_OVERFLOW, NULL, when_stack_overflow, fill_stack_overflow },
+	{ CT_CLASS_STACK_CORRUPTION, NULL, when_stack_corruption, fill_stack_corruption },
+	{ CT_CLASS_NULL_DEREF, NULL, when_null_deref, fill_null_deref },
+	{ CT_CLASS_MISALIGNED_ACCESS, NULL, when_misaligned, fill_misaligned },
+	{ CT_CLASS_WILD_POINTER, NULL, when_wild, fill_wild },
+	{ CT_CLASS_WRITE_TO_READONLY, NULL, when_readonly, fill_readonly },
+	{ CT_CLASS_BUS_ERROR, NULL, when_bus, fill_bus },
+	{ CT_CLASS_INTEGER_OVERFLOW, NULL, when_int_overflow, fill_int_overflow },
+	{ CT_CLASS_DIVIDE_BY_ZERO, NULL, when_div_zero, fill_div_zero },
+	{ CT_CLASS_FLOATING_POINT_EXCEPTION, NULL, when_fpe, fill_fpe },
+	{ CT_CLASS_TRAP, NULL, when_trap, fill_trap },
+	{ CT_CLASS_ILLEGAL_INSTRUCTION, NULL, when_illegal, fill_illegal },
+	{ CT_CLASS_UNKNOWN, NULL, when_unknown, fill_unknown },
 };
 #define NUM_RULES (sizeof(rules) / sizeof(rules[0]))
 
 const char *ct_rule_name(size_t index)
 {
-	return index < NUM_RULES ? rules[index].name : NULL;
+	if (index >= NUM_RULES)
+		return NULL;
+	return rules[index].name ? rules[index].name : ct_class_to_string(rules[index].cls);
 }
 
 static void signal_evidence(const struct ct_facts *f, struct ct_report *r)
@@ -1455,7 +1449,7 @@ size_t ct_classify(const struct ct_facts *f, struct ct_report *r)
 		if (rules[i].when(f))
 			break;
 	}
-	if (ct_deadlock_outranks(f, rules[i].name))
+	if (ct_deadlock_outranks(f, rules[i].cls))
 		ct_deadlock_fill(f, r); // src/triage/deadlock.c: a wait-for cycle says why the process was stopped
 	else
 		rules[i].fill(f, r);

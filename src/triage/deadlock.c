@@ -7,11 +7,11 @@
 
 #include "triage/facts.h"
 
-bool ct_deadlock_outranks(const struct ct_facts *f, const char *rule)
+bool ct_deadlock_outranks(const struct ct_facts *f, enum ct_class rule)
 {
-	if (!f->hang || !f->hang->num_cycles || !rule)
+	if (!f->hang || !f->hang->num_cycles)
 		return false;
-	return !strcmp(rule, "no-signal") || !strcmp(rule, "external-signal") || !strcmp(rule, "self-signal");
+	return rule == CT_CLASS_NO_SIGNAL || rule == CT_CLASS_EXTERNAL_SIGNAL || rule == CT_CLASS_SELF_SIGNAL;
 }
 
 static const char *label(struct ct_report *r, const struct ct_hang *h, long index)
@@ -27,9 +27,9 @@ void ct_deadlock_fill(const struct ct_facts *f, struct ct_report *r)
 	const struct ct_cycle *c = &h->cycles[0];
 	const struct ct_cycle_member *m = &h->members[c->start];
 	bool self = c->length == 1;
-	r->crash.class_id = ct_report_strdup(r, "deadlock");
+	r->crash.class_id = ct_report_strdup(r, ct_class_to_string(CT_CLASS_DEADLOCK));
 	r->crash.subclass = self ? ct_report_strdup(r, "self-deadlock") : NULL;
-	r->crash.confidence = ct_report_strdup(r, "high");
+	r->crash.confidence = ct_report_strdup(r, ct_confidence_to_string(CT_CONFIDENCE_HIGH));
 	if (self) {
 		r->crash.summary = ct_report_printf(r, "self-deadlock: thread %d%s%s waits for %s, which it holds itself", m->tid,
 						    m->function ? " in " : "", m->function ? m->function : "",

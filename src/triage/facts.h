@@ -15,10 +15,9 @@
 #include <stdint.h>
 
 #include "arch/arch.h"
+#include "arch/signal_numbers.h"
 #include "coretriage/report.h"
 
-/** "Near null": below 64 KiB (vm.mmap_min_addr is 4 KiB or 64 KiB; CASR and CERT use 64 KiB). */
-#define CT_NEAR_NULL_LIMIT 0x10000ULL
 /** Linux stack_guard_gap default: 256 pages (mm/mmap.c, Linux 4.12+). */
 #define CT_STACK_GUARD_GAP (256ULL * 4096)
 /** Memory operands per instruction kept (x86 has at most two, e.g. movs). */
@@ -26,24 +25,6 @@
 /** DWARF registers kept from a signal frame's sigcontext: the same slots as a thread's. */
 #define CT_SIGFRAME_REGS CT_MAX_DWARF_REGS
 
-/* Linux signal numbers and si_codes (asm-generic; the same on every architecture we read). */
-#define CT_SIGILL 4
-#define CT_SIGTRAP 5
-#define CT_SIGABRT 6
-#define CT_SIGBUS 7
-#define CT_SIGFPE 8
-#define CT_SIGSEGV 11
-#define CT_SI_USER 0
-#define CT_SI_KERNEL 0x80
-#define CT_SI_QUEUE (-1)
-#define CT_SI_TKILL (-6)
-#define CT_SEGV_MAPERR 1
-#define CT_SEGV_ACCERR 2
-#define CT_FPE_INTDIV 1
-#define CT_FPE_INTOVF 2
-#define CT_BUS_ADRALN 1
-#define CT_BUS_ADRERR 2
-#define CT_BUS_OBJERR 3
 #define CT_PF_X 1
 #define CT_PF_W 2
 #define CT_PF_R 4
@@ -96,9 +77,6 @@ struct ct_address_facts {
 	/** Inside the faulting thread's stack mapping. */
 	bool in_thread_stack;
 };
-
-enum ct_access { CT_ACCESS_NONE, CT_ACCESS_READ, CT_ACCESS_WRITE, CT_ACCESS_EXEC, CT_ACCESS_NUM_ };
-const char *ct_access_to_string(enum ct_access access);
 
 struct ct_mem_operand {
 	char text[64]; /**< "qword ptr [rax + 8]" */
@@ -382,13 +360,6 @@ struct ct_facts {
  */
 void ct_sigframe_derive(struct ct_sigframe_facts *sf, bool x86, const struct ct_insn_facts *insn);
 
-/** True for the signals a fault raises (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP). */
-bool ct_is_fault_signal(int signo);
-
-/** Confidence of a decision. */
-enum ct_confidence { CT_CONFIDENCE_LOW, CT_CONFIDENCE_MEDIUM, CT_CONFIDENCE_HIGH, CT_CONFIDENCE_NUM_ };
-const char *ct_confidence_to_string(enum ct_confidence c);
-
 /**
  * Classifies the crash described by @p facts into @p report->crash (class, subclass, confidence,
  * summary, evidence, access, address, address_kind, instruction, blame_frame, details). Pure: reads
@@ -413,10 +384,11 @@ bool ct_when_go_fault(const struct ct_facts *facts);
 void ct_fill_go_fault(const struct ct_facts *facts, struct ct_report *report);
 
 /**
- * Deadlock (src/triage/deadlock.c): true when @p facts hold a wait-for cycle and @p rule, the rule
- * that matched, only says how the process was stopped (no-signal, external-signal, self-signal).
+ * Deadlock (src/triage/deadlock.c): true when @p facts hold a wait-for cycle and @p rule, the class
+ * of the rule that matched, only says how the process was stopped (no-signal, external-signal,
+ * self-signal).
  */
-bool ct_deadlock_outranks(const struct ct_facts *facts, const char *rule);
+bool ct_deadlock_outranks(const struct ct_facts *facts, enum ct_class rule);
 /** Fills report->crash for a deadlock from facts->hang. */
 void ct_deadlock_fill(const struct ct_facts *facts, struct ct_report *report);
 

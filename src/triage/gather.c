@@ -13,9 +13,6 @@
 
 #include <capstone/capstone.h>
 
-/** Bytes before a return address checked for a call instruction (x86 calls are at most 7 bytes + prefixes). */
-#define CALL_WINDOW 16
-
 void ct_facts_storage_deinit(struct ct_facts_storage *st)
 {
 	free(st->frames);
@@ -356,9 +353,9 @@ static void gather_context(struct ct_session *s, struct ct_facts *f, struct ct_f
 		f->stack.sp_in_guard = spa.in_stack_guard;
 		f->has_sp_word = ct_core_read_word(core, sp, &f->sp_word);
 		if (f->has_sp_word) {
-			uint8_t b[CALL_WINDOW];
-			f->sp_word_after_call = f->sp_word > CALL_WINDOW && arch->is_after_call &&
-						ct_modules_read_code(s, f->sp_word - CALL_WINDOW, b, sizeof(b)) &&
+			uint8_t b[CT_ARCH_CALL_BYTES];
+			f->sp_word_after_call = f->sp_word > CT_ARCH_CALL_BYTES && arch->is_after_call &&
+						ct_modules_read_code(s, f->sp_word - CT_ARCH_CALL_BYTES, b, sizeof(b)) &&
 						arch->is_after_call(b, sizeof(b));
 		}
 		f->has_popped_word = ct_core_read_word(core, sp - f->pointer_size, &f->popped_word);
@@ -415,7 +412,7 @@ static void gather_sigframes(struct ct_session *s, struct ct_facts *f, struct ct
 	// Re-raised: the dumped signal was sent by the process itself (raise, abort, kill of its own
 	// pid) or is a second fault; the innermost signal frame holding a fault is the original one.
 	bool self = f->sig.user_sent && (!f->sig.has_sender || f->sig.from_self);
-	bool second_fault = f->sig.kernel_sent && ct_is_fault_signal(f->sig.signo);
+	bool second_fault = f->sig.kernel_sent && ct_signal_is_fault(f->sig.signo);
 	if (!self && !second_fault && !(f->sig.signo == CT_SIGABRT && !f->sig.has_code))
 		return;
 	for (size_t k = 0; k < f->num_sigframes; k++) {

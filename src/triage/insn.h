@@ -54,6 +54,13 @@ struct ct_call_site {
 };
 
 /**
+ * Bytes before a return address given to ct_insn_call_before: more than an architecture's
+ * is_after_call check needs (CT_ARCH_CALL_BYTES, 8), as the decoders take whole call forms and
+ * sequences (x86 calls with prefixes, riscv's auipc + jalr pair).
+ */
+#define CT_INSN_CALL_WINDOW 16
+
+/**
  * Decodes the call that ends at @p ret_addr. @p code holds the @p len bytes that end at @p ret_addr
  * (code[len - 1] is at ret_addr - 1). Pure. False when there is no call there (or no decoder for
  * @p arch); *@p ret is written only on success.

@@ -9,9 +9,6 @@
 
 #include "triage/insn.h"
 
-/** DWARF numbers (AAPCS64 DWARF supplement): x0..x30 = 0..30, sp = 31. */
-#define DWARF_SP 31
-#define DWARF_LR 30
 /** Bits of a data address that are translated (the top byte is ignored, TBI). */
 #define TBI_MASK 0x00ffffffffffffffULL
 
@@ -29,6 +26,7 @@ static int64_t sext(uint64_t v, unsigned bits)
 
 /**
  * DWARF number and width of a general register; -1 for none. The zero registers give -2 (value 0).
+ * AAPCS64 DWARF supplement: x0..x30 = 0..30 (x29 fp and x30 lr as the arch table has them), sp.
  * capstone 4 numbers x0..x28 and w0..w30 contiguously, x29/x30 apart (arm64.h).
  */
 static int reg_dwarf(arm64_reg r, unsigned *size)
@@ -37,18 +35,18 @@ static int reg_dwarf(arm64_reg r, unsigned *size)
 	if (r >= ARM64_REG_X0 && r <= ARM64_REG_X28)
 		return (int)(r - ARM64_REG_X0);
 	if (r == ARM64_REG_X29)
-		return 29;
+		return ct_arch_aarch64.fp_dwarf;
 	if (r == ARM64_REG_X30)
-		return 30;
+		return ct_arch_aarch64.ra_dwarf;
 	if (r == ARM64_REG_SP)
-		return DWARF_SP;
+		return ct_arch_aarch64.sp_dwarf;
 	if (r == ARM64_REG_XZR)
 		return -2;
 	*size = 4;
 	if (r >= ARM64_REG_W0 && r <= ARM64_REG_W30)
 		return (int)(r - ARM64_REG_W0);
 	if (r == ARM64_REG_WSP)
-		return DWARF_SP;
+		return ct_arch_aarch64.sp_dwarf;
 	if (r == ARM64_REG_WZR)
 		return -2;
 	return -1;

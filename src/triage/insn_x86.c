@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arch/x86_dwarf.h"
 #include "triage/insn.h"
 
 struct reg_map {
@@ -49,6 +50,15 @@ static const struct reg_map *find_reg(x86_reg reg)
 			return &reg_maps[i];
 	}
 	return NULL;
+}
+
+/** The value of DWARF register @p dwarf in @p ctx, false when the dump does not hold it. */
+static bool dwarf_value(const struct ct_insn_ctx *ctx, int dwarf, uint64_t *ret)
+{
+	if (dwarf < 0 || (size_t)dwarf >= ctx->num_regs || !ctx->valid[dwarf])
+		return false;
+	*ret = ctx->regs[dwarf];
+	return true;
 }
 
 /** DWARF number of @p reg (the full register), -1 when none. */
@@ -187,9 +197,9 @@ static void fill_from_insn(csh h, const cs_insn *insn, bool is64, const struct c
 			ok = reg_value(ctx, is64, op->mem.index, insn, &index);
 		uint64_t seg_base = 0;
 		if (ok && op->mem.segment == X86_REG_FS)
-			ok = is64 && (size_t)58 < ctx->num_regs && ctx->valid[58] && (seg_base = ctx->regs[58], true);
+			ok = is64 && dwarf_value(ctx, CT_X86_64_DWARF_FS_BASE, &seg_base);
 		else if (ok && op->mem.segment == X86_REG_GS)
-			ok = is64 && (size_t)59 < ctx->num_regs && ctx->valid[59] && (seg_base = ctx->regs[59], true);
+			ok = is64 && dwarf_value(ctx, CT_X86_64_DWARF_GS_BASE, &seg_base);
 		if (ok) {
 			m->has_address = true;
 			m->address = seg_base + base + index * (uint64_t)op->mem.scale + (uint64_t)m->disp;
@@ -275,13 +285,11 @@ static void fill_from_insn(csh h, const cs_insn *insn, bool is64, const struct c
 			f->has_divisor = true;
 			f->divisor = f->is_signed_div ? sign_extend(v, size) : (int64_t)v;
 		}
-		uint64_t lo, hi = 0;
-		bool have_lo = (size_t)0 < ctx->num_regs && ctx->valid[0];
-		bool have_hi = size == 1 || (ctx->num_regs > (size_t)(is64 ? 1 : 2) && ctx->valid[is64 ? 1 : 2]);
+		// The dividend is rdx:rax (edx:eax; ax for 8-bit divisions).
+		uint64_t lo = 0, hi = 0;
+		bool have_lo = dwarf_value(ctx, is64 ? CT_X86_64_DWARF_RAX : CT_I386_DWARF_EAX, &lo);
+		bool have_hi = size == 1 || dwarf_value(ctx, is64 ? CT_X86_64_DWARF_RDX : CT_I386_DWARF_EDX, &hi);
 		if (have_lo && have_hi && size) {
-			lo = ctx->regs[0];
-			if (size > 1)
-				hi = ctx->regs[is64 ? 1 : 2];
 			unsigned bits = 8 * size;
 			uint64_t mask = bits >= 64 ? ~0ULL : (1ULL << bits) - 1;
 			if (size == 1) {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arch/x86_dwarf.h"
 #include "triage/insn.h"
 
 // EVEX/VEX moves that fault (#GP) on a misaligned operand: the operand size is the alignment.
@@ -114,11 +115,12 @@ bool ct_insn_decode_zydis(bool is64, const uint8_t *code, size_t len, const stru
 		}
 		if (ok && op->mem.index != ZYDIS_REGISTER_NONE)
 			ok = reg_value(ctx, mode, is64, op->mem.index, next, &index);
-		// fs/gs bases are DWARF 58/59 on x86-64 (the thread's fs_base/gs_base).
-		if (ok && op->mem.segment == ZYDIS_REGISTER_FS)
-			ok = is64 && ctx->num_regs > 58 && ctx->valid[58] && (seg = ctx->regs[58], true);
-		else if (ok && op->mem.segment == ZYDIS_REGISTER_GS)
-			ok = is64 && ctx->num_regs > 59 && ctx->valid[59] && (seg = ctx->regs[59], true);
+		// The thread's fs_base/gs_base registers.
+		int seg_dwarf = op->mem.segment == ZYDIS_REGISTER_FS ? CT_X86_64_DWARF_FS_BASE
+				: op->mem.segment == ZYDIS_REGISTER_GS ? CT_X86_64_DWARF_GS_BASE : -1;
+		if (ok && seg_dwarf >= 0)
+			ok = is64 && (size_t)seg_dwarf < ctx->num_regs && ctx->valid[seg_dwarf] &&
+			     (seg = ctx->regs[seg_dwarf], true);
 		if (ok) {
 			m->has_address = true;
 			m->address = seg + base + index * (uint64_t)op->mem.scale + (uint64_t)m->disp;

@@ -13,8 +13,6 @@
 #include "triage/gather.h"
 #include "triage/insn.h"
 
-/** Bytes read before a return address: x86 calls are at most 7 bytes with prefixes; riscv auipc+jalr is 8. */
-#define CALL_WINDOW 16
 /** Bytes of a PLT stub decoded: 16 on every ABI we read, plus a leading endbr64/bti. */
 #define STUB_BYTES 20
 /** Relocations examined per section: bounds the walk over a hostile section header. */
@@ -128,8 +126,8 @@ void ct_find_last_call(struct ct_session *s, const struct ct_facts *f, struct ct
 	// the frame a signal interrupted (whose pc is the faulting instruction, not after a call).
 	if (!caller->pc || caller->pc == f->frames[0].pc || f->frames[f->blame - 1].signal_frame)
 		return;
-	uint8_t code[CALL_WINDOW];
-	if (caller->pc < CALL_WINDOW || !ct_modules_read_code(s, caller->pc - CALL_WINDOW, code, sizeof(code)))
+	uint8_t code[CT_INSN_CALL_WINDOW];
+	if (caller->pc < CT_INSN_CALL_WINDOW || !ct_modules_read_code(s, caller->pc - CT_INSN_CALL_WINDOW, code, sizeof(code)))
 		return;
 	struct ct_call_site site;
 	if (!ct_insn_call_before(arch, code, sizeof(code), caller->pc, &site))

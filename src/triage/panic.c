@@ -99,7 +99,7 @@ void ct_fill_panic(const struct ct_facts *f, struct ct_report *r)
 	if (f->blame < 0)
 		c = CT_CONFIDENCE_MEDIUM;
 	ct_crash_add_detail_string(r, "runtime", p->runtime);
-	r->crash.class_id = ct_report_strdup(r, "panic");
+	r->crash.class_id = ct_report_strdup(r, ct_class_to_string(CT_CLASS_PANIC));
 	r->crash.subclass = NULL;
 	r->crash.confidence = ct_report_strdup(r, ct_confidence_to_string(c));
 	const char *what = p->message ? ct_report_printf(r, ": %s", p->message)
@@ -125,30 +125,30 @@ void ct_fill_go_fault(const struct ct_facts *f, struct ct_report *r)
 	const struct ct_frame_fact *at = &f->frames[p->sigpanic_caller];
 	const char *m = p->message ? p->message : "";
 	// runtime.panicmem's message, or the other faults sigpanic turns into panics (signal_unix.go).
-	const char *class_id = strstr(m, "nil pointer dereference") ? "null-deref"
-			       : strstr(m, "divide by zero")	  ? "divide-by-zero"
-			       : strstr(m, "unexpected fault address") ? "wild-pointer"
-			       : strstr(m, "floating point")	  ? "floating-point-exception"
-								  : NULL;
+	enum ct_class cls = strstr(m, "nil pointer dereference")    ? CT_CLASS_NULL_DEREF
+			    : strstr(m, "divide by zero")	    ? CT_CLASS_DIVIDE_BY_ZERO
+			    : strstr(m, "unexpected fault address") ? CT_CLASS_WILD_POINTER
+			    : strstr(m, "floating point")	    ? CT_CLASS_FLOATING_POINT_EXCEPTION
+								    : CT_CLASS_UNKNOWN;
 	enum ct_confidence c = CT_CONFIDENCE_HIGH;
 	ct_crash_add_evidence(r, "frame #%ld %s faulted; Go's signal handler turned the fault into a call of runtime.sigpanic",
 			      p->sigpanic_caller + (long)f->frame_base, at->function ? at->function : "??");
 	if (p->message)
 		ct_crash_add_evidence(r, "panic message: \"%s\"", p->message);
-	if (!class_id) {
+	if (cls == CT_CLASS_UNKNOWN) {
 		// Without the message: Go faults are nil dereferences far more often than anything else,
 		// but the dump does not say so here.
 		ct_crash_add_evidence(r, "the panic message was not recovered: a memory fault is assumed");
-		class_id = "null-deref";
+		cls = CT_CLASS_NULL_DEREF;
 		c = CT_CONFIDENCE_MEDIUM;
 	}
 	if (p->message)
 		ct_crash_add_detail_string(r, "message", p->message);
 	ct_crash_add_detail_string(r, "runtime", "go");
-	r->crash.class_id = ct_report_strdup(r, class_id);
+	r->crash.class_id = ct_report_strdup(r, ct_class_to_string(cls));
 	r->crash.subclass = NULL;
 	r->crash.confidence = ct_report_strdup(r, ct_confidence_to_string(c));
 	r->crash.summary = ct_report_printf(r, "Go %s%s%s (runtime.sigpanic, then GOTRACEBACK's abort)",
-					    strcmp(class_id, "null-deref") == 0 ? "nil pointer dereference" : class_id,
+					    cls == CT_CLASS_NULL_DEREF ? "nil pointer dereference" : ct_class_to_string(cls),
 					    p->message ? "" : "", where(f, r));
 }

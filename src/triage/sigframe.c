@@ -7,12 +7,6 @@
 #include "triage/gather.h"
 #include "unwind/unwind.h"
 
-bool ct_is_fault_signal(int signo)
-{
-	return signo == CT_SIGSEGV || signo == CT_SIGBUS || signo == CT_SIGFPE || signo == CT_SIGILL ||
-	       signo == CT_SIGTRAP;
-}
-
 /* x86 exception vectors (arch/x86/include/asm/trapnr.h) and page-fault error bits. */
 #define X86_TRAP_DE 0
 #define X86_TRAP_BP 3
@@ -23,9 +17,6 @@ bool ct_is_fault_signal(int signo)
 #define X86_TRAP_AC 17
 #define X86_TRAP_XF 19
 #define X86_PF_PROT 1
-#define CT_ILL_ILLOPN 2
-#define CT_TRAP_BRKPT 1
-#define CT_FPE_FLTINV 7
 
 /* aarch64 ESR_ELx exception classes (arch/arm64/include/asm/esr.h). */
 #define ESR_EC_UNKNOWN 0x00
@@ -148,7 +139,7 @@ void ct_sigframe_derive(struct ct_sigframe_facts *sf, bool x86, const struct ct_
 {
 	sf->fault_signo = 0;
 	// A handler's siginfo (SA_SIGINFO) that says the kernel raised a fault signal is the best witness.
-	if (sf->has_siginfo && ct_is_fault_signal(sf->si_signo) && sf->si_code > 0) {
+	if (sf->has_siginfo && ct_signal_is_fault(sf->si_signo) && sf->si_code > 0) {
 		bool addr = sf->si_signo != CT_SIGTRAP && sf->si_code != CT_SI_KERNEL;
 		set_fault(sf, sf->si_signo, sf->si_code, addr, sf->si_addr, "the handler's siginfo");
 		return;
@@ -206,7 +197,8 @@ bool ct_sigframe_read(const struct ct_core *core, const struct ct_arch_sigframe 
 	uint64_t signo, code;
 	unsigned ps = arch->pointer_size;
 	if (c.siginfo && ct_sigcontext_field(core, c.siginfo, 4, &signo) &&
-	    ct_sigcontext_field(core, c.siginfo + (arch->siginfo_code_first ? 4 : 8), 4, &code) && signo >= 1 && signo <= 64) {
+	    ct_sigcontext_field(core, c.siginfo + (arch->siginfo_code_first ? 4 : 8), 4, &code) && signo >= 1 &&
+	    signo <= CT_SIGMAX) {
 		sf.has_siginfo = true;
 		sf.si_signo = ct_arch_generic_signal(arch, (int)signo);
 		sf.si_code = (int)(int32_t)code;

@@ -20,6 +20,12 @@ void ct_fnv1a64_hex(const char *s, char buf[17])
 	snprintf(buf, 17, "%016" PRIx64, h);
 }
 
+/** The report's class is @p cls (the model keeps the class as its id string). */
+static bool is_class(const struct ct_report *r, enum ct_class cls)
+{
+	return r->crash.class_id && strcmp(r->crash.class_id, ct_class_to_string(cls)) == 0;
+}
+
 // Frames that say how a signal was delivered, not where the bug is.
 static const char *const noise[] = {
 	"raise", "abort", "pthread_kill", "__pthread_kill_implementation", "__pthread_kill_internal",
@@ -58,7 +64,7 @@ static const char *frame_key(const struct ct_frame_fact *fr, char *buf, size_t s
 
 long ct_effective_blame(const struct ct_facts *f, const struct ct_report *r)
 {
-	bool overflow = r->crash.class_id && strcmp(r->crash.class_id, "stack-overflow") == 0;
+	bool overflow = is_class(r, CT_CLASS_STACK_OVERFLOW);
 	if (!overflow || f->stack.recursion_depth < 2 || f->stack.cycle_start >= f->num_frames)
 		return f->blame;
 	size_t end = f->stack.cycle_start + f->stack.cycle_length;
@@ -96,7 +102,7 @@ static size_t cycle_key(const struct ct_facts *f, struct ct_report *r, char *tex
 void ct_signature_build(const struct ct_facts *f, struct ct_report *r)
 {
 	// A deadlock is keyed by its cycle: the functions taking the locks, and the locks (docs/signature.md).
-	const char *cycle = r->crash.class_id && !strcmp(r->crash.class_id, "deadlock") ? ct_hang_signature(r) : NULL;
+	const char *cycle = is_class(r, CT_CLASS_DEADLOCK) ? ct_hang_signature(r) : NULL;
 	if (cycle) {
 		char hash[17];
 		ct_fnv1a64_hex(cycle, hash);
@@ -112,7 +118,7 @@ void ct_signature_build(const struct ct_facts *f, struct ct_report *r)
 	const char *taken[SIGNATURE_FRAMES];
 	size_t ntaken = 0;
 	// Stack overflow through recursion: the cycle is the bug, wherever the overflow cut it.
-	bool overflow = r->crash.class_id && strcmp(r->crash.class_id, "stack-overflow") == 0;
+	bool overflow = is_class(r, CT_CLASS_STACK_OVERFLOW);
 	if (overflow && f->stack.recursion_depth >= 2 && f->stack.cycle_length <= SIGNATURE_FRAMES * 4 &&
 	    f->stack.cycle_start + f->stack.cycle_length <= f->num_frames) {
 		used = cycle_key(f, r, text, sizeof(text), used);

@@ -9,22 +9,20 @@
 #define SCAN_PREFER 8
 /** Bytes of a function read for its prologue: the pc must lie this close to the function's start. */
 #define PROLOGUE_READ 4096
-/** Bytes before a return address checked for a call instruction (longest x86 call is 7 bytes). */
-#define CALL_WINDOW 8
 
 bool ct_unwind_is_return_address(struct ct_session *s, uint64_t addr)
 {
 	const struct ct_arch_info *arch = s->core->arch;
-	if (!ct_modules_is_code(s, addr) || addr < CALL_WINDOW)
+	if (!ct_modules_is_code(s, addr) || addr < CT_ARCH_CALL_BYTES)
 		return false;
 	// A signal handler returns to the sigreturn trampoline, which follows no call (and may start
 	// its page: qemu-user's).
 	if (ct_unwind_is_restorer(s, addr))
 		return true;
-	uint8_t before[CALL_WINDOW];
-	if (!ct_modules_read_code(s, addr - CALL_WINDOW, before, CALL_WINDOW))
+	uint8_t before[CT_ARCH_CALL_BYTES];
+	if (!ct_modules_read_code(s, addr - CT_ARCH_CALL_BYTES, before, CT_ARCH_CALL_BYTES))
 		return false;
-	return arch->is_after_call(before, CALL_WINDOW);
+	return arch->is_after_call(before, CT_ARCH_CALL_BYTES);
 }
 
 bool ct_unwind_bad_call(struct ct_session *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret)
@@ -163,10 +161,10 @@ static uint64_t function_start(struct ct_session *s, uint64_t addr)
 static bool calls_here(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t ra)
 {
 	const struct ct_arch_info *arch = s->core->arch;
-	uint8_t before[CALL_WINDOW];
+	uint8_t before[CT_ARCH_CALL_BYTES];
 	uint64_t target, here;
-	if (!arch->call_target || !ct_modules_read_code(s, ra - CALL_WINDOW, before, CALL_WINDOW) ||
-	    !arch->call_target(before, CALL_WINDOW, ra, &target) || !(here = function_start(s, cur->pc)))
+	if (!arch->call_target || !ct_modules_read_code(s, ra - CT_ARCH_CALL_BYTES, before, CT_ARCH_CALL_BYTES) ||
+	    !arch->call_target(before, CT_ARCH_CALL_BYTES, ra, &target) || !(here = function_start(s, cur->pc)))
 		return false;
 	return function_start(s, target) == here;
 }

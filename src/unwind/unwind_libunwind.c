@@ -10,7 +10,8 @@
 // core, falling back to the module file for read-only bytes the kernel did not dump (text,
 // .eh_frame_hdr, .eh_frame).
 //
-// libunwind types stay in this file (style.md: "Do not expose its types").
+// libunwind types stay in this file: it is the only one that includes libunwind's headers
+// (libunwind is optional, docs/architecture.md "Where each library is used").
 #include <elf.h>
 #include <gelf.h>
 #include <libelf.h>

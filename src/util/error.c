@@ -13,20 +13,8 @@ static const char *const error_texts[CT_NUM_ERROR_CODES] = {
 #undef CT_X_TEXT
 };
 
-static const char *const error_names[CT_NUM_ERROR_CODES] = {
-#define CT_X_NAME(name, text) [CT_ERROR_##name] = #name,
-	CT_ERRORS(CT_X_NAME)
-#undef CT_X_NAME
-};
-
 struct ct_error ct_enomem = { .code = CT_ERROR_NO_MEMORY, .message = (char *)"out of memory" };
-struct ct_error ct_stop = { .code = CT_ERROR_STOP, .message = (char *)"stopped" };
 struct ct_error ct_not_found = { .code = CT_ERROR_NOT_FOUND, .message = (char *)"not found" };
-
-const char *ct_error_code_to_string(enum ct_error_code code)
-{
-	return (unsigned)code < CT_NUM_ERROR_CODES ? error_names[code] : "?";
-}
 
 __attribute__((format(printf, 4, 0))) static struct ct_error *error_vcreate(enum ct_error_code code, int errnum, uint64_t address,
 				      const char *fmt, va_list ap)

@@ -186,15 +186,15 @@ TEST(deadlock_outranks_only_signal_verdicts)
 	struct ct_facts f;
 	memset(&f, 0, sizeof(f));
 	f.hang = &h;
-	CHECK(ct_deadlock_outranks(&f, "external-signal"));
-	CHECK(ct_deadlock_outranks(&f, "no-signal"));
-	CHECK(ct_deadlock_outranks(&f, "self-signal"));
-	CHECK(!ct_deadlock_outranks(&f, "null-deref"));
-	CHECK(!ct_deadlock_outranks(&f, "abort"));
+	CHECK(ct_deadlock_outranks(&f, CT_CLASS_EXTERNAL_SIGNAL));
+	CHECK(ct_deadlock_outranks(&f, CT_CLASS_NO_SIGNAL));
+	CHECK(ct_deadlock_outranks(&f, CT_CLASS_SELF_SIGNAL));
+	CHECK(!ct_deadlock_outranks(&f, CT_CLASS_NULL_DEREF));
+	CHECK(!ct_deadlock_outranks(&f, CT_CLASS_ABORT));
 	h.num_cycles = 0;
-	CHECK(!ct_deadlock_outranks(&f, "external-signal"));
+	CHECK(!ct_deadlock_outranks(&f, CT_CLASS_EXTERNAL_SIGNAL));
 	f.hang = NULL;
-	CHECK(!ct_deadlock_outranks(&f, "no-signal"));
+	CHECK(!ct_deadlock_outranks(&f, CT_CLASS_NO_SIGNAL));
 }
 
 TEST(deadlock_fill_and_signature)

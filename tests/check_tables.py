@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""Holds the docs, the JSON schema and the call sites to the tables of the code.
+
+Usage: check_tables.py PRINT_TABLES SOURCE_DIR
+
+PRINT_TABLES (tests/unit/print_tables.c) lists the tables of src/report/verdicts.c (classes with their
+scope, address kinds, confidence, access), the rule tables of src/triage/classify.c and
+src/kernel/kclass.c, and src/report/diag_codes.c (every diagnostic code with its default severity).
+Checked against them:
+  - docs/classes.md: every class is named in its part (process or kernel dumps); the numbered rows of
+    each part's rule table name the rules in the order of the code's rule table;
+  - docs/schema/report.schema.json: crash.class, confidence, access and address_kind enums;
+  - docs/json-report.md: the address kinds of crash.address_kind;
+  - docs/diagnostics.md: one row per diagnostic code with its default severity, nothing else;
+  - src/: every code passed to ct_report_diag(), ct_core_problem() and trail/logs.c's problem() is a
+    string literal of the table (or one of the few forwarding variables listed below), and every code
+    of the table is passed somewhere.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+errors = []
+
+
+def fail(msg):
+    errors.append(msg)
+
+
+def read(root, rel):
+    with open(os.path.join(root, rel), encoding="utf-8") as f:
+        return f.read()
+
+
+def split_args(text, start):
+    """The arguments of the call whose '(' is just before @start, as source text."""
+    args, cur, depth, i = [], "", 1, start
+    while i < len(text) and depth:
+        c = text[i]
+        if c == '"':
+            j = i + 1
+            while j < len(text) and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            cur += text[i:j + 1]
+            i = j + 1
+            continue
+        if c == "'":
+            j = text.index("'", i + 2 if text[i + 1] == "\\" else i + 1)
+            cur += text[i:j + 1]
+            i = j + 1
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if not depth:
+                break
+        elif c == "," and depth == 1:
+            args.append(cur.strip())
+            cur = ""
+            i += 1
+            continue
+        cur += c
+        i += 1
+    args.append(cur.strip())
+    return args
+
+
+# Functions that take a diagnostic code: name → index of the code argument (files: None = any).
+CODE_TAKERS = {
+    "ct_report_diag": (3, None),
+    "ct_core_problem": (1, None),
+    "problem": (2, "src/trail/logs.c"),
+}
+# Code arguments that are not literals: forwarders whose callers are checked (above), the budget's
+# codes made from its kinds (test_tables checks them), the definition itself.
+FORWARDERS = {
+    ("src/trail/logs.c", "code"): (),
+    ("src/util/budget.c", "code"): ("budget-",),
+    ("src/process/process.c", "code"): (),
+    ("src/report/model.c", "const char *code"): (),
+    ("src/dump/elfcore.c", "const char *code"): (),
+    ("src/dump/elfcore.h", "const char *code"): (),
+    ("src/trail/logs.c", "const char *code"): (),
+}
+
+
+def check_call_sites(root, codes):
+    used = set()
+    prefixes = []
+    for dirpath, _, files in os.walk(os.path.join(root, "src")):
+        for name in sorted(files):
+            if not name.endswith((".c", ".h")):
+                continue
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, root)
+            text = read(root, rel)
+            for fn, (index, only) in CODE_TAKERS.items():
+                if only and rel != only:
+                    continue
+                for m in re.finditer(r"(?<![\w.>])%s\s*\(" % fn, text):
+                    args = split_args(text, m.end())
+                    line = text.count("\n", 0, m.start()) + 1
+                    if len(args) <= index:
+                        continue
+                    arg = args[index]
+                    literals = re.findall(r'"((?:[^"\\]|\\.)*)"', arg)
+                    if not literals:
+                        key = (rel, arg)
+                        if key not in FORWARDERS:
+                            fail(f"{rel}:{line}: {fn}() gets code `{arg}`: pass a string literal of "
+                                 "src/report/diag_codes.c (or list the forwarder in tests/check_tables.py)")
+                        else:
+                            prefixes.extend(FORWARDERS[key])
+                        continue
+                    for lit in literals:
+                        used.add(lit)
+                        if lit not in codes:
+                            fail(f"{rel}:{line}: diagnostic code \"{lit}\" is not in src/report/diag_codes.c")
+    for code in codes:
+        if code not in used and not any(code.startswith(p) for p in prefixes):
+            fail(f"diagnostic code \"{code}\" of src/report/diag_codes.c is passed nowhere in src/")
+
+
+def table_rows(part):
+    """(number, class cell) of the numbered rows of the markdown tables in @part."""
+    rows = []
+    for line in part.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 2 and cells[0].isdigit():
+            rows.append((int(cells[0]), cells[1]))
+    return rows
+
+
+def row_rule(cell):
+    """The rule a row of docs/classes.md documents: "(`go-fault` rule)", else its first id."""
+    m = re.search(r"\(`([a-z0-9-]+)` rule\)", cell)
+    if m:
+        return m.group(1)
+    m = re.search(r"`([a-z0-9-]+)`", cell)
+    return m.group(1) if m else None
+
+
+def check_classes(root, classes, rules):
+    doc = read(root, "docs/classes.md")
+    marker = "# Crash classes of kernel dumps"
+    if marker not in doc:
+        fail(f"docs/classes.md: no section \"{marker}\"")
+        return
+    parts = {"process": doc[:doc.index(marker)], "kernel": doc[doc.index(marker):]}
+    for name, scope in classes.items():
+        for part in ("process", "kernel"):
+            if scope in (part, "both") and f"`{name}`" not in parts[part]:
+                fail(f"docs/classes.md: class `{name}` ({scope}) is not described in the {part} part")
+    for part in ("process", "kernel"):
+        rows = table_rows(parts[part])
+        numbers = [n for n, _ in rows]
+        if numbers != list(range(1, len(rows) + 1)):
+            fail(f"docs/classes.md: the {part} table's rows are numbered {numbers}")
+        doc_rules = [row_rule(cell) for _, cell in rows]
+        if doc_rules != rules[part]:
+            fail(f"docs/classes.md: the {part} table lists the rules {doc_rules}, the code's rule table "
+                 f"is {rules[part]} (same order: the first rule that matches wins)")
+        for _, cell in rows:
+            for ident in re.findall(r"`([a-z0-9-]+)`", cell):
+                if ident not in classes and ident not in rules[part]:
+                    fail(f"docs/classes.md: `{ident}` in the {part} table is neither a class nor a rule")
+
+
+def check_schema(root, classes, kinds, confidences, accesses):
+    schema = json.loads(read(root, "docs/schema/report.schema.json"))
+    crash = schema["definitions"]["crash"]["properties"] if "crash" in schema.get("definitions", {}) \
+        else schema["properties"]["crash"]["properties"]
+
+    def enum_of(prop):
+        p = crash[prop]
+        if "enum" in p:
+            return set(p["enum"])
+        for alt in p.get("oneOf", []):
+            if "enum" in alt:
+                return set(alt["enum"])
+        return None
+
+    for prop, want in (("class", set(classes)), ("address_kind", set(kinds)),
+                       ("confidence", set(confidences)), ("access", set(accesses))):
+        have = enum_of(prop)
+        if have != want:
+            fail(f"docs/schema/report.schema.json: crash.{prop} enum {sorted(have or [])} differs from the "
+                 f"table {sorted(want)}")
+
+
+def check_json_doc(root, kinds):
+    doc = read(root, "docs/json-report.md")
+    row = next((l for l in doc.splitlines() if l.startswith("| `address_kind`")), None)
+    if not row:
+        fail("docs/json-report.md: no row for `address_kind`")
+        return
+    listed = re.findall(r"`([a-z-]+)`", row.split("|")[3])
+    if sorted(listed) != sorted(kinds):
+        fail(f"docs/json-report.md: address_kind lists {listed}, the table has {kinds}")
+
+
+def check_diag_doc(root, codes):
+    if not os.path.exists(os.path.join(root, "docs/diagnostics.md")):
+        fail("docs/diagnostics.md: missing")
+        return
+    doc = read(root, "docs/diagnostics.md")
+    documented = {}
+    for line in doc.splitlines():
+        m = re.match(r"\|\s*`([a-z0-9-]+)`\s*\|\s*(info|warning|error)\s*\|", line)
+        if m:
+            if m.group(1) in documented:
+                fail(f"docs/diagnostics.md: `{m.group(1)}` has two rows")
+            documented[m.group(1)] = m.group(2)
+    for code, sev in codes.items():
+        if code not in documented:
+            fail(f"docs/diagnostics.md: diagnostic code `{code}` is not documented")
+        elif documented[code] != sev:
+            fail(f"docs/diagnostics.md: `{code}` is documented as {documented[code]}, the table says {sev}")
+    for code in documented:
+        if code not in codes:
+            fail(f"docs/diagnostics.md: `{code}` is not a code of src/report/diag_codes.c")
+
+
+def main():
+    printer, root = sys.argv[1], sys.argv[2]
+    out = subprocess.run([printer], check=True, capture_output=True, text=True).stdout
+    classes, rules, kinds, confidences, accesses, codes = {}, {"process": [], "kernel": []}, [], [], [], {}
+    for line in out.splitlines():
+        f = line.split()
+        if f[0] == "class":
+            classes[f[1]] = f[2]
+        elif f[0] == "rule":
+            rules[f[1]].append(f[2])
+        elif f[0] == "address-kind":
+            kinds.append(f[1])
+        elif f[0] == "confidence":
+            confidences.append(f[1])
+        elif f[0] == "access":
+            accesses.append(f[1])
+        elif f[0] == "diag":
+            codes[f[1]] = f[2]
+    if not classes or not codes or not rules["process"] or not rules["kernel"]:
+        fail(f"{printer} printed no tables")
+    check_classes(root, classes, rules)
+    check_schema(root, classes, kinds, confidences, accesses)
+    check_json_doc(root, kinds)
+    check_diag_doc(root, codes)
+    check_call_sites(root, codes)
+    for e in errors:
+        print(e)
+    print(f"{len(classes)} classes, {sum(map(len, rules.values()))} rules, {len(kinds)} address kinds, "
+          f"{len(codes)} diagnostic codes: {len(errors)} problems")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+// The tables of the verdict's vocabulary (report/verdicts.c) and of the diagnostic codes
+// (report/diag_codes.c): complete, unique, sorted where looked up by search. print_tables.c prints
+// them for tests/check_tables.py, which holds the docs, the JSON schema and the call sites to them.
+#include <stdio.h>
+#include <string.h>
+
+#include "coretriage/report.h"
+#include "kernel/vmcore.h"
+#include "report/diag_codes.h"
+#include "test.h"
+#include "triage/facts.h"
+#include "util/budget.h"
+
+TEST(classes_complete_and_unique)
+{
+	for (int i = 0; i < CT_CLASS_NUM_; i++) {
+		const char *n = ct_class_to_string((enum ct_class)i);
+		CHECK(n && *n);
+		CHECK(ct_class_scope((enum ct_class)i) != 0);
+		for (int j = 0; j < i; j++)
+			CHECK(strcmp(n, ct_class_to_string((enum ct_class)j)) != 0);
+	}
+	CHECK_STR(ct_class_to_string(CT_CLASS_NUM_), "unknown");
+	CHECK_EQ(ct_class_scope(CT_CLASS_UNKNOWN), CT_CLASS_SCOPE_PROCESS | CT_CLASS_SCOPE_KERNEL);
+}
+
+/** The class named @p name, or CT_CLASS_NUM_. */
+static enum ct_class class_named(const char *name)
+{
+	for (int i = 0; i < CT_CLASS_NUM_; i++) {
+		if (!strcmp(ct_class_to_string((enum ct_class)i), name))
+			return (enum ct_class)i;
+	}
+	return CT_CLASS_NUM_;
+}
+
+TEST(rules_decide_classes_of_their_scope)
+{
+	// Every kernel rule decides a kernel class; every process rule a process class (go-fault: the
+	// fault's class, named for its mechanism).
+	for (size_t i = 0; ct_kernel_rule_name(i); i++) {
+		enum ct_class c = class_named(ct_kernel_rule_name(i));
+		CHECK(c != CT_CLASS_NUM_ && (ct_class_scope(c) & CT_CLASS_SCOPE_KERNEL));
+	}
+	for (size_t i = 0; ct_rule_name(i); i++) {
+		if (!strcmp(ct_rule_name(i), "go-fault"))
+			continue;
+		enum ct_class c = class_named(ct_rule_name(i));
+		CHECK(c != CT_CLASS_NUM_ && (ct_class_scope(c) & CT_CLASS_SCOPE_PROCESS));
+	}
+}
+
+TEST(other_verdict_tables_complete)
+{
+	for (int i = 0; i < CT_ADDRESS_KIND_NUM_; i++)
+		CHECK(ct_address_kind_to_string((enum ct_address_kind)i) != NULL);
+	CHECK(ct_address_kind_to_string(CT_ADDRESS_KIND_NUM_) == NULL);
+	for (int i = 0; i < CT_CONFIDENCE_NUM_; i++)
+		CHECK(ct_confidence_to_string((enum ct_confidence)i) != NULL);
+	CHECK(ct_access_to_string(CT_ACCESS_NONE) == NULL);
+	for (int i = CT_ACCESS_READ; i < CT_ACCESS_NUM_; i++)
+		CHECK(ct_access_to_string((enum ct_access)i) != NULL);
+}
+
+TEST(diag_codes_sorted_and_found)
+{
+	for (int i = 0; i < CT_DIAG_NUM_; i++) {
+		const char *n = ct_diag_code_to_string((enum ct_diag_code)i);
+		CHECK(n && *n);
+		if (i)
+			CHECK(strcmp(ct_diag_code_to_string((enum ct_diag_code)(i - 1)), n) < 0);
+		enum ct_diag_code c = CT_DIAG_NUM_;
+		CHECK(ct_diag_code_from_string(n, &c) && c == (enum ct_diag_code)i);
+	}
+	enum ct_diag_code c = CT_DIAG_NUM_;
+	CHECK(!ct_diag_code_from_string("no-such-code", &c) && c == CT_DIAG_NUM_);
+	CHECK(!ct_diag_code_from_string(NULL, &c));
+	CHECK_EQ(ct_diag_default_severity("no-notes"), CT_SEVERITY_ERROR);
+	CHECK_EQ(ct_diag_default_severity("corrupt-note"), CT_SEVERITY_WARNING);
+	CHECK_EQ(ct_diag_default_severity("no-such-code"), CT_SEVERITY_WARNING);
+	// The budget's codes are made from its kinds' names ("budget-frames").
+	for (int k = 0; k < CT_BUDGET_NUM_; k++) {
+		char code[64];
+		snprintf(code, sizeof(code), "budget-%s", ct_budget_kind_to_string((enum ct_budget_kind)k));
+		CHECK(ct_diag_code_from_string(code, &c));
+	}
+}
+
+TEST_MAIN()
