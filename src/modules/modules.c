@@ -337,7 +337,7 @@ static void attach_file(struct ct_session *s, struct ct_module_state *m)
 			// A separate debug file (Debian's -dbg packages) has the symbols but its code and
 			// .eh_frame are NOBITS: frames through the module lose their unwind tables.
 			if (debug_only && m->path)
-				ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "module-debug-file-only",
+				ct_report_diag(s->report, CT_SEVERITY_INFO, 0, "module-debug-file-only",
 					       "%s: file not found%s; its separate debug file %s gives the symbols, but it has "
 					       "no code or unwind tables: frames through it are found by the stack scan",
 					       m->path, o->sysroot && *o->sysroot ? " under --sysroot" : "", by_id);
