@@ -57,6 +57,11 @@ static const struct ct_arch_sigframe sigframe_aarch64 = {
 	.restorer_len = sizeof(restorer_aarch64),
 };
 
+// NT_FPREGSET is struct user_fpsimd_state: vregs[32] (128 bits each) first, then fpsr and fpcr.
+static const struct ct_arch_vregs vregs_aarch64[] = {
+	{ .note_type = NT_FPREGSET, .dwarf_first = 64, .count = 32, .offset = 0, .size = 16, .stride = 16 },
+};
+
 const struct ct_arch_info ct_arch_aarch64 = {
 	.name = "aarch64",
 	.e_machine = EM_AARCH64,
@@ -84,6 +89,8 @@ const struct ct_arch_info ct_arch_aarch64 = {
 	.insn_decoder = CT_INSN_AARCH64,
 	.kernel_address_start = 0xffff000000000000ULL,
 	.sigframe = &sigframe_aarch64,
+	.vregs = vregs_aarch64,
+	.num_vregs = sizeof(vregs_aarch64) / sizeof(vregs_aarch64[0]),
 	.syscall_nr_index = 8, // x8
 	.syscall_ret_index = 0,
 	.syscall_arg_index = { -1, 1, 2, 3, 4, 5 }, // x0 already holds the return value

@@ -13,7 +13,8 @@
  *     not asm-generic, and the interrupted-system-call fields (docs/hangs.md; syscalls = NULL
  *     leaves them out); its signal frame (struct ct_arch_sigframe: the kernel's rt_sigframe layout
  *     and the rt_sigreturn trampoline's bytes) for signal-frame facts and sigreturn without CFI; and
- *     the offset of pr_utime in NT_PRSTATUS (threads' CPU time, docs/trail.md).
+ *     the offset of pr_utime in NT_PRSTATUS (threads' CPU time, docs/trail.md); and where its
+ *     float/vector registers sit in NT_FPREGSET (struct ct_arch_vregs: frame 0's float arguments).
  *  2. Add it to the list in arch.c (and its name to ct_arch_machine_name when new).
  *  3. If capstone decodes it, the register names capstone prints must match the table's (or get an
  *     alias in triage/insn_generic.c); give POINTER_BYTES in tests/cross/check_cross.py.
@@ -146,6 +147,26 @@ struct ct_arch_sigframe {
 /** The sigcontext fields only x86 (trapno, err, cr2) and aarch64 (fault_address, __reserved) have. */
 #define CT_SIGFRAME_NO_TRAP_FIELDS .trapno = -1, .err = -1, .cr2 = -1, .fault_address = -1, .reserved = -1
 
+/**
+ * A run of floating-point/vector registers with consecutive DWARF numbers in one of a thread's
+ * core notes (NT_FPREGSET = 2, NT_X86_XSTATE = 0x202): register k (DWARF dwarf_first + k) has
+ * @p size bytes at @p offset + k * @p stride of the note, which are bytes [value_offset,
+ * value_offset + size) of the register's value (the upper half of x86 ymm lies in XSTATE).
+ */
+struct ct_arch_vregs {
+	uint32_t note_type;
+	int dwarf_first;
+	uint8_t count;
+	uint16_t offset;
+	uint8_t size, stride, value_offset;
+	/** The XSAVE header's XSTATE_BV bit of the component (x86); clear = the component is in its
+	 * initial state (zeros). 0: no such bit. */
+	uint64_t xstate_bit;
+};
+
+/** Bytes of the widest floating-point/vector register value read from the notes (x86 ymm). */
+#define CT_VREG_MAX_BYTES 32
+
 struct ct_arch_info {
 	const char *name;
 	uint16_t e_machine;
@@ -244,6 +265,10 @@ struct ct_arch_info {
 	 */
 	uint16_t prstatus_utime_offset;
 	uint8_t prstatus_time_word;
+	/** Floating-point/vector registers of the thread notes (issue 10: frame 0's float and vector
+	 * arguments), NULL when not described. */
+	const struct ct_arch_vregs *vregs;
+	size_t num_vregs;
 };
 
 /** The table for @p e_machine / @p elf_class, or NULL when the architecture is not supported. */

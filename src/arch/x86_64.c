@@ -52,12 +52,23 @@ static bool is_after_call_x86_64(const uint8_t *b, size_t len)
 	return false;
 }
 
+// NT_FPREGSET is the FXSAVE area (user_fpregs_struct): st0-7 at 32 (16-byte slots, 10 bytes used,
+// in ST(i) order as DWARF numbers them), xmm0-15 at 160. NT_X86_XSTATE is the XSAVE area in the
+// standard format; the upper halves of ymm0-15 are its AVX component at 576 (XSTATE_BV bit 2).
+static const struct ct_arch_vregs vregs_x86_64[] = {
+	{ .note_type = NT_FPREGSET, .dwarf_first = 17, .count = 16, .offset = 160, .size = 16, .stride = 16 },
+	{ .note_type = NT_FPREGSET, .dwarf_first = 33, .count = 8, .offset = 32, .size = 10, .stride = 16 },
+	{ .note_type = NT_X86_XSTATE, .dwarf_first = 17, .count = 16, .offset = 576, .size = 16, .stride = 16,
+	  .value_offset = 16, .xstate_bit = 1u << 2 },
+};
+
 // x86-64 and x32 share registers, DWARF numbers, call encodings and decoder; x32 has 4-byte
 // pointers, a 32-bit prstatus header and 8-byte stack slots.
 #define X86_64_COMMON                                                                                    \
 	.e_machine = EM_X86_64, .regs = regs_x86_64, .num_regs = sizeof(regs_x86_64) / sizeof(regs_x86_64[0]),  \
 	.pc_dwarf = 16, .sp_dwarf = 7, .fp_dwarf = 6, .ra_dwarf = 16, .pc_index = 16, .num_dwarf = 17,       \
 	.prstatus_reg_size = 27 * 8, .bad_call = CT_BAD_CALL_STACK, .fp_saved_fp_offset = 0,                 \
+	.vregs = vregs_x86_64, .num_vregs = sizeof(vregs_x86_64) / sizeof(vregs_x86_64[0]),                   \
 	.fp_saved_ra_offset = 8, .cs_arch = CS_ARCH_X86, .cs_mode = CS_MODE_64,                              \
 	.is_after_call = is_after_call_x86_64, .fp_rule = CT_FP_CHAIN, .insn_decoder = CT_INSN_X86_64,     \
 	/* rbx, rbp, r12-r15 are callee-saved (SysV AMD64 ABI 3.2.1; x32 the same) */                     \

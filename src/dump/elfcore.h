@@ -16,6 +16,7 @@
 
 #include "arch/arch.h"
 #include "coretriage/error.h"
+#include "util/bytes.h"
 
 /** Program headers: 131,070 are seen in real (stress) cores; 2^20 keeps the segment table under 40 MiB. */
 #define CT_MAX_PHDRS (1u << 20)
@@ -56,6 +57,9 @@ struct ct_core_thread {
 	/** pr_utime and pr_stime in microseconds, when the architecture table knows where they are. */
 	bool has_cpu_time;
 	uint64_t user_usec, system_usec;
+	/** The thread's NT_FPREGSET and NT_X86_XSTATE notes, into the mapped core (size 0: absent);
+	 * read through ct_core_vreg (dump/vregs.h). */
+	struct ct_bytes fpregset, xstate;
 };
 
 struct ct_file_mapping {

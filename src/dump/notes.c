@@ -1,4 +1,5 @@
-// Core notes: NT_PRSTATUS (threads), NT_PRPSINFO, NT_SIGINFO, NT_AUXV, NT_FILE.
+// Core notes: NT_PRSTATUS (threads), NT_FPREGSET and NT_X86_XSTATE (their float/vector registers),
+// NT_PRPSINFO, NT_SIGINFO, NT_AUXV, NT_FILE.
 // Layouts: Linux include/uapi/linux/elfcore.h and fs/binfmt_elf.c (fill_note_info), v6.1.
 #include <elf.h>
 #include <inttypes.h>
@@ -13,6 +14,9 @@
 #ifndef NT_SIGINFO
 #define NT_SIGINFO 0x53494749
 #endif
+#ifndef NT_X86_XSTATE
+#define NT_X86_XSTATE 0x202
+#endif
 #ifndef NT_FILE
 #define NT_FILE 0x46494c45
 #endif
@@ -24,6 +28,8 @@ struct note_ctx {
 	size_t threads_seen;
 	size_t notes_seen;
 	bool saw_file, saw_siginfo, saw_prpsinfo;
+	/** The last NT_PRSTATUS became core->threads[num_threads - 1] (its register notes follow it). */
+	bool last_thread_kept;
 };
 
 // pr_utime and pr_stime: struct timeval {long tv_sec; long tv_usec;} each, where the arch table says.
@@ -51,6 +57,7 @@ static void parse_prstatus(struct note_ctx *ctx, const struct ct_bytes *desc)
 	struct ct_core *core = ctx->core;
 	bool is64 = core->elf_class == ELFCLASS64;
 	ctx->threads_seen++;
+	ctx->last_thread_kept = false;
 	if (core->num_threads >= ctx->max_threads) {
 		core->threads_capped = true;
 		return;
@@ -111,6 +118,20 @@ static void parse_prstatus(struct note_ctx *ctx, const struct ct_bytes *desc)
 		}
 	}
 	core->num_threads++;
+	ctx->last_thread_kept = true;
+}
+
+// NT_FPREGSET and NT_X86_XSTATE belong to the thread whose NT_PRSTATUS came last (the kernel
+// writes each thread's notes together); kept as views into the core, read on demand.
+static void keep_register_note(struct note_ctx *ctx, const struct ct_bytes *desc, bool xstate)
+{
+	struct ct_core *core = ctx->core;
+	if (!ctx->last_thread_kept || !core->num_threads)
+		return;
+	struct ct_core_thread *t = &core->threads[core->num_threads - 1];
+	struct ct_bytes *slot = xstate ? &t->xstate : &t->fpregset;
+	if (!slot->size)
+		*slot = *desc;
 }
 
 static void copy_cstr(char *dst, size_t dstsize, const struct ct_bytes *b, size_t off, size_t max)
@@ -289,6 +310,8 @@ static void parse_note(struct note_ctx *ctx, const struct ct_elf_note *n)
 	case NT_SIGINFO: parse_siginfo(ctx, &n->desc); break;
 	case NT_AUXV: parse_auxv(ctx, &n->desc); break;
 	case NT_FILE: parse_file(ctx, &n->desc); break;
+	case NT_FPREGSET: keep_register_note(ctx, &n->desc, false); break;
+	case NT_X86_XSTATE: keep_register_note(ctx, &n->desc, true); break;
 	default: break;
 	}
 }

@@ -5,25 +5,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modules/addr_ranges.h"
 #include "modules/cu_index.h"
+#include "modules/scope_table.h"
+#include "modules/scopes.h"
 
 /** Top-level DIEs looked at in a unit that has no range attribute of its own. */
 #define MAX_FALLBACK_CHILDREN 1000000
-
-struct cu_range {
-	Dwarf_Addr lo, hi;
-	uint32_t unit; // index into module_index.units
-};
 
 struct module_index {
 	Dwfl_Module *mod;
 	Dwarf_Addr bias;
 	bool have_dwarf;
-	struct cu_range *ranges; // sorted by lo
+	struct ct_addr_range *ranges; // sorted by lo; index: into units
 	Dwarf_Addr *max_hi; // max_hi[i] = max(ranges[0..i].hi): where a backward scan may stop
 	size_t num_ranges;
 	Dwarf_Die *units;
 	size_t num_units;
+	/** Per unit, its scope table once a lookup needed it (calloc'ed with the first one); owned. */
+	struct ct_scope_table **tables;
+	bool *table_failed;
 };
 
 struct ct_cu_index {
@@ -33,7 +34,7 @@ struct ct_cu_index {
 };
 
 struct builder {
-	struct cu_range *r;
+	struct ct_addr_range *r;
 	size_t n, cap;
 	bool full;
 };
@@ -51,6 +52,10 @@ void ct_cu_index_destroy(struct ct_cu_index *index)
 		free(index->mods[i].ranges);
 		free(index->mods[i].max_hi);
 		free(index->mods[i].units);
+		for (size_t u = 0; index->mods[i].tables && u < index->mods[i].num_units; u++)
+			ct_scope_table_destroy(index->mods[i].tables[u]);
+		free(index->mods[i].tables);
+		free(index->mods[i].table_failed);
 	}
 	free(index->mods);
 	free(index);
@@ -62,7 +67,7 @@ static void add_range(struct builder *b, Dwarf_Addr lo, Dwarf_Addr hi, uint32_t 
 		return;
 	if (b->n == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 256;
-		struct cu_range *r = cap <= CT_CU_INDEX_MAX_RANGES ? reallocarray(b->r, cap, sizeof(*r)) : NULL;
+		struct ct_addr_range *r = cap <= CT_CU_INDEX_MAX_RANGES ? reallocarray(b->r, cap, sizeof(*r)) : NULL;
 		if (!r) {
 			b->full = true;
 			return;
@@ -70,7 +75,7 @@ static void add_range(struct builder *b, Dwarf_Addr lo, Dwarf_Addr hi, uint32_t 
 		b->r = r;
 		b->cap = cap;
 	}
-	b->r[b->n++] = (struct cu_range){ lo, hi, unit };
+	b->r[b->n++] = (struct ct_addr_range){ lo, hi, unit };
 }
 
 // Adds @p die's ranges; returns how many it had.
@@ -97,14 +102,6 @@ static void add_children_ranges(struct builder *b, Dwarf_Die *cudie, uint32_t un
 		if (dwarf_tag(&child) == DW_TAG_subprogram)
 			add_die_ranges(b, &child, unit);
 	} while (++seen < MAX_FALLBACK_CHILDREN && !b->full && dwarf_siblingof(&child, &child) == 0);
-}
-
-static int cmp_range(const void *a, const void *b)
-{
-	const struct cu_range *x = a, *y = b;
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return x->hi < y->hi ? -1 : x->hi > y->hi;
 }
 
 static void build(struct module_index *m)
@@ -147,17 +144,10 @@ static void build(struct module_index *m)
 		free(b.r);
 		return;
 	}
-	qsort(b.r, b.n, sizeof(*b.r), cmp_range);
-	m->max_hi = malloc(b.n * sizeof(*m->max_hi));
+	m->max_hi = ct_addr_ranges_sort(b.r, b.n);
 	if (!m->max_hi) {
 		free(b.r);
 		return;
-	}
-	Dwarf_Addr hi = 0;
-	for (size_t i = 0; i < b.n; i++) {
-		if (b.r[i].hi > hi)
-			hi = b.r[i].hi;
-		m->max_hi[i] = hi;
 	}
 	m->ranges = b.r;
 	m->num_ranges = b.n;
@@ -188,6 +178,12 @@ static struct module_index *module_for(struct ct_cu_index *index, Dwfl_Module *m
 	return m;
 }
 
+// The unit holding module-relative address @p a; -1 when none.
+static long find_unit(const struct module_index *m, Dwarf_Addr a)
+{
+	return ct_addr_ranges_find(m->ranges, m->max_hi, m->num_ranges, a, false);
+}
+
 bool ct_cu_index_find(struct ct_cu_index *index, Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Die *cu, Dwarf_Addr *bias)
 {
 	if (!mod)
@@ -201,22 +197,35 @@ bool ct_cu_index_find(struct ct_cu_index *index, Dwfl_Module *mod, Dwarf_Addr ad
 	struct module_index *m = module_for(index, mod);
 	if (!m || !m->have_dwarf || m->num_ranges == 0 || addr < m->bias)
 		return false;
-	Dwarf_Addr a = addr - m->bias;
-	// The last range starting at or before a, then back over earlier ones that may still reach it.
-	size_t lo = 0, hi = m->num_ranges;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->ranges[mid].lo <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
+	long u = find_unit(m, addr - m->bias);
+	if (u < 0)
+		return false;
+	*cu = m->units[u];
+	*bias = m->bias;
+	return true;
+}
+
+int ct_cu_index_scopes(struct ct_cu_index *index, Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Die **scopes,
+		       Dwarf_Addr *bias)
+{
+	*scopes = NULL;
+	Dwarf_Die cu;
+	if (!ct_cu_index_find(index, mod, addr, &cu, bias))
+		return 0;
+	struct module_index *m = index ? module_for(index, mod) : NULL;
+	long u = m ? find_unit(m, addr - m->bias) : -1;
+	if (u >= 0 && !m->tables) {
+		m->tables = calloc(m->num_units, sizeof(*m->tables));
+		m->table_failed = calloc(m->num_units, sizeof(*m->table_failed));
 	}
-	for (size_t i = lo; i-- > 0 && m->max_hi[i] > a;) {
-		if (a < m->ranges[i].hi) {
-			*cu = m->units[m->ranges[i].unit];
-			*bias = m->bias;
-			return true;
-		}
+	if (u < 0 || !m->tables || !m->table_failed)
+		return ct_dwarf_scopes(&cu, addr - *bias, scopes);
+	if (!m->tables[u] && !m->table_failed[u]) {
+		m->tables[u] = ct_scope_table_build(&cu);
+		m->table_failed[u] = !m->tables[u];
 	}
-	return false;
+	// A unit too large for a table (or out of memory) is walked per lookup, as before.
+	if (!m->tables[u])
+		return ct_dwarf_scopes(&cu, addr - *bias, scopes);
+	return ct_scope_table_scopes(m->tables[u], addr - *bias, scopes);
 }

@@ -36,4 +36,12 @@ void ct_cu_index_destroy(struct ct_cu_index *index);
  */
 bool ct_cu_index_find(struct ct_cu_index *index, Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Die *cu, Dwarf_Addr *bias);
 
+/**
+ * The scopes of @p addr (see modules/scopes.h), from the scope table of its unit (built on the
+ * unit's first lookup: modules/scope_table.h); *@p scopes malloc'ed, *@p bias the module's bias.
+ * 0 when no unit or function holds @p addr. @p index NULL: libdw's unit lookup and a unit walk.
+ */
+int ct_cu_index_scopes(struct ct_cu_index *index, Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Die **scopes,
+		       Dwarf_Addr *bias);
+
 #endif

@@ -61,7 +61,7 @@ uint64_t ct_debug_inflated_size(Elf *elf)
 	return walk(elf, NULL, NULL);
 }
 
-static void refuse(struct ct_session *s, const char *what, uint64_t size)
+static void refuse(struct ct_module_set *s, const char *what, uint64_t size)
 {
 	ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "budget-debug",
 		       "%s: its compressed debug sections claim %" PRIu64 " bytes once inflated, more than the %" PRIu64
@@ -73,7 +73,7 @@ static void refuse(struct ct_session *s, const char *what, uint64_t size)
 		s->budget->reported[CT_BUDGET_DEBUG] = true;
 }
 
-bool ct_debug_admit(struct ct_session *s, Elf *elf, const char *what)
+bool ct_debug_admit(struct ct_module_set *s, Elf *elf, const char *what)
 {
 	uint64_t size = ct_debug_inflated_size(elf);
 	if (!size || ct_budget_take(s->budget, CT_BUDGET_DEBUG, size))
@@ -103,7 +103,7 @@ static void neuter_one(void *arg, Elf_Scn *scn, uint64_t size)
 	memcpy(n->image + at, b, 4);
 }
 
-bool ct_debug_admit_image(struct ct_session *s, uint8_t *image, size_t size, const char *what)
+bool ct_debug_admit_image(struct ct_module_set *s, uint8_t *image, size_t size, const char *what)
 {
 	Elf *elf = elf_memory((char *)image, size);
 	if (!elf)
@@ -136,7 +136,7 @@ static bool has_debug_info(Elf *elf)
 /** Slots of the set of module names frames landed in (power of two, grown as needed). */
 #define USED_MIN_SLOTS 64
 
-void ct_debug_check_unusable(struct ct_session *s)
+void ct_debug_check_unusable(struct ct_module_set *s)
 {
 	const struct ct_report *r = s->report;
 	// The modules frames landed in, by their pooled name (one pointer per module name).

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct ct_session;
+struct ct_module_set;
 
 /** Sum of the sizes the compressed sections of @p elf claim once inflated (0 when none). */
 uint64_t ct_debug_inflated_size(Elf *elf);
@@ -23,20 +23,20 @@ uint64_t ct_debug_inflated_size(Elf *elf);
  * Spends the inflated size of @p elf's compressed sections from the budget. False (and one warning
  * naming @p what) when it does not fit: the caller must not let libdw read those sections.
  */
-bool ct_debug_admit(struct ct_session *s, Elf *elf, const char *what);
+bool ct_debug_admit(struct ct_module_set *s, Elf *elf, const char *what);
 
 /**
  * Same for an ELF image in memory that the caller may change (the vdso copied out of the dump):
  * when it does not fit, the compressed sections are turned into SHT_NOBITS in @p image, so libdw
  * sees no data in them. Returns whether the image was admitted unchanged.
  */
-bool ct_debug_admit_image(struct ct_session *s, uint8_t *image, size_t size, const char *what);
+bool ct_debug_admit_image(struct ct_module_set *s, uint8_t *image, size_t size, const char *what);
 
 /**
  * Warns about each module that frames landed in whose file holds DWARF that libdw could not read
  * (a compressed section that does not inflate, a corrupt unit header): the report would otherwise
  * look complete while its source lines are missing.
  */
-void ct_debug_check_unusable(struct ct_session *s);
+void ct_debug_check_unusable(struct ct_module_set *s);
 
 #endif

@@ -16,7 +16,7 @@
 #include "modules/debuginfod.h"
 #include "modules/modules.h"
 
-void ct_debugfile_attach(struct ct_session *s, Dwfl_Module *mod)
+void ct_debugfile_attach(struct ct_module_set *s, Dwfl_Module *mod)
 {
 	void **userdata = NULL;
 	if (mod && dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL) && userdata)
@@ -107,7 +107,7 @@ static bool decompress_in_place(int fd)
  * when needed, or -1 to keep using @p fd (no compressed sections, no cache, or any failure: the
  * cache only ever saves time).
  */
-static int cached_copy(struct ct_session *s, int fd, const uint8_t *id, size_t len, char **path_ret)
+static int cached_copy(struct ct_module_set *s, int fd, const uint8_t *id, size_t len, char **path_ret)
 {
 	const char *dir = s->opts->cache_dir;
 	if (!dir || !*dir || s->opts->safe || len == 0 || !has_compressed_sections(fd))
@@ -170,7 +170,7 @@ static int try_path(char *path, const uint8_t *id, size_t len, char **path_ret)
 	return fd;
 }
 
-static int find_local(struct ct_session *s, const char *file_name, const char *debuglink, const uint8_t *id,
+static int find_local(struct ct_module_set *s, const char *file_name, const char *debuglink, const uint8_t *id,
 		      size_t len, char **path_ret)
 {
 	char hex[2 * CT_MAX_BUILD_ID + 1];
@@ -214,7 +214,7 @@ int ct_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dw
 		      const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
 		      char **debuginfo_file_name)
 {
-	struct ct_session *s = userdata ? *userdata : NULL;
+	struct ct_module_set *s = userdata ? *userdata : NULL;
 	if (!s) {
 		// A module libdwfl reported by itself before we could attach: its standard search.
 		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,

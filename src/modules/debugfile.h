@@ -19,14 +19,14 @@
 
 #include <elfutils/libdwfl.h>
 
-struct ct_session;
+struct ct_module_set;
 
-/** Dwfl_Callbacks.find_debuginfo; the module's userdata must be its struct ct_session. */
+/** Dwfl_Callbacks.find_debuginfo; the module's userdata must be its struct ct_module_set. */
 int ct_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 		      const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
 		      char **debuginfo_file_name);
 
 /** Sets the module's libdwfl userdata to the session (needed by ct_find_debuginfo). */
-void ct_debugfile_attach(struct ct_session *s, Dwfl_Module *mod);
+void ct_debugfile_attach(struct ct_module_set *s, Dwfl_Module *mod);
 
 #endif

@@ -62,7 +62,8 @@ size_t ct_inline_chain(struct ct_report *report, struct ct_cu_index *index, Dwfl
 	// The concrete nesting from the unit's root (modules/scopes.h): dwarf_getscopes gives up when an
 	// inlined call's origin is in another unit (LTO), and walks the whole unit again for parents.
 	Dwarf_Die *scopes = NULL;
-	int n = cudie ? ct_dwarf_scopes(cudie, addr - bias, &scopes) : 0;
+	Dwarf_Addr sbias;
+	int n = cudie ? ct_cu_index_scopes(index, mod, addr, &scopes, &sbias) : 0;
 	size_t count = 0;
 	const char *file = base.file;
 	int lineno = base.line, col = base.column;

@@ -51,7 +51,7 @@ static size_t find_build_id_note(const struct ct_bytes *notes, uint8_t *id)
  * kernel dumps the first page of every ELF mapping: coredump_filter bit 4, on by default), computes
  * the load bias and reads the build-id note. Returns false when there is no ELF image there.
  */
-static bool read_memory_image(struct ct_session *s, uint64_t start, struct ct_module_state *m)
+static bool read_memory_image(struct ct_module_set *s, uint64_t start, struct ct_module_state *m)
 {
 	struct ct_core *core = s->core;
 	uint8_t ehdr[sizeof(Elf64_Ehdr)];
@@ -153,7 +153,7 @@ static char *join_sysroot(const char *sysroot, const char *path)
 }
 
 // Looks for DIR/.build-id/xx/rest[.debug|""] in the debug directories; returns a malloc'd path.
-static char *find_by_build_id(const struct ct_session *s, const uint8_t *id, size_t len, const char *suffix)
+static char *find_by_build_id(const struct ct_module_set *s, const uint8_t *id, size_t len, const char *suffix)
 {
 	if (len < 2)
 		return NULL;
@@ -172,7 +172,7 @@ static char *find_by_build_id(const struct ct_session *s, const uint8_t *id, siz
 	return NULL;
 }
 
-static void describe_mismatch(struct ct_session *s, struct ct_module_state *m, const char *file)
+static void describe_mismatch(struct ct_module_set *s, struct ct_module_state *m, const char *file)
 {
 	char a[2 * CT_MAX_BUILD_ID + 1], b[2 * CT_MAX_BUILD_ID + 1];
 	ct_build_id_hex(m->build_id, m->build_id_len, a);
@@ -187,7 +187,7 @@ static void describe_mismatch(struct ct_session *s, struct ct_module_state *m, c
  * program by its entry point (AT_ENTRY - e_entry), a library by its first PT_LOAD at the start of
  * its first mapping. False when the file is not an ELF object that fits.
  */
-static bool place_by_file(struct ct_session *s, struct ct_module_state *m, int fd)
+static bool place_by_file(struct ct_module_set *s, struct ct_module_state *m, int fd)
 {
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	GElf_Ehdr eh;
@@ -226,7 +226,7 @@ out:
  * program, else the path in the dump (under --sysroot; never with --safe), else a file found by
  * build-id in the debug directories. Reports it to libdwfl.
  */
-static void attach_file(struct ct_session *s, struct ct_module_state *m)
+static void attach_file(struct ct_module_set *s, struct ct_module_state *m)
 {
 	const struct ct_options *o = s->opts;
 	char *candidates[3] = { NULL, NULL, NULL };
@@ -381,7 +381,7 @@ static int compare_modules(const void *a, const void *b)
 }
 
 // The vdso: its image lives only in the dump; report it from a copy in memory.
-static void add_vdso(struct ct_session *s)
+static void add_vdso(struct ct_module_set *s)
 {
 	uint64_t addr;
 	if (!ct_core_auxv(s->core, AT_SYSINFO_EHDR, &addr) || addr == 0)
@@ -443,7 +443,7 @@ static bool holds_program(const struct ct_core *core, uint64_t start, uint64_t e
 // Module state for a module libdwfl found by itself (link_map mode).
 static int collect_module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start, void *arg)
 {
-	struct ct_session *s = arg;
+	struct ct_module_set *s = arg;
 	if (s->num_modules >= CT_MAX_MODULES)
 		return DWARF_CB_ABORT;
 	struct ct_module_state *m = &s->modules[s->num_modules];
@@ -494,7 +494,7 @@ static int collect_module_cb(Dwfl_Module *mod, void **userdata, const char *name
  * AT_ENTRY: the executable given on the command line is placed by it, unverified (there is no
  * build-id to compare). True when placed.
  */
-static bool report_given_executable(struct ct_session *s)
+static bool report_given_executable(struct ct_module_set *s)
 {
 	const char *exe = s->opts->executable;
 	uint64_t entry;
@@ -540,9 +540,13 @@ static char *debuginfo_path_for(const struct ct_options *o)
 	return p;
 }
 
-struct ct_error *ct_modules_load(struct ct_session *s)
+struct ct_error *ct_modules_load(const struct ct_options *opts, struct ct_core *core, struct ct_report *report,
+				 struct ct_budget *budget, struct ct_module_set *s)
 {
-	struct ct_core *core = s->core;
+	*s = (struct ct_module_set){ .opts = opts, .core = core, .report = report, .budget = budget };
+	s->symcache = ct_symcache_create();
+	if (!s->symcache)
+		return &ct_enomem;
 	s->debuginfo_path = debuginfo_path_for(s->opts);
 	if (!s->debuginfo_path)
 		return &ct_enomem;
@@ -698,7 +702,7 @@ struct ct_error *ct_modules_load(struct ct_session *s)
 	return NULL;
 }
 
-void ct_modules_unload(struct ct_session *s)
+void ct_modules_unload(struct ct_module_set *s)
 {
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
@@ -719,9 +723,11 @@ void ct_modules_unload(struct ct_session *s)
 	s->num_modules = 0;
 	free(s->debuginfo_path);
 	s->debuginfo_path = NULL;
+	ct_symcache_destroy(s->symcache);
+	s->symcache = NULL;
 }
 
-const struct ct_module_state *ct_modules_find(const struct ct_session *s, uint64_t addr)
+const struct ct_module_state *ct_modules_find(const struct ct_module_set *s, uint64_t addr)
 {
 	size_t lo = 0, hi = s->num_modules;
 	while (lo < hi) {
@@ -737,7 +743,7 @@ const struct ct_module_state *ct_modules_find(const struct ct_session *s, uint64
 	return addr < m->end ? m : NULL;
 }
 
-bool ct_modules_is_code(const struct ct_session *s, uint64_t addr)
+bool ct_modules_is_code(const struct ct_module_set *s, uint64_t addr)
 {
 	const struct ct_segment *seg = ct_core_find_segment(s->core, addr);
 	if (seg)
@@ -759,7 +765,7 @@ bool ct_modules_is_code(const struct ct_session *s, uint64_t addr)
 	return false;
 }
 
-void ct_modules_to_report(struct ct_session *s)
+void ct_modules_to_report(struct ct_module_set *s)
 {
 	struct ct_report *r = s->report;
 	for (size_t i = 0; i < s->num_modules; i++) {
@@ -793,7 +799,7 @@ void ct_modules_to_report(struct ct_session *s)
 	}
 }
 
-bool ct_modules_read_code(struct ct_session *s, uint64_t addr, void *buf, size_t len)
+bool ct_modules_read_code(struct ct_module_set *s, uint64_t addr, void *buf, size_t len)
 {
 	if (ct_core_read_fast(s->core, addr, buf, len))
 		return true;

@@ -52,11 +52,20 @@ struct ct_module_state {
 	size_t package_note_size;
 };
 
-/** Everything analysis of one process core needs; owned by ct_process_analyze(). */
-struct ct_session {
+/**
+ * The module set of a process core: what the modules stage makes (ct_modules_load) and every later
+ * stage reads: the Dwfl with the modules reported, their states, the symbolization cache, the
+ * debuginfod state and the entry function's range. Debug files are found lazily, as frames land in
+ * modules: that is why the set keeps the options, the report (its diagnostics, pooled names) and
+ * the budget it was made with (all borrowed).
+ */
+struct ct_module_set {
 	const struct ct_options *opts; /**< borrowed */
-	struct ct_core *core; /**< owned */
+	struct ct_core *core; /**< borrowed */
 	struct ct_report *report; /**< borrowed */
+	/** The analysis' work budget (util/budget.h); borrowed, may be NULL. Symbolization spends
+	 * names, debug files their inflated size. */
+	struct ct_budget *budget;
 	Dwfl *dwfl; /**< owned */
 	/** The core as an Elf, for libdwfl's architecture backend; owned, ended after the Dwfl. */
 	void *core_elf;
@@ -64,35 +73,50 @@ struct ct_session {
 	char *debuginfo_path; /**< owned, for the standard find_debuginfo */
 	struct ct_module_state *modules; /**< owned, sorted by start */
 	size_t num_modules;
-	/** Registers for the next dwfl walk (set by the unwinder before each walk). */
-	const uint64_t *walk_regs;
-	const bool *walk_valid;
-	uint64_t walk_pc;
 	struct ct_symcache *symcache; /**< owned */
 	/** A debuginfod query failed for lack of an answer: do not ask again in this analysis. */
 	bool debuginfod_failed;
-	/** Range of the function holding the program's entry point (AT_ENTRY): the outermost frame. */
+	/** Range of the function holding the program's entry point (AT_ENTRY): the outermost frame.
+	 * Set by the unwind stage (ct_unwind_attach). */
 	uint64_t entry_lo, entry_hi;
+};
+
+/**
+ * What the stages after the module set read of one process core: the dump, the module set, the
+ * caches of values; owned by ct_process_analyze(). Unwinding state is not here: each walk's start
+ * is libdwfl's thread argument (unwind_dwfl.c), the frame limit a parameter.
+ */
+struct ct_session {
+	const struct ct_options *opts; /**< borrowed */
+	struct ct_core *core; /**< owned */
+	struct ct_report *report; /**< borrowed */
+	struct ct_module_set mods; /**< made by ct_modules_load() */
 	/** Caches of src/values/ (scopes, call sites); owned, NULL when values are not wanted. */
 	struct ct_values *values;
 	/** The analysis' work budget (util/budget.h); borrowed, lives as long as the session. Stages
 	 * spend from it: frames (unwinding), names and values (symbolization, values of variables). */
 	struct ct_budget *budget;
-	/** Frames the next thread's walk may keep: the frame cap, or less when the budget is short.
-	 * Set by the pipeline before each walk; 0 means opts->max_frames. */
-	size_t frame_limit;
+	/** Dump facts read before the modules (process.c): the signal as the report carries it, and the
+	 * thread it was delivered to, NULL when no thread took one (a snapshot such as gcore). */
+	struct ct_signal_info signal;
+	const struct ct_core_thread *crashed;
 };
 
-/** Finds the modules in the dump, matches files, creates the Dwfl. Non-fatal problems become diagnostics. */
-struct ct_error *ct_modules_load(struct ct_session *session);
+/**
+ * The modules stage: finds the modules in @p core, matches files, creates the Dwfl, into *@p ret
+ * (zeroed first; release with ct_modules_unload() also after an error). Non-fatal problems become
+ * diagnostics in @p report.
+ */
+struct ct_error *ct_modules_load(const struct ct_options *opts, struct ct_core *core, struct ct_report *report,
+				 struct ct_budget *budget, struct ct_module_set *ret);
 /** Releases module state and the Dwfl. */
-void ct_modules_unload(struct ct_session *session);
+void ct_modules_unload(struct ct_module_set *set);
 /** The module containing @p addr, or NULL. */
-const struct ct_module_state *ct_modules_find(const struct ct_session *session, uint64_t addr);
+const struct ct_module_state *ct_modules_find(const struct ct_module_set *set, uint64_t addr);
 /** True when @p addr lies in executable memory: a module's code or an executable segment. */
-bool ct_modules_is_code(const struct ct_session *session, uint64_t addr);
+bool ct_modules_is_code(const struct ct_module_set *set, uint64_t addr);
 /** Copies module info into the report model. */
-void ct_modules_to_report(struct ct_session *session);
+void ct_modules_to_report(struct ct_module_set *set);
 /** Lowercase hex of a build-id into @p buf (2*len+1 bytes). */
 void ct_build_id_hex(const uint8_t *id, size_t len, char *buf);
 
@@ -102,5 +126,5 @@ void ct_build_id_hex(const uint8_t *id, size_t len, char *buf);
  * Reads code bytes at @p addr: from the dump when saved there, else from the module's file (the
  * kernel does not dump unmodified file-backed text). False when neither has them.
  */
-bool ct_modules_read_code(struct ct_session *session, uint64_t addr, void *buf, size_t len);
+bool ct_modules_read_code(struct ct_module_set *set, uint64_t addr, void *buf, size_t len);
 #endif

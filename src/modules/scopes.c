@@ -49,13 +49,37 @@ static bool search_children(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *ret, in
 	return false;
 }
 
+bool ct_dwarf_scopes_rust(Dwarf_Die *cu)
+{
+	return dwarf_srclang(cu) == DW_LANG_Rust;
+}
+
+bool ct_dwarf_scope_is_code(int tag)
+{
+	return is_code_scope(tag);
+}
+
+bool ct_dwarf_scope_is_container(int tag, bool rust)
+{
+	return is_container(tag, rust);
+}
+
 int ct_dwarf_scopes(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **scopes)
+{
+	return ct_dwarf_scopes_from(cu, NULL, pc, scopes);
+}
+
+int ct_dwarf_scopes_from(Dwarf_Die *cu, Dwarf_Die *outer, Dwarf_Addr pc, Dwarf_Die **scopes)
 {
 	*scopes = NULL;
 	Dwarf_Die chain[CT_SCOPES_MAX_DEPTH];
 	int n = 0;
 	Dwarf_Die cur = *cu, next;
-	bool types = dwarf_srclang(cu) == DW_LANG_Rust;
+	bool types = ct_dwarf_scopes_rust(cu);
+	if (outer) {
+		chain[n++] = *outer;
+		cur = *outer;
+	}
 	while (n < CT_SCOPES_MAX_DEPTH - 1 && search_children(&cur, pc, &next, n, types)) {
 		chain[n++] = next;
 		cur = next;

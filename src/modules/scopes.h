@@ -11,6 +11,7 @@
 #define CT_SCOPES_H
 
 #include <elfutils/libdw.h>
+#include <stdbool.h>
 
 /** Nesting deeper than this is not followed (real code: tens). */
 #define CT_SCOPES_MAX_DEPTH 256
@@ -22,5 +23,14 @@
  * or returns 0 with *@p scopes NULL when no function holds @p pc (or on allocation failure).
  */
 int ct_dwarf_scopes(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **scopes);
+
+/** As ct_dwarf_scopes, given the outermost code scope @p outer of @p cu that holds @p pc (NULL: find it). */
+int ct_dwarf_scopes_from(Dwarf_Die *cu, Dwarf_Die *outer, Dwarf_Addr pc, Dwarf_Die **scopes);
+
+/** The walk's rules, for modules/scope_table.c: Rust units nest functions in types; which tags
+ *  hold code; which are passed through. */
+bool ct_dwarf_scopes_rust(Dwarf_Die *cu);
+bool ct_dwarf_scope_is_code(int tag);
+bool ct_dwarf_scope_is_container(int tag, bool rust);
 
 #endif

@@ -48,19 +48,16 @@ void ct_symcache_destroy(struct ct_symcache *c)
 	free(c);
 }
 
-bool ct_symbolize_cu(struct ct_session *s, Dwfl_Module *mod, uint64_t addr, Dwarf_Die *cu, Dwarf_Addr *bias)
+bool ct_symbolize_cu(struct ct_module_set *s, Dwfl_Module *mod, uint64_t addr, Dwarf_Die *cu, Dwarf_Addr *bias)
 {
 	return ct_cu_index_find(s->symcache ? s->symcache->cu_index : NULL, mod, addr, cu, bias);
 }
 
-int ct_symbolize_scopes(struct ct_session *s, uint64_t addr, Dwarf_Die **scopes, Dwarf_Addr *bias)
+int ct_symbolize_scopes(struct ct_module_set *s, uint64_t addr, Dwarf_Die **scopes, Dwarf_Addr *bias)
 {
 	*scopes = NULL;
 	Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, addr) : NULL;
-	Dwarf_Die cu;
-	if (!mod || !ct_symbolize_cu(s, mod, addr, &cu, bias))
-		return 0;
-	return ct_dwarf_scopes(&cu, addr - *bias, scopes);
+	return mod ? ct_cu_index_scopes(s->symcache ? s->symcache->cu_index : NULL, mod, addr, scopes, bias) : 0;
 }
 
 static size_t hash_addr(uint64_t a)
@@ -91,13 +88,13 @@ static bool cache_grow(struct ct_symcache *c)
 	return true;
 }
 
-const char *ct_demangle(struct ct_session *s, const char *name)
+const char *ct_demangle(struct ct_module_set *s, const char *name)
 {
 	return ct_demangle_symbol(s->report, name);
 }
 
 // Fills entries for @p addr: the symbol, then inline expansion from the DWARF scopes.
-static size_t resolve(struct ct_session *s, uint64_t addr, struct ct_sym *out)
+static size_t resolve(struct ct_module_set *s, uint64_t addr, struct ct_sym *out)
 {
 	struct ct_sym base = { 0 };
 	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
@@ -143,7 +140,7 @@ static size_t resolve(struct ct_session *s, uint64_t addr, struct ct_sym *out)
 	return n;
 }
 
-size_t ct_symbolize(struct ct_session *s, uint64_t addr, const struct ct_sym **ret)
+size_t ct_symbolize(struct ct_module_set *s, uint64_t addr, const struct ct_sym **ret)
 {
 	struct ct_symcache *c = s->symcache;
 	if ((c->used + 1) * 2 > c->num_slots && !cache_grow(c))

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct ct_session;
+struct ct_module_set;
 
 /** One symbolized location; strings are pooled in the session's report. */
 struct ct_sym {
@@ -34,14 +34,14 @@ void ct_symcache_destroy(struct ct_symcache *cache);
  * the cache is destroyed, and returns their count (at least 1; an unknown address gives one entry
  * with NULL function).
  */
-size_t ct_symbolize(struct ct_session *s, uint64_t addr, const struct ct_sym **ret);
+size_t ct_symbolize(struct ct_module_set *s, uint64_t addr, const struct ct_sym **ret);
 
 /**
  * The DWARF compilation unit holding @p addr of @p mod (an address as libdwfl takes it, bias
  * included) from the session's own address → unit index (modules/cu_index.h), which needs no
  * .debug_aranges (clang, rustc and Go emit none). *@p bias: DWARF address = @p addr - *@p bias.
  */
-bool ct_symbolize_cu(struct ct_session *s, Dwfl_Module *mod, uint64_t addr, Dwarf_Die *cu, Dwarf_Addr *bias);
+bool ct_symbolize_cu(struct ct_module_set *s, Dwfl_Module *mod, uint64_t addr, Dwarf_Die *cu, Dwarf_Addr *bias);
 
 /**
  * The concrete DWARF scopes at @p addr (modules/scopes.h: innermost first — lexical blocks, inlined
@@ -49,12 +49,12 @@ bool ct_symbolize_cu(struct ct_session *s, Dwfl_Module *mod, uint64_t addr, Dwar
  * and sets *@p scopes (malloc'ed, the caller frees it) and *@p bias; 0 and NULL when no DWARF
  * covers @p addr.
  */
-int ct_symbolize_scopes(struct ct_session *s, uint64_t addr, Dwarf_Die **scopes, Dwarf_Addr *bias);
+int ct_symbolize_scopes(struct ct_module_set *s, uint64_t addr, Dwarf_Die **scopes, Dwarf_Addr *bias);
 
 /**
  * A symbol-table name for display, pooled (modules/demangle.h: C++, Rust and D demangled as gdb
  * shows symbol-only frames, ELF symbol versions removed); other names pooled unchanged.
  */
-const char *ct_demangle(struct ct_session *s, const char *name);
+const char *ct_demangle(struct ct_module_set *s, const char *name);
 
 #endif

@@ -23,7 +23,7 @@ void ct_process_disassemble(struct ct_session *s, uint64_t pc)
 	if (!arch || arch->cs_arch < 0 || pc == 0)
 		return;
 	const struct ct_sym *sym;
-	ct_symbolize(s, pc, &sym);
+	ct_symbolize(&s->mods, pc, &sym);
 	uint64_t start = pc;
 	size_t n;
 	for (n = 1; n < 32 && sym[n - 1].inlined; n++)
@@ -34,7 +34,7 @@ void ct_process_disassemble(struct ct_session *s, uint64_t pc)
 	uint8_t buf[BEFORE_MAX + AFTER_BYTES];
 	size_t len = (size_t)(pc - start) + AFTER_BYTES;
 	// Shrink from the end until the bytes are readable (the function may end near a page end).
-	while (len > (size_t)(pc - start) && !ct_modules_read_code(s, start, buf, len))
+	while (len > (size_t)(pc - start) && !ct_modules_read_code(&s->mods, start, buf, len))
 		len -= 8;
 	if (len <= (size_t)(pc - start))
 		return;

@@ -9,6 +9,7 @@
 #include "modules/symbolize.h"
 #include "process/process.h"
 #include "report/diag_codes.h"
+#include "triage/triage.h"
 #include "unwind/unwind.h"
 #include "values/values.h"
 
@@ -68,21 +69,23 @@ static void fill_signal(struct ct_session *s)
 			       "no thread carries a signal (a live snapshot such as gdb's gcore); NT_SIGINFO holds signal %d",
 			       core->si_signo);
 	} else if (core->has_siginfo && core->si_signo) {
-		r->signal.present = true;
-		r->signal.number = core->si_signo;
-		r->signal.has_code = true;
-		r->signal.code = core->si_code;
-		r->signal.err = core->si_errno;
-		r->signal.has_fault_address = core->si_has_addr;
-		r->signal.fault_address = core->si_addr;
-		r->signal.has_sender = core->si_has_sender;
-		r->signal.sender_pid = core->si_pid;
-		r->signal.sender_uid = core->si_uid;
+		s->signal.present = true;
+		s->signal.number = core->si_signo;
+		s->signal.has_code = true;
+		s->signal.code = core->si_code;
+		s->signal.err = core->si_errno;
+		s->signal.has_fault_address = core->si_has_addr;
+		s->signal.fault_address = core->si_addr;
+		s->signal.has_sender = core->si_has_sender;
+		s->signal.sender_pid = core->si_pid;
+		s->signal.sender_uid = core->si_uid;
 	} else if (crashed) {
 		// No NT_SIGINFO (older kernels, some tools): only the signal number is known.
-		r->signal.present = true;
-		r->signal.number = crashed->cursig;
+		s->signal.present = true;
+		s->signal.number = crashed->cursig;
 	}
+	s->crashed = crashed;
+	r->signal = s->signal;
 	r->has_crashing_thread = crashed != NULL;
 	r->crashing_thread = crashed ? crashed->tid : 0;
 }
@@ -90,14 +93,14 @@ static void fill_signal(struct ct_session *s)
 static bool symbolize_into(struct ct_session *s, const struct ct_raw_stack *raw, struct ct_thread *t)
 {
 	// Locals for the crashing thread (or the first thread of a snapshot); parameters everywhere.
-	bool locals = t->crashed || (!s->report->has_crashing_thread && s->core->num_threads == 1);
+	bool locals = t->crashed || (!s->crashed && s->core->num_threads == 1);
 	for (size_t i = 0; i < raw->count; i++) {
 		const struct ct_raw_frame *rf = &raw->frames[i];
 		// Callers are looked up at pc - 1: the return address may already be in the next line,
 		// or past the end of a noreturn function.
 		uint64_t lookup = rf->exact || rf->pc == 0 ? rf->pc : rf->pc - 1;
 		const struct ct_sym *syms;
-		size_t n = ct_symbolize(s, lookup, &syms);
+		size_t n = ct_symbolize(&s->mods, lookup, &syms);
 		for (size_t j = 0; j < n; j++) {
 			struct ct_frame *f = ct_thread_add_frame(t);
 			if (!f)
@@ -144,7 +147,7 @@ static int compare_threads(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-static void unwind_all(struct ct_session *s)
+static void unwind_all(struct ct_session *s, struct ct_dwfl_walker *walker)
 {
 	struct ct_core *core = s->core;
 	struct ct_report *r = s->report;
@@ -164,7 +167,7 @@ static void unwind_all(struct ct_session *s)
 		t->user_usec = ct->user_usec;
 		t->system_usec = ct->system_usec;
 		// The dumping thread carries the signal and comes first in the notes.
-		if (!crashed_assigned && ct->cursig && ct->tid == r->crashing_thread) {
+		if (!crashed_assigned && ct == s->crashed) {
 			t->crashed = true;
 			crashed_assigned = true;
 		}
@@ -187,32 +190,32 @@ static void unwind_all(struct ct_session *s)
 		if (t->crashed || s->opts->all_registers)
 			fill_registers(s, ct, t);
 		if (!ct->has_regs) {
-			t->stop_reason = ct_report_strdup(r, "no registers in the core for this thread");
+			t->stop_reason = ct_report_strdup(r, ct_stop_reason_to_string(CT_STOP_NO_REGISTERS));
 			t->truncated = true;
 			continue;
 		}
 		// The frames budget bounds all threads together; a thread always keeps its first frame
 		// (the dump's own registers), so none vanishes from the report.
 		uint64_t left = ct_budget_left(s->budget, CT_BUDGET_FRAMES);
-		s->frame_limit = left < s->opts->max_frames ? (left ? (size_t)left : 1) : s->opts->max_frames;
+		size_t frame_limit = left < s->opts->max_frames ? (left ? (size_t)left : 1) : s->opts->max_frames;
 		struct ct_raw_stack raw = { 0 };
 		struct ct_error *err = NULL;
 		if (s->opts->unwinder == CT_UNWINDER_LIBUNWIND)
-			err = ct_unwind_thread_libunwind(s, ct, &raw);
+			err = ct_unwind_thread_libunwind(&s->mods, ct, frame_limit, &raw);
 		else
-			ct_unwind_thread_dwfl(s, ct, &raw);
+			ct_unwind_thread_dwfl(&s->mods, walker, ct, frame_limit, &raw);
 		if (s->values)
-			ct_values_tail_calls(s, &raw, ct->tid);
+			ct_values_tail_calls(s, &raw, ct->tid, frame_limit);
 		if (err) {
 			ct_report_diag(r, CT_SEVERITY_ERROR, ct->tid, "unwind-failed", "%s", ct_error_message(err));
 			ct_error_destroy(err);
 		}
 		t->truncated = raw.truncated;
-		t->stop_reason = ct_report_strdup(r, raw.stop_reason);
-		bool capped = raw.truncated && raw.stop_reason && strcmp(raw.stop_reason, "frame cap reached") == 0;
-		if (capped && s->frame_limit < s->opts->max_frames) {
+		t->stop_reason = ct_report_strdup(r, ct_raw_stack_stop_text(&raw));
+		bool capped = raw.truncated && raw.stop_reason == CT_STOP_FRAME_CAP;
+		if (capped && frame_limit < s->opts->max_frames) {
 			ct_budget_mark_reached(s->budget, CT_BUDGET_FRAMES);
-			t->stop_reason = ct_report_strdup(r, "work budget of frames reached");
+			t->stop_reason = ct_report_strdup(r, ct_stop_reason_to_string(CT_STOP_FRAME_BUDGET));
 		} else if (capped) {
 			ct_report_diag(r, CT_SEVERITY_WARNING, ct->tid, "frame-cap",
 				       "thread %d: unwinding stopped at the frame cap of %zu frames (--max-frames)", ct->tid,
@@ -221,7 +224,7 @@ static void unwind_all(struct ct_session *s)
 		if (!symbolize_into(s, &raw, t)) {
 			ct_report_diag(r, CT_SEVERITY_ERROR, ct->tid, "no-memory", "out of memory symbolizing frames");
 			t->truncated = true;
-			t->stop_reason = ct_report_strdup(r, "out of memory");
+			t->stop_reason = ct_report_strdup(r, ct_stop_reason_to_string(CT_STOP_NO_MEMORY));
 		}
 		ct_raw_stack_free(&raw);
 		// Inline frames count too; the budget may run over by one thread's inline expansion.
@@ -268,21 +271,21 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 				      s.core->elf_class == ELFCLASS64 ? 64 : 32);
 		goto out;
 	}
-	s.symcache = ct_symcache_create();
 	s.values = ct_values_create();
-	if (!s.symcache || !s.values) {
+	if (!s.values) {
 		err = &ct_enomem;
 		goto out;
 	}
-	err = ct_modules_load(&s);
+	err = ct_modules_load(opts, s.core, report, &budget, &s.mods);
 	if (err)
 		goto out;
-	err = ct_unwind_attach(&s);
+	struct ct_dwfl_walker *walker;
+	err = ct_unwind_attach(&s.mods, &walker);
 	if (err)
 		goto out;
-	unwind_all(&s);
-	ct_modules_to_report(&s);
-	ct_debug_check_unusable(&s);
+	unwind_all(&s, walker);
+	ct_modules_to_report(&s.mods);
+	ct_debug_check_unusable(&s.mods);
 	// Said before triage, which weighs what was lost.
 	ct_budget_report(&budget, report);
 	const struct ct_thread *crashed = ct_report_crashing_thread(report);
@@ -301,8 +304,7 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 	}
 	ct_budget_report(&budget, report);
 out:
-	ct_modules_unload(&s);
-	ct_symcache_destroy(s.symcache);
+	ct_modules_unload(&s.mods);
 	ct_values_destroy(s.values);
 	ct_core_destroy(s.core);
 	return err;

@@ -19,10 +19,4 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 /** Fills report->disasm with instructions around @p pc (capstone). */
 void ct_process_disassemble(struct ct_session *s, uint64_t pc);
 
-/**
- * Triage hook (src/triage/): classifies the crash into report->crash, fills the abort message and
- * the signature. Runs after threads, frames and modules are in the report.
- */
-void ct_triage_process(struct ct_session *s);
-
 #endif

@@ -36,8 +36,8 @@ const char *ct_read_abort_msg(struct ct_session *s)
 	bool found = false;
 	// libc first; the main executable when libc is linked in statically.
 	for (int pass = 0; pass < 2 && !found; pass++) {
-		for (size_t i = 0; i < s->num_modules && !found; i++) {
-			const struct ct_module_state *m = &s->modules[i];
+		for (size_t i = 0; i < s->mods.num_modules && !found; i++) {
+			const struct ct_module_state *m = &s->mods.modules[i];
 			if (!m->dwfl_module || (pass == 0 ? !is_libc(m) : !m->is_main))
 				continue;
 			found = find_symbol(m->dwfl_module, "__abort_msg", &sym);

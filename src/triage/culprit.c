@@ -127,6 +127,11 @@ static const char *search(struct ct_session *s, Dwarf_Die *scopes, int nscopes, 
 {
 	for (int i = 0; i < nscopes; i++) {
 		Dwarf_Die child;
+		int stag = dwarf_tag(&scopes[i]);
+		// The unit's own children are globals (DW_OP_addr), never in a register or a stack slot;
+		// walking a large C++ unit's top level would cost more than the rest of the analysis.
+		if (stag == DW_TAG_compile_unit || stag == DW_TAG_partial_unit || stag == DW_TAG_skeleton_unit)
+			continue;
 		if (dwarf_child(&scopes[i], &child) != 0)
 			continue;
 		do {
@@ -155,18 +160,18 @@ static const char *search(struct ct_session *s, Dwarf_Die *scopes, int nscopes, 
 const char *ct_find_culprit(struct ct_session *s, const struct ct_facts *f, const uint64_t *regs, const bool *valid)
 {
 	const struct ct_insn_facts *in = &f->insn;
-	if (in->fault_mem < 0 || !s->dwfl)
+	if (in->fault_mem < 0 || !s->mods.dwfl)
 		return NULL;
 	int reg = in->mem[in->fault_mem].base_dwarf;
 	if (reg < 0)
 		return NULL;
 	uint64_t pc = f->pc;
-	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, pc);
+	Dwfl_Module *mod = dwfl_addrmodule(s->mods.dwfl, pc);
 	if (!mod)
 		return NULL;
 	Dwarf_Addr bias;
 	Dwarf_Die *scopes = NULL;
-	int n = ct_symbolize_scopes(s, pc, &scopes, &bias);
+	int n = ct_symbolize_scopes(&s->mods, pc, &scopes, &bias);
 	if (n <= 0)
 		return NULL;
 	struct want w = { .reg = reg };
@@ -185,7 +190,7 @@ const char *ct_find_culprit(struct ct_session *s, const struct ct_facts *f, cons
 			uint8_t *code = malloc(len);
 			int base;
 			int64_t disp;
-			while (code && len > (size_t)(pc - start) && !ct_modules_read_code(s, start, code, len))
+			while (code && len > (size_t)(pc - start) && !ct_modules_read_code(&s->mods, start, code, len))
 				len--;
 			if (code && len > (size_t)(pc - start) &&
 			    ct_insn_find_slot_load(s->core->arch, code, len, start, pc, reg, &base, &disp) && base >= 0 &&

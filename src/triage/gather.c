@@ -23,30 +23,29 @@ void ct_facts_storage_deinit(struct ct_facts_storage *st)
 	st->reraised = NULL;
 }
 
-static const struct ct_core_thread *crashing_core_thread(const struct ct_core *core, int tid)
+// The thread the verdict is about: the one the signal was delivered to, else (a snapshot) the first.
+static const struct ct_core_thread *subject_core_thread(const struct ct_session *s)
 {
-	for (size_t i = 0; i < core->num_threads; i++) {
-		if (core->threads[i].tid == tid)
-			return &core->threads[i];
-	}
-	return core->num_threads ? &core->threads[0] : NULL;
+	if (s->crashed)
+		return s->crashed;
+	return s->core->num_threads ? &s->core->threads[0] : NULL;
 }
 
 static void gather_signal(struct ct_session *s, struct ct_signal_facts *sig)
 {
-	const struct ct_report *r = s->report;
-	sig->fatal = r->crashing_thread != 0;
-	sig->signo = r->signal.present ? r->signal.number : 0;
-	sig->has_code = r->signal.has_code;
-	sig->code = r->signal.code;
-	sig->code_name = r->signal.has_code ? ct_signal_code_name(sig->signo, sig->code) : NULL;
-	sig->has_fault_address = r->signal.has_fault_address;
-	sig->fault_address = r->signal.fault_address;
-	sig->has_sender = r->signal.has_sender;
-	sig->sender_pid = r->signal.sender_pid;
-	sig->sender_uid = r->signal.sender_uid;
-	sig->has_pid = r->process.has_pid;
-	sig->pid = r->process.pid;
+	const struct ct_signal_info *si = &s->signal;
+	sig->fatal = s->crashed != NULL;
+	sig->signo = si->present ? si->number : 0;
+	sig->has_code = si->has_code;
+	sig->code = si->code;
+	sig->code_name = si->has_code ? ct_signal_code_name(sig->signo, sig->code) : NULL;
+	sig->has_fault_address = si->has_fault_address;
+	sig->fault_address = si->fault_address;
+	sig->has_sender = si->has_sender;
+	sig->sender_pid = si->sender_pid;
+	sig->sender_uid = si->sender_uid;
+	sig->has_pid = s->core->has_prpsinfo;
+	sig->pid = s->core->pid;
 	if (sig->has_code) {
 		sig->user_sent = sig->code <= 0;
 		sig->kernel_sent = sig->code > 0;
@@ -144,7 +143,7 @@ static const struct ct_mapping_fact *stack_of(const struct ct_facts_storage *st,
 static bool read_data(void *arg, uint64_t addr, void *buf, size_t len)
 {
 	struct ct_session *s = arg;
-	return ct_modules_read_code(s, addr, buf, len);
+	return ct_modules_read_code(&s->mods, addr, buf, len);
 }
 
 /** Start of the function holding @p pc from its FDE (.eh_frame, else .debug_frame). */
@@ -210,11 +209,19 @@ static void gather_frames(struct ct_session *s, struct ct_facts *f, struct ct_fa
 	st->frames = calloc(t->num_frames, sizeof(*st->frames));
 	if (!st->frames)
 		return;
+	// The name checks depend on the (pooled) strings only: deep recursion repeats one frame's.
+	const char *last_function = NULL, *last_normalized = NULL, *last_file = NULL;
+	bool last_is_runtime = false, last_header = false;
 	for (size_t i = 0; i < t->num_frames; i++) {
 		const struct ct_frame *fr = &t->frames[i];
 		struct ct_frame_fact *ff = &st->frames[i];
 		ff->pc = fr->pc;
-		ff->function = ct_normalize_function(r, fr->function);
+		if (i == 0 || fr->function != last_function) {
+			last_function = fr->function;
+			last_normalized = ct_normalize_function(r, fr->function);
+			last_is_runtime = ct_function_is_runtime(last_normalized);
+		}
+		ff->function = last_normalized;
 		ff->module = fr->module;
 		ff->file = fr->file;
 		ff->line = fr->line;
@@ -223,7 +230,7 @@ static void gather_frames(struct ct_session *s, struct ct_facts *f, struct ct_fa
 		ff->scanned = fr->trust == CT_TRUST_SCAN;
 		// Callers are attributed at pc - 1 (the return address may be past the function's end).
 		uint64_t lookup = i && fr->pc && !t->frames[i - 1].signal_frame ? fr->pc - 1 : fr->pc;
-		const struct ct_module_state *m = ct_modules_find(s, lookup);
+		const struct ct_module_state *m = ct_modules_find(&s->mods, lookup);
 		if (!m) {
 			ff->library = false;
 			ff->own = false;
@@ -244,13 +251,17 @@ static void gather_frames(struct ct_session *s, struct ct_facts *f, struct ct_fa
 							     ct_module_is_preloaded(fr->module, ld_preload)));
 		// Own module, but the frame is a system header inlined into it (fortify wrappers) or
 		// runtime code linked in without debug info while the module has some (static libc, crt).
-		bool header = fr->file && ct_path_is_system(fr->file);
+		if (i == 0 || fr->file != last_file) {
+			last_file = fr->file;
+			last_header = fr->file && ct_path_is_system(fr->file);
+		}
+		bool header = last_header;
 		// The main module with DWARF: frames without a source line are linked-in runtime (libc.a,
 		// libc_nonshared.a's __stack_chk_fail_local, crt1.o's _start), not the program's code.
 		Dwarf_Addr dbias;
-		bool runtime = m->is_main && !fr->file && !ct_function_is_runtime(ff->function) &&
-			       m->dwfl_module && dwfl_module_getdwarf(m->dwfl_module, &dbias);
-		ff->library = system || header || runtime || ct_function_is_runtime(ff->function);
+		bool runtime = m->is_main && !fr->file && !last_is_runtime && m->dwfl_module &&
+			       dwfl_module_getdwarf(m->dwfl_module, &dbias);
+		ff->library = system || header || runtime || last_is_runtime;
 		ff->own = !ff->library && !fr->signal_frame;
 	}
 	f->frames = st->frames;
@@ -265,12 +276,12 @@ static void gather_insn(struct ct_session *s, struct ct_facts *f, const uint64_t
 	const struct ct_arch_info *arch = s->core->arch;
 	uint8_t code[16];
 	size_t len = sizeof(code);
-	while (len && !ct_modules_read_code(s, f->pc, code, len))
+	while (len && !ct_modules_read_code(&s->mods, f->pc, code, len))
 		len--;
 	uint8_t before[2];
-	bool have_before = f->pc >= 2 && ct_modules_read_code(s, f->pc - 2, before, 2);
+	bool have_before = f->pc >= 2 && ct_modules_read_code(&s->mods, f->pc - 2, before, 2);
 	// The raw register values (arm's CPSR for the Thumb state) come from the crashing thread's dump.
-	const struct ct_core_thread *ct = crashing_core_thread(s->core, s->report->crashing_thread);
+	const struct ct_core_thread *ct = subject_core_thread(s);
 	struct ct_insn_ctx ctx = { .regs = regs, .valid = valid, .num_regs = num_regs, .pc = f->pc,
 				   .read = read_data, .arg = s, .values = ct ? ct->values : NULL,
 				   .num_values = ct ? ct->num_values : 0 };
@@ -288,7 +299,7 @@ static void diag_undecodable(struct ct_session *s, const struct ct_facts *f)
 	char hex[3 * 16 + 1] = "";
 	for (size_t i = 0; i < in->size && i < 16; i++)
 		snprintf(hex + 3 * i, 4, "%02x ", in->bytes[i]);
-	ct_report_diag(s->report, CT_SEVERITY_INFO, s->report->crashing_thread, "insn-undecodable",
+	ct_report_diag(s->report, CT_SEVERITY_INFO, s->crashed ? s->crashed->tid : 0, "insn-undecodable",
 		       "the instruction at 0x%" PRIx64 " (%s) could not be decoded (capstone 4%s): no access kind or operand address",
 		       f->pc, hex, CT_HAVE_ZYDIS ? ", Zydis" : "; built without Zydis");
 }
@@ -355,7 +366,7 @@ static void gather_context(struct ct_session *s, struct ct_facts *f, struct ct_f
 		if (f->has_sp_word) {
 			uint8_t b[CT_ARCH_CALL_BYTES];
 			f->sp_word_after_call = f->sp_word > CT_ARCH_CALL_BYTES && arch->is_after_call &&
-						ct_modules_read_code(s, f->sp_word - CT_ARCH_CALL_BYTES, b, sizeof(b)) &&
+						ct_modules_read_code(&s->mods, f->sp_word - CT_ARCH_CALL_BYTES, b, sizeof(b)) &&
 						arch->is_after_call(b, sizeof(b));
 		}
 		f->has_popped_word = ct_core_read_word(core, sp - f->pointer_size, &f->popped_word);
@@ -399,7 +410,7 @@ static void gather_sigframes(struct ct_session *s, struct ct_facts *f, struct ct
 		if (!fr->signal_frame || !fr->has_sp)
 			continue;
 		// The layout its trampoline's code names (arch->sigframe when CFI found the frame).
-		const struct ct_arch_sigframe *l = ct_unwind_sigframe_at(s, fr->pc);
+		const struct ct_arch_sigframe *l = ct_unwind_sigframe_at(&s->mods, fr->pc);
 		if (!ct_sigframe_read(s->core, l ? l : arch->sigframe, i, fr->sp, &sf))
 			continue;
 		// The interrupted instruction, decoded with the interrupted registers.
@@ -465,7 +476,7 @@ void ct_facts_gather(struct ct_session *s, struct ct_facts *f, struct ct_facts_s
 	if (f->sig.signo == CT_SIGABRT)
 		ct_panic_read(s, f);
 	ct_find_recursion(f->frames, f->num_frames, &f->stack);
-	const struct ct_core_thread *ct = crashing_core_thread(core, r->crashing_thread);
+	const struct ct_core_thread *ct = subject_core_thread(s);
 	uint64_t limit = arch ? arch->user_address_limit : 0;
 	if (ct && ct->has_regs && arch) {
 		gather_context(s, f, st, ct->dwarf, ct->valid, CT_MAX_DWARF_REGS, ct->pc, ct->sp);

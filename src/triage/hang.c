@@ -334,7 +334,7 @@ const char *ct_hang_signature(struct ct_report *r)
 const char *ct_hang_blocked_in(struct ct_session *s)
 {
 	const struct ct_report *r = s->report;
-	int tid = r->has_crashing_thread ? r->crashing_thread : s->core->num_threads ? s->core->threads[0].tid : 0;
+	int tid = s->crashed ? s->crashed->tid : s->core->num_threads ? s->core->threads[0].tid : 0;
 	const struct ct_thread *t = thread_by_tid(r, tid);
 	return t && t->wait.present ? t->wait.text : NULL;
 }

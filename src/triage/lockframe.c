@@ -104,7 +104,7 @@ static const char *through(struct ct_session *s, const char *name, Dwarf_Die *ty
 
 const char *ct_lock_name_from_frame(struct ct_session *s, const struct ct_thread *t, long frame, uint64_t lock)
 {
-	if (frame < 0 || (size_t)frame >= t->num_frames || !s->dwfl)
+	if (frame < 0 || (size_t)frame >= t->num_frames || !s->mods.dwfl)
 		return NULL;
 	const struct ct_frame *f = &t->frames[frame];
 	// A caller's pc is a return address: look up the call, one byte before.
@@ -113,7 +113,7 @@ const char *ct_lock_name_from_frame(struct ct_session *s, const struct ct_thread
 	// calls whose origin is in another unit (LTO), where dwfl_module_addrdie + dwarf_getscopes do not.
 	Dwarf_Addr bias;
 	Dwarf_Die *scopes = NULL;
-	int n = ct_symbolize_scopes(s, lookup, &scopes, &bias);
+	int n = ct_symbolize_scopes(&s->mods, lookup, &scopes, &bias);
 	if (n <= 0)
 		return NULL;
 	uint64_t cfa = 0;

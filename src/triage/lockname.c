@@ -20,7 +20,7 @@
 bool ct_data_symbol(struct ct_session *s, uint64_t address, struct ct_data_symbol *ret)
 {
 	// libdwfl's module ranges cover .bss past the file-backed pages (NT_FILE does not).
-	Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, address) : NULL;
+	Dwfl_Module *mod = s->mods.dwfl ? dwfl_addrmodule(s->mods.dwfl, address) : NULL;
 	if (!mod)
 		return false;
 	GElf_Off off;
@@ -155,10 +155,10 @@ const char *ct_lock_name(struct ct_session *s, uint64_t address, bool use_dwarf)
 	uint64_t off = address - sym.start;
 	char buf[256];
 	snprintf(buf, sizeof(buf), "%s", sym.name);
-	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, address);
+	Dwfl_Module *mod = dwfl_addrmodule(s->mods.dwfl, address);
 	const struct ct_module_state *m = NULL;
-	for (size_t i = 0; mod && i < s->num_modules && !m; i++)
-		m = s->modules[i].dwfl_module == mod ? &s->modules[i] : NULL;
+	for (size_t i = 0; mod && i < s->mods.num_modules && !m; i++)
+		m = s->mods.modules[i].dwfl_module == mod ? &s->mods.modules[i] : NULL;
 	Dwarf_Die var, type;
 	// System libraries' variables (libc's stdio and malloc locks) are named by their symbol: walking
 	// libc's DWARF for a member path costs more than it tells.

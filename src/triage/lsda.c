@@ -219,7 +219,7 @@ long ct_find_noexcept_frame(struct ct_session *s, const struct ct_facts *f)
 		if (!f->frames[i].own || t->frames[i].inlined)
 			continue;
 		uint64_t pc = t->frames[i].pc - 1;
-		const struct ct_module_state *m = ct_modules_find(s, pc);
+		const struct ct_module_state *m = ct_modules_find(&s->mods, pc);
 		Dwarf_Addr bias;
 		Elf *elf = m && m->dwfl_module ? dwfl_module_getelf(m->dwfl_module, &bias) : NULL;
 		if (!elf)

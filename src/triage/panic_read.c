@@ -27,7 +27,7 @@ static bool word(struct ct_session *s, uint64_t addr, uint64_t *ret)
 	uint8_t b[8];
 	if (ct_core_read_word(s->core, addr, ret))
 		return true;
-	if (!ct_modules_read_code(s, addr, b, sizeof(b)))
+	if (!ct_modules_read_code(&s->mods, addr, b, sizeof(b)))
 		return false;
 	*ret = ct_load64(b, false); // Rust and Go targets read here are little-endian (x86-64, aarch64)
 	return true;
@@ -38,7 +38,7 @@ static const char *text_at(struct ct_session *s, uint64_t addr, uint64_t len)
 {
 	char buf[PANIC_TEXT_MAX + 1];
 	if (!addr || !len || len > PANIC_TEXT_MAX ||
-	    (!ct_core_read_fast(s->core, addr, buf, (size_t)len) && !ct_modules_read_code(s, addr, buf, (size_t)len)))
+	    (!ct_core_read_fast(s->core, addr, buf, (size_t)len) && !ct_modules_read_code(&s->mods, addr, buf, (size_t)len)))
 		return NULL;
 	for (size_t i = 0; i < len; i++) {
 		unsigned char ch = (unsigned char)buf[i];
@@ -70,7 +70,7 @@ static const char *payload_drop_name(struct ct_session *s, uint64_t vtable)
 	uint64_t drop;
 	if (!word(s, vtable, &drop))
 		return NULL;
-	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, drop);
+	Dwfl_Module *mod = dwfl_addrmodule(s->mods.dwfl, drop);
 	return mod ? dwfl_module_addrname(mod, drop) : NULL;
 }
 
@@ -136,7 +136,7 @@ static void read_go(struct ct_session *s, const struct ct_thread *t, struct ct_p
 	// above gopanic's frame.
 	uint64_t type, data, x, y, sc;
 	if (p->raiser && strncmp(p->raiser, "runtime.goPanic", 15) == 0 && word(s, hi - 16, &type) &&
-	    word(s, hi - 8, &data) && ct_modules_find(s, type) && word(s, data, &x) && word(s, data + 8, &y) &&
+	    word(s, hi - 8, &data) && ct_modules_find(&s->mods, type) && word(s, data, &x) && word(s, data + 8, &y) &&
 	    word(s, data + 16, &sc) && (uint8_t)(sc >> 8) <= 8) {
 		// runtime/error.go boundsErrorFmt, split around %x and %y.
 		static const char *const parts[][3] = {
@@ -162,10 +162,10 @@ static void read_go(struct ct_session *s, const struct ct_thread *t, struct ct_p
 	}
 	for (uint64_t a = lo; a + 16 <= hi; a += 8) {
 		uint64_t ptr, len;
-		if (!word(s, a, &type) || !word(s, a + 8, &data) || !ct_modules_find(s, type) || !word(s, data, &ptr) ||
+		if (!word(s, a, &type) || !word(s, a + 8, &data) || !ct_modules_find(&s->mods, type) || !word(s, data, &ptr) ||
 		    !word(s, data + 8, &len) || len < 4)
 			continue;
-		const struct ct_module_state *m = ct_modules_find(s, ptr);
+		const struct ct_module_state *m = ct_modules_find(&s->mods, ptr);
 		const char *msg = m ? text_at(s, ptr, len) : NULL;
 		if (msg) {
 			p->message = msg;

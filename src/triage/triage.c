@@ -1,9 +1,9 @@
 // Triage entry point for process cores: gather facts, run the ordered rules, build the signature,
 // copy the abort message into the report.
-#include "process/process.h"
 #include "triage/facts.h"
 #include "triage/gather.h"
 #include "triage/hang.h"
+#include "triage/triage.h"
 
 static void fill_abort_message(struct ct_report *r, const struct ct_abort_facts *a)
 {

@@ -237,7 +237,7 @@ static void decode_thread(struct ct_session *s, const struct ct_core_thread *ct,
 	uint8_t insn[4];
 	if (a->syscall_insn_len == 0 || ct->pc < a->syscall_insn_len)
 		return;
-	if (ct_modules_read_code(s, ct->pc - a->syscall_insn_len, insn, a->syscall_insn_len)) {
+	if (ct_modules_read_code(&s->mods, ct->pc - a->syscall_insn_len, insn, a->syscall_insn_len)) {
 		if (memcmp(insn, a->syscall_insn, a->syscall_insn_len) != 0)
 			return;
 	} else if (ret == -EINTR_) {

@@ -10,7 +10,7 @@
 /** Bytes of a function read for its prologue: the pc must lie this close to the function's start. */
 #define PROLOGUE_READ 4096
 
-bool ct_unwind_is_return_address(struct ct_session *s, uint64_t addr)
+bool ct_unwind_is_return_address(struct ct_module_set *s, uint64_t addr)
 {
 	const struct ct_arch_info *arch = s->core->arch;
 	if (!ct_modules_is_code(s, addr) || addr < CT_ARCH_CALL_BYTES)
@@ -25,7 +25,7 @@ bool ct_unwind_is_return_address(struct ct_session *s, uint64_t addr)
 	return arch->is_after_call(before, CT_ARCH_CALL_BYTES);
 }
 
-bool ct_unwind_bad_call(struct ct_session *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret)
+bool ct_unwind_bad_call(struct ct_module_set *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret)
 {
 	const struct ct_arch_info *arch = s->core->arch;
 	struct ct_unwind_regs next = *cur;
@@ -50,7 +50,7 @@ bool ct_unwind_bad_call(struct ct_session *s, const struct ct_unwind_regs *cur, 
 
 // The ppc back chain: [sp] is the caller's sp, whose frame holds our saved return address at
 // fp_saved_ra_offset (the ABI's LR save slot). Needs no frame pointer: every ppc frame has it.
-static bool back_chain(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
+static bool back_chain(struct ct_module_set *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
 		       struct ct_unwind_regs *ret)
 {
 	const struct ct_arch_info *arch = s->core->arch;
@@ -66,7 +66,7 @@ static bool back_chain(struct ct_session *s, const struct ct_unwind_regs *cur, u
 	return true;
 }
 
-bool ct_unwind_prologue(struct ct_session *s, const struct ct_unwind_regs *cur, bool first_frame,
+bool ct_unwind_prologue(struct ct_module_set *s, const struct ct_unwind_regs *cur, bool first_frame,
 			struct ct_unwind_regs *ret)
 {
 	const struct ct_arch_info *arch = s->core->arch;
@@ -104,7 +104,7 @@ bool ct_unwind_prologue(struct ct_session *s, const struct ct_unwind_regs *cur, 
 	return ret->sp > cur->sp;
 }
 
-bool ct_unwind_link_register(struct ct_session *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret)
+bool ct_unwind_link_register(struct ct_module_set *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret)
 {
 	const struct ct_arch_info *arch = s->core->arch;
 	if (arch->bad_call != CT_BAD_CALL_LINK_REGISTER || !cur->has_ra)
@@ -120,7 +120,7 @@ bool ct_unwind_link_register(struct ct_session *s, const struct ct_unwind_regs *
 	return true;
 }
 
-bool ct_unwind_frame_pointer(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
+bool ct_unwind_frame_pointer(struct ct_module_set *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
 			     struct ct_unwind_regs *ret)
 {
 	const struct ct_arch_info *arch = s->core->arch;
@@ -144,7 +144,7 @@ bool ct_unwind_frame_pointer(struct ct_session *s, const struct ct_unwind_regs *
 
 // The start of the function symbol holding @p addr, 0 when it has none. Thumb symbols have bit 0
 // set (arm's pc_mask clears it): addr is looked up one byte in, so a call target finds its own.
-static uint64_t function_start(struct ct_session *s, uint64_t addr)
+static uint64_t function_start(struct ct_module_set *s, uint64_t addr)
 {
 	const struct ct_arch_info *arch = s->core->arch;
 	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr + 1);
@@ -158,7 +158,7 @@ static uint64_t function_start(struct ct_session *s, uint64_t addr)
 
 // True when the call before return address @p ra is a direct call of the function the frame is in
 // (the table decodes the call: arch->call_target).
-static bool calls_here(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t ra)
+static bool calls_here(struct ct_module_set *s, const struct ct_unwind_regs *cur, uint64_t ra)
 {
 	const struct ct_arch_info *arch = s->core->arch;
 	uint8_t before[CT_ARCH_CALL_BYTES];
@@ -169,7 +169,7 @@ static bool calls_here(struct ct_session *s, const struct ct_unwind_regs *cur, u
 	return function_start(s, target) == here;
 }
 
-bool ct_unwind_scan(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
+bool ct_unwind_scan(struct ct_module_set *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
 		    struct ct_unwind_regs *ret)
 {
 	const struct ct_arch_info *arch = s->core->arch;
@@ -205,7 +205,7 @@ bool ct_unwind_scan(struct ct_session *s, const struct ct_unwind_regs *cur, uint
 	return found;
 }
 
-bool ct_unwind_scan_below(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t limit,
+bool ct_unwind_scan_below(struct ct_module_set *s, const struct ct_unwind_regs *cur, uint64_t limit,
 			  struct ct_unwind_regs *ret)
 {
 	const struct ct_arch_info *arch = s->core->arch;

@@ -64,7 +64,7 @@ bool ct_sigcontext_read(const struct ct_core *core, const struct ct_arch_sigfram
 	return true;
 }
 
-const struct ct_arch_sigframe *ct_unwind_sigframe_at(struct ct_session *s, uint64_t pc)
+const struct ct_arch_sigframe *ct_unwind_sigframe_at(struct ct_module_set *s, uint64_t pc)
 {
 	const struct ct_arch_info *arch = s->core->arch;
 	uint8_t code[16];
@@ -78,7 +78,7 @@ const struct ct_arch_sigframe *ct_unwind_sigframe_at(struct ct_session *s, uint6
 	return NULL;
 }
 
-bool ct_unwind_is_restorer(struct ct_session *s, uint64_t pc)
+bool ct_unwind_is_restorer(struct ct_module_set *s, uint64_t pc)
 {
 	return ct_unwind_sigframe_at(s, pc) != NULL;
 }

@@ -9,7 +9,7 @@
  *  4. else the frame-pointer chain, if it stays in the stack and moves outward ("frame-pointer");
  *  5. else a stack scan for a word that points just after a call instruction in code ("scan").
  * It stops when the stack pointer stops moving outward, at the outermost frame, or at the frame
- * cap, and records why in the thread's stop_reason.
+ * cap, and records why in the thread's stop_reason (enum ct_stop_reason).
  */
 #ifndef CT_UNWIND_H
 #define CT_UNWIND_H
@@ -20,6 +20,34 @@
 #include "coretriage/report.h"
 #include "dump/elfcore.h"
 #include "modules/modules.h"
+
+/** Why a thread's unwinding ended; the report carries ct_stop_reason_to_string() (stop_reason.c). */
+enum ct_stop_reason {
+	CT_STOP_NONE, /**< no reason recorded */
+	CT_STOP_OUTERMOST, /**< the unwinder found no caller: the outermost frame */
+	CT_STOP_ENTRY_POINT, /**< the function holding the program's entry point */
+	CT_STOP_FRAME_CAP, /**< --max-frames */
+	CT_STOP_FRAME_BUDGET, /**< the work budget's frames (set by the pipeline, not the unwinder) */
+	CT_STOP_SP_NOT_OUTWARD,
+	CT_STOP_NO_MEMORY,
+	CT_STOP_NO_REGISTERS, /**< the core has no registers for the thread (set by the pipeline) */
+	CT_STOP_NO_FRAME, /**< libdwfl gave no frame and no error */
+	CT_STOP_LIBRARY, /**< libdwfl's error: its message in ct_raw_stack.stop_detail */
+	CT_STOP_BAD_PC,
+	CT_STOP_NO_CALLER,
+	CT_STOP_RECOVERY_NOT_OUTWARD,
+	CT_STOP_TOO_MANY_RECOVERIES,
+	/* libunwind's step errors (unwind_libunwind.c) */
+	CT_STOP_LU_NO_INFO,
+	CT_STOP_LU_BAD_FRAME,
+	CT_STOP_LU_INVALID_IP,
+	CT_STOP_LU_BAD_REG,
+	CT_STOP_LU_UNREADABLE,
+	CT_STOP_LU_BAD_VERSION,
+	CT_STOP_LU_FAILED,
+	CT_STOP_LU_STEP_BUDGET,
+	CT_STOP_REASON_NUM_
+};
 
 /** A frame before symbolization. */
 struct ct_raw_frame {
@@ -52,22 +80,39 @@ struct ct_raw_stack {
 	uint64_t *regs;
 	size_t num_regs, capacity_regs;
 	bool truncated;
-	const char *stop_reason; /**< static string or pooled */
+	enum ct_stop_reason stop_reason;
+	/** CT_STOP_LIBRARY: the unwinding library's own message (static in the library), else NULL. */
+	const char *stop_detail;
 };
 
-/** Registers the libdwfl thread callbacks need (set up once per session). */
-struct ct_error *ct_unwind_attach(struct ct_session *s);
+/** The report's text of @p reason; NULL for CT_STOP_NONE. */
+const char *ct_stop_reason_to_string(enum ct_stop_reason reason);
+/** The report's text of @p st's stop reason: the library's message for CT_STOP_LIBRARY. */
+const char *ct_raw_stack_stop_text(const struct ct_raw_stack *st);
 
-/** Unwinds one thread with the policy above (libdwfl back end). */
-void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t, struct ct_raw_stack *out);
+/** libdwfl's state of the core's process: our thread callbacks and the start of the running walk. */
+struct ct_dwfl_walker;
+
+/**
+ * Attaches our thread callbacks to the module set's Dwfl (once per set). *@p ret belongs to the
+ * Dwfl (released by dwfl_end) and is what ct_unwind_thread_dwfl() walks with.
+ */
+struct ct_error *ct_unwind_attach(struct ct_module_set *s, struct ct_dwfl_walker **ret);
+
+/**
+ * Unwinds one thread with the policy above (libdwfl back end), keeping at most @p max_frames
+ * frames (the frame cap, or less when the work budget is short).
+ */
+void ct_unwind_thread_dwfl(struct ct_module_set *s, struct ct_dwfl_walker *u, const struct ct_core_thread *t,
+			   size_t max_frames, struct ct_raw_stack *out);
 
 /**
  * Unwinds one thread with libunwind (the independent second unwinder, --unwinder=libunwind).
  * Errors: CT_ERROR_UNSUPPORTED when built without libunwind or for an architecture other than
  * the build host's (libunwind's coredump accessors are per-host).
  */
-struct ct_error *ct_unwind_thread_libunwind(struct ct_session *s, const struct ct_core_thread *t,
-					    struct ct_raw_stack *out);
+struct ct_error *ct_unwind_thread_libunwind(struct ct_module_set *s, const struct ct_core_thread *t,
+					    size_t max_frames, struct ct_raw_stack *out);
 
 /** Appends a raw frame; false when out of memory. */
 bool ct_raw_stack_push(struct ct_raw_stack *st, const struct ct_raw_frame *f);
@@ -89,27 +134,27 @@ struct ct_unwind_regs {
 	uint64_t ra; /**< link register, when the architecture has one */
 	bool has_ra;
 };
-bool ct_unwind_bad_call(struct ct_session *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret);
+bool ct_unwind_bad_call(struct ct_module_set *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret);
 /**
  * The innermost frame's caller from the link register when it holds a validated return address
  * (a leaf function has not saved it yet). For unwinding without libdwfl; sp stays.
  */
-bool ct_unwind_link_register(struct ct_session *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret);
+bool ct_unwind_link_register(struct ct_module_set *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret);
 /**
  * The caller from the function's prologue (arch->prologue: mips): sp + the frame size, the return
  * address from its save slot (or, in the innermost frame of a leaf, the link register), validated.
  */
-bool ct_unwind_prologue(struct ct_session *s, const struct ct_unwind_regs *cur, bool first_frame,
+bool ct_unwind_prologue(struct ct_module_set *s, const struct ct_unwind_regs *cur, bool first_frame,
 			struct ct_unwind_regs *ret);
-bool ct_unwind_frame_pointer(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
+bool ct_unwind_frame_pointer(struct ct_module_set *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
 			     struct ct_unwind_regs *ret);
-bool ct_unwind_scan(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
+bool ct_unwind_scan(struct ct_module_set *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
 		    struct ct_unwind_regs *ret);
 /**
  * The outermost validated return address in [cur->sp, limit): used when a frame-pointer step
  * skipped frames, to find the return into the function that owns the frame pointer.
  */
-bool ct_unwind_scan_below(struct ct_session *s, const struct ct_unwind_regs *cur, uint64_t limit,
+bool ct_unwind_scan_below(struct ct_module_set *s, const struct ct_unwind_regs *cur, uint64_t limit,
 			  struct ct_unwind_regs *ret);
 /** A signal frame's saved context (the kernel's rt_sigframe or sigframe), read with a struct ct_arch_sigframe. */
 struct ct_sigcontext {
@@ -132,14 +177,14 @@ bool ct_sigcontext_field(const struct ct_core *core, uint64_t addr, unsigned siz
  * The signal-frame layout whose sigreturn trampoline (restorer bytes) is the code at @p pc, NULL
  * when the code there is none of the architecture's trampolines. Borrowed from the arch table.
  */
-const struct ct_arch_sigframe *ct_unwind_sigframe_at(struct ct_session *s, uint64_t pc);
+const struct ct_arch_sigframe *ct_unwind_sigframe_at(struct ct_module_set *s, uint64_t pc);
 /** True when the code at @p pc is one of the architecture's sigreturn trampolines. */
-bool ct_unwind_is_restorer(struct ct_session *s, uint64_t pc);
+bool ct_unwind_is_restorer(struct ct_module_set *s, uint64_t pc);
 
 /**
  * True when @p addr is a plausible return address: in code and right after a call instruction, or
  * a sigreturn trampoline (where signal handlers return).
  */
-bool ct_unwind_is_return_address(struct ct_session *s, uint64_t addr);
+bool ct_unwind_is_return_address(struct ct_module_set *s, uint64_t addr);
 
 #endif

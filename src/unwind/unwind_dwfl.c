@@ -84,6 +84,21 @@ void ct_raw_stack_free(struct ct_raw_stack *st)
 	memset(st, 0, sizeof(*st));
 }
 
+/** Where one libdwfl walk starts: handed to set_initial_registers as libdwfl's thread argument. */
+struct walk_start {
+	const struct ct_arch_info *arch;
+	const uint64_t *regs; /**< by DWARF number */
+	const bool *valid;
+	uint64_t pc;
+};
+
+/** libdwfl's process argument (dwfl_attach_state): owned by the Dwfl, freed by its detach callback. */
+struct ct_dwfl_walker {
+	const struct ct_core *core;
+	/** The start of the walk dwfl_getthread_frames is running (NULL between walks). */
+	const struct walk_start *start;
+};
+
 static pid_t next_thread_cb(Dwfl *dwfl, void *dwfl_arg, void **thread_argp)
 {
 	// Walks go through get_thread by tid; enumeration is never needed.
@@ -92,15 +107,16 @@ static pid_t next_thread_cb(Dwfl *dwfl, void *dwfl_arg, void **thread_argp)
 
 static bool get_thread_cb(Dwfl *dwfl, pid_t tid, void *dwfl_arg, void **thread_argp)
 {
-	*thread_argp = dwfl_arg;
-	return true;
+	const struct ct_dwfl_walker *u = dwfl_arg;
+	*thread_argp = (void *)u->start;
+	return u->start != NULL;
 }
 
 static bool memory_read_cb(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *dwfl_arg)
 {
-	struct ct_session *s = dwfl_arg;
+	const struct ct_dwfl_walker *u = dwfl_arg;
 	uint64_t v;
-	if (!ct_core_read_word(s->core, addr, &v))
+	if (!ct_core_read_word(u->core, addr, &v))
 		return false;
 	*result = v;
 	return true;
@@ -108,19 +124,24 @@ static bool memory_read_cb(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 
 static bool set_initial_registers_cb(Dwfl_Thread *thread, void *thread_arg)
 {
-	struct ct_session *s = thread_arg;
-	const struct ct_arch_info *arch = s->core->arch;
+	const struct walk_start *start = thread_arg;
+	const struct ct_arch_info *arch = start->arch;
 	for (int r = 0; r < arch->num_dwarf && r < CT_MAX_DWARF_REGS; r++) {
-		if (!s->walk_valid[r])
+		if (!start->valid[r])
 			continue;
-		Dwarf_Word v = s->walk_regs[r];
+		Dwarf_Word v = start->regs[r];
 		if (!dwfl_thread_state_registers(thread, r, 1, &v))
 			return false;
 	}
 	// Always explicit: without it libdwfl takes the pc from the ABI's return-address column
 	// (arm's lr, not r15).
-	dwfl_thread_state_register_pc(thread, s->walk_pc);
+	dwfl_thread_state_register_pc(thread, start->pc);
 	return true;
+}
+
+static void detach_cb(Dwfl *dwfl, void *dwfl_arg)
+{
+	free(dwfl_arg);
 }
 
 static const Dwfl_Thread_Callbacks thread_callbacks = {
@@ -128,9 +149,10 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.get_thread = get_thread_cb,
 	.memory_read = memory_read_cb,
 	.set_initial_registers = set_initial_registers_cb,
+	.detach = detach_cb,
 };
 
-struct ct_error *ct_unwind_attach(struct ct_session *s)
+struct ct_error *ct_unwind_attach(struct ct_module_set *s, struct ct_dwfl_walker **ret)
 {
 	if (!s->core->arch)
 		return ct_error_create(CT_ERROR_UNSUPPORTED, "unwinding: not supported on %s", s->core->arch_name);
@@ -165,8 +187,15 @@ struct ct_error *ct_unwind_attach(struct ct_session *s)
 		}
 	}
 	pid_t pid = s->core->has_prpsinfo && s->core->pid > 0 ? s->core->pid : 1;
-	if (!dwfl_attach_state(s->dwfl, elf, pid, &thread_callbacks, s))
+	struct ct_dwfl_walker *u = calloc(1, sizeof(*u));
+	if (!u)
+		return &ct_enomem;
+	u->core = s->core;
+	if (!dwfl_attach_state(s->dwfl, elf, pid, &thread_callbacks, u)) {
+		free(u);
 		return ct_error_create(CT_ERROR_LIBRARY, "dwfl_attach_state: %s", dwfl_errmsg(-1));
+	}
+	*ret = u;
 	return NULL;
 }
 
@@ -178,7 +207,7 @@ struct cfi_cache_entry {
 };
 
 struct walk {
-	struct ct_session *s;
+	struct ct_module_set *s;
 	struct ct_raw_stack *out;
 	size_t max_frames;
 	enum ct_trust first_trust;
@@ -188,7 +217,8 @@ struct walk {
 	bool last_exact;
 	bool stop; // a stop condition was met (cap, loop): no recovery
 	bool bad_pc; // stopped at a pc outside code
-	const char *reason;
+	enum ct_stop_reason reason;
+	const char *detail; // CT_STOP_LIBRARY: libdwfl's message
 	struct cfi_cache_entry *cfi_cache;
 	uint64_t stack_end;
 	// A scanned caller that replaces libdwfl's frame-pointer step (see frame_cb).
@@ -295,7 +325,7 @@ static void caller_registers(struct walk *w, const struct ct_raw_frame *callee, 
 
 // True when @p addr is in the function holding the program's entry point. Entry symbols written in
 // assembly often have no size: then the symbol containing @p addr must start where the entry's does.
-static bool in_entry_function(struct ct_session *s, uint64_t addr)
+static bool in_entry_function(struct ct_module_set *s, uint64_t addr)
 {
 	if (!s->entry_lo || addr < s->entry_lo)
 		return false;
@@ -329,11 +359,11 @@ static bool link_register_echo(struct walk *w, const struct ct_raw_frame *f, uin
 // frame passes: the frame cap, sp moving outward, the entry function, a pc in code.
 static int accept_frame(struct walk *w, const struct ct_raw_frame *f, const struct ct_unwind_regs *regs)
 {
-	struct ct_session *s = w->s;
+	struct ct_module_set *s = w->s;
 	struct ct_raw_stack *out = w->out;
 	if (out->count >= w->max_frames) {
 		out->truncated = true;
-		w->reason = "frame cap reached";
+		w->reason = CT_STOP_FRAME_CAP;
 		w->stop = true;
 		return DWARF_CB_ABORT;
 	}
@@ -342,14 +372,14 @@ static int accept_frame(struct walk *w, const struct ct_raw_frame *f, const stru
 		// The stack grows down on every supported architecture: a caller's sp is never below its
 		// callee's. Equal sp is allowed once (leaf frames without a frame), not for the same pc.
 		if (f->has_sp && prev->has_sp && (f->sp < prev->sp || (f->sp == prev->sp && f->pc == prev->pc))) {
-			w->reason = "stack pointer did not move outward (corrupt stack or unwinding loop)";
+			w->reason = CT_STOP_SP_NOT_OUTWARD;
 			out->truncated = true;
 			w->stop = true;
 			return DWARF_CB_ABORT;
 		}
 	}
 	if (!ct_raw_stack_push(out, f)) {
-		w->reason = "out of memory";
+		w->reason = CT_STOP_NO_MEMORY;
 		out->truncated = true;
 		w->stop = true;
 		return DWARF_CB_ABORT;
@@ -359,7 +389,7 @@ static int accept_frame(struct walk *w, const struct ct_raw_frame *f, const stru
 	w->last_exact = f->exact;
 	uint64_t lookup = f->exact ? f->pc : f->pc - 1;
 	if (out->count > 1 && in_entry_function(s, lookup)) {
-		w->reason = "outermost frame reached (program entry point)";
+		w->reason = CT_STOP_ENTRY_POINT;
 		w->stop = true;
 		return DWARF_CB_ABORT;
 	}
@@ -372,7 +402,7 @@ static int accept_frame(struct walk *w, const struct ct_raw_frame *f, const stru
 }
 
 /** @p callee is Go's runtime.sigpanic (whose caller's pc is the faulting pc itself). */
-static bool caller_of_sigpanic(struct ct_session *s, const struct ct_raw_frame *callee)
+static bool caller_of_sigpanic(struct ct_module_set *s, const struct ct_raw_frame *callee)
 {
 	uint64_t lookup = callee->exact ? callee->pc : callee->pc - 1;
 	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, lookup);
@@ -383,7 +413,7 @@ static bool caller_of_sigpanic(struct ct_session *s, const struct ct_raw_frame *
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct walk *w = arg;
-	struct ct_session *s = w->s;
+	struct ct_module_set *s = w->s;
 	const struct ct_arch_info *arch = s->core->arch;
 	Dwarf_Addr pc;
 	bool exact = false;
@@ -490,13 +520,14 @@ static void own_frame(struct walk *w, const struct ct_arch_info *arch, uint64_t 
 }
 
 // Stack end for bounds of frame-pointer and scan steps: the end of the mapping holding sp.
-static uint64_t stack_end_for(struct ct_session *s, uint64_t sp)
+static uint64_t stack_end_for(struct ct_module_set *s, uint64_t sp)
 {
 	const struct ct_segment *seg = ct_core_find_segment(s->core, sp);
 	return seg ? seg->vaddr + seg->memsz : sp;
 }
 
-void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t, struct ct_raw_stack *out)
+void ct_unwind_thread_dwfl(struct ct_module_set *s, struct ct_dwfl_walker *u, const struct ct_core_thread *t,
+			   size_t max_frames, struct ct_raw_stack *out)
 {
 	const struct ct_arch_info *arch = s->core->arch;
 	uint64_t regs[CT_MAX_DWARF_REGS];
@@ -506,7 +537,7 @@ void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t,
 	uint64_t pc = t->pc;
 	struct cfi_cache_entry *cache = calloc(CFI_CACHE, sizeof(*cache));
 	if (!cache) {
-		out->stop_reason = "out of memory";
+		out->stop_reason = CT_STOP_NO_MEMORY;
 		out->truncated = true;
 		return;
 	}
@@ -515,7 +546,7 @@ void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t,
 	struct walk w = {
 		.s = s,
 		.out = out,
-		.max_frames = s->frame_limit ? s->frame_limit : s->opts->max_frames,
+		.max_frames = max_frames,
 		.first_trust = CT_TRUST_CONTEXT,
 		.cfi_cache = cache,
 	};
@@ -524,17 +555,18 @@ void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t,
 	bool own_walk = false;
 	const char *own_reason = NULL;
 	for (int restart = 0; restart <= MAX_RESTARTS; restart++) {
-		s->walk_regs = regs;
-		s->walk_valid = valid;
-		s->walk_pc = pc;
+		struct walk_start start = { .arch = arch, .regs = regs, .valid = valid, .pc = pc };
 		w.in_walk = 0;
 		w.fallback_seen = false;
 		w.bad_pc = false;
 		w.has_override = false;
 		size_t before = out->count;
 		int r = -1;
-		if (!own_walk)
+		if (!own_walk) {
+			u->start = &start;
 			r = dwfl_getthread_frames(s->dwfl, t->tid, frame_cb, &w);
+			u->start = NULL;
+		}
 		if (!own_walk && r != 0 && out->count == 0) {
 			// libdwfl cannot unwind this architecture at all (elfutils 0.188 has no mips
 			// backend): the frames come from the registers and the recovery steps alone.
@@ -550,11 +582,16 @@ void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t,
 		// r7-based CFA) ends the walk as if the frame were the outermost; the recovery steps go on.
 		bool partial_regs = restart > 0 && w.first_trust != CT_TRUST_BAD_CALL && w.in_walk == 1;
 		if (r == 0 && !w.bad_pc && !partial_regs) {
-			w.reason = "outermost frame reached";
+			w.reason = CT_STOP_OUTERMOST;
 			break;
 		}
 		if (out->count == before) {
-			w.reason = own_walk ? own_reason : r < 0 ? dwfl_errmsg(-1) : "no frame";
+			if (own_walk || r < 0) {
+				w.reason = CT_STOP_LIBRARY;
+				w.detail = own_walk ? own_reason : dwfl_errmsg(-1);
+			} else {
+				w.reason = CT_STOP_NO_FRAME;
+			}
 			out->truncated = true;
 			break;
 		}
@@ -631,13 +668,12 @@ void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t,
 			trust = CT_TRUST_SCAN;
 			memset(valid, 0, sizeof(valid));
 		} else {
-			w.reason = w.bad_pc ? "pc outside executable memory, no caller found"
-					    : "no unwind information and no caller found on the stack";
+			w.reason = w.bad_pc ? CT_STOP_BAD_PC : CT_STOP_NO_CALLER;
 			out->truncated = !w.bad_pc || out->count > 1;
 			break;
 		}
 		if (next.sp <= w.last.sp && trust != CT_TRUST_BAD_CALL && !same_sp) {
-			w.reason = "recovery did not move the stack pointer outward";
+			w.reason = CT_STOP_RECOVERY_NOT_OUTWARD;
 			out->truncated = true;
 			break;
 		}
@@ -654,10 +690,11 @@ void ct_unwind_thread_dwfl(struct ct_session *s, const struct ct_core_thread *t,
 		}
 		w.first_trust = trust;
 		if (restart == MAX_RESTARTS) {
-			w.reason = "too many recovery steps";
+			w.reason = CT_STOP_TOO_MANY_RECOVERIES;
 			out->truncated = true;
 		}
 	}
 	out->stop_reason = w.reason;
+	out->stop_detail = w.detail;
 	free(cache);
 }

@@ -57,7 +57,7 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 struct lu_module {
 	int8_t state; // 0 not looked at yet, 1 ready, -1 no file bytes
 	uint64_t bias;
-	const uint8_t *raw; // borrowed: the file's bytes, owned by the Dwfl's Elf (lives with the session)
+	const uint8_t *raw; // borrowed: the file's bytes, owned by the Dwfl's Elf (lives with the module set)
 	size_t raw_size;
 	struct {
 		uint64_t vaddr, filesz, offset;
@@ -82,7 +82,7 @@ struct lu_module {
 
 /** The accessors' argument: one thread's walk. */
 struct lu_walk {
-	struct ct_session *s; // borrowed
+	struct ct_module_set *s; // borrowed
 	struct lu_module *mods; // owned, parallel to s->modules
 	uint64_t regs[CT_MAX_DWARF_REGS];
 	bool valid[CT_MAX_DWARF_REGS];
@@ -512,30 +512,30 @@ static const unw_accessors_t lu_accessors = {
 	.get_proc_name = get_proc_name_cb,
 };
 
-// Stop reasons are static strings (struct ct_raw_stack); libunwind's error codes map to these.
-static const char *step_error_reason(int r)
+// libunwind's error codes as stop reasons (struct ct_raw_stack).
+static enum ct_stop_reason step_error_reason(int r)
 {
 	switch (-r) {
 	case UNW_ENOINFO:
-		return "libunwind: no unwind information and no caller found";
+		return CT_STOP_LU_NO_INFO;
 	case UNW_EBADFRAME:
-		return "libunwind: bad frame";
+		return CT_STOP_LU_BAD_FRAME;
 	case UNW_EINVALIDIP:
-		return "libunwind: invalid instruction pointer";
+		return CT_STOP_LU_INVALID_IP;
 	case UNW_EBADREG:
-		return "libunwind: register unavailable";
+		return CT_STOP_LU_BAD_REG;
 	case UNW_EINVAL:
-		return "libunwind: memory not readable";
+		return CT_STOP_LU_UNREADABLE;
 	case UNW_EBADVERSION:
-		return "libunwind: unwind information of an unsupported version";
+		return CT_STOP_LU_BAD_VERSION;
 	default:
-		return "libunwind: unwinding failed";
+		return CT_STOP_LU_FAILED;
 	}
 }
 
 struct lu_state {
 	struct ct_raw_stack *out;
-	const char *reason;
+	enum ct_stop_reason reason;
 	bool stop; // a stop condition was met (cap, loop, memory): no recovery
 	bool bad_pc;
 	struct ct_unwind_regs last;
@@ -548,7 +548,7 @@ static bool add_frame(struct lu_state *st, uint64_t pc, uint64_t sp, bool new_wa
 	struct ct_raw_stack *out = st->out;
 	if (out->count >= max_frames) {
 		out->truncated = true;
-		st->reason = "frame cap reached";
+		st->reason = CT_STOP_FRAME_CAP;
 		st->stop = true;
 		return false;
 	}
@@ -557,14 +557,14 @@ static bool add_frame(struct lu_state *st, uint64_t pc, uint64_t sp, bool new_wa
 		// Same rule as unwind_dwfl.c: the stack grows down, a caller's sp is never below its
 		// callee's; equal sp is allowed once (frameless leaf), not for the same pc.
 		if (sp < prev->sp || (sp == prev->sp && pc == prev->pc)) {
-			st->reason = "stack pointer did not move outward (corrupt stack or unwinding loop)";
+			st->reason = CT_STOP_SP_NOT_OUTWARD;
 			out->truncated = true;
 			st->stop = true;
 			return false;
 		}
 	}
 	if (!ct_raw_stack_push(out, f)) {
-		st->reason = "out of memory";
+		st->reason = CT_STOP_NO_MEMORY;
 		out->truncated = true;
 		st->stop = true;
 		return false;
@@ -618,7 +618,7 @@ static int walk_once(struct lu_state *st, struct lu_walk *w, unw_addr_space_t as
 	for (;;) {
 		unw_word_t pc = 0, sp = 0;
 		if (unw_get_reg(&cursor, UNW_REG_IP, &pc) < 0 || unw_get_reg(&cursor, UNW_REG_SP, &sp) < 0) {
-			st->reason = "libunwind: register unavailable";
+			st->reason = CT_STOP_LU_BAD_REG;
 			return -UNW_EBADREG;
 		}
 		struct ct_raw_frame f = { .pc = pc, .sp = sp, .has_sp = true, .trust = trust };
@@ -654,13 +654,13 @@ static int walk_once(struct lu_state *st, struct lu_walk *w, unw_addr_space_t as
 		w->step_accesses = 0;
 		r = unw_step(&cursor);
 		if (w->step_budget_hit) {
-			st->reason = "libunwind: a step exceeded its budget of memory reads (looping unwind information)";
+			st->reason = CT_STOP_LU_STEP_BUDGET;
 			st->out->truncated = true;
 			st->stop = true;
 			return 0;
 		}
 		if (r == 0) {
-			st->reason = "outermost frame reached";
+			st->reason = CT_STOP_OUTERMOST;
 			return 0;
 		}
 		if (r < 0) {
@@ -672,8 +672,8 @@ static int walk_once(struct lu_state *st, struct lu_walk *w, unw_addr_space_t as
 	}
 }
 
-struct ct_error *ct_unwind_thread_libunwind(struct ct_session *s, const struct ct_core_thread *t,
-					    struct ct_raw_stack *out)
+struct ct_error *ct_unwind_thread_libunwind(struct ct_module_set *s, const struct ct_core_thread *t,
+					    size_t max_frames, struct ct_raw_stack *out)
 {
 	const struct ct_arch_info *arch = s->core->arch;
 	// Remote unwinding through the generic libunwind library works for the architecture it was
@@ -704,7 +704,7 @@ struct ct_error *ct_unwind_thread_libunwind(struct ct_session *s, const struct c
 	for (int restart = 0; restart <= MAX_RESTARTS; restart++) {
 		st.bad_pc = false;
 		size_t before = out->count;
-		int r = walk_once(&st, &w, as, trust, s->frame_limit ? s->frame_limit : s->opts->max_frames);
+		int r = walk_once(&st, &w, as, trust, max_frames);
 		if (st.stop || r < 0 || !st.bad_pc) {
 			if (r < 0 && out->count == before)
 				out->truncated = true;
@@ -714,7 +714,7 @@ struct ct_error *ct_unwind_thread_libunwind(struct ct_session *s, const struct c
 		// and only at frame 0 (elsewhere the pc came from unwinding and is not trusted).
 		struct ct_unwind_regs next;
 		if (out->count != 1 || !ct_unwind_bad_call(s, &st.last, &next)) {
-			st.reason = "pc outside executable memory, no caller found";
+			st.reason = CT_STOP_BAD_PC;
 			out->truncated = out->count > 1;
 			break;
 		}
@@ -722,7 +722,7 @@ struct ct_error *ct_unwind_thread_libunwind(struct ct_session *s, const struct c
 		w.regs[arch->sp_dwarf] = next.sp;
 		trust = CT_TRUST_BAD_CALL;
 		if (restart == MAX_RESTARTS) {
-			st.reason = "too many recovery steps";
+			st.reason = CT_STOP_TOO_MANY_RECOVERIES;
 			out->truncated = true;
 		}
 	}

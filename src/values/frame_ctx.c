@@ -8,7 +8,7 @@
 
 bool ct_frame_read(struct ct_session *s, uint64_t addr, void *buf, size_t len)
 {
-	return ct_modules_read_code(s, addr, buf, len);
+	return ct_modules_read_code(&s->mods, addr, buf, len);
 }
 
 static bool reg_cb(void *arg, unsigned regno, uint64_t *ret)
@@ -26,7 +26,7 @@ static bool mem_cb(void *arg, uint64_t addr, void *buf, size_t len)
 // The CFA by the frame's own CFI, evaluated with its registers.
 static bool cfa_from_cfi(struct ct_frame_ctx *fc, uint64_t *ret)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(fc->s->dwfl, fc->lookup);
+	Dwfl_Module *mod = dwfl_addrmodule(fc->s->mods.dwfl, fc->lookup);
 	if (!mod)
 		return false;
 	for (int i = 0; i < 2; i++) {
@@ -169,6 +169,8 @@ static enum ct_expr_status entry_value_cb(void *arg, const Dwarf_Op *op, uint64_
 		regno = (unsigned)ops[0].number;
 	else if (a >= DW_OP_breg0 && a <= DW_OP_breg31 && ops[0].number == 0)
 		regno = a - DW_OP_breg0;
+	else if (a == DW_OP_regval_type || a == DW_OP_GNU_regval_type)
+		regno = (unsigned)ops[0].number; // a float register with its type (GCC, x86 xmm)
 	else
 		return CT_EXPR_UNSUPPORTED;
 	return ct_entry_register(fc, regno, ret);

@@ -66,11 +66,18 @@ static bool read_location(struct filler *f, const struct ct_location *loc, size_
 			break;
 		case CT_PIECE_REGISTER: {
 			uint64_t v;
-			// Registers wider than 8 bytes (vector registers) are not kept per frame.
+			uint8_t vr[CT_VREG_MAX_BYTES];
+			size_t vlen;
 			if (n <= 8 && ct_raw_frame_reg(f->fc.raw, &f->fc.raw->frames[f->fc.index], p->reg, &v)) {
 				put_low_bytes(o->data + at, v, n, be);
 				memset(o->state + at, CT_BYTE_OK, n);
 				any = true;
+			} else if (ct_frame_vreg(&f->fc, p->reg, vr, &vlen)) {
+				// A float or vector register (innermost frame only): the object is its low-order part.
+				size_t k = n < vlen ? n : vlen;
+				memcpy(o->data + at, be ? vr + vlen - k : vr, k);
+				memset(o->state + at, CT_BYTE_OK, k);
+				any = k > 0;
 			}
 			break;
 		}
@@ -121,20 +128,57 @@ static bool read_const(struct filler *f, Dwarf_Attribute *attr, size_t size)
 	return o->size > 0;
 }
 
+// The memo slot for f->obj of @p type when the object is small and every byte is known (its text
+// then depends only on the type, the bytes and the dump's memory, which does not change); NULL
+// otherwise.
+static struct ct_value_memo *memo_slot(struct filler *f, Dwarf_Die *type, bool cxx, bool *hit)
+{
+	const struct ct_object *o = f->obj;
+	*hit = false;
+	if (!type || o->size == 0 || o->size > CT_VALUES_MEMO_BYTES)
+		return NULL;
+	uint64_t h = 1469598103934665603ULL ^ (uint64_t)(uintptr_t)type->addr ^ (uint64_t)cxx << 63;
+	for (size_t i = 0; i < o->size; i++) {
+		if (o->state[i] != CT_BYTE_OK)
+			return NULL;
+		h = (h ^ o->data[i]) * 1099511628211ULL;
+	}
+	h ^= h >> 29;
+	struct ct_value_memo *m = &f->fc.s->values->memo[h % CT_VALUES_MEMO];
+	*hit = m->type == type->addr && m->size == o->size && m->cxx == cxx && !memcmp(m->data, o->data, o->size);
+	return m;
+}
+
 static const char *render(struct filler *f, Dwarf_Die *type, bool cxx)
 {
-	char buf[CT_VALUE_MAX_TEXT];
-	struct ct_sbuf b = { .buf = buf, .cap = sizeof(buf) };
-	buf[0] = 0;
-	ct_render_value(f->fc.s, &b, type, f->obj, 0, cxx, 0);
-	if (b.cut && b.len >= 3)
-		memcpy(buf + b.len - 3, "...", 4);
-	f->frame_text += b.len;
-	f->fc.s->values->text_total += b.len;
+	bool hit;
+	struct ct_value_memo *m = memo_slot(f, type, cxx, &hit);
+	const char *text;
+	size_t len;
+	if (hit) {
+		text = m->text;
+		len = m->len;
+	} else {
+		char buf[CT_VALUE_MAX_TEXT];
+		struct ct_sbuf b = { .buf = buf, .cap = sizeof(buf) };
+		buf[0] = 0;
+		ct_render_value(f->fc.s, &b, type, f->obj, 0, cxx, 0);
+		if (b.cut && b.len >= 3)
+			memcpy(buf + b.len - 3, "...", 4);
+		text = ct_report_strdup(f->fc.s->report, buf);
+		len = b.len;
+		if (m && text) {
+			*m = (struct ct_value_memo){ .type = type->addr, .size = (uint8_t)f->obj->size, .cxx = cxx,
+						     .text = text, .len = len };
+			memcpy(m->data, f->obj->data, f->obj->size);
+		}
+	}
+	f->frame_text += len;
+	f->fc.s->values->text_total += len;
 	// The analysis' budget for bytes of names and values (util/budget.h): one value past it is
 	// kept, then capped() stops the rest.
-	ct_budget_spend(f->fc.s->budget, CT_BUDGET_TEXT, b.len);
-	return ct_report_strdup(f->fc.s->report, buf);
+	ct_budget_spend(f->fc.s->budget, CT_BUDGET_TEXT, len);
+	return text;
 }
 
 // The register a parameter was passed in, when its location at the function's entry is one
@@ -364,6 +408,10 @@ static void add_variable(struct filler *f, const struct ct_var_desc *d, size_t *
 				known = read_location(f, &loc, d->size);
 			} else if (r.status == CT_EXPR_UNREADABLE) {
 				v->value = ct_report_printf(s->report, "<unreadable 0x%" PRIx64 ">", r.fault_address);
+			} else if (r.status == CT_EXPR_UNSUPPORTED &&
+				   (r.atom == DW_OP_implicit_pointer || r.atom == DW_OP_GNU_implicit_pointer)) {
+				// A pointer optimized away whose target is still described: gdb's words for it.
+				v->value = ct_report_strdup(s->report, "<synthetic pointer>");
 			} else if (r.status == CT_EXPR_UNSUPPORTED) {
 				v->value = ct_report_printf(s->report, "<unsupported DWARF operation 0x%x>", r.atom);
 			} else if (r.status == CT_EXPR_CORRUPT || r.status == CT_EXPR_LIMIT) {
@@ -386,6 +434,8 @@ void ct_values_frame(struct ct_session *s, const struct ct_raw_stack *raw, size_
 		return;
 	struct filler f = { .t = t };
 	ct_frame_ctx_init(&f.fc, s, raw, index, 0);
+	if (index == 0)
+		f.fc.thread = ct_values_core_thread(s, t);
 	// The cache owns the scope; its variable list is filled on first use.
 	struct ct_scope *sc = (struct ct_scope *)f.fc.scope;
 	if (!sc || sc->subprogram < 0)

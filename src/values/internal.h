@@ -76,6 +76,28 @@ struct ct_name_result {
 	uint64_t address;
 };
 
+/** A rendered value of a small object whose bytes were all known (frame_values.c). */
+#define CT_VALUES_MEMO_BYTES 16
+struct ct_value_memo {
+	const void *type; /**< the type DIE's address in the DWARF data; NULL: empty slot */
+	uint8_t size;
+	bool cxx;
+	uint8_t data[CT_VALUES_MEMO_BYTES];
+	const char *text; /**< pooled */
+	size_t len;
+};
+#define CT_VALUES_MEMO 1024
+
+/** A type as rendering sees it: typedefs and qualifiers stripped, a base type's size and encoding. */
+struct ct_type_memo {
+	const void *type; /**< the type DIE's address in the DWARF data; NULL: empty slot */
+	bool ok; /**< false: void (or a broken chain) */
+	Dwarf_Die stripped;
+	int tag;
+	uint64_t size, encoding;
+};
+#define CT_VALUES_TYPE_MEMO 256
+
 struct ct_values {
 	struct scope_slot *scopes;
 	size_t num_scopes, used_scopes;
@@ -89,6 +111,9 @@ struct ct_values {
 	struct ct_chain_result chains[CT_VALUES_CHAIN_CACHE];
 	struct ct_name_result names[CT_VALUES_NAME_CACHE];
 	struct ct_calls_result calls[CT_VALUES_CALLS_CACHE];
+	/** Rendered values by (type, bytes): deep stacks pass the same pointers and counters down. */
+	struct ct_value_memo memo[CT_VALUES_MEMO];
+	struct ct_type_memo types[CT_VALUES_TYPE_MEMO];
 };
 
 /** The scope chain of @p addr, cached for the session; NULL when there is no DWARF for it. */
@@ -116,7 +141,17 @@ struct ct_frame_ctx {
 	enum ct_expr_status fb_status;
 	uint64_t fb;
 	struct ct_expr_ctx expr;
+	/** The dumped thread when this is its innermost frame (float/vector registers), else NULL. */
+	const struct ct_core_thread *thread;
 };
+
+/**
+ * Float/vector DWARF register @p regno of frame @p fc (its innermost frame only, vregs.c): its
+ * bytes into @p out (CT_VREG_MAX_BYTES) and their number into *@p len.
+ */
+bool ct_frame_vreg(const struct ct_frame_ctx *fc, unsigned regno, uint8_t *out, size_t *len);
+/** The thread of the dump that report thread @p t shows; NULL when none. */
+const struct ct_core_thread *ct_values_core_thread(const struct ct_session *s, const struct ct_thread *t);
 
 /** Sets up @p fc for raw frame @p index. */
 void ct_frame_ctx_init(struct ct_frame_ctx *fc, struct ct_session *s, const struct ct_raw_stack *raw, size_t index,
@@ -177,6 +212,10 @@ struct ct_sbuf {
 };
 void ct_sbuf_add(struct ct_sbuf *b, const char *s, size_t n);
 void ct_sbuf_printf(struct ct_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** Appends @p v in decimal (unsigned, signed) or as 0x… hex, as printf would, without printf. */
+void ct_sbuf_u64(struct ct_sbuf *b, uint64_t v);
+void ct_sbuf_i64(struct ct_sbuf *b, int64_t v);
+void ct_sbuf_hex(struct ct_sbuf *b, uint64_t v);
 
 /** Appends the C-like name of type @p type (NULL: void) to @p b. */
 void ct_render_type_name(struct ct_sbuf *b, Dwarf_Die *type, bool cxx, int depth);

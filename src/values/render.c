@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "modules/symbolize.h"
+#include "util/keyhash.h"
 #include "values/internal.h"
 
 /** gdb's `repeat_count_threshold`: runs longer than this are shown as <repeats N times>. */
@@ -43,6 +44,42 @@ void ct_sbuf_printf(struct ct_sbuf *b, const char *fmt, ...)
 static void add(struct ct_sbuf *b, const char *s)
 {
 	ct_sbuf_add(b, s, strlen(s));
+}
+
+// Decimal and hex without printf: the values of 100,000-frame stacks are mostly integers and
+// pointers, and vsnprintf costs ~5x the rest of rendering one.
+void ct_sbuf_u64(struct ct_sbuf *b, uint64_t v)
+{
+	char tmp[20];
+	size_t i = sizeof(tmp);
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	ct_sbuf_add(b, tmp + i, sizeof(tmp) - i);
+}
+
+void ct_sbuf_i64(struct ct_sbuf *b, int64_t v)
+{
+	if (v < 0) {
+		ct_sbuf_add(b, "-", 1);
+		ct_sbuf_u64(b, -(uint64_t)v);
+	} else {
+		ct_sbuf_u64(b, (uint64_t)v);
+	}
+}
+
+void ct_sbuf_hex(struct ct_sbuf *b, uint64_t v)
+{
+	char tmp[18];
+	size_t i = sizeof(tmp);
+	do {
+		tmp[--i] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	tmp[--i] = 'x';
+	tmp[--i] = '0';
+	ct_sbuf_add(b, tmp + i, sizeof(tmp) - i);
 }
 
 // Strips typedefs and qualifiers (for values; names keep them). False for void.
@@ -347,7 +384,7 @@ static void add_string_at(struct ct_session *s, struct ct_sbuf *b, uint64_t addr
 // " <symbol+off>" when @p addr lies inside a sized ELF symbol (gdb's `print symbol`).
 static void add_symbol(struct ct_session *s, struct ct_sbuf *b, uint64_t addr, bool function)
 {
-	Dwfl_Module *mod = addr ? dwfl_addrmodule(s->dwfl, addr) : NULL;
+	Dwfl_Module *mod = addr ? dwfl_addrmodule(s->mods.dwfl, addr) : NULL;
 	if (!mod)
 		return;
 	GElf_Off off;
@@ -355,7 +392,7 @@ static void add_symbol(struct ct_session *s, struct ct_sbuf *b, uint64_t addr, b
 	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
 	if (!name || name[0] == '$' || (!(sym.st_size && off < sym.st_size) && !(function && off == 0)))
 		return;
-	const char *shown = ct_demangle(s, name);
+	const char *shown = ct_demangle(&s->mods, name);
 	if (!shown)
 		return;
 	if (off)
@@ -366,11 +403,9 @@ static void add_symbol(struct ct_session *s, struct ct_sbuf *b, uint64_t addr, b
 
 static void render_at(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, uint64_t addr, bool cxx, int depth);
 
-static void render_base(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t, const struct ct_object *obj,
-			size_t off)
+static void render_base(struct ct_session *s, struct ct_sbuf *b, size_t size, uint64_t enc,
+			const struct ct_object *obj, size_t off)
 {
-	size_t size = udata(t, DW_AT_byte_size, 0);
-	uint64_t enc = udata(t, DW_AT_encoding, 0);
 	if (size == 0 || !available(b, obj, off, size))
 		return;
 	bool be = s->core->big_endian;
@@ -405,25 +440,26 @@ static void render_base(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t, c
 		if (u <= 1)
 			add(b, u ? "true" : "false");
 		else
-			ct_sbuf_printf(b, "%" PRIu64, u);
+			ct_sbuf_u64(b, u);
 		return;
 	case DW_ATE_signed_char:
 	case DW_ATE_unsigned_char:
 	case DW_ATE_UTF:
 		if (size == 1) {
 			int64_t v = enc == DW_ATE_signed_char ? sign_extend(u, 1) : (int64_t)u;
-			ct_sbuf_printf(b, "%" PRId64 " '", v);
+			ct_sbuf_i64(b, v);
+			add(b, " '");
 			add_char(b, (unsigned)u, '\'');
 			add(b, "'");
 			return;
 		}
-		ct_sbuf_printf(b, "%" PRIu64, u);
+		ct_sbuf_u64(b, u);
 		return;
 	case DW_ATE_signed:
-		ct_sbuf_printf(b, "%" PRId64, sign_extend(u, size));
+		ct_sbuf_i64(b, sign_extend(u, size));
 		return;
 	default:
-		ct_sbuf_printf(b, "%" PRIu64, u);
+		ct_sbuf_u64(b, u);
 		return;
 	}
 }
@@ -453,7 +489,7 @@ static void render_enum(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t, c
 			}
 		} while (++guard < 100000 && dwarf_siblingof(&e, &e) == 0);
 	}
-	ct_sbuf_printf(b, "%" PRId64, sign_extend(u, size));
+	ct_sbuf_i64(b, sign_extend(u, size));
 }
 
 static void render_pointer(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t, const struct ct_object *obj,
@@ -475,7 +511,7 @@ static void render_pointer(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t
 		}
 		return;
 	}
-	ct_sbuf_printf(b, "0x%" PRIx64, v);
+	ct_sbuf_hex(b, v);
 	if (!v)
 		return;
 	bool function = has_target && strip(&target, &st) && dwarf_tag(&st) == DW_TAG_subroutine_type;
@@ -540,7 +576,7 @@ static void render_aggregate(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die 
 				if (is_signed && bits < 64 && (v >> (bits - 1)) & 1)
 					ct_sbuf_printf(b, "%" PRId64, (int64_t)(v | ~((1ULL << bits) - 1)));
 				else
-					ct_sbuf_printf(b, "%" PRIu64, v);
+					ct_sbuf_u64(b, v);
 				continue;
 			}
 			ct_render_value(s, b, &mt, obj, off + (size_t)moff, cxx, depth + 1);
@@ -657,17 +693,37 @@ static void render_array_dim(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die 
 	add(b, "}");
 }
 
+// What rendering needs of @p type, looked up once per type DIE: deep stacks render the same
+// few types again and again, and each attribute lookup walks the DIE's abbreviation.
+static const struct ct_type_memo *type_info(struct ct_session *s, Dwarf_Die *type)
+{
+	struct ct_type_memo *m = &s->values->types[ct_hash_mix((uint64_t)(uintptr_t)type->addr) % CT_VALUES_TYPE_MEMO];
+	if (m->type == type->addr)
+		return m;
+	*m = (struct ct_type_memo){ .type = type->addr };
+	m->ok = strip(type, &m->stripped);
+	if (m->ok) {
+		m->tag = dwarf_tag(&m->stripped);
+		if (m->tag == DW_TAG_base_type) {
+			m->size = udata(&m->stripped, DW_AT_byte_size, 0);
+			m->encoding = udata(&m->stripped, DW_AT_encoding, 0);
+		}
+	}
+	return m;
+}
+
 void ct_render_value(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, const struct ct_object *obj,
 		     size_t offset, bool cxx, int depth)
 {
-	Dwarf_Die t;
-	if (!type || !strip(type, &t)) {
+	const struct ct_type_memo *tm = type ? type_info(s, type) : NULL;
+	if (!tm || !tm->ok) {
 		add(b, "<void>");
 		return;
 	}
-	switch (dwarf_tag(&t)) {
+	Dwarf_Die t = tm->stripped;
+	switch (tm->tag) {
 	case DW_TAG_base_type:
-		render_base(s, b, &t, obj, offset);
+		render_base(s, b, (size_t)tm->size, tm->encoding, obj, offset);
 		return;
 	case DW_TAG_enumeration_type:
 		render_enum(s, b, &t, obj, offset);

@@ -94,11 +94,11 @@ const char *ct_die_function_name(Dwarf_Die *die)
 
 static struct ct_scope *resolve(struct ct_session *s, uint64_t addr)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+	Dwfl_Module *mod = dwfl_addrmodule(s->mods.dwfl, addr);
 	Dwarf_Die *scopes = NULL;
 	Dwarf_Addr bias = 0;
 	// The concrete scopes, as the symbolizer finds them (no .debug_aranges needed, LTO origins).
-	int n = mod ? ct_symbolize_scopes(s, addr, &scopes, &bias) : 0;
+	int n = mod ? ct_symbolize_scopes(&s->mods, addr, &scopes, &bias) : 0;
 	if (n <= 0) {
 		free(scopes);
 		return NULL;

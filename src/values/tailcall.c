@@ -100,11 +100,10 @@ static void insert_chain(const struct ct_arch_info *arch, struct ct_raw_stack *r
 	}
 }
 
-void ct_values_tail_calls(struct ct_session *s, struct ct_raw_stack *raw, int tid)
+void ct_values_tail_calls(struct ct_session *s, struct ct_raw_stack *raw, int tid, size_t limit)
 {
 	const struct ct_arch_info *arch = s->core->arch;
-	// Inserted frames count against the thread's frame cap (and the frames budget) like others.
-	size_t limit = s->frame_limit ? s->frame_limit : s->opts->max_frames;
+	// Inserted frames count against the thread's frame cap (@p limit, and so the frames budget) like others.
 	for (size_t i = 0; i + 1 < raw->count; i++) {
 		const struct ct_raw_frame *callee = &raw->frames[i], *caller = &raw->frames[i + 1];
 		if (callee->signal_trampoline || caller->signal_trampoline || caller->exact || callee->tail_call ||

@@ -30,7 +30,7 @@ void ct_values_destroy(struct ct_values *values);
  * Inserts tail-call frames into @p raw (innermost first) where DWARF call sites say which
  * functions ran in between. Ambiguous chains are left out with an info diagnostic for @p tid.
  */
-void ct_values_tail_calls(struct ct_session *s, struct ct_raw_stack *raw, int tid);
+void ct_values_tail_calls(struct ct_session *s, struct ct_raw_stack *raw, int tid, size_t limit);
 
 /**
  * Fills the parameters (and, when @p locals, the locals) of @p t's frames [@p first, @p first +

@@ -19,21 +19,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ct_report report;
 	if (!ct_report_init(&report))
 		return 0;
-	struct ct_session s = { .opts = &opts, .report = &report };
-	struct ct_error *err = ct_core_open_memory(data, size, 16, &s.core);
+	struct ct_core *core;
+	struct ct_error *err = ct_core_open_memory(data, size, 16, &core);
 	if (!err) {
-		err = ct_modules_load(&s);
+		struct ct_module_set mods;
+		err = ct_modules_load(&opts, core, &report, NULL, &mods);
 		if (!err) {
 			uint8_t buf[16];
-			for (size_t i = 0; i < s.core->num_threads; i++) {
-				ct_modules_find(&s, s.core->threads[i].pc);
-				ct_modules_is_code(&s, s.core->threads[i].pc);
-				ct_modules_read_code(&s, s.core->threads[i].pc, buf, sizeof(buf));
+			for (size_t i = 0; i < core->num_threads; i++) {
+				ct_modules_find(&mods, core->threads[i].pc);
+				ct_modules_is_code(&mods, core->threads[i].pc);
+				ct_modules_read_code(&mods, core->threads[i].pc, buf, sizeof(buf));
 			}
-			ct_modules_to_report(&s);
+			ct_modules_to_report(&mods);
 		}
-		ct_modules_unload(&s);
-		ct_core_destroy(s.core);
+		ct_modules_unload(&mods);
+		ct_core_destroy(core);
 	}
 	ct_error_destroy(err);
 	ct_report_deinit(&report);

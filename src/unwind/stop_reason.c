@@ -1,0 +1,40 @@
+// Why a thread's unwinding ended: the text of each stop reason, written into the report unchanged
+// (the JSON "stop_reason" and the text writers' "stopped:" lines are contracts).
+#include "unwind/unwind.h"
+
+static const char *const stop_reason_text[CT_STOP_REASON_NUM_] = {
+	[CT_STOP_NONE] = NULL,
+	[CT_STOP_OUTERMOST] = "outermost frame reached",
+	[CT_STOP_ENTRY_POINT] = "outermost frame reached (program entry point)",
+	[CT_STOP_FRAME_CAP] = "frame cap reached",
+	[CT_STOP_FRAME_BUDGET] = "work budget of frames reached",
+	[CT_STOP_SP_NOT_OUTWARD] = "stack pointer did not move outward (corrupt stack or unwinding loop)",
+	[CT_STOP_NO_MEMORY] = "out of memory",
+	[CT_STOP_NO_REGISTERS] = "no registers in the core for this thread",
+	[CT_STOP_NO_FRAME] = "no frame",
+	[CT_STOP_LIBRARY] = "unwinding library error",
+	[CT_STOP_BAD_PC] = "pc outside executable memory, no caller found",
+	[CT_STOP_NO_CALLER] = "no unwind information and no caller found on the stack",
+	[CT_STOP_RECOVERY_NOT_OUTWARD] = "recovery did not move the stack pointer outward",
+	[CT_STOP_TOO_MANY_RECOVERIES] = "too many recovery steps",
+	[CT_STOP_LU_NO_INFO] = "libunwind: no unwind information and no caller found",
+	[CT_STOP_LU_BAD_FRAME] = "libunwind: bad frame",
+	[CT_STOP_LU_INVALID_IP] = "libunwind: invalid instruction pointer",
+	[CT_STOP_LU_BAD_REG] = "libunwind: register unavailable",
+	[CT_STOP_LU_UNREADABLE] = "libunwind: memory not readable",
+	[CT_STOP_LU_BAD_VERSION] = "libunwind: unwind information of an unsupported version",
+	[CT_STOP_LU_FAILED] = "libunwind: unwinding failed",
+	[CT_STOP_LU_STEP_BUDGET] = "libunwind: a step exceeded its budget of memory reads (looping unwind information)",
+};
+
+const char *ct_stop_reason_to_string(enum ct_stop_reason reason)
+{
+	return (unsigned)reason < CT_STOP_REASON_NUM_ ? stop_reason_text[reason] : NULL;
+}
+
+const char *ct_raw_stack_stop_text(const struct ct_raw_stack *st)
+{
+	if (st->stop_reason == CT_STOP_LIBRARY && st->stop_detail)
+		return st->stop_detail;
+	return ct_stop_reason_to_string(st->stop_reason);
+}
