@@ -8,6 +8,8 @@
 #   cross_<arch>       one per architecture; skipped (77) when its compiler or qemu-user is missing
 #   corpus_arch_frames the non-x86-64 cores of the external corpus against their upstream
 #                      expectations (tests/corpus/arch_expectations.tsv)
+#   prstatus_arches    pr_pid, pr_cursig, pr_utime/pr_stime of the corpus and cross cores against
+#                      eu-readelf -n (tests/corpus/check_prstatus.py)
 if(DEFINED ENV{CT_CROSS_CACHE})
   set(CT_CROSS_CORES_DIR $ENV{CT_CROSS_CACHE})
 else()
@@ -37,4 +39,12 @@ if(CT_PYTHON)
             --coretriage ${CT_BIN} --shared ${CT_SHARED_DIR}
             --expectations ${CMAKE_CURRENT_SOURCE_DIR}/corpus/arch_expectations.tsv)
   set_tests_properties(corpus_arch_frames PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS corpus)
+endif()
+
+if(CT_PYTHON)
+  add_test(NAME prstatus_arches
+    COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/corpus/check_prstatus.py ${CT_BIN} ${CT_SHARED_DIR}
+            ${CT_CROSS_CORES_DIR})
+  set_tests_properties(prstatus_arches PROPERTIES FIXTURES_REQUIRED cross_cores SKIP_RETURN_CODE 77 TIMEOUT 300
+                       LABELS cross)
 endif()

@@ -134,7 +134,32 @@ struct ct_arch_sigframe {
 	 */
 	const uint8_t *restorer;
 	uint8_t restorer_len;
+	/* Fields added for the architectures beyond x86 and aarch64 (issue 13). */
+	/**
+	 * Another frame layout of the architecture, or the same one behind another restorer encoding,
+	 * told apart by its restorer bytes (the non-SA_SIGINFO sigframe of i386, arm, s390 and mips o32;
+	 * arm's Thumb and ARM restorers); NULL ends the list. The first layout is the default for a
+	 * signal frame whose trampoline matches none (one found by CFI).
+	 */
+	const struct ct_arch_sigframe *next;
+	/** The frame has no siginfo (the non-SA_SIGINFO frames; ppc64, where its place depends on the kernel). */
+	bool no_siginfo;
+	/**
+	 * ppc64: the sigcontext's regs pointer (at regs_ptr_at in it) points right after itself, at the
+	 * registers; the sigcontext is where that holds within regs_ptr_search bytes from mcontext
+	 * (qemu-user puts it 16 bytes later than the kernel). 0 = mcontext is exact.
+	 */
+	uint16_t regs_ptr_at, regs_ptr_search;
+	/**
+	 * ppc64: the siginfo follows the pointers pinfo (to it) and puc (to the ucontext) somewhere in
+	 * [ucontext + siginfo_at, + siginfo_search): where a word p holds p + 2 words and the next one the
+	 * ucontext's address, the siginfo is at p + 2 words. 0 = siginfo_at is exact.
+	 */
+	uint16_t siginfo_search;
 };
+
+/** The sigcontext fields only x86 (trapno, err, cr2) and aarch64 (fault_address, __reserved) have. */
+#define CT_SIGFRAME_NO_TRAP_FIELDS .trapno = -1, .err = -1, .cr2 = -1, .fault_address = -1, .reserved = -1
 
 /**
  * A run of floating-point/vector registers with consecutive DWARF numbers in one of a thread's

@@ -82,6 +82,37 @@ static int cs_mode_arm(const uint64_t *values, size_t n)
 	return n > CPSR_INDEX && (values[CPSR_INDEX] & CPSR_T) ? CS_MODE_THUMB : CS_MODE_ARM;
 }
 
+// The kernel's signal frames (arch/arm/kernel/signal.c): struct sigframe {struct ucontext uc;
+// retcode[]} for sa_handler, struct rt_sigframe {siginfo (128 bytes); struct sigframe sig} for
+// SA_SIGINFO; the handler is entered, and its restorer reached, with sp = the frame. ucontext:
+// uc_flags, uc_link, uc_stack (20 bytes), then struct sigcontext (asm/sigcontext.h): trap_no,
+// error_code, oldmask, r0..r10, fp, ip, sp, lr, pc, cpsr, fault_address.
+#define SC_ARM(n) { n, 12 + (n) * 4 }
+static const struct ct_arch_sigreg sigregs_arm[] = {
+	SC_ARM(0), SC_ARM(1), SC_ARM(2),   SC_ARM(3),	SC_ARM(4),   SC_ARM(5),	  SC_ARM(6),   SC_ARM(7),
+	SC_ARM(8), SC_ARM(9), SC_ARM(10), SC_ARM(11), SC_ARM(12), SC_ARM(13), SC_ARM(14), SC_ARM(15),
+};
+
+// The restorers: glibc's (Thumb-2: mov.w r7, #nr; svc 0) and the kernel's ARM-state sigreturn_codes
+// (mov r7, #nr; swi 0); 119 = __NR_sigreturn, 173 = __NR_rt_sigreturn.
+static const uint8_t restorer_arm_rt_thumb[] = { 0x4f, 0xf0, 0xad, 0x07, 0x00, 0xdf };
+static const uint8_t restorer_arm_rt[] = { 0xad, 0x70, 0xa0, 0xe3, 0x00, 0x00, 0x00, 0xef };
+static const uint8_t restorer_arm_thumb[] = { 0x4f, 0xf0, 0x77, 0x07, 0x00, 0xdf };
+static const uint8_t restorer_arm[] = { 0x77, 0x70, 0xa0, 0xe3, 0x00, 0x00, 0x00, 0xef };
+
+#define SIGFRAME_ARM(uc, si, code, more)                                                                 \
+	{                                                                                                 \
+		.ucontext_at = uc, .siginfo_at = si, .no_siginfo = (uc) == 0, .mcontext = 20, .pc = 72,     \
+		.sp = 64, CT_SIGFRAME_NO_TRAP_FIELDS,           \
+		.word = 4, .regs = sigregs_arm, .num_regs = sizeof(sigregs_arm) / sizeof(sigregs_arm[0]),   \
+		.restorer = code, .restorer_len = sizeof(code), .next = more,                                 \
+	}
+static const struct ct_arch_sigframe sigframe_arm_legacy = SIGFRAME_ARM(0, 0, restorer_arm, NULL);
+static const struct ct_arch_sigframe sigframe_arm_legacy_thumb =
+	SIGFRAME_ARM(0, 0, restorer_arm_thumb, &sigframe_arm_legacy);
+static const struct ct_arch_sigframe sigframe_arm_rt_arm = SIGFRAME_ARM(128, 0, restorer_arm_rt, &sigframe_arm_legacy_thumb);
+static const struct ct_arch_sigframe sigframe_arm = SIGFRAME_ARM(128, 0, restorer_arm_rt_thumb, &sigframe_arm_rt_arm);
+
 const struct ct_arch_info ct_arch_arm = {
 	.name = "arm",
 	.e_machine = EM_ARM,
@@ -111,4 +142,8 @@ const struct ct_arch_info ct_arch_arm = {
 	.pc_mask = 0xfffffffe,
 	.cs_mode_for = cs_mode_arm,
 	.call_target = call_target_arm,
+	.sigframe = &sigframe_arm,
+	// struct elf_prstatus with 4-byte longs: pr_pid at 24, pr_ppid, pr_pgrp, pr_sid, pr_utime at 40.
+	.prstatus_utime_offset = 40,
+	.prstatus_time_word = 4,
 };

@@ -29,7 +29,8 @@ static bool is_after_call_i386(const uint8_t *b, size_t len)
 // The kernel's ia32 struct rt_sigframe (arch/x86/include/asm/sigframe.h): pretcode, sig, pinfo, puc,
 // siginfo, ucontext. At the restorer sp = &sig, so the ucontext is at the pointer at sp + 8 and the
 // siginfo at the one at sp + 4. uc_mcontext is struct sigcontext_32 at offset 20. (Handlers without
-// SA_SIGINFO get the older struct sigframe, which is not described here.)
+// SA_SIGINFO get the older struct sigframe: pretcode, sig, then struct sigcontext_32; its restorer,
+// the vdso's __kernel_sigreturn, pops sig first, so at its start sp = &sig and the sigcontext is at sp + 4.)
 static const struct ct_arch_sigreg sigregs_i386[] = {
 	{ 7, 16 }, { 6, 20 }, { 5, 24 }, { 4, 28 }, { 3, 32 }, { 2, 36 }, { 1, 40 }, { 0, 44 }, { 8, 56 },
 };
@@ -37,25 +38,22 @@ static const struct ct_arch_sigreg sigregs_i386[] = {
 // mov eax, 173 (__NR_rt_sigreturn); int 0x80
 static const uint8_t restorer_i386[] = { 0xb8, 0xad, 0x00, 0x00, 0x00, 0xcd, 0x80 };
 
-static const struct ct_arch_sigframe sigframe_i386 = {
-	.ucontext_at = 8,
-	.ucontext_indirect = true,
-	.siginfo_at = 4,
-	.siginfo_indirect = true,
-	.mcontext = 20,
-	.pc = 56,
-	.sp = 28,
-	.trapno = 48,
-	.err = 52,
-	.cr2 = 84,
-	.fault_address = -1,
-	.reserved = -1,
-	.word = 4,
-	.regs = sigregs_i386,
-	.num_regs = sizeof(sigregs_i386) / sizeof(sigregs_i386[0]),
-	.restorer = restorer_i386,
-	.restorer_len = sizeof(restorer_i386),
-};
+// pop eax; mov eax, 119 (__NR_sigreturn); int 0x80
+static const uint8_t restorer_i386_legacy[] = { 0x58, 0xb8, 0x77, 0x00, 0x00, 0x00, 0xcd, 0x80 };
+
+// Both frames hold struct sigcontext_32; they differ in where it is and in the siginfo.
+#define SIGFRAME_I386(code, more, ...)                                                                  \
+	{                                                                                                 \
+		__VA_ARGS__, .pc = 56, .sp = 28, .trapno = 48, .err = 52, .cr2 = 84, .fault_address = -1,   \
+		.reserved = -1, .word = 4, .regs = sigregs_i386,                                             \
+		.num_regs = sizeof(sigregs_i386) / sizeof(sigregs_i386[0]), .restorer = code,               \
+		.restorer_len = sizeof(code), .next = more,                                                 \
+	}
+static const struct ct_arch_sigframe sigframe_i386_legacy =
+	SIGFRAME_I386(restorer_i386_legacy, NULL, .ucontext_at = 4, .mcontext = 0, .no_siginfo = true);
+static const struct ct_arch_sigframe sigframe_i386 =
+	SIGFRAME_I386(restorer_i386, &sigframe_i386_legacy, .ucontext_at = 8, .ucontext_indirect = true,
+		      .siginfo_at = 4, .siginfo_indirect = true, .mcontext = 20);
 
 const struct ct_arch_info ct_arch_i386 = {
 	.name = "i386",

@@ -78,6 +78,35 @@ static bool prologue_mips(const struct ct_arch_info *arch, const uint8_t *code, 
 	return found;
 }
 
+// o32's signal frames (arch/mips/kernel/signal.c): both start with 4 argument-save words and 2 pad
+// words; the handler is entered, and returns to its trampoline, with sp = the frame. struct sigframe
+// (sa_handler): struct sigcontext at 24. struct rt_sigframe: siginfo at 24, struct ucontext at 152
+// (uc_flags, uc_link, uc_stack, then struct sigcontext at 24). struct sigcontext (asm/sigcontext.h):
+// sc_regmask, sc_status, then sc_pc and sc_regs[32] as 8-byte words even on o32. The trampolines
+// (vdso, qemu-user): li v0, 4193 (__NR_rt_sigreturn) or 4119 (__NR_sigreturn); syscall.
+#define SC_MIPS(n) { n, 16 + (n) * 8 }
+static const struct ct_arch_sigreg sigregs_mips[] = {
+	SC_MIPS(1),  SC_MIPS(2),	 SC_MIPS(3),  SC_MIPS(4),  SC_MIPS(5),	SC_MIPS(6),  SC_MIPS(7),  SC_MIPS(8),
+	SC_MIPS(9),  SC_MIPS(10), SC_MIPS(11), SC_MIPS(12), SC_MIPS(13), SC_MIPS(14), SC_MIPS(15), SC_MIPS(16),
+	SC_MIPS(17), SC_MIPS(18), SC_MIPS(19), SC_MIPS(20), SC_MIPS(21), SC_MIPS(22), SC_MIPS(23), SC_MIPS(24),
+	SC_MIPS(25), SC_MIPS(26), SC_MIPS(27), SC_MIPS(28), SC_MIPS(29), SC_MIPS(30), SC_MIPS(31),
+};
+static const uint8_t restorer_mips_rt_be[] = { 0x24, 0x02, 0x10, 0x61, 0x00, 0x00, 0x00, 0x0c };
+static const uint8_t restorer_mips_be[] = { 0x24, 0x02, 0x10, 0x17, 0x00, 0x00, 0x00, 0x0c };
+static const uint8_t restorer_mips_rt_le[] = { 0x61, 0x10, 0x02, 0x24, 0x0c, 0x00, 0x00, 0x00 };
+static const uint8_t restorer_mips_le[] = { 0x17, 0x10, 0x02, 0x24, 0x0c, 0x00, 0x00, 0x00 };
+#define SIGFRAME_MIPS(uc, mc, code, more)                                                                \
+	{                                                                                                 \
+		.ucontext_at = uc, .siginfo_at = 24, .no_siginfo = (mc) == 0, .mcontext = mc, .pc = 8,      \
+		.sp = 16 + 29 * 8, CT_SIGFRAME_NO_TRAP_FIELDS,   \
+		.word = 8, .regs = sigregs_mips, .num_regs = sizeof(sigregs_mips) / sizeof(sigregs_mips[0]), \
+		.restorer = code, .restorer_len = sizeof(code), .next = more,                                 \
+	}
+static const struct ct_arch_sigframe sigframe_mips_legacy_be = SIGFRAME_MIPS(24, 0, restorer_mips_be, NULL);
+static const struct ct_arch_sigframe sigframe_mips_be = SIGFRAME_MIPS(152, 24, restorer_mips_rt_be, &sigframe_mips_legacy_be);
+static const struct ct_arch_sigframe sigframe_mips_legacy_le = SIGFRAME_MIPS(24, 0, restorer_mips_le, NULL);
+static const struct ct_arch_sigframe sigframe_mips_le = SIGFRAME_MIPS(152, 24, restorer_mips_rt_le, &sigframe_mips_legacy_le);
+
 #define MIPS_COMMON                                                                                       \
 	.e_machine = EM_MIPS, .pc_dwarf = -1, .sp_dwarf = 29, .fp_dwarf = 30, .ra_dwarf = 31,               \
 	.pc_index = 34, .num_dwarf = 32, .bad_call = CT_BAD_CALL_LINK_REGISTER, .cs_arch = CS_ARCH_MIPS,     \
@@ -86,7 +115,7 @@ static bool prologue_mips(const struct ct_arch_info *arch, const uint8_t *code, 
 
 // One table per ABI and byte order: o32 (4-byte registers after 6 unused words, pr_reg at 72),
 // n64 (8-byte registers, pr_reg at 112), n32 (n64's registers after o32's header).
-#define MIPS_TABLE(sym, str, cls, ptr, reg_table, reg_off, reg_bytes, mode, be, kernel)                  \
+#define MIPS_TABLE(sym, str, cls, ptr, reg_table, reg_off, reg_bytes, mode, be, kernel, sf)              \
 	const struct ct_arch_info sym = {                                                                 \
 		MIPS_COMMON,                                                                              \
 		.name = str,                                                                              \
@@ -100,17 +129,23 @@ static bool prologue_mips(const struct ct_arch_info *arch, const uint8_t *code, 
 		.is_after_call = (be) ? is_after_call_mips_be : is_after_call_mips_le,                    \
 		.big_endian = be,                                                                         \
 		.kernel_address_start = kernel,                                                           \
+		.sigframe = sf,                                                                           \
+		/* struct elf_prstatus (n32: the 32-bit header): pr_utime after pr_pid, pr_ppid, pr_pgrp, pr_sid */ \
+		.prstatus_utime_offset = (cls) == ELFCLASS64 ? 48 : 40,                                   \
+		.prstatus_time_word = (cls) == ELFCLASS64 ? 8 : 4,                                        \
 	}
 
-MIPS_TABLE(ct_arch_mips, "mips", ELFCLASS32, 4, regs_mips, 72, 4, CS_MODE_MIPS32, true, 0x80000000ULL);
-MIPS_TABLE(ct_arch_mipsel, "mipsel", ELFCLASS32, 4, regs_mips, 72, 4, CS_MODE_MIPS32, false, 0x80000000ULL);
+// Signal frames are described for o32 only (n64 and n32 have their own sigcontext use and numbers).
+MIPS_TABLE(ct_arch_mips, "mips", ELFCLASS32, 4, regs_mips, 72, 4, CS_MODE_MIPS32, true, 0x80000000ULL, &sigframe_mips_be);
+MIPS_TABLE(ct_arch_mipsel, "mipsel", ELFCLASS32, 4, regs_mips, 72, 4, CS_MODE_MIPS32, false, 0x80000000ULL,
+	   &sigframe_mips_le);
 MIPS_TABLE(ct_arch_mips64, "mips64", ELFCLASS64, 8, regs_mips64, 112, 8, CS_MODE_MIPS64, true,
-	   0x8000000000000000ULL);
+	   0x8000000000000000ULL, NULL);
 MIPS_TABLE(ct_arch_mips64el, "mips64el", ELFCLASS64, 8, regs_mips64, 112, 8, CS_MODE_MIPS64, false,
-	   0x8000000000000000ULL);
-MIPS_TABLE(ct_arch_mipsn32, "mipsn32", ELFCLASS32, 4, regs_mips64, 72, 8, CS_MODE_MIPS64, true, 0x80000000ULL);
+	   0x8000000000000000ULL, NULL);
+MIPS_TABLE(ct_arch_mipsn32, "mipsn32", ELFCLASS32, 4, regs_mips64, 72, 8, CS_MODE_MIPS64, true, 0x80000000ULL, NULL);
 MIPS_TABLE(ct_arch_mipsn32el, "mipsn32el", ELFCLASS32, 4, regs_mips64, 72, 8, CS_MODE_MIPS64, false,
-	   0x80000000ULL);
+	   0x80000000ULL, NULL);
 
 const struct ct_arch_info *ct_arch_for_prstatus(const struct ct_arch_info *arch, size_t prstatus_size)
 {

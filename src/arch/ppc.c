@@ -40,13 +40,42 @@ static bool is_after_call_ppc_le(const uint8_t *b, size_t len)
 	return len >= 4 && is_call_ppc(ct_load32(b + len - 4, false));
 }
 
+// ppc64's struct rt_sigframe (arch/powerpc/kernel/signal_64.c) starts with struct ucontext, and the
+// handler is entered, and returns to its trampoline, with r1 = the frame - __SIGNAL_FRAMESIZE (128).
+// ucontext (asm/ucontext.h): uc_flags, uc_link, uc_stack, uc_sigmask, __unused[15], then struct
+// sigcontext at 168, whose gp_regs (at 64) are pt_regs: gpr[32], nip, msr, orig_gpr3, ctr, link.
+// qemu-user 7.2's sigcontext is 16 bytes later (at 184): the sigcontext is found by its regs pointer
+// (at 56, pointing at gp_regs). The siginfo follows the ucontext (two of them when the kernel has
+// CONFIG_PPC_TRANSACTIONAL_MEM, one in qemu-user's frame), _unused[2], the trampoline words and the
+// pointers pinfo and puc: it is found by that pointer pair. The trampoline: li r0, 172 (__NR_rt_sigreturn); sc (qemu-user's; the kernel's vdso
+// trampoline has CFI).
+#define SC_PPC(n) { n, 64 + (n) * 8 }
+static const struct ct_arch_sigreg sigregs_ppc64[] = {
+	SC_PPC(0),  SC_PPC(1),	SC_PPC(2),  SC_PPC(3),	SC_PPC(4),  SC_PPC(5),	SC_PPC(6),  SC_PPC(7),
+	SC_PPC(8),  SC_PPC(9),	SC_PPC(10), SC_PPC(11), SC_PPC(12), SC_PPC(13), SC_PPC(14), SC_PPC(15),
+	SC_PPC(16), SC_PPC(17), SC_PPC(18), SC_PPC(19), SC_PPC(20), SC_PPC(21), SC_PPC(22), SC_PPC(23),
+	SC_PPC(24), SC_PPC(25), SC_PPC(26), SC_PPC(27), SC_PPC(28), SC_PPC(29), SC_PPC(30), SC_PPC(31),
+	{ 65, 64 + 36 * 8 }, // link
+};
+static const uint8_t restorer_ppc64_be[] = { 0x38, 0x00, 0x00, 0xac, 0x44, 0x00, 0x00, 0x02 };
+static const uint8_t restorer_ppc64_le[] = { 0xac, 0x00, 0x00, 0x38, 0x02, 0x00, 0x00, 0x44 };
+#define SIGFRAME_PPC64(code)                                                                             \
+	{                                                                                                 \
+		.ucontext_at = 128, .siginfo_at = 1024, .siginfo_search = 3072, .mcontext = 168, .pc = 64 + 32 * 8, .sp = 64 + 8,   \
+		CT_SIGFRAME_NO_TRAP_FIELDS, .word = 8,           \
+		.regs = sigregs_ppc64, .num_regs = sizeof(sigregs_ppc64) / sizeof(sigregs_ppc64[0]),        \
+		.restorer = code, .restorer_len = sizeof(code), .regs_ptr_at = 56, .regs_ptr_search = 64,      \
+	}
+static const struct ct_arch_sigframe sigframe_ppc64 = SIGFRAME_PPC64(restorer_ppc64_be);
+static const struct ct_arch_sigframe sigframe_ppc64le = SIGFRAME_PPC64(restorer_ppc64_le);
+
 #define PPC_COMMON                                                                                        \
 	.pc_dwarf = -1, .sp_dwarf = 1, .fp_dwarf = 31, .ra_dwarf = 65, .pc_index = 32, .num_dwarf = 66,      \
 	.bad_call = CT_BAD_CALL_LINK_REGISTER, .cs_arch = CS_ARCH_PPC, .fp_rule = CT_FP_BACK_CHAIN,           \
 	.fp_saved_fp_offset = 0, .insn_decoder = CT_INSN_GENERIC
 
 // ppc64 and ppc64le differ only in byte order; ppc in word size.
-#define PPC_TABLE(sym, str, mach, cls, ptr, reg_table, reg_off, ra_off, mode, be, limit, kernel)         \
+#define PPC_TABLE(sym, str, mach, cls, ptr, reg_table, reg_off, ra_off, mode, be, limit, kernel, sf, utime) \
 	const struct ct_arch_info sym = {                                                                 \
 		PPC_COMMON,                                                                               \
 		.name = str,                                                                              \
@@ -63,10 +92,16 @@ static bool is_after_call_ppc_le(const uint8_t *b, size_t len)
 		.is_after_call = (be) ? is_after_call_ppc_be : is_after_call_ppc_le,                      \
 		.big_endian = be,                                                                         \
 		.kernel_address_start = kernel,                                                           \
+		.sigframe = sf,                                                                           \
+		.prstatus_utime_offset = utime,                                                           \
+		.prstatus_time_word = ptr,                                                                \
 	}
 
+// pr_utime: after pr_pid, pr_ppid, pr_pgrp, pr_sid (48 on 64-bit, 40 on 32-bit), in longs. ppc (32-bit)
+// has no signal-frame layout: its ucontext reaches the mcontext through the uc_regs pointer, and no
+// core with a signal frame was at hand to check one against.
 PPC_TABLE(ct_arch_ppc64, "ppc64", EM_PPC64, ELFCLASS64, 8, regs_ppc64, 112, 16, CS_MODE_64, true, 1ULL << 52,
-	  0xc000000000000000ULL);
+	  0xc000000000000000ULL, &sigframe_ppc64, 48);
 PPC_TABLE(ct_arch_ppc64le, "ppc64le", EM_PPC64, ELFCLASS64, 8, regs_ppc64, 112, 16, CS_MODE_64, false, 1ULL << 52,
-	  0xc000000000000000ULL);
-PPC_TABLE(ct_arch_ppc, "ppc", EM_PPC, ELFCLASS32, 4, regs_ppc, 72, 4, CS_MODE_32, true, 0, 0xc0000000ULL);
+	  0xc000000000000000ULL, &sigframe_ppc64le, 48);
+PPC_TABLE(ct_arch_ppc, "ppc", EM_PPC, ELFCLASS32, 4, regs_ppc, 72, 4, CS_MODE_32, true, 0, 0xc0000000ULL, NULL, 40);

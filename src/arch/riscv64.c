@@ -34,6 +34,34 @@ static bool is_after_call_riscv64(const uint8_t *b, size_t len)
 	return false;
 }
 
+// The kernel's struct rt_sigframe (arch/riscv/kernel/signal.c): siginfo (128 bytes), then struct
+// ucontext (asm/ucontext.h): uc_flags, uc_link, uc_stack, uc_sigmask, padding to 168, then struct
+// sigcontext, 16-byte aligned at 176: sc_regs is struct user_regs_struct (pc, then x1..x31). The
+// handler returns to the vdso's __vdso_rt_sigreturn with sp = the frame.
+#define XS(n) { n, (n) * 8 }
+static const struct ct_arch_sigreg sigregs_riscv64[] = {
+	XS(1),	XS(2),	XS(3),	XS(4),	XS(5),	XS(6),	XS(7),	XS(8),	XS(9),	XS(10), XS(11),
+	XS(12), XS(13), XS(14), XS(15), XS(16), XS(17), XS(18), XS(19), XS(20), XS(21), XS(22),
+	XS(23), XS(24), XS(25), XS(26), XS(27), XS(28), XS(29), XS(30), XS(31),
+};
+
+// li a7, 139 (__NR_rt_sigreturn); ecall
+static const uint8_t restorer_riscv64[] = { 0x93, 0x08, 0xb0, 0x08, 0x73, 0x00, 0x00, 0x00 };
+
+static const struct ct_arch_sigframe sigframe_riscv64 = {
+	.ucontext_at = 128,
+	.siginfo_at = 0,
+	.mcontext = 176,
+	.pc = 0,
+	.sp = 16,
+	CT_SIGFRAME_NO_TRAP_FIELDS,
+	.word = 8,
+	.regs = sigregs_riscv64,
+	.num_regs = sizeof(sigregs_riscv64) / sizeof(sigregs_riscv64[0]),
+	.restorer = restorer_riscv64,
+	.restorer_len = sizeof(restorer_riscv64),
+};
+
 const struct ct_arch_info ct_arch_riscv64 = {
 	.name = "riscv64",
 	.e_machine = EM_RISCV,
@@ -70,4 +98,5 @@ const struct ct_arch_info ct_arch_riscv64 = {
 	// struct elf_prstatus: pr_pid, pr_ppid, pr_pgrp, pr_sid, then pr_utime, pr_stime (timevals of longs).
 	.prstatus_utime_offset = 48,
 	.prstatus_time_word = 8,
+	.sigframe = &sigframe_riscv64,
 };

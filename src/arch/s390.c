@@ -31,6 +31,31 @@ static bool is_after_call_s390(const uint8_t *b, size_t len)
 	return len >= 2 && b[len - 2] == 0x0d && (b[len - 1] & 0x0f) != 0;
 }
 
+// s390x's signal frames (arch/s390/kernel/signal.c): both start with callee_used_stack[160] (the
+// handler is entered, and returns to its restorer, with r15 = the frame). struct rt_sigframe: then
+// svc_insn (2 bytes), siginfo at 168, struct ucontext_extended at 296 (uc_flags, uc_link, uc_stack,
+// then _sigregs: psw mask, psw addr, gprs[16]). struct sigframe (sa_handler): then struct sigcontext
+// {oldmask, sregs}: sregs at 168 points to its _sigregs. The restorer is svc 173 (rt_sigreturn) or
+// svc 119 (sigreturn): the vdso's, qemu-user's, or older kernels' svc_insn in the frame.
+#define SC_S390(n) { n, 16 + (n) * 8 }
+static const struct ct_arch_sigreg sigregs_s390x[] = {
+	SC_S390(0), SC_S390(1), SC_S390(2),   SC_S390(3),   SC_S390(4),	  SC_S390(5),	SC_S390(6),   SC_S390(7),
+	SC_S390(8), SC_S390(9), SC_S390(10), SC_S390(11), SC_S390(12), SC_S390(13), SC_S390(14), SC_S390(15),
+};
+static const uint8_t restorer_s390_rt[] = { 0x0a, 0xad };
+static const uint8_t restorer_s390[] = { 0x0a, 0x77 };
+
+#define SIGFRAME_S390X(uc, indirect, mc, code, more)                                                     \
+	{                                                                                                 \
+		.ucontext_at = uc, .ucontext_indirect = indirect, .siginfo_at = 168, .no_siginfo = indirect,  \
+		.mcontext = mc, .pc = 8, .sp = 16 + 15 * 8, CT_SIGFRAME_NO_TRAP_FIELDS, .word = 8,           \
+		.regs = sigregs_s390x, .num_regs = sizeof(sigregs_s390x) / sizeof(sigregs_s390x[0]),        \
+		.restorer = code, .restorer_len = sizeof(code), .next = more,                               \
+	}
+static const struct ct_arch_sigframe sigframe_s390x_legacy = SIGFRAME_S390X(168, true, 0, restorer_s390, NULL);
+static const struct ct_arch_sigframe sigframe_s390x =
+	SIGFRAME_S390X(296, false, 40, restorer_s390_rt, &sigframe_s390x_legacy);
+
 #define S390_COMMON                                                                                      \
 	.e_machine = EM_S390, .pc_dwarf = -1, .sp_dwarf = 15, .fp_dwarf = 11, .ra_dwarf = 14, .pc_index = 1, \
 	.num_dwarf = 16, .bad_call = CT_BAD_CALL_LINK_REGISTER, .cs_arch = CS_ARCH_SYSZ, .cs_mode = CS_MODE_BIG_ENDIAN, \
@@ -50,6 +75,10 @@ const struct ct_arch_info ct_arch_s390x = {
 	.prstatus_reg_offset = 112,
 	.prstatus_reg_size = 27 * 8,
 	.user_address_limit = 0,
+	.sigframe = &sigframe_s390x,
+	// struct elf_prstatus: pr_pid at 32, pr_ppid, pr_pgrp, pr_sid, pr_utime at 48.
+	.prstatus_utime_offset = 48,
+	.prstatus_time_word = 8,
 };
 
 const struct ct_arch_info ct_arch_s390 = {
@@ -63,4 +92,8 @@ const struct ct_arch_info ct_arch_s390 = {
 	.prstatus_reg_size = 35 * 4,
 	.user_address_limit = 1ULL << 31,
 	.pc_mask = 0x7fffffff,
+	// No signal-frame layout: the compat rt_sigframe32's alignment is not checked against a core
+	// (no 31-bit compiler or qemu target). struct compat_elf_prstatus: pr_utime at 40, 4-byte words.
+	.prstatus_utime_offset = 40,
+	.prstatus_time_word = 4,
 };

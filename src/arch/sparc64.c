@@ -35,6 +35,31 @@ static const uint8_t generic_signal_sparc[32] = {
 	[29] = 30, [30] = 10, [31] = 12,
 };
 
+// The kernel's struct rt_signal_frame (arch/sparc/kernel/signal_64.c): struct sparc_stackf (192
+// bytes), siginfo at 192, struct pt_regs at 320 (u_regs[16]: g0-g7, o0-o7; tstate, tpc, tnpc). The
+// handler runs with sp = the frame - the stack bias; glibc's __rt_sigreturn_stub (mov 101, %g1;
+// ta 0x6d) is reached with the same sp. The interrupted locals and ins are in the register window
+// the interrupted sp points at, not in the frame: only the globals and outs are read here.
+#define SC_SPARC(n) { n, (n) * 8 }
+static const struct ct_arch_sigreg sigregs_sparc64[] = {
+	SC_SPARC(1), SC_SPARC(2),  SC_SPARC(3),	 SC_SPARC(4),  SC_SPARC(5),  SC_SPARC(6),  SC_SPARC(7),	 SC_SPARC(8),
+	SC_SPARC(9), SC_SPARC(10), SC_SPARC(11), SC_SPARC(12), SC_SPARC(13), SC_SPARC(14), SC_SPARC(15),
+};
+static const uint8_t restorer_sparc64[] = { 0x82, 0x10, 0x20, 0x65, 0x91, 0xd0, 0x20, 0x6d };
+static const struct ct_arch_sigframe sigframe_sparc64 = {
+	.ucontext_at = 320,
+	.siginfo_at = 192,
+	.mcontext = 0,
+	.pc = 16 * 8 + 8,
+	.sp = 14 * 8,
+	CT_SIGFRAME_NO_TRAP_FIELDS,
+	.word = 8,
+	.regs = sigregs_sparc64,
+	.num_regs = sizeof(sigregs_sparc64) / sizeof(sigregs_sparc64[0]),
+	.restorer = restorer_sparc64,
+	.restorer_len = sizeof(restorer_sparc64),
+};
+
 const struct ct_arch_info ct_arch_sparc64 = {
 	.name = "sparc64",
 	.e_machine = EM_SPARCV9,
@@ -63,4 +88,8 @@ const struct ct_arch_info ct_arch_sparc64 = {
 	.stack_bias = 2047,
 	.ra_offset = 8,
 	.generic_signal = generic_signal_sparc,
+	.sigframe = &sigframe_sparc64,
+	// struct elf_prstatus: pr_pid at 32, pr_ppid, pr_pgrp, pr_sid, pr_utime at 48.
+	.prstatus_utime_offset = 48,
+	.prstatus_time_word = 8,
 };

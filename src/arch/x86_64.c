@@ -92,23 +92,24 @@ static const struct ct_arch_sigreg sigregs_x86_64[] = {
 // mov rax, 15 (__NR_rt_sigreturn); syscall
 static const uint8_t restorer_x86_64[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
 
-static const struct ct_arch_sigframe sigframe_x86_64 = {
-	.ucontext_at = 0,
-	.siginfo_at = 304, // sizeof(struct ucontext)
-	.mcontext = 40,
-	.pc = 128,
-	.sp = 120,
-	.err = 152,
-	.trapno = 160,
-	.cr2 = 176,
-	.fault_address = -1,
-	.reserved = -1,
-	.word = 8,
-	.regs = sigregs_x86_64,
-	.num_regs = sizeof(sigregs_x86_64) / sizeof(sigregs_x86_64[0]),
-	.restorer = restorer_x86_64,
-	.restorer_len = sizeof(restorer_x86_64),
-};
+// x86-64 and x32 save the same struct sigcontext; their ucontexts place it differently.
+#define SIGFRAME_X86_64(code, si, mc)                                                                   \
+	{                                                                                                 \
+		.ucontext_at = 0, .siginfo_at = si, .mcontext = mc, .pc = 128, .sp = 120, .err = 152,       \
+		.trapno = 160, .cr2 = 176, .fault_address = -1, .reserved = -1, .word = 8,                  \
+		.regs = sigregs_x86_64, .num_regs = sizeof(sigregs_x86_64) / sizeof(sigregs_x86_64[0]),     \
+		.restorer = code, .restorer_len = sizeof(code),                                             \
+	}
+// siginfo at 304 = sizeof(struct ucontext)
+static const struct ct_arch_sigframe sigframe_x86_64 = SIGFRAME_X86_64(restorer_x86_64, 304, 40);
+
+// x32's struct rt_sigframe_x32 (arch/x86/include/asm/sigframe.h): pretcode (8 bytes), struct
+// ucontext_x32 (uc_flags, uc_link, compat uc_stack, a pad: 24 bytes, then the 64-bit struct sigcontext,
+// then uc_sigmask: 288 bytes), then the compat siginfo. glibc's x32 __restore_rt: mov rax,
+// 0x40000201 (__X32_SYSCALL_BIT | 513, rt_sigreturn); syscall.
+static const uint8_t restorer_x32[] = { 0x48, 0xc7, 0xc0, 0x01, 0x02, 0x00, 0x40, 0x0f, 0x05 };
+
+static const struct ct_arch_sigframe sigframe_x32 = SIGFRAME_X86_64(restorer_x32, 288, 24);
 
 const struct ct_arch_info ct_arch_x86_64 = {
 	X86_64_COMMON,
@@ -150,4 +151,8 @@ const struct ct_arch_info ct_arch_x32 = {
 	.user_address_limit = 1ULL << 32,
 	.kernel_address_start = 0,
 	.stack_slot = 8,
+	.sigframe = &sigframe_x32,
+	// struct compat_elf_prstatus: the 32-bit header (compat_timeval of 4-byte words at 40).
+	.prstatus_utime_offset = 40,
+	.prstatus_time_word = 4,
 };

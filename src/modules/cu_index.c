@@ -1,4 +1,5 @@
-// Address → compilation unit from the units' own ranges (see cu_index.h for why not aranges).
+// Address → compilation unit: `.debug_aranges` first where the module has it, else (and for any
+// address it does not list) an index of the units' own ranges (see cu_index.h for why).
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <stdint.h>
@@ -25,6 +26,19 @@ struct module_index {
 	/** Per unit, its scope table once a lookup needed it (calloc'ed with the first one); owned. */
 	struct ct_scope_table **tables;
 	bool *table_failed;
+	/** The range index above was built (it is built on the first address aranges do not answer). */
+	bool built;
+	/** Units found through `.debug_aranges`, sorted by DIE offset, with their scope tables; owned. */
+	struct aranges_unit *found;
+	size_t num_found, cap_found;
+};
+
+/** A unit that `.debug_aranges` named for some address. */
+struct aranges_unit {
+	Dwarf_Off off;
+	Dwarf_Die die; /**< the split unit of a skeleton */
+	struct ct_scope_table *table;
+	bool table_failed;
 };
 
 struct ct_cu_index {
@@ -56,6 +70,9 @@ void ct_cu_index_destroy(struct ct_cu_index *index)
 			ct_scope_table_destroy(index->mods[i].tables[u]);
 		free(index->mods[i].tables);
 		free(index->mods[i].table_failed);
+		for (size_t u = 0; u < index->mods[i].num_found; u++)
+			ct_scope_table_destroy(index->mods[i].found[u].table);
+		free(index->mods[i].found);
 	}
 	free(index->mods);
 	free(index);
@@ -106,10 +123,11 @@ static void add_children_ranges(struct builder *b, Dwarf_Die *cudie, uint32_t un
 
 static void build(struct module_index *m)
 {
-	Dwarf *dw = dwfl_module_getdwarf(m->mod, &m->bias);
+	m->built = true;
+	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(m->mod, &bias);
 	if (!dw)
 		return;
-	m->have_dwarf = true;
 	struct builder b = { 0 };
 	size_t cap_units = 0;
 	Dwarf_CU *cu = NULL;
@@ -153,6 +171,12 @@ static void build(struct module_index *m)
 	m->num_ranges = b.n;
 }
 
+// The unit holding module-relative address @p a; -1 when none.
+static long find_unit(const struct module_index *m, Dwarf_Addr a)
+{
+	return ct_addr_ranges_find(m->ranges, m->max_hi, m->num_ranges, a, false);
+}
+
 static struct module_index *module_for(struct ct_cu_index *index, Dwfl_Module *mod)
 {
 	if (index->last < index->num_mods && index->mods[index->last].mod == mod)
@@ -173,15 +197,81 @@ static struct module_index *module_for(struct ct_cu_index *index, Dwfl_Module *m
 	}
 	struct module_index *m = &index->mods[index->num_mods];
 	*m = (struct module_index){ .mod = mod };
-	build(m);
+	m->have_dwarf = dwfl_module_getdwarf(mod, &m->bias) != NULL;
 	index->last = index->num_mods++;
 	return m;
 }
 
-// The unit holding module-relative address @p a; -1 when none.
-static long find_unit(const struct module_index *m, Dwarf_Addr a)
+// The unit of DIE offset @p off among those aranges named, added when new; NULL when out of memory
+// or at the cap.
+static struct aranges_unit *found_unit(struct module_index *m, Dwarf_Die *cudie)
 {
-	return ct_addr_ranges_find(m->ranges, m->max_hi, m->num_ranges, a, false);
+	Dwarf_Off off = dwarf_dieoffset(cudie);
+	size_t lo = 0, hi = m->num_found;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->found[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < m->num_found && m->found[lo].off == off)
+		return &m->found[lo];
+	if (m->num_found >= CT_CU_INDEX_MAX_UNITS)
+		return NULL;
+	if (m->num_found == m->cap_found) {
+		size_t cap = m->cap_found ? m->cap_found * 2 : 16;
+		struct aranges_unit *f = reallocarray(m->found, cap, sizeof(*f));
+		if (!f)
+			return NULL;
+		m->found = f;
+		m->cap_found = cap;
+	}
+	memmove(&m->found[lo + 1], &m->found[lo], (m->num_found - lo) * sizeof(*m->found));
+	m->num_found++;
+	struct aranges_unit *u = &m->found[lo];
+	*u = (struct aranges_unit){ .off = off, .die = *cudie };
+	// Scopes live in the split unit (.dwo) of a skeleton.
+	uint8_t unit_type;
+	Dwarf_Die subdie;
+	if (dwarf_cu_info(cudie->cu, NULL, &unit_type, NULL, &subdie, NULL, NULL, NULL) == 0 &&
+	    unit_type == DW_UT_skeleton && dwarf_tag(&subdie) == DW_TAG_compile_unit)
+		u->die = subdie;
+	return u;
+}
+
+/**
+ * Where the unit of module-relative address @p a and its scope-table slot are: through
+ * `.debug_aranges` when they list @p a — libdw's binary search, without reading every unit's DIE
+ * (glibc's debug file has 1,700 units: indexing them all cost 40M instructions, more than the rest of
+ * a small core's analysis) — else through the range index, built then. False when no unit holds it.
+ */
+static bool locate(struct module_index *m, Dwarf_Addr a, Dwarf_Die *cu, struct ct_scope_table ***table,
+		   bool **failed)
+{
+	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(m->mod, &bias);
+	Dwarf_Die die;
+	if (dw && dwarf_addrdie(dw, a, &die) != NULL) {
+		struct aranges_unit *u = found_unit(m, &die);
+		*cu = u ? u->die : die;
+		*table = u ? &u->table : NULL;
+		*failed = u ? &u->table_failed : NULL;
+		return true;
+	}
+	if (!m->built)
+		build(m);
+	long u = m->num_ranges ? find_unit(m, a) : -1;
+	if (u < 0)
+		return false;
+	*cu = m->units[u];
+	if (!m->tables) {
+		m->tables = calloc(m->num_units, sizeof(*m->tables));
+		m->table_failed = calloc(m->num_units, sizeof(*m->table_failed));
+	}
+	*table = m->tables && m->table_failed ? &m->tables[u] : NULL;
+	*failed = m->tables && m->table_failed ? &m->table_failed[u] : NULL;
+	return true;
 }
 
 bool ct_cu_index_find(struct ct_cu_index *index, Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Die *cu, Dwarf_Addr *bias)
@@ -195,12 +285,10 @@ bool ct_cu_index_find(struct ct_cu_index *index, Dwfl_Module *mod, Dwarf_Addr ad
 		return d != NULL;
 	}
 	struct module_index *m = module_for(index, mod);
-	if (!m || !m->have_dwarf || m->num_ranges == 0 || addr < m->bias)
+	struct ct_scope_table **table;
+	bool *failed;
+	if (!m || !m->have_dwarf || addr < m->bias || !locate(m, addr - m->bias, cu, &table, &failed))
 		return false;
-	long u = find_unit(m, addr - m->bias);
-	if (u < 0)
-		return false;
-	*cu = m->units[u];
 	*bias = m->bias;
 	return true;
 }
@@ -210,22 +298,25 @@ int ct_cu_index_scopes(struct ct_cu_index *index, Dwfl_Module *mod, Dwarf_Addr a
 {
 	*scopes = NULL;
 	Dwarf_Die cu;
-	if (!ct_cu_index_find(index, mod, addr, &cu, bias))
-		return 0;
-	struct module_index *m = index ? module_for(index, mod) : NULL;
-	long u = m ? find_unit(m, addr - m->bias) : -1;
-	if (u >= 0 && !m->tables) {
-		m->tables = calloc(m->num_units, sizeof(*m->tables));
-		m->table_failed = calloc(m->num_units, sizeof(*m->table_failed));
-	}
-	if (u < 0 || !m->tables || !m->table_failed)
+	if (!index) {
+		if (!ct_cu_index_find(NULL, mod, addr, &cu, bias))
+			return 0;
 		return ct_dwarf_scopes(&cu, addr - *bias, scopes);
-	if (!m->tables[u] && !m->table_failed[u]) {
-		m->tables[u] = ct_scope_table_build(&cu);
-		m->table_failed[u] = !m->tables[u];
+	}
+	struct module_index *m = mod ? module_for(index, mod) : NULL;
+	struct ct_scope_table **table = NULL;
+	bool *failed = NULL;
+	if (!m || !m->have_dwarf || addr < m->bias || !locate(m, addr - m->bias, &cu, &table, &failed))
+		return 0;
+	*bias = m->bias;
+	if (!table || !failed)
+		return ct_dwarf_scopes(&cu, addr - *bias, scopes);
+	if (!*table && !*failed) {
+		*table = ct_scope_table_build(&cu);
+		*failed = !*table;
 	}
 	// A unit too large for a table (or out of memory) is walked per lookup, as before.
-	if (!m->tables[u])
+	if (!*table)
 		return ct_dwarf_scopes(&cu, addr - *bias, scopes);
-	return ct_scope_table_scopes(m->tables[u], addr - *bias, scopes);
+	return ct_scope_table_scopes(*table, addr - *bias, scopes);
 }

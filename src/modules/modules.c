@@ -21,6 +21,7 @@
 #include "modules/module_index.h"
 #include "modules/symbolize.h"
 #include "modules/pkgnote.h"
+#include "modules/linkmap.h"
 #include "modules/sysroot.h"
 #include "util/cleanup.h"
 #include "util/bytes.h"
@@ -319,8 +320,11 @@ static void attach_file(struct ct_module_set *s, struct ct_module_state *m)
 	// No usable file at its path: a copy by build-id in the debug directories (an unstripped
 	// .debug file also carries the symbols and .debug_frame).
 	char *by_id = find_by_build_id(s, m->build_id, m->build_id_len, "");
-	if (!by_id)
+	bool debug_only = false;
+	if (!by_id) {
 		by_id = find_by_build_id(s, m->build_id, m->build_id_len, ".debug");
+		debug_only = by_id != NULL;
+	}
 	if (by_id) {
 		int fd = open(by_id, O_RDONLY | O_CLOEXEC);
 		m->dwfl_module = fd >= 0 ? dwfl_report_elf(s->dwfl, m->name, by_id, fd, m->bias, true) : NULL;
@@ -330,6 +334,13 @@ static void attach_file(struct ct_module_set *s, struct ct_module_state *m)
 			m->match = 1;
 			memcpy(m->file_build_id, m->build_id, m->build_id_len);
 			m->file_build_id_len = m->build_id_len;
+			// A separate debug file (Debian's -dbg packages) has the symbols but its code and
+			// .eh_frame are NOBITS: frames through the module lose their unwind tables.
+			if (debug_only && m->path)
+				ct_report_diag(s->report, CT_SEVERITY_INFO, 0, "module-debug-file-only",
+					       "%s: file not found%s; its separate debug file %s gives the symbols, but it has "
+					       "no code or unwind tables: frames through it are found by the stack scan",
+					       m->path, o->sysroot && *o->sysroot ? " under --sysroot" : "", by_id);
 			return;
 		}
 		if (fd >= 0)
@@ -543,8 +554,23 @@ struct ct_error *ct_modules_load(const struct ct_options *opts, struct ct_core *
 	s->core_elf = elf_memory((char *)core->map, core->size);
 	if (!s->core_elf)
 		return ct_error_create(CT_ERROR_LIBRARY, "elf_memory: %s", elf_errmsg(-1));
-	// Without NT_FILE (old kernels, some dumpers) the modules come from the dynamic linker's
-	// link_map in the dump, through libdwfl's core reporting and its build-id checked lookup.
+	// Without NT_FILE (qemu-user, old kernels) the dynamic linker's link_map in the dump names the
+	// objects (linkmap.c): they then take the NT_FILE path (--sysroot, build-id checks, trust).
+	size_t from_link_map = 0;
+	if (core->num_files == 0 && !s->opts->safe) {
+		struct ct_file_mapping *files;
+		from_link_map = ct_linkmap_files(core, s->opts->executable, s->opts->sysroot, CT_MAX_MODULES, &files);
+		if (from_link_map) {
+			// Handed to the core, which frees its file list (elfcore.c).
+			core->files = files;
+			core->num_files = from_link_map;
+			ct_report_diag(s->report, CT_SEVERITY_INFO, 0, "link-map",
+				       "the core has no NT_FILE note: %zu objects named by the dynamic linker's link_map in the dump",
+				       from_link_map);
+		}
+	}
+	// Otherwise the modules come from the dynamic linker's link_map in the dump through libdwfl's
+	// core reporting and its build-id checked lookup (objects whose headers the dump lacks).
 	bool link_map_mode = core->num_files == 0 && !s->opts->safe && core->num_segments <= CT_MAX_LINK_MAP_SEGMENTS;
 	if (core->num_files == 0 && core->num_segments > CT_MAX_LINK_MAP_SEGMENTS)
 		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "limit",

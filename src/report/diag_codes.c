@@ -40,6 +40,7 @@ static const struct {
 	[CT_DIAG_LOG_NO_TIMES] = { "log-no-times", CT_SEVERITY_WARNING },
 	[CT_DIAG_LOG_UNREADABLE] = { "log-unreadable", CT_SEVERITY_WARNING },
 	[CT_DIAG_LOGS_CAP] = { "logs-cap", CT_SEVERITY_INFO },
+	[CT_DIAG_MODULE_DEBUG_FILE_ONLY] = { "module-debug-file-only", CT_SEVERITY_INFO },
 	[CT_DIAG_MODULE_DEBUG_UNREADABLE] = { "module-debug-unreadable", CT_SEVERITY_WARNING },
 	[CT_DIAG_MODULE_FILE_MISSING] = { "module-file-missing", CT_SEVERITY_INFO },
 	[CT_DIAG_MODULE_NO_DWARF] = { "module-no-dwarf", CT_SEVERITY_INFO },

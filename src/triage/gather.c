@@ -8,6 +8,7 @@
 
 #include "modules/symbolize.h"
 #include "triage/gather.h"
+#include "unwind/unwind.h"
 #include "triage/insn.h"
 
 #include <capstone/capstone.h>
@@ -406,7 +407,11 @@ static void gather_sigframes(struct ct_session *s, struct ct_facts *f, struct ct
 	for (size_t i = 0; i + 1 < t->num_frames && f->num_sigframes < CT_MAX_SIGFRAMES; i++) {
 		const struct ct_frame *fr = &t->frames[i];
 		struct ct_sigframe_facts sf;
-		if (!fr->signal_frame || !fr->has_sp || !ct_sigframe_read(s->core, arch, i, fr->sp, &sf))
+		if (!fr->signal_frame || !fr->has_sp)
+			continue;
+		// The layout its trampoline's code names (arch->sigframe when CFI found the frame).
+		const struct ct_arch_sigframe *l = ct_unwind_sigframe_at(&s->mods, fr->pc);
+		if (!ct_sigframe_read(s->core, l ? l : arch->sigframe, i, fr->sp, &sf))
 			continue;
 		// The interrupted instruction, decoded with the interrupted registers.
 		struct ct_facts probe = { .pc = sf.pc };

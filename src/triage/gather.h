@@ -65,10 +65,10 @@ void ct_panic_read(struct ct_session *s, struct ct_facts *facts);
 
 /**
  * Reads the signal frame whose trampoline frame (index @p frame) has stack pointer @p sp, with the
- * layout of @p arch->sigframe. Fills *@p ret (fault fields zero: see ct_sigframe_derive) and returns
+ * @p layout (one of core->arch's). Fills *@p ret (fault fields zero: see ct_sigframe_derive) and returns
  * true; false when the architecture has no layout or the context is not in the dump.
  */
-bool ct_sigframe_read(const struct ct_core *core, const struct ct_arch_info *arch, size_t frame, uint64_t sp,
+bool ct_sigframe_read(const struct ct_core *core, const struct ct_arch_sigframe *layout, size_t frame, uint64_t sp,
 		      struct ct_sigframe_facts *ret);
 
 #endif

@@ -172,13 +172,13 @@ static void read_esr(const struct ct_core *core, uint64_t reserved, struct ct_si
 	}
 }
 
-bool ct_sigframe_read(const struct ct_core *core, const struct ct_arch_info *arch, size_t frame, uint64_t sp,
+bool ct_sigframe_read(const struct ct_core *core, const struct ct_arch_sigframe *l, size_t frame, uint64_t sp,
 		      struct ct_sigframe_facts *ret)
 {
 	struct ct_sigcontext c;
-	if (!ct_sigcontext_read(core, arch, sp, &c))
+	if (!ct_sigcontext_read(core, l, sp, &c))
 		return false;
-	const struct ct_arch_sigframe *l = arch->sigframe;
+	const struct ct_arch_info *arch = core->arch;
 	struct ct_sigframe_facts sf = { .frame = frame, .pc = c.pc, .sp = c.sp };
 	memcpy(sf.regs, c.regs, sizeof(sf.regs));
 	memcpy(sf.valid, c.valid, sizeof(sf.valid));
@@ -188,17 +188,19 @@ bool ct_sigframe_read(const struct ct_core *core, const struct ct_arch_info *arc
 			      ct_sigcontext_field(core, sc + (uint64_t)l->err, l->word, &sf.err) &&
 			      ct_sigcontext_field(core, sc + (uint64_t)l->cr2, l->word, &sf.cr2);
 	if (l->fault_address >= 0)
-		sf.has_fault_address = ct_sigcontext_field(core, sc + (uint64_t)l->fault_address, 8, &sf.fault_address);
+		sf.has_fault_address = ct_sigcontext_field(core, sc + (uint64_t)l->fault_address, l->word, &sf.fault_address);
 	if (l->reserved >= 0)
 		read_esr(core, sc + (uint64_t)l->reserved, &sf);
-	// siginfo: si_signo, si_errno, si_code (ints), then the union (si_addr at 16 on 64-bit, 12 on
-	// 32-bit). Filled only for SA_SIGINFO handlers: otherwise whatever the stack held.
+	// siginfo: si_signo, si_errno, si_code (ints; mips: si_code before si_errno), then the union
+	// (si_addr at 16 on 64-bit, 12 on 32-bit). Filled only for SA_SIGINFO handlers: otherwise
+	// whatever the stack held.
 	uint64_t signo, code;
 	unsigned ps = arch->pointer_size;
-	if (c.siginfo && ct_sigcontext_field(core, c.siginfo, 4, &signo) && ct_sigcontext_field(core, c.siginfo + 8, 4, &code) &&
-	    signo >= 1 && signo <= CT_SIGMAX) {
+	if (c.siginfo && ct_sigcontext_field(core, c.siginfo, 4, &signo) &&
+	    ct_sigcontext_field(core, c.siginfo + (arch->siginfo_code_first ? 4 : 8), 4, &code) && signo >= 1 &&
+	    signo <= CT_SIGMAX) {
 		sf.has_siginfo = true;
-		sf.si_signo = (int)signo;
+		sf.si_signo = ct_arch_generic_signal(arch, (int)signo);
 		sf.si_code = (int)(int32_t)code;
 		ct_sigcontext_field(core, c.siginfo + (ps == 8 ? 16 : 12), ps, &sf.si_addr);
 	}

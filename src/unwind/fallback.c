@@ -15,6 +15,10 @@ bool ct_unwind_is_return_address(struct ct_module_set *s, uint64_t addr)
 	const struct ct_arch_info *arch = s->core->arch;
 	if (!ct_modules_is_code(s, addr) || addr < CT_ARCH_CALL_BYTES)
 		return false;
+	// A signal handler returns to the sigreturn trampoline, which follows no call (and may start
+	// its page: qemu-user's).
+	if (ct_unwind_is_restorer(s, addr))
+		return true;
 	uint8_t before[CT_ARCH_CALL_BYTES];
 	if (!ct_modules_read_code(s, addr - CT_ARCH_CALL_BYTES, before, CT_ARCH_CALL_BYTES))
 		return false;

@@ -156,7 +156,7 @@ bool ct_unwind_scan(struct ct_module_set *s, const struct ct_unwind_regs *cur, u
  */
 bool ct_unwind_scan_below(struct ct_module_set *s, const struct ct_unwind_regs *cur, uint64_t limit,
 			  struct ct_unwind_regs *ret);
-/** A signal frame's saved context (the kernel's rt_sigframe), read with arch->sigframe. */
+/** A signal frame's saved context (the kernel's rt_sigframe or sigframe), read with a struct ct_arch_sigframe. */
 struct ct_sigcontext {
 	uint64_t ucontext, mcontext; /**< addresses in the dump */
 	uint64_t siginfo; /**< address, 0 when unknown */
@@ -165,17 +165,26 @@ struct ct_sigcontext {
 	bool valid[CT_MAX_DWARF_REGS];
 };
 /**
- * Reads the context of the signal frame whose sigreturn trampoline runs with stack pointer @p sp.
- * False when @p arch has no layout or the context is not in the dump; *@p ret written on success.
+ * Reads the context of the signal frame of layout @p layout (one of core->arch's) whose sigreturn
+ * trampoline runs with stack pointer @p sp. False when @p layout is NULL or the context is not in
+ * the dump; *@p ret written on success.
  */
-bool ct_sigcontext_read(const struct ct_core *core, const struct ct_arch_info *arch, uint64_t sp,
+bool ct_sigcontext_read(const struct ct_core *core, const struct ct_arch_sigframe *layout, uint64_t sp,
 			struct ct_sigcontext *ret);
-/** Reads a little-endian field of @p size (4 or 8) bytes of a signal frame from the dump. */
+/** Reads a field of @p size (4 or 8) bytes of a signal frame from the dump, in the target's byte order. */
 bool ct_sigcontext_field(const struct ct_core *core, uint64_t addr, unsigned size, uint64_t *ret);
-/** True when the code at @p pc is the architecture's rt_sigreturn trampoline. */
+/**
+ * The signal-frame layout whose sigreturn trampoline (restorer bytes) is the code at @p pc, NULL
+ * when the code there is none of the architecture's trampolines. Borrowed from the arch table.
+ */
+const struct ct_arch_sigframe *ct_unwind_sigframe_at(struct ct_module_set *s, uint64_t pc);
+/** True when the code at @p pc is one of the architecture's sigreturn trampolines. */
 bool ct_unwind_is_restorer(struct ct_module_set *s, uint64_t pc);
 
-/** True when @p addr is a plausible return address: in code and right after a call instruction. */
+/**
+ * True when @p addr is a plausible return address: in code and right after a call instruction, or
+ * a sigreturn trampoline (where signal handlers return).
+ */
 bool ct_unwind_is_return_address(struct ct_module_set *s, uint64_t addr);
 
 #endif

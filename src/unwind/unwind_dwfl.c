@@ -447,6 +447,10 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	} else {
 		const struct ct_raw_frame *prev = &out->frames[out->count - 1];
 		bool cfi = pc_has_cfi(w, prev->exact ? prev->pc : prev->pc - 1);
+		// A sigreturn trampoline without CFI (qemu-user's, glibc's arm restorers): libdwfl's guess
+		// from it is wrong; the policy resumes at the context the signal frame saved instead.
+		if (!cfi && ct_unwind_is_restorer(s, prev->pc))
+			return DWARF_CB_ABORT;
 		f.trust = cfi ? CT_TRUST_CFI : CT_TRUST_FRAME_POINTER;
 		// Without unwind information libdwfl follows the frame pointer, but a function that
 		// never set one up (a libc leaf, say) still holds its caller's: the step then skips
@@ -594,12 +598,15 @@ void ct_unwind_thread_dwfl(struct ct_module_set *s, struct ct_dwfl_walker *u, co
 		// The walk stopped early: try the recovery steps from the last frame.
 		struct ct_unwind_regs next;
 		enum ct_trust trust;
-		bool first_frame = out->count == 1, same_sp = false;
+		// The registers of the dump or of a signal frame's saved context are all exact: the steps
+		// for an innermost frame (bad call, a leaf's link register) apply to both.
+		bool first_frame = out->count == 1 || (w.in_walk == 1 && out->frames[out->count - 1].trust == CT_TRUST_SIGNAL),
+		     same_sp = false;
 		// A sigreturn trampoline libdwfl could not step through (Go's runtime.sigreturn has no
 		// CFI): the walk resumes at the context the kernel saved, with every register.
 		struct ct_sigcontext sc;
-		if (!w.has_override && ct_unwind_is_restorer(s, w.last.pc) &&
-		    ct_sigcontext_read(s->core, s->core->arch, w.last.sp, &sc) && sc.sp > w.last.sp) {
+		if (!w.has_override && ct_sigcontext_read(s->core, ct_unwind_sigframe_at(s, w.last.pc), w.last.sp, &sc) &&
+		    sc.sp + arch->stack_bias > w.last.sp) {
 			out->frames[out->count - 1].signal_trampoline = true;
 			out->frames[out->count - 1].exact = true;
 			memcpy(regs, sc.regs, sizeof(regs));

@@ -40,6 +40,13 @@ def table(name):
     return rows
 
 
+def cc_of(arch):
+    for row in table("arches.tsv"):
+        if row[0] == arch:
+            return row[1]
+    return ""
+
+
 def runner_of(arch):
     for row in table("arches.tsv"):
         if row[0] == arch:
@@ -63,12 +70,32 @@ def run(cmd):
     return p.returncode, p.stdout.decode("utf-8", "replace")
 
 
+def qemu_chain_of(row, arch, chain):
+    """The qemu_chain column: "-" (= chain), a chain, or "arch=chain" entries for single architectures."""
+    col = row[4] if len(row) > 4 else "-"
+    default = chain
+    for entry in col.split(";"):
+        entry = entry.strip()
+        if "=" in entry:
+            a, c = entry.split("=", 1)
+            if a == arch:
+                return c
+        elif entry and entry != "-":
+            default = entry
+    return default
+
+
 def check_case(tool, d, arch, row, verbose):
     name, _mode, classes, chain = row[:4]
-    qemu_chain = row[4] if len(row) > 4 and row[4] != "-" else chain
+    qemu_chain = qemu_chain_of(row, arch, chain)
+    source = (row[5] if len(row) > 5 and row[5] else "crashme") + ".c"
+    dynamic = len(row) > 6 and row[6] == "dynamic"
+    if dynamic and runner_of(arch) == "native":
+        return None  # the host kernel's core has NT_FILE: not what the dynamic cases test
     exe, core = os.path.join(d, "exe"), os.path.join(d, "core")
     problems = []
-    rc, out = run([tool, "--no-debuginfod", "--format", "json", exe, core])
+    sysroot = ["--sysroot", "/usr/" + cc_of(arch)[: -len("-gcc")]] if dynamic else []
+    rc, out = run([tool, "--no-debuginfod", "--format", "json"] + sysroot + [exe, core])
     if rc not in (0, 1):
         return [f"load: exit status {rc}"]
     try:
@@ -83,17 +110,25 @@ def check_case(tool, d, arch, row, verbose):
     threads = r.get("threads") or []
     crashed = [t for t in threads if t.get("crashed")] or threads
     frames = crashed[0].get("frames", []) if crashed else []
-    own = [f.get("function") for f in frames if (f.get("file") or "").endswith("crashme.c")]
+    own = [f.get("function") for f in frames if (f.get("file") or "").endswith(source)]
     want = [x.strip() for x in (qemu_chain if runner_of(arch) != "native" else chain).split("<-")]
-    if own[: len(want)] != want:
-        problems.append(f"unwind: crashme.c frames {' <- '.join(map(str, own[:6]))}, expected {' <- '.join(want)}")
-    top = [f for f in frames if (f.get("file") or "").endswith("crashme.c")]
+    if want != ["?"] and own[: len(want)] != want:
+        problems.append(f"unwind: {source} frames {' <- '.join(map(str, own[:6]))}, expected {' <- '.join(want)}")
+    if dynamic:
+        # The libraries come from the link_map in the dump, opened under --sysroot (no NT_FILE).
+        libc = [f.get("function") for f in frames if f.get("module") == "libc.so.6"]
+        if "abort" not in libc:
+            problems.append(f"sysroot: libc.so.6 frames {libc[:6]}, expected abort among them")
+        mods = [m for m in r.get("modules") or [] if m.get("name") == "libc.so.6"]
+        if not mods or not (mods[0].get("file") or "").startswith(sysroot[1] + "/"):
+            problems.append(f"sysroot: libc.so.6 file {mods[0].get('file') if mods else None!r}, expected under {sysroot[1]}")
+    top = [f for f in frames if (f.get("file") or "").endswith(source)]
     if not top or not top[0].get("line"):
-        problems.append("symbolize: no crashme.c frame with a line")
+        problems.append(f"symbolize: no {source} frame with a line")
     if arch not in NO_DECODER and name in ("null-read", "null-write"):
         if not any(l.get("is_pc") and l.get("text") for l in r.get("disassembly") or []):
             problems.append("triage: the faulting instruction was not decoded")
-    rc, text = run([tool, "--no-debuginfod", exe, core])
+    rc, text = run([tool, "--no-debuginfod"] + sysroot + [exe, core])
     m = re.search(r"^\s+#0\s+0x([0-9a-f]+) ", text, re.M)
     width = 2 * POINTER_BYTES.get(arch, 8)
     if not m or len(m.group(1)) != width:
@@ -111,7 +146,8 @@ def main():
         return 2
     tool, cores, arch = args
     cases = table("cases.tsv")
-    dirs = [(row, os.path.join(cores, f"{arch}-{row[0]}")) for row in cases]
+    dirs = [(row, os.path.join(cores, f"{arch}-{row[0]}")) for row in cases
+            if not (len(row) > 6 and row[6] == "dynamic" and runner_of(arch) == "native")]
     if not any(os.path.exists(os.path.join(d, "core")) for _, d in dirs):
         print(f"{arch}: no cross cores in {cores} (cross compiler or qemu-user missing?): skipped")
         return 77
@@ -122,6 +158,8 @@ def main():
             failed += 1
             continue
         problems = check_case(tool, d, arch, row, verbose)
+        if problems is None:
+            continue
         for p in problems:
             print(f"FAIL {arch}-{row[0]}: {p}")
         if problems:
