@@ -195,6 +195,27 @@ static bool reg_absent(const struct ct_arch_info *arch, csh h, unsigned reg)
 	return arch->cs_arch == CS_ARCH_SYSZ && name && strcmp(name, "0") == 0;
 }
 
+/**
+ * arm's push and vpush (stmdb/vstmdb sp!) name no memory operand: they store their register list
+ * just below sp. The bytes they store, 0 for any other instruction. The stack overflow of 32-bit arm
+ * code faults on the push of a function's prologue, and qemu-user's cores carry no fault address.
+ */
+static unsigned arm_push_bytes(const struct ct_arch_info *arch, csh h, const cs_insn *insn)
+{
+	if (arch->cs_arch != CS_ARCH_ARM || (insn->id != ARM_INS_PUSH && insn->id != ARM_INS_VPUSH))
+		return 0;
+	unsigned bytes = 0;
+	for (uint8_t i = 0; i < insn->detail->arm.op_count; i++) {
+		const cs_arm_op *o = &insn->detail->arm.operands[i];
+		if (o->type != ARM_OP_REG)
+			continue;
+		const char *name = cs_reg_name(h, (unsigned)o->reg);
+		// vpush of d registers stores 8 bytes each, of s registers (and push of r registers) 4.
+		bytes += insn->id == ARM_INS_VPUSH && name && name[0] == 'd' ? 8 : 4;
+	}
+	return bytes;
+}
+
 bool ct_insn_decode_generic(const struct ct_arch_info *arch, const uint8_t *code, size_t len,
 			    const struct ct_insn_ctx *ctx, struct ct_insn_facts *f)
 {
@@ -248,6 +269,15 @@ bool ct_insn_decode_generic(const struct ct_arch_info *arch, const uint8_t *code
 		f->access = op->access;
 		f->fault_mem = (int)f->num_mem;
 		f->num_mem++;
+	} else {
+		unsigned bytes = arm_push_bytes(arch, h, insn);
+		int sp = arch->sp_dwarf;
+		if (bytes && sp >= 0 && (size_t)sp < ctx->num_regs && ctx->valid[sp]) {
+			f->access = CT_ACCESS_WRITE;
+			f->fault_mem = -1;
+			f->has_implicit_address = true;
+			f->implicit_address = (ctx->regs[sp] - bytes) & 0xffffffffULL;
+		}
 	}
 	cs_free(insn, n);
 	cs_close(&h);
