@@ -68,7 +68,7 @@ static bool at_frame_cap(struct ct_report *report, struct ct_thread *thread, siz
 
 static bool after_call(struct ct_vmcore *vm, uint64_t ret_addr)
 {
-	uint8_t before[8];
+	uint8_t before[CT_ARCH_CALL_BYTES];
 	if (!vm->arch->is_after_call || !ct_vmcore_try_read(vm, ret_addr - sizeof(before), before, sizeof(before)))
 		return false;
 	return vm->arch->is_after_call(before, sizeof(before));

@@ -56,7 +56,7 @@ static uint64_t walk(Elf *elf, void (*fn)(void *, Elf_Scn *, uint64_t), void *ar
 	return total;
 }
 
-uint64_t ct_debug_inflated_size(Elf *elf)
+static uint64_t ct_debug_inflated_size(Elf *elf)
 {
 	return walk(elf, NULL, NULL);
 }

@@ -16,8 +16,6 @@
 
 struct ct_module_set;
 
-/** Sum of the sizes the compressed sections of @p elf claim once inflated (0 when none). */
-uint64_t ct_debug_inflated_size(Elf *elf);
 
 /**
  * Spends the inflated size of @p elf's compressed sections from the budget. False (and one warning

@@ -95,8 +95,6 @@ void ct_wg_result_deinit(struct ct_wg_result *res);
  */
 void ct_waitstate_decode(struct ct_session *s);
 
-/** Recognizes a futex's object from the glibc functions on a thread's stack; NULL when none. */
-const char *ct_waitstate_object_from_frames(const struct ct_thread *t, bool *wants_write);
 
 /** The index of the first frame in the program's own code, -1 when none. */
 long ct_waitstate_own_frame(const struct ct_report *r, const struct ct_thread *t);

@@ -81,7 +81,7 @@ static bool starts(const char *s, const char *prefix)
 /** Frames of glibc's waiting code looked at, innermost first, before giving up. */
 #define OBJECT_FRAMES 12
 
-const char *ct_waitstate_object_from_frames(const struct ct_thread *t, bool *wants_write)
+static const char *ct_waitstate_object_from_frames(const struct ct_thread *t, bool *wants_write)
 {
 	*wants_write = false;
 	for (size_t i = 0; i < t->num_frames && i < OBJECT_FRAMES; i++) {

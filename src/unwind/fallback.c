@@ -10,7 +10,7 @@
 /** Bytes of a function read for its prologue: the pc must lie this close to the function's start. */
 #define PROLOGUE_READ 4096
 
-bool ct_unwind_is_return_address(struct ct_module_set *s, uint64_t addr)
+static bool ct_unwind_is_return_address(struct ct_module_set *s, uint64_t addr)
 {
 	const struct ct_arch_info *arch = s->core->arch;
 	if (!ct_modules_is_code(s, addr) || addr < CT_ARCH_CALL_BYTES)

@@ -181,10 +181,5 @@ const struct ct_arch_sigframe *ct_unwind_sigframe_at(struct ct_module_set *s, ui
 /** True when the code at @p pc is one of the architecture's sigreturn trampolines. */
 bool ct_unwind_is_restorer(struct ct_module_set *s, uint64_t pc);
 
-/**
- * True when @p addr is a plausible return address: in code and right after a call instruction, or
- * a sigreturn trampoline (where signal handlers return).
- */
-bool ct_unwind_is_return_address(struct ct_module_set *s, uint64_t addr);
 
 #endif
