@@ -2,10 +2,13 @@
 # packages (QEMU/TCG guests that panic; one genuine kdump capture), cached in ${CT_VMCORE_DIR} by recipe
 # hash. A failed generation fails every vmcore test; CT_NO_VMCORE=1 skips them (exit 77) instead.
 # scripts/test shares one cache between its build passes through CT_VMCORE_CACHE.
+# A cache variable: a later automatic reconfigure without $CT_VMCORE_CACHE in the environment keeps the
+# directory chosen at the first configure instead of silently switching to (and rebuilding in) the
+# build tree's own.
 if(DEFINED ENV{CT_VMCORE_CACHE})
-  set(CT_VMCORE_DIR $ENV{CT_VMCORE_CACHE})
+  set(CT_VMCORE_DIR $ENV{CT_VMCORE_CACHE} CACHE PATH "where the test vmcores are made and cached" FORCE)
 else()
-  set(CT_VMCORE_DIR ${CMAKE_BINARY_DIR}/vmcores)
+  set(CT_VMCORE_DIR ${CMAKE_BINARY_DIR}/vmcores CACHE PATH "where the test vmcores are made and cached")
 endif()
 set(CT_KTEST ${CMAKE_CURRENT_SOURCE_DIR}/kernel)
 
