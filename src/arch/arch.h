@@ -84,7 +84,7 @@ enum ct_insn_decoder {
 	CT_INSN_X86_64,
 	CT_INSN_I386,
 	CT_INSN_AARCH64,
-	/** Call sites and PLT stubs only: capstone 4 has no RISC-V. */
+	/** By hand (capstone 4 has no RISC-V): the faulting instruction, call sites and PLT stubs. */
 	CT_INSN_RISCV64,
 	/** capstone's operand details (arm, ppc, s390, mips, sparc): memory operands and traps. */
 	CT_INSN_GENERIC,

@@ -1,7 +1,7 @@
 // The architecture switch of instruction decoding: the decoder is named by the dump's architecture
 // table (struct ct_arch_info.insn_decoder), never by the host. Back ends: insn_x86.c (x86-64, x32,
-// i386), insn_arm64.c (aarch64), insn_riscv.c (riscv64: call sites and PLT stubs only, capstone 4
-// has no RISC-V), insn_generic.c (arm, ppc, s390, mips, sparc: capstone's operand details).
+// i386), insn_arm64.c (aarch64), insn_riscv.c and insn_riscv_decode.c (riscv64, by hand: capstone
+// 4 has no RISC-V), insn_generic.c (arm, ppc, s390, mips, sparc: capstone's operand details).
 #include <string.h>
 
 #include "triage/insn.h"
@@ -26,6 +26,7 @@ bool ct_insn_decode(const struct ct_arch_info *arch, const uint8_t *code, size_t
 	case CT_INSN_I386: ct_insn_decode_x86(false, code, len, before, before_len, ctx, &f); break;
 	case CT_INSN_AARCH64: ct_insn_decode_arm64(code, len, ctx, &f); break;
 	case CT_INSN_GENERIC: ct_insn_decode_generic(arch, code, len, ctx, &f); break;
+	case CT_INSN_RISCV64: ct_insn_decode_riscv64(code, len, ctx, &f); break;
 	default: known = false; break;
 	}
 	f.has_decoder = known;

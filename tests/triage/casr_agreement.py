@@ -30,7 +30,7 @@ MAPPING = {
     "ReturnAv": ({"stack-corruption"}, None),
     "SegFaultOnPc": ({"stack-corruption", "wild-pointer", "exec-non-executable", "null-call"}, "exec"),
 }
-MIN_AGREE = 44
+MIN_AGREE = 42
 
 
 def access_ok(crash, want):
