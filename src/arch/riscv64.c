@@ -1,6 +1,6 @@
 // riscv64: NT_PRSTATUS pr_reg is struct user_regs_struct {pc, ra, sp, gp, tp, t0..t6, s0..s11,
 // a0..a7} (arch/riscv/include/uapi/asm/ptrace.h), i.e. pc then x1..x31. DWARF x0-x31 = 0-31; pc
-// has no DWARF number. Capstone 4 has no RISC-V: triage decodes by hand (insn_riscv_decode.c).
+// has no DWARF number. Capstone 4 has no RISC-V: triage decodes by hand (insn_riscv.c).
 #include <elf.h>
 
 #include "arch/arch.h"

@@ -1,6 +1,6 @@
 // The architecture switch of instruction decoding: the decoder is named by the dump's architecture
 // table (struct ct_arch_info.insn_decoder), never by the host. Back ends: insn_x86.c (x86-64, x32,
-// i386), insn_arm64.c (aarch64), insn_riscv.c and insn_riscv_decode.c (riscv64, by hand: capstone
+// i386), insn_arm64.c (aarch64), insn_riscv.c (riscv64, by hand: capstone
 // 4 has no RISC-V), insn_generic.c (arm, ppc, s390, mips, sparc: capstone's operand details).
 #include <string.h>
 

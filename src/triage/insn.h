@@ -86,7 +86,7 @@ bool ct_insn_plt_slot_x86(bool is64, const uint8_t *code, size_t len, uint64_t s
 bool ct_insn_decode_arm64(const uint8_t *code, size_t len, const struct ct_insn_ctx *ctx, struct ct_insn_facts *f);
 bool ct_insn_call_before_arm64(const uint8_t *code, size_t len, uint64_t ret_addr, struct ct_call_site *ret);
 bool ct_insn_plt_slot_arm64(const uint8_t *code, size_t len, uint64_t stub, uint64_t *slot_ret);
-/** riscv64's faulting instruction (insn_riscv_decode.c): loads, stores, AMOs, jumps, traps. */
+/** riscv64's faulting instruction (insn_riscv.c): loads, stores, AMOs, jumps, traps. */
 bool ct_insn_decode_riscv64(const uint8_t *code, size_t len, const struct ct_insn_ctx *ctx, struct ct_insn_facts *f);
 bool ct_insn_call_before_riscv64(const uint8_t *code, size_t len, uint64_t ret_addr, struct ct_call_site *ret);
 bool ct_insn_plt_slot_riscv64(const uint8_t *code, size_t len, uint64_t stub, uint64_t *slot_ret);

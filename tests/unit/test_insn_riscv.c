@@ -1,4 +1,4 @@
-// riscv64's hand decoder (triage/insn_riscv_decode.c) on encodings assembled by hand from the
+// riscv64's hand decoder (triage/insn_riscv.c) on encodings assembled by hand from the
 // RISC-V ISA manual, cross-checked against the words GNU as emits for the same instructions
 // (`ld a5,8(a0)` = 00853783, `c.sdsp ra,8(sp)` = e406, `ret` = 8082).
 #include <stdbool.h>
