@@ -117,7 +117,7 @@ static Dwarf_Word op_end(const Dwarf_Op *ops, size_t i)
 	return ops[i].offset + 3;
 }
 
-enum loc_kind { LOC_NONE, LOC_MEMORY, LOC_REGISTER, LOC_VALUE, LOC_IMPLICIT };
+enum loc_kind { LOC_NONE, LOC_REGISTER, LOC_VALUE, LOC_IMPLICIT };
 
 // Runs the machine. *kind says what the expression ended with, for the caller to turn into a
 // location piece; pieces are emitted through @p loc as DW_OP_piece operations are met.
@@ -137,7 +137,7 @@ static bool run(struct machine *m, const Dwarf_Op *ops, size_t n, struct ct_loca
 		uint8_t atom = op->atom;
 		uint64_t a, b, c;
 		// After a register, stack value or implicit value only a piece may follow.
-		if (kind != LOC_NONE && kind != LOC_MEMORY && atom != DW_OP_piece && atom != DW_OP_bit_piece)
+		if (kind != LOC_NONE && atom != DW_OP_piece && atom != DW_OP_bit_piece)
 			return fail(m, CT_EXPR_CORRUPT, atom);
 		if (atom >= DW_OP_lit0 && atom <= DW_OP_lit31) {
 			if (!push(m, atom - DW_OP_lit0))
@@ -401,7 +401,6 @@ static bool run(struct machine *m, const Dwarf_Op *ops, size_t n, struct ct_loca
 					p->kind = CT_PIECE_OPTIMIZED;
 				}
 				break;
-			case LOC_MEMORY: break;
 			case LOC_REGISTER: p->kind = CT_PIECE_REGISTER; p->reg = regno; break;
 			case LOC_VALUE:
 				if (!pop(m, &p->value))
@@ -432,7 +431,6 @@ static bool run(struct machine *m, const Dwarf_Op *ops, size_t n, struct ct_loca
 	*p = (struct ct_piece){ 0 };
 	switch (kind) {
 	case LOC_NONE:
-	case LOC_MEMORY:
 		if (n == 0)
 			return true; // empty: optimized out
 		if (!pop(m, &p->address))
