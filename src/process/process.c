@@ -90,8 +90,18 @@ static void fill_signal(struct ct_session *s)
 	r->crashing_thread = crashed ? crashed->tid : 0;
 }
 
-static bool symbolize_into(struct ct_session *s, const struct ct_raw_stack *raw, struct ct_thread *t)
+// The values stage's inputs, from the session.
+static struct ct_values_input values_input(struct ct_session *s)
 {
+	return (struct ct_values_input){
+		.core = s->core, .mods = &s->mods, .values = s->values, .report = s->report, .budget = s->budget
+	};
+}
+
+static bool symbolize_into(struct ct_session *s, const struct ct_core_thread *ct, const struct ct_raw_stack *raw,
+			   struct ct_thread *t)
+{
+	const struct ct_values_input vin = values_input(s);
 	// Locals for the crashing thread (or the first thread of a snapshot); parameters everywhere.
 	bool locals = t->crashed || (!s->crashed && s->core->num_threads == 1);
 	for (size_t i = 0; i < raw->count; i++) {
@@ -119,7 +129,7 @@ static bool symbolize_into(struct ct_session *s, const struct ct_raw_stack *raw,
 			f->signal_frame = rf->signal_trampoline;
 			f->tail_call = rf->tail_call;
 		}
-		ct_values_frame(s, raw, i, t, t->num_frames - n, n, locals);
+		ct_values_frame(&vin, raw, i, ct, t, t->num_frames - n, n, locals);
 	}
 	return true;
 }
@@ -204,8 +214,10 @@ static void unwind_all(struct ct_session *s, struct ct_dwfl_walker *walker)
 			err = ct_unwind_thread_libunwind(&s->mods, ct, frame_limit, &raw);
 		else
 			ct_unwind_thread_dwfl(&s->mods, walker, ct, frame_limit, &raw);
-		if (s->values)
-			ct_values_tail_calls(s, &raw, ct->tid, frame_limit);
+		if (s->values) {
+			const struct ct_values_input vin = values_input(s);
+			ct_values_tail_calls(&vin, &raw, ct->tid, frame_limit);
+		}
 		if (err) {
 			ct_report_diag(r, CT_SEVERITY_ERROR, ct->tid, "unwind-failed", "%s", ct_error_message(err));
 			ct_error_destroy(err);
@@ -221,7 +233,7 @@ static void unwind_all(struct ct_session *s, struct ct_dwfl_walker *walker)
 				       "thread %d: unwinding stopped at the frame cap of %zu frames (--max-frames)", ct->tid,
 				       s->opts->max_frames);
 		}
-		if (!symbolize_into(s, &raw, t)) {
+		if (!symbolize_into(s, ct, &raw, t)) {
 			ct_report_diag(r, CT_SEVERITY_ERROR, ct->tid, "no-memory", "out of memory symbolizing frames");
 			t->truncated = true;
 			t->stop_reason = ct_report_strdup(r, ct_stop_reason_to_string(CT_STOP_NO_MEMORY));

@@ -36,7 +36,7 @@ static bool site_return_pc(Dwarf_Die *die, Dwarf_Addr *ret)
 	return dwarf_formaddr(&attr, ret) == 0;
 }
 
-static bool find_site(struct ct_session *s, uint64_t pc, Dwarf_Die *ret, Dwarf_Addr *bias_ret)
+static bool find_site(const struct ct_values_input *s, uint64_t pc, Dwarf_Die *ret, Dwarf_Addr *bias_ret)
 {
 	// The call instruction is before the return address: its scope is that of pc - 1.
 	const struct ct_scope *sc = ct_scope_lookup(s, pc - 1);
@@ -83,7 +83,7 @@ static bool grow(struct ct_values *v)
 	return true;
 }
 
-bool ct_callsite_at(struct ct_session *s, const struct ct_raw_stack *raw, size_t index, Dwarf_Die *ret,
+bool ct_callsite_at(const struct ct_values_input *s, const struct ct_raw_stack *raw, size_t index, Dwarf_Die *ret,
 		    Dwarf_Addr *bias_ret)
 {
 	const struct ct_raw_frame *f = &raw->frames[index];
@@ -139,7 +139,7 @@ static bool scope_entry(const struct ct_scope *sc, uint64_t *ret)
 	return true;
 }
 
-int ct_callsite_origin_calls(struct ct_session *s, Dwarf_Die *site, const struct ct_scope *site_scope,
+int ct_callsite_origin_calls(const struct ct_values_input *s, Dwarf_Die *site, const struct ct_scope *site_scope,
 			     const struct ct_scope *callee)
 {
 	if (!callee || callee->subprogram < 0)
@@ -162,7 +162,7 @@ int ct_callsite_origin_calls(struct ct_session *s, Dwarf_Die *site, const struct
 	return 0;
 }
 
-int ct_callsite_calls(struct ct_session *s, const struct ct_raw_stack *raw, size_t caller, Dwarf_Die *site,
+int ct_callsite_calls(const struct ct_values_input *s, const struct ct_raw_stack *raw, size_t caller, Dwarf_Die *site,
 		      const struct ct_scope *callee)
 {
 	const struct ct_raw_frame *f = &raw->frames[caller];
@@ -191,7 +191,7 @@ int ct_callsite_calls(struct ct_session *s, const struct ct_raw_stack *raw, size
 
 // The address of the function symbol @p name in @p mod, false when it has none. A linear scan of
 // the symbol table, so the answers are cached by (module, name).
-static bool symbol_address(struct ct_session *s, Dwfl_Module *mod, const char *name, uint64_t *ret)
+static bool symbol_address(const struct ct_values_input *s, Dwfl_Module *mod, const char *name, uint64_t *ret)
 {
 	if (!mod)
 		return false;
@@ -217,7 +217,7 @@ static bool symbol_address(struct ct_session *s, Dwfl_Module *mod, const char *n
 	return e->found;
 }
 
-bool ct_callsite_target_address(struct ct_session *s, Dwarf_Die *site, const struct ct_scope *site_scope,
+bool ct_callsite_target_address(const struct ct_values_input *s, Dwarf_Die *site, const struct ct_scope *site_scope,
 				Dwfl_Module *also, uint64_t *ret)
 {
 	Dwarf_Die origin;

@@ -6,9 +6,9 @@
 
 #include "values/internal.h"
 
-bool ct_frame_read(struct ct_session *s, uint64_t addr, void *buf, size_t len)
+bool ct_frame_read(const struct ct_values_input *s, uint64_t addr, void *buf, size_t len)
 {
-	return ct_modules_read_code(&s->mods, addr, buf, len);
+	return ct_modules_read_code(s->mods, addr, buf, len);
 }
 
 static bool reg_cb(void *arg, unsigned regno, uint64_t *ret)
@@ -26,7 +26,7 @@ static bool mem_cb(void *arg, uint64_t addr, void *buf, size_t len)
 // The CFA by the frame's own CFI, evaluated with its registers.
 static bool cfa_from_cfi(struct ct_frame_ctx *fc, uint64_t *ret)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(fc->s->mods.dwfl, fc->lookup);
+	Dwfl_Module *mod = dwfl_addrmodule(fc->s->mods->dwfl, fc->lookup);
 	if (!mod)
 		return false;
 	for (int i = 0; i < 2; i++) {
@@ -186,7 +186,7 @@ static const struct ct_expr_ops frame_ops = {
 	.implicit = implicit_cb,
 };
 
-void ct_frame_ctx_init(struct ct_frame_ctx *fc, struct ct_session *s, const struct ct_raw_stack *raw, size_t index,
+void ct_frame_ctx_init(struct ct_frame_ctx *fc, const struct ct_values_input *s, const struct ct_raw_stack *raw, size_t index,
 		       int entry_depth)
 {
 	const struct ct_raw_frame *f = &raw->frames[index];

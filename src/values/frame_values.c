@@ -219,7 +219,7 @@ struct ct_var_desc {
 };
 
 struct collector {
-	struct ct_session *s;
+	const struct ct_values_input *s;
 	struct ct_scope *sc;
 	size_t level;
 	bool physical;
@@ -330,7 +330,7 @@ static void describe_children(struct collector *c, Dwarf_Die *die, int tag)
 
 // Frame k (innermost inline level first) is the k-th inlined subroutine or subprogram DIE; the
 // lexical blocks before it hold its innermost locals. Parameters of a level come before its locals.
-static void describe_scope(struct ct_session *s, struct ct_scope *sc)
+static void describe_scope(const struct ct_values_input *s, struct ct_scope *sc)
 {
 	struct collector c = { .s = s, .sc = sc };
 	int block_start = 0;
@@ -367,7 +367,7 @@ static const char *entry_value(struct filler *f, const struct ct_var_desc *d, bo
 
 static bool capped(struct filler *f)
 {
-	struct ct_session *s = f->fc.s;
+	const struct ct_values_input *s = f->fc.s;
 	if (f->frame_text < CT_VALUES_MAX_FRAME_TEXT && s->values->text_total < CT_VALUES_MAX_TEXT &&
 	    ct_budget_left(s->budget, CT_BUDGET_TEXT) > 0)
 		return false;
@@ -381,7 +381,7 @@ static bool capped(struct filler *f)
 
 static void add_variable(struct filler *f, const struct ct_var_desc *d, size_t *count)
 {
-	struct ct_session *s = f->fc.s;
+	const struct ct_values_input *s = f->fc.s;
 	const struct ct_scope *sc = f->fc.scope;
 	if (capped(f))
 		return;
@@ -427,15 +427,15 @@ static void add_variable(struct filler *f, const struct ct_var_desc *d, size_t *
 		v->entry_value = entry_value(f, d, sc->cxx);
 }
 
-void ct_values_frame(struct ct_session *s, const struct ct_raw_stack *raw, size_t index, struct ct_thread *t,
-		     size_t first, size_t count, bool locals)
+void ct_values_frame(const struct ct_values_input *s, const struct ct_raw_stack *raw, size_t index,
+		     const struct ct_core_thread *thread, struct ct_thread *t, size_t first, size_t count, bool locals)
 {
 	if (!s->values || raw->frames[index].signal_trampoline)
 		return;
 	struct filler f = { .t = t };
 	ct_frame_ctx_init(&f.fc, s, raw, index, 0);
 	if (index == 0)
-		f.fc.thread = ct_values_core_thread(s, t);
+		f.fc.thread = thread;
 	// The cache owns the scope; its variable list is filled on first use.
 	struct ct_scope *sc = (struct ct_scope *)f.fc.scope;
 	if (!sc || sc->subprogram < 0)

@@ -117,7 +117,7 @@ struct ct_values {
 };
 
 /** The scope chain of @p addr, cached for the session; NULL when there is no DWARF for it. */
-const struct ct_scope *ct_scope_lookup(struct ct_session *s, uint64_t addr);
+const struct ct_scope *ct_scope_lookup(const struct ct_values_input *s, uint64_t addr);
 
 /** The DIE at the root of @p die's DW_AT_abstract_origin / DW_AT_specification links. */
 void ct_die_origin(Dwarf_Die *die, Dwarf_Die *ret);
@@ -126,7 +126,7 @@ const char *ct_die_function_name(Dwarf_Die *die);
 
 /** A frame as the expression evaluator sees it. */
 struct ct_frame_ctx {
-	struct ct_session *s;
+	const struct ct_values_input *s;
 	const struct ct_raw_stack *raw;
 	size_t index; /**< in raw */
 	uint64_t lookup; /**< pc for exact frames, pc - 1 for callers */
@@ -150,14 +150,12 @@ struct ct_frame_ctx {
  * bytes into @p out (CT_VREG_MAX_BYTES) and their number into *@p len.
  */
 bool ct_frame_vreg(const struct ct_frame_ctx *fc, unsigned regno, uint8_t *out, size_t *len);
-/** The thread of the dump that report thread @p t shows; NULL when none. */
-const struct ct_core_thread *ct_values_core_thread(const struct ct_session *s, const struct ct_thread *t);
 
 /** Sets up @p fc for raw frame @p index. */
-void ct_frame_ctx_init(struct ct_frame_ctx *fc, struct ct_session *s, const struct ct_raw_stack *raw, size_t index,
+void ct_frame_ctx_init(struct ct_frame_ctx *fc, const struct ct_values_input *s, const struct ct_raw_stack *raw, size_t index,
 		       int entry_depth);
 /** Reads @p len bytes of process memory (the dump, else the module file for unmodified text). */
-bool ct_frame_read(struct ct_session *s, uint64_t addr, void *buf, size_t len);
+bool ct_frame_read(const struct ct_values_input *s, uint64_t addr, void *buf, size_t len);
 
 /**
  * The expression of location attribute @p attr that holds at the frame's pc (a location list is
@@ -172,24 +170,24 @@ struct ct_expr_result ct_frame_eval_value(struct ct_frame_ctx *fc, Dwarf_Attribu
  * The call site in raw frame @p index's function whose return address is that frame's pc:
  * *@p ret, and its module's bias. False when DWARF has none. Cached by address.
  */
-bool ct_callsite_at(struct ct_session *s, const struct ct_raw_stack *raw, size_t index, Dwarf_Die *ret,
+bool ct_callsite_at(const struct ct_values_input *s, const struct ct_raw_stack *raw, size_t index, Dwarf_Die *ret,
 		    Dwarf_Addr *bias_ret);
 
 /**
  * Whether call site @p site (in frame @p caller of @p raw) calls the function whose scope is
  * @p callee: 1 yes, 0 no, -1 unknown (an indirect call whose target cannot be computed).
  */
-int ct_callsite_calls(struct ct_session *s, const struct ct_raw_stack *raw, size_t caller, Dwarf_Die *site,
+int ct_callsite_calls(const struct ct_values_input *s, const struct ct_raw_stack *raw, size_t caller, Dwarf_Die *site,
 		      const struct ct_scope *callee);
 
 /** As ct_callsite_calls, by the call site's DW_AT_call_origin only (no registers needed). */
-int ct_callsite_origin_calls(struct ct_session *s, Dwarf_Die *site, const struct ct_scope *site_scope,
+int ct_callsite_origin_calls(const struct ct_values_input *s, Dwarf_Die *site, const struct ct_scope *site_scope,
 			     const struct ct_scope *callee);
 /**
  * The entry address of the function call site @p site (found in @p site_scope) calls directly:
  * its definition's low pc, else the function symbol of its name in the site's module or @p also.
  */
-bool ct_callsite_target_address(struct ct_session *s, Dwarf_Die *site, const struct ct_scope *site_scope,
+bool ct_callsite_target_address(const struct ct_values_input *s, Dwarf_Die *site, const struct ct_scope *site_scope,
 				Dwfl_Module *also, uint64_t *ret);
 /** True for a call site marked DW_AT_call_tail_call (DW_AT_GNU_tail_call). */
 bool ct_callsite_is_tail_call(Dwarf_Die *site);
@@ -232,7 +230,7 @@ struct ct_object {
 };
 
 /** Renders @p obj of type @p type the way gdb prints it into @p b. */
-void ct_render_value(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, const struct ct_object *obj,
+void ct_render_value(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_Die *type, const struct ct_object *obj,
 		     size_t offset, bool cxx, int depth);
 
 #endif

@@ -349,7 +349,7 @@ static bool is_char_type(Dwarf_Die *type)
 }
 
 // The string at @p addr, as gdb shows a char * (up to CT_VALUE_MAX_STRING characters).
-static void add_string_at(struct ct_session *s, struct ct_sbuf *b, uint64_t addr)
+static void add_string_at(const struct ct_values_input *s, struct ct_sbuf *b, uint64_t addr)
 {
 	uint8_t buf[CT_VALUE_MAX_STRING];
 	size_t n = 0;
@@ -382,9 +382,9 @@ static void add_string_at(struct ct_session *s, struct ct_sbuf *b, uint64_t addr
 }
 
 // " <symbol+off>" when @p addr lies inside a sized ELF symbol (gdb's `print symbol`).
-static void add_symbol(struct ct_session *s, struct ct_sbuf *b, uint64_t addr, bool function)
+static void add_symbol(const struct ct_values_input *s, struct ct_sbuf *b, uint64_t addr, bool function)
 {
-	Dwfl_Module *mod = addr ? dwfl_addrmodule(s->mods.dwfl, addr) : NULL;
+	Dwfl_Module *mod = addr ? dwfl_addrmodule(s->mods->dwfl, addr) : NULL;
 	if (!mod)
 		return;
 	GElf_Off off;
@@ -392,7 +392,7 @@ static void add_symbol(struct ct_session *s, struct ct_sbuf *b, uint64_t addr, b
 	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
 	if (!name || name[0] == '$' || (!(sym.st_size && off < sym.st_size) && !(function && off == 0)))
 		return;
-	const char *shown = ct_demangle(&s->mods, name);
+	const char *shown = ct_demangle(s->mods, name);
 	if (!shown)
 		return;
 	if (off)
@@ -401,9 +401,9 @@ static void add_symbol(struct ct_session *s, struct ct_sbuf *b, uint64_t addr, b
 		ct_sbuf_printf(b, " <%.*s>", 96, shown);
 }
 
-static void render_at(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, uint64_t addr, bool cxx, int depth);
+static void render_at(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_Die *type, uint64_t addr, bool cxx, int depth);
 
-static void render_base(struct ct_session *s, struct ct_sbuf *b, size_t size, uint64_t enc,
+static void render_base(const struct ct_values_input *s, struct ct_sbuf *b, size_t size, uint64_t enc,
 			const struct ct_object *obj, size_t off)
 {
 	if (size == 0 || !available(b, obj, off, size))
@@ -464,7 +464,7 @@ static void render_base(struct ct_session *s, struct ct_sbuf *b, size_t size, ui
 	}
 }
 
-static void render_enum(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t, const struct ct_object *obj,
+static void render_enum(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_Die *t, const struct ct_object *obj,
 			size_t off)
 {
 	size_t size = udata(t, DW_AT_byte_size, 4);
@@ -492,7 +492,7 @@ static void render_enum(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t, c
 	ct_sbuf_i64(b, sign_extend(u, size));
 }
 
-static void render_pointer(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t, const struct ct_object *obj,
+static void render_pointer(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_Die *t, const struct ct_object *obj,
 			   size_t off, bool cxx, int depth)
 {
 	size_t size = udata(t, DW_AT_byte_size, s->core->arch->pointer_size);
@@ -520,7 +520,7 @@ static void render_pointer(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t
 		add_string_at(s, b, v);
 }
 
-static void render_aggregate(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t, const struct ct_object *obj,
+static void render_aggregate(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_Die *t, const struct ct_object *obj,
 			     size_t off, bool cxx, int depth)
 {
 	if (depth >= CT_VALUE_MAX_DEPTH) {
@@ -613,7 +613,7 @@ static int array_dims(Dwarf_Die *t, int64_t *dims)
 	return n;
 }
 
-static void render_array_dim(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *elem, size_t elem_size,
+static void render_array_dim(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_Die *elem, size_t elem_size,
 			     const int64_t *dims, int ndims, const struct ct_object *obj, size_t off, bool cxx,
 			     int depth)
 {
@@ -695,7 +695,7 @@ static void render_array_dim(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die 
 
 // What rendering needs of @p type, looked up once per type DIE: deep stacks render the same
 // few types again and again, and each attribute lookup walks the DIE's abbreviation.
-static const struct ct_type_memo *type_info(struct ct_session *s, Dwarf_Die *type)
+static const struct ct_type_memo *type_info(const struct ct_values_input *s, Dwarf_Die *type)
 {
 	struct ct_type_memo *m = &s->values->types[ct_hash_mix((uint64_t)(uintptr_t)type->addr) % CT_VALUES_TYPE_MEMO];
 	if (m->type == type->addr)
@@ -712,7 +712,7 @@ static const struct ct_type_memo *type_info(struct ct_session *s, Dwarf_Die *typ
 	return m;
 }
 
-void ct_render_value(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, const struct ct_object *obj,
+void ct_render_value(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_Die *type, const struct ct_object *obj,
 		     size_t offset, bool cxx, int depth)
 {
 	const struct ct_type_memo *tm = type ? type_info(s, type) : NULL;
@@ -757,7 +757,7 @@ void ct_render_value(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, c
 }
 
 // Renders the object of @p type at @p addr in memory (a reference's target).
-static void render_at(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, uint64_t addr, bool cxx, int depth)
+static void render_at(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_Die *type, uint64_t addr, bool cxx, int depth)
 {
 	struct ct_object *obj = calloc(1, sizeof(*obj));
 	Dwarf_Word size;

@@ -92,13 +92,13 @@ const char *ct_die_function_name(Dwarf_Die *die)
 	return name;
 }
 
-static struct ct_scope *resolve(struct ct_session *s, uint64_t addr)
+static struct ct_scope *resolve(const struct ct_values_input *s, uint64_t addr)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(s->mods.dwfl, addr);
+	Dwfl_Module *mod = dwfl_addrmodule(s->mods->dwfl, addr);
 	Dwarf_Die *scopes = NULL;
 	Dwarf_Addr bias = 0;
 	// The concrete scopes, as the symbolizer finds them (no .debug_aranges needed, LTO origins).
-	int n = mod ? ct_symbolize_scopes(&s->mods, addr, &scopes, &bias) : 0;
+	int n = mod ? ct_symbolize_scopes(s->mods, addr, &scopes, &bias) : 0;
 	if (n <= 0) {
 		free(scopes);
 		return NULL;
@@ -126,7 +126,7 @@ static struct ct_scope *resolve(struct ct_session *s, uint64_t addr)
 	return sc;
 }
 
-const struct ct_scope *ct_scope_lookup(struct ct_session *s, uint64_t addr)
+const struct ct_scope *ct_scope_lookup(const struct ct_values_input *s, uint64_t addr)
 {
 	struct ct_values *v = s->values;
 	if ((v->used_scopes + 1) * 2 > v->num_scopes && !grow(v))

@@ -16,7 +16,7 @@ struct chain {
 };
 
 struct search {
-	struct ct_session *s;
+	const struct ct_values_input *s;
 	const struct ct_scope *callee;
 	struct chain path, found;
 	size_t num_found, visits;
@@ -100,7 +100,7 @@ static void insert_chain(const struct ct_arch_info *arch, struct ct_raw_stack *r
 	}
 }
 
-void ct_values_tail_calls(struct ct_session *s, struct ct_raw_stack *raw, int tid, size_t limit)
+void ct_values_tail_calls(const struct ct_values_input *s, struct ct_raw_stack *raw, int tid, size_t limit)
 {
 	const struct ct_arch_info *arch = s->core->arch;
 	// Inserted frames count against the thread's frame cap (@p limit, and so the frames budget) like others.

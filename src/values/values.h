@@ -7,7 +7,8 @@
  *  - values: location expressions evaluated against each frame's unwound registers and the dump's
  *    memory, DW_OP_entry_value resolved through the caller's DW_TAG_call_site_parameter, rendered
  *    as gdb prints them.
- * Per-session caches (scopes by pc, call sites by return address) live in struct ct_values.
+ * Per-analysis caches (scopes by pc, call sites by return address) live in struct ct_values.
+ * The stage reads what struct ct_values_input names and nothing else of the pipeline.
  */
 #ifndef CT_VALUES_H
 #define CT_VALUES_H
@@ -21,6 +22,19 @@
 
 struct ct_values;
 
+/**
+ * What the values stage reads (all borrowed): the dump's memory and registers, the module set
+ * (DWARF, symbols; its debug files load lazily, so it is not const), the stage's own caches, and
+ * where its text goes: the report's string pool and diagnostics, the work budget (may be NULL).
+ */
+struct ct_values_input {
+	const struct ct_core *core;
+	struct ct_module_set *mods;
+	struct ct_values *values;
+	struct ct_report *report;
+	struct ct_budget *budget;
+};
+
 /** Creates the per-session caches; NULL when out of memory. */
 struct ct_values *ct_values_create(void);
 /** Frees the caches; accepts NULL. */
@@ -30,14 +44,14 @@ void ct_values_destroy(struct ct_values *values);
  * Inserts tail-call frames into @p raw (innermost first) where DWARF call sites say which
  * functions ran in between. Ambiguous chains are left out with an info diagnostic for @p tid.
  */
-void ct_values_tail_calls(struct ct_session *s, struct ct_raw_stack *raw, int tid, size_t limit);
+void ct_values_tail_calls(const struct ct_values_input *s, struct ct_raw_stack *raw, int tid, size_t limit);
 
 /**
  * Fills the parameters (and, when @p locals, the locals) of @p t's frames [@p first, @p first +
- * @p count), which are the inline expansion of raw frame @p index (innermost first). Values go
- * into @p t's variable pool; problems into the report's diagnostics.
+ * @p count), which are the inline expansion of raw frame @p index (innermost first) of the dumped
+ * thread @p thread. Values go into @p t's variable pool; problems into the report's diagnostics.
  */
-void ct_values_frame(struct ct_session *s, const struct ct_raw_stack *raw, size_t index, struct ct_thread *t,
-		     size_t first, size_t count, bool locals);
+void ct_values_frame(const struct ct_values_input *s, const struct ct_raw_stack *raw, size_t index,
+		     const struct ct_core_thread *thread, struct ct_thread *t, size_t first, size_t count, bool locals);
 
 #endif
