@@ -136,9 +136,8 @@ static bool has_debug_info(Elf *elf)
 /** Slots of the set of module names frames landed in (power of two, grown as needed). */
 #define USED_MIN_SLOTS 64
 
-void ct_debug_check_unusable(struct ct_module_set *s)
+void ct_debug_check_unusable(struct ct_module_set *s, const struct ct_thread *threads, size_t num_threads)
 {
-	const struct ct_report *r = s->report;
 	// The modules frames landed in, by their pooled name (one pointer per module name).
 	size_t slots = USED_MIN_SLOTS;
 	while (slots < 2 * s->num_modules)
@@ -147,9 +146,9 @@ void ct_debug_check_unusable(struct ct_module_set *s)
 	if (!used)
 		return;
 	const char *last = NULL;
-	for (size_t t = 0; t < r->num_threads; t++) {
-		for (size_t i = 0; i < r->threads[t].num_frames; i++) {
-			const char *m = r->threads[t].frames[i].module;
+	for (size_t t = 0; t < num_threads; t++) {
+		for (size_t i = 0; i < threads[t].num_frames; i++) {
+			const char *m = threads[t].frames[i].module;
 			if (!m || m == last)
 				continue;
 			last = m;

@@ -14,8 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct ct_module_set;
+#include "coretriage/report.h"
 
+struct ct_module_set;
 
 /**
  * Spends the inflated size of @p elf's compressed sections from the budget. False (and one warning
@@ -31,10 +32,10 @@ bool ct_debug_admit(struct ct_module_set *s, Elf *elf, const char *what);
 bool ct_debug_admit_image(struct ct_module_set *s, uint8_t *image, size_t size, const char *what);
 
 /**
- * Warns about each module that frames landed in whose file holds DWARF that libdw could not read
+ * Warns about each module that frames of @p threads landed in whose file holds DWARF that libdw could not read
  * (a compressed section that does not inflate, a corrupt unit header): the report would otherwise
  * look complete while its source lines are missing.
  */
-void ct_debug_check_unusable(struct ct_module_set *s);
+void ct_debug_check_unusable(struct ct_module_set *s, const struct ct_thread *threads, size_t num_threads);
 
 #endif

@@ -82,27 +82,6 @@ struct ct_module_set {
 };
 
 /**
- * What the stages after the module set read of one process core: the dump, the module set, the
- * caches of values; owned by ct_process_analyze(). Unwinding state is not here: each walk's start
- * is libdwfl's thread argument (unwind_dwfl.c), the frame limit a parameter.
- */
-struct ct_session {
-	const struct ct_options *opts; /**< borrowed */
-	struct ct_core *core; /**< owned */
-	struct ct_report *report; /**< borrowed */
-	struct ct_module_set mods; /**< made by ct_modules_load() */
-	/** Caches of src/values/ (scopes, call sites); owned, NULL when values are not wanted. */
-	struct ct_values *values;
-	/** The analysis' work budget (util/budget.h); borrowed, lives as long as the session. Stages
-	 * spend from it: frames (unwinding), names and values (symbolization, values of variables). */
-	struct ct_budget *budget;
-	/** Dump facts read before the modules (process.c): the signal as the report carries it, and the
-	 * thread it was delivered to, NULL when no thread took one (a snapshot such as gcore). */
-	struct ct_signal_info signal;
-	const struct ct_core_thread *crashed;
-};
-
-/**
  * The modules stage: finds the modules in @p core, matches files, creates the Dwfl, into *@p ret
  * (zeroed first; release with ct_modules_unload() also after an error). Non-fatal problems become
  * diagnostics in @p report.

@@ -17,13 +17,13 @@
 /** Memory that must be free before capstone is called (it allocates its instruction array). */
 #define CT_DISASM_HEADROOM (1u << 20)
 
-void ct_process_disassemble(struct ct_session *s, uint64_t pc)
+void ct_process_disassemble(struct ct_module_set *mods, uint64_t pc)
 {
-	const struct ct_arch_info *arch = s->core->arch;
+	const struct ct_arch_info *arch = mods->core->arch;
 	if (!arch || arch->cs_arch < 0 || pc == 0)
 		return;
 	const struct ct_sym *sym;
-	ct_symbolize(&s->mods, pc, &sym);
+	ct_symbolize(mods, pc, &sym);
 	uint64_t start = pc;
 	size_t n;
 	for (n = 1; n < 32 && sym[n - 1].inlined; n++)
@@ -34,13 +34,13 @@ void ct_process_disassemble(struct ct_session *s, uint64_t pc)
 	uint8_t buf[BEFORE_MAX + AFTER_BYTES];
 	size_t len = (size_t)(pc - start) + AFTER_BYTES;
 	// Shrink from the end until the bytes are readable (the function may end near a page end).
-	while (len > (size_t)(pc - start) && !ct_modules_read_code(&s->mods, start, buf, len))
+	while (len > (size_t)(pc - start) && !ct_modules_read_code(mods, start, buf, len))
 		len -= 8;
 	if (len <= (size_t)(pc - start))
 		return;
 	// capstone does not check its allocations: call it only with room to spare.
 	if (!ct_memory_headroom(CT_DISASM_HEADROOM)) {
-		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "no-memory",
+		ct_report_diag(mods->report, CT_SEVERITY_WARNING, 0, "no-memory",
 			       "out of memory: the disassembly around the pc is left out");
 		return;
 	}
@@ -68,7 +68,7 @@ void ct_process_disassemble(struct ct_session *s, uint64_t pc)
 	}
 	size_t first = pc_index > LINES_BEFORE ? pc_index - LINES_BEFORE : 0;
 	size_t last = pc_index + LINES_AFTER < count ? pc_index + LINES_AFTER : count - 1;
-	struct ct_report *r = s->report;
+	struct ct_report *r = mods->report;
 	r->disasm = calloc(last - first + 1, sizeof(*r->disasm));
 	if (r->disasm) {
 		for (size_t i = first; i <= last; i++) {

@@ -10,8 +10,33 @@
 #include "process/process.h"
 #include "report/diag_codes.h"
 #include "triage/triage.h"
+#include "unwind/stacks.h"
 #include "unwind/unwind.h"
 #include "values/values.h"
+
+/**
+ * The pipeline's own state for one process core, owned by ct_process_analyze(); no stage sees it
+ * whole: each is handed its typed inputs (the module set, struct ct_values_input, the stacks,
+ * struct ct_triage_input). Unwinding state is not here: each walk's start is libdwfl's thread
+ * argument (unwind_dwfl.c), the frame limit a parameter.
+ */
+struct ct_session {
+	const struct ct_options *opts; /**< borrowed */
+	struct ct_core *core; /**< owned */
+	struct ct_report *report; /**< borrowed */
+	struct ct_module_set mods; /**< made by ct_modules_load() */
+	/** Caches of src/values/ (scopes, call sites); owned, NULL when values are not wanted. */
+	struct ct_values *values;
+	/** The analysis' work budget (util/budget.h); borrowed, lives as long as the session. Stages
+	 * spend from it: frames (unwinding), names and values (symbolization, values of variables). */
+	struct ct_budget *budget;
+	/** Dump facts read before the modules: the signal as the report carries it, and the thread it
+	 * was delivered to, NULL when no thread took one (a snapshot such as gcore). */
+	struct ct_signal_info signal;
+	const struct ct_core_thread *crashed;
+	/** The symbolized stacks (unwind → symbolize → values), moved into the report after triage. */
+	struct ct_stacks stacks;
+};
 
 static void fill_process(struct ct_session *s)
 {
@@ -149,14 +174,6 @@ static void fill_registers(struct ct_session *s, const struct ct_core_thread *ct
 	t->num_registers = ct->num_values;
 }
 
-static int compare_threads(const void *a, const void *b)
-{
-	const struct ct_thread *x = a, *y = b;
-	if (x->crashed != y->crashed)
-		return x->crashed ? -1 : 1;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
 static void unwind_all(struct ct_session *s, struct ct_dwfl_walker *walker)
 {
 	struct ct_core *core = s->core;
@@ -164,7 +181,7 @@ static void unwind_all(struct ct_session *s, struct ct_dwfl_walker *walker)
 	bool crashed_assigned = false;
 	for (size_t i = 0; i < core->num_threads; i++) {
 		const struct ct_core_thread *ct = &core->threads[i];
-		struct ct_thread *t = ct_report_add_thread(r);
+		struct ct_thread *t = ct_stacks_add(&s->stacks);
 		if (!t) {
 			// Said, not silent: the report must not look like the process had fewer threads.
 			ct_report_diag(r, CT_SEVERITY_ERROR, 0, "no-memory", "out of memory: %zu of the core's %zu threads are not in the report",
@@ -242,8 +259,7 @@ static void unwind_all(struct ct_session *s, struct ct_dwfl_walker *walker)
 		// Inline frames count too; the budget may run over by one thread's inline expansion.
 		ct_budget_spend(s->budget, CT_BUDGET_FRAMES, t->num_frames);
 	}
-	if (r->num_threads > 1)
-		qsort(r->threads, r->num_threads, sizeof(*r->threads), compare_threads);
+	ct_stacks_sort(&s->stacks);
 }
 
 static void copy_core_problems(struct ct_session *s)
@@ -297,15 +313,17 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 		goto out;
 	unwind_all(&s, walker);
 	ct_modules_to_report(&s.mods);
-	ct_debug_check_unusable(&s.mods);
+	ct_debug_check_unusable(&s.mods, s.stacks.items, s.stacks.count);
 	// Said before triage, which weighs what was lost.
 	ct_budget_report(&budget, report);
-	const struct ct_thread *crashed = ct_report_crashing_thread(report);
-	if (crashed && crashed->num_frames)
-		ct_process_disassemble(&s, crashed->frames[0].pc);
-	else if (!crashed && report->num_threads && report->threads[0].num_frames)
-		ct_process_disassemble(&s, report->threads[0].frames[0].pc);
-	ct_triage_process(&s);
+	const struct ct_thread *subject = ct_stacks_subject(&s.stacks);
+	if (subject && subject->num_frames)
+		ct_process_disassemble(&s.mods, subject->frames[0].pc);
+	const struct ct_triage_input triage = {
+		.core = s.core, .mods = &s.mods, .signal = &s.signal, .crashed = s.crashed,
+		.stacks = &s.stacks, .report = report
+	};
+	ct_triage_process(&triage);
 	// A verdict on part of the notes is never certain: the crashing thread or the signal may be
 	// among those not read ("no crash: snapshot, confidence high" from a padded core).
 	const char *low = ct_confidence_to_string(CT_CONFIDENCE_LOW);
@@ -316,6 +334,8 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 	}
 	ct_budget_report(&budget, report);
 out:
+	// The report model gets the stacks last: no stage before reads threads from it.
+	ct_stacks_move_to_report(&s.stacks, report);
 	ct_modules_unload(&s.mods);
 	ct_values_destroy(s.values);
 	ct_core_destroy(s.core);

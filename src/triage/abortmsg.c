@@ -30,14 +30,14 @@ static bool is_libc(const struct ct_module_state *m)
 	return m->name && (strncmp(m->name, "libc.so", 7) == 0 || strncmp(m->name, "libc-", 5) == 0);
 }
 
-const char *ct_read_abort_msg(struct ct_session *s)
+const char *ct_read_abort_msg(const struct ct_triage_input *s)
 {
 	uint64_t sym = 0;
 	bool found = false;
 	// libc first; the main executable when libc is linked in statically.
 	for (int pass = 0; pass < 2 && !found; pass++) {
-		for (size_t i = 0; i < s->mods.num_modules && !found; i++) {
-			const struct ct_module_state *m = &s->mods.modules[i];
+		for (size_t i = 0; i < s->mods->num_modules && !found; i++) {
+			const struct ct_module_state *m = &s->mods->modules[i];
 			if (!m->dwfl_module || (pass == 0 ? !is_libc(m) : !m->is_main))
 				continue;
 			found = find_symbol(m->dwfl_module, "__abort_msg", &sym);

@@ -122,7 +122,7 @@ static bool location_matches(Dwarf_Die *var, uint64_t pc, Dwarf_Addr bias, const
 	return false;
 }
 
-static const char *search(struct ct_session *s, Dwarf_Die *scopes, int nscopes, uint64_t pc, Dwarf_Addr bias,
+static const char *search(const struct ct_triage_input *s, Dwarf_Die *scopes, int nscopes, uint64_t pc, Dwarf_Addr bias,
 			  const struct want *w, const uint64_t *regs, const bool *valid)
 {
 	for (int i = 0; i < nscopes; i++) {
@@ -157,21 +157,21 @@ static const char *search(struct ct_session *s, Dwarf_Die *scopes, int nscopes, 
 	return NULL;
 }
 
-const char *ct_find_culprit(struct ct_session *s, const struct ct_facts *f, const uint64_t *regs, const bool *valid)
+const char *ct_find_culprit(const struct ct_triage_input *s, const struct ct_facts *f, const uint64_t *regs, const bool *valid)
 {
 	const struct ct_insn_facts *in = &f->insn;
-	if (in->fault_mem < 0 || !s->mods.dwfl)
+	if (in->fault_mem < 0 || !s->mods->dwfl)
 		return NULL;
 	int reg = in->mem[in->fault_mem].base_dwarf;
 	if (reg < 0)
 		return NULL;
 	uint64_t pc = f->pc;
-	Dwfl_Module *mod = dwfl_addrmodule(s->mods.dwfl, pc);
+	Dwfl_Module *mod = dwfl_addrmodule(s->mods->dwfl, pc);
 	if (!mod)
 		return NULL;
 	Dwarf_Addr bias;
 	Dwarf_Die *scopes = NULL;
-	int n = ct_symbolize_scopes(&s->mods, pc, &scopes, &bias);
+	int n = ct_symbolize_scopes(s->mods, pc, &scopes, &bias);
 	if (n <= 0)
 		return NULL;
 	struct want w = { .reg = reg };
@@ -190,7 +190,7 @@ const char *ct_find_culprit(struct ct_session *s, const struct ct_facts *f, cons
 			uint8_t *code = malloc(len);
 			int base;
 			int64_t disp;
-			while (code && len > (size_t)(pc - start) && !ct_modules_read_code(&s->mods, start, code, len))
+			while (code && len > (size_t)(pc - start) && !ct_modules_read_code(s->mods, start, code, len))
 				len--;
 			if (code && len > (size_t)(pc - start) &&
 			    ct_insn_find_slot_load(s->core->arch, code, len, start, pc, reg, &base, &disp) && base >= 0 &&

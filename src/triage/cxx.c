@@ -25,11 +25,11 @@ static bool is_cxx_class(uint64_t v)
 }
 
 /** Demangled "X" when @p p is exactly the address of "typeinfo for X" in some module. */
-static const char *typeinfo_at(struct ct_session *s, uint64_t p)
+static const char *typeinfo_at(const struct ct_triage_input *s, uint64_t p)
 {
 	if (p < 0x10000)
 		return NULL;
-	Dwfl_Module *mod = dwfl_addrmodule(s->mods.dwfl, p);
+	Dwfl_Module *mod = dwfl_addrmodule(s->mods->dwfl, p);
 	if (!mod)
 		return NULL;
 	GElf_Off off;
@@ -44,13 +44,13 @@ static const char *typeinfo_at(struct ct_session *s, uint64_t p)
 		return NULL;
 	memcpy(buf, name, len);
 	buf[len] = '\0';
-	const char *d = ct_demangle(&s->mods, buf);
+	const char *d = ct_demangle(s->mods, buf);
 	if (d && strncmp(d, "typeinfo for ", 13) == 0)
 		return ct_report_strdup(s->report, d + 13);
 	return d;
 }
 
-static const char *from_header(struct ct_session *s, uint64_t hdr, uint64_t *type_ret)
+static const char *from_header(const struct ct_triage_input *s, uint64_t hdr, uint64_t *type_ret)
 {
 	uint64_t cls, type;
 	if (!ct_core_read_word(s->core, hdr, &cls) || !is_cxx_class(cls))
@@ -62,9 +62,9 @@ static const char *from_header(struct ct_session *s, uint64_t hdr, uint64_t *typ
 }
 
 /** The raw symbol at exactly @p p ("_ZTISt13runtime_error"), without a version suffix; NULL otherwise. */
-static const char *symbol_at(struct ct_session *s, uint64_t p, char *buf, size_t size)
+static const char *symbol_at(const struct ct_triage_input *s, uint64_t p, char *buf, size_t size)
 {
-	Dwfl_Module *mod = p >= 0x10000 ? dwfl_addrmodule(s->mods.dwfl, p) : NULL;
+	Dwfl_Module *mod = p >= 0x10000 ? dwfl_addrmodule(s->mods->dwfl, p) : NULL;
 	GElf_Off off;
 	GElf_Sym sym;
 	const char *name = mod ? dwfl_module_addrinfo(mod, p, &off, &sym, NULL, NULL, NULL) : NULL;
@@ -83,7 +83,7 @@ static const char *symbol_at(struct ct_session *s, uint64_t p, char *buf, size_t
  * True when typeinfo @p ti is std::logic_error, std::runtime_error or a class derived from one by
  * single inheritance (__si_class_type_info: vptr, name, __base_type).
  */
-static bool is_std_error(struct ct_session *s, uint64_t ti)
+static bool is_std_error(const struct ct_triage_input *s, uint64_t ti)
 {
 	char buf[256];
 	for (int depth = 0; depth < MAX_BASES && ti; depth++) {
@@ -92,12 +92,12 @@ static bool is_std_error(struct ct_session *s, uint64_t ti)
 			return true;
 		uint64_t vptr;
 		// The vptr points 16 bytes into the vtable of the typeinfo's own class.
-		if (!ct_core_read_word(s->core, ti, &vptr) && !ct_modules_read_code(&s->mods, ti, &vptr, sizeof(vptr)))
+		if (!ct_core_read_word(s->core, ti, &vptr) && !ct_modules_read_code(s->mods, ti, &vptr, sizeof(vptr)))
 			return false;
 		const char *vt = symbol_at(s, vptr - 16, buf, sizeof(buf));
 		if (!vt || strcmp(vt, "_ZTVN10__cxxabiv120__si_class_type_infoE") != 0)
 			return false;
-		if (!ct_core_read_word(s->core, ti + 16, &ti) && !ct_modules_read_code(&s->mods, ti + 16, &ti, sizeof(ti)))
+		if (!ct_core_read_word(s->core, ti + 16, &ti) && !ct_modules_read_code(s->mods, ti + 16, &ti, sizeof(ti)))
 			return false;
 	}
 	return false;
@@ -107,7 +107,7 @@ static bool is_std_error(struct ct_session *s, uint64_t ti)
  * what() of a std::logic_error / std::runtime_error object at @p obj: libstdc++ (GCC 12,
  * stdexcept) keeps the message in a __cow_string right after the vptr, a pointer to the characters.
  */
-static const char *what_of(struct ct_session *s, uint64_t obj, uint64_t type)
+static const char *what_of(const struct ct_triage_input *s, uint64_t obj, uint64_t type)
 {
 	uint64_t p;
 	if (!is_std_error(s, type) || !ct_core_read_word(s->core, obj + 8, &p))
@@ -123,9 +123,9 @@ static const char *what_of(struct ct_session *s, uint64_t obj, uint64_t type)
 	return pooled;
 }
 
-const char *ct_find_exception_type(struct ct_session *s, uint64_t sp, uint64_t stack_end, const char **what_ret)
+const char *ct_find_exception_type(const struct ct_triage_input *s, uint64_t sp, uint64_t stack_end, const char **what_ret)
 {
-	if (!s->core->arch || s->core->arch->pointer_size != 8 || !s->mods.dwfl)
+	if (!s->core->arch || s->core->arch->pointer_size != 8 || !s->mods->dwfl)
 		return NULL;
 	uint64_t end = stack_end - sp > SCAN_BYTES ? sp + SCAN_BYTES : stack_end;
 	// Pass 1: a pointer to the header or to the thrown object just after it.

@@ -1,6 +1,6 @@
 /**
  * @file facts.h
- * Triage of a process core in two steps: facts are gathered from the session into a plain
+ * Triage of a process core in two steps: facts are gathered from the stage outputs (struct ct_triage_input) into a plain
  * struct ct_facts (ct_facts_gather), then an ordered rule table decides the class from those facts
  * alone (ct_classify). Rules are pure functions of the facts, so tests build fact sets by hand.
  *

@@ -1,4 +1,4 @@
-// Facts from a process-core session: signal, mappings, the faulting instruction, stack, frames,
+// Facts from the stage outputs of a process core: signal, mappings, the faulting instruction, stack, frames,
 // abort message, exception type, culprit variable.
 #include <elf.h>
 #include <inttypes.h>
@@ -24,16 +24,16 @@ void ct_facts_storage_deinit(struct ct_facts_storage *st)
 }
 
 // The thread the verdict is about: the one the signal was delivered to, else (a snapshot) the first.
-static const struct ct_core_thread *subject_core_thread(const struct ct_session *s)
+static const struct ct_core_thread *subject_core_thread(const struct ct_triage_input *s)
 {
 	if (s->crashed)
 		return s->crashed;
 	return s->core->num_threads ? &s->core->threads[0] : NULL;
 }
 
-static void gather_signal(struct ct_session *s, struct ct_signal_facts *sig)
+static void gather_signal(const struct ct_triage_input *s, struct ct_signal_facts *sig)
 {
-	const struct ct_signal_info *si = &s->signal;
+	const struct ct_signal_info *si = s->signal;
 	sig->fatal = s->crashed != NULL;
 	sig->signo = si->present ? si->number : 0;
 	sig->has_code = si->has_code;
@@ -73,7 +73,7 @@ static size_t map_floor(const struct ct_mapping_fact *maps, size_t n, uint64_t a
 	return lo ? lo - 1 : n;
 }
 
-static void gather_maps(struct ct_session *s, struct ct_facts_storage *st)
+static void gather_maps(const struct ct_triage_input *s, struct ct_facts_storage *st)
 {
 	const struct ct_core *core = s->core;
 	st->maps = calloc(core->num_segments ? core->num_segments : 1, sizeof(*st->maps));
@@ -142,8 +142,8 @@ static const struct ct_mapping_fact *stack_of(const struct ct_facts_storage *st,
 
 static bool read_data(void *arg, uint64_t addr, void *buf, size_t len)
 {
-	struct ct_session *s = arg;
-	return ct_modules_read_code(&s->mods, addr, buf, len);
+	const struct ct_triage_input *s = arg;
+	return ct_modules_read_code(s->mods, addr, buf, len);
 }
 
 /** Start of the function holding @p pc from its FDE (.eh_frame, else .debug_frame). */
@@ -172,7 +172,7 @@ static bool function_start(Dwfl_Module *mod, uint64_t pc, uint64_t *ret)
  * The core's own LD_PRELOAD: the environment strings sit just below the AT_EXECFN string at the top
  * of the main stack. Reads at most 64 KiB below it. Pooled, or NULL.
  */
-static const char *read_ld_preload(struct ct_session *s)
+static const char *read_ld_preload(const struct ct_triage_input *s)
 {
 	uint64_t execfn;
 	if (!ct_core_auxv(s->core, AT_EXECFN, &execfn))
@@ -197,13 +197,11 @@ static const char *read_ld_preload(struct ct_session *s)
 	return found;
 }
 
-static void gather_frames(struct ct_session *s, struct ct_facts *f, struct ct_facts_storage *st)
+static void gather_frames(const struct ct_triage_input *s, struct ct_facts *f, struct ct_facts_storage *st)
 {
 	struct ct_report *r = s->report;
 	const char *ld_preload = read_ld_preload(s);
-	const struct ct_thread *t = ct_report_crashing_thread(r);
-	if (!t && r->num_threads)
-		t = &r->threads[0];
+	const struct ct_thread *t = ct_stacks_subject(s->stacks);
 	if (!t || !t->num_frames)
 		return;
 	st->frames = calloc(t->num_frames, sizeof(*st->frames));
@@ -230,7 +228,7 @@ static void gather_frames(struct ct_session *s, struct ct_facts *f, struct ct_fa
 		ff->scanned = fr->trust == CT_TRUST_SCAN;
 		// Callers are attributed at pc - 1 (the return address may be past the function's end).
 		uint64_t lookup = i && fr->pc && !t->frames[i - 1].signal_frame ? fr->pc - 1 : fr->pc;
-		const struct ct_module_state *m = ct_modules_find(&s->mods, lookup);
+		const struct ct_module_state *m = ct_modules_find(s->mods, lookup);
 		if (!m) {
 			ff->library = false;
 			ff->own = false;
@@ -270,27 +268,27 @@ static void gather_frames(struct ct_session *s, struct ct_facts *f, struct ct_fa
 	f->stack.truncated = t->truncated;
 }
 
-static void gather_insn(struct ct_session *s, struct ct_facts *f, const uint64_t *regs, const bool *valid,
+static void gather_insn(const struct ct_triage_input *s, struct ct_facts *f, const uint64_t *regs, const bool *valid,
 			size_t num_regs)
 {
 	const struct ct_arch_info *arch = s->core->arch;
 	uint8_t code[16];
 	size_t len = sizeof(code);
-	while (len && !ct_modules_read_code(&s->mods, f->pc, code, len))
+	while (len && !ct_modules_read_code(s->mods, f->pc, code, len))
 		len--;
 	uint8_t before[2];
-	bool have_before = f->pc >= 2 && ct_modules_read_code(&s->mods, f->pc - 2, before, 2);
+	bool have_before = f->pc >= 2 && ct_modules_read_code(s->mods, f->pc - 2, before, 2);
 	// The raw register values (arm's CPSR for the Thumb state) come from the crashing thread's dump.
 	const struct ct_core_thread *ct = subject_core_thread(s);
 	struct ct_insn_ctx ctx = { .regs = regs, .valid = valid, .num_regs = num_regs, .pc = f->pc,
-				   .read = read_data, .arg = s, .values = ct ? ct->values : NULL,
+				   .read = read_data, .arg = (void *)s, .values = ct ? ct->values : NULL,
 				   .num_values = ct ? ct->num_values : 0 };
 	ct_insn_decode(arch, len ? code : NULL, len, have_before ? before : NULL, have_before ? 2 : 0, &ctx,
 		       &f->insn);
 }
 
 /** Says so when no decoder could decode the faulting instruction of a memory fault. */
-static void diag_undecodable(struct ct_session *s, const struct ct_facts *f)
+static void diag_undecodable(const struct ct_triage_input *s, const struct ct_facts *f)
 {
 	const struct ct_insn_facts *in = &f->insn;
 	if (!in->has_decoder || in->decoded || !in->have_bytes || !f->sig.kernel_sent ||
@@ -308,10 +306,10 @@ static void diag_undecodable(struct ct_session *s, const struct ct_facts *f)
  * One huge frame: sp is unmapped, far below the stack, and the caller's sp (from the unwind) is in
  * a writable mapping above it. Returns that mapping, or NULL.
  */
-static const struct ct_mapping_fact *far_stack(struct ct_session *s, const struct ct_facts_storage *st, uint64_t sp,
+static const struct ct_mapping_fact *far_stack(const struct ct_triage_input *s, const struct ct_facts_storage *st, uint64_t sp,
 					       struct ct_facts *f)
 {
-	const struct ct_thread *t = ct_report_crashing_thread(s->report);
+	const struct ct_thread *t = ct_stacks_crashed(s->stacks);
 	if (!t)
 		return NULL;
 	for (size_t i = 1; i < t->num_frames && i < 4; i++) {
@@ -337,7 +335,7 @@ static const struct ct_mapping_fact *far_stack(struct ct_session *s, const struc
  * The facts that hang on one register context (the dump's, or a signal frame's): pc and where it
  * lies, the stack, the instruction and the addresses it computes, the exception and the culprit.
  */
-static void gather_context(struct ct_session *s, struct ct_facts *f, struct ct_facts_storage *st,
+static void gather_context(const struct ct_triage_input *s, struct ct_facts *f, struct ct_facts_storage *st,
 			   const uint64_t *regs, const bool *valid, size_t num_regs, uint64_t pc, uint64_t sp)
 {
 	const struct ct_core *core = s->core;
@@ -366,7 +364,7 @@ static void gather_context(struct ct_session *s, struct ct_facts *f, struct ct_f
 		if (f->has_sp_word) {
 			uint8_t b[CT_ARCH_CALL_BYTES];
 			f->sp_word_after_call = f->sp_word > CT_ARCH_CALL_BYTES && arch->is_after_call &&
-						ct_modules_read_code(&s->mods, f->sp_word - CT_ARCH_CALL_BYTES, b, sizeof(b)) &&
+						ct_modules_read_code(s->mods, f->sp_word - CT_ARCH_CALL_BYTES, b, sizeof(b)) &&
 						arch->is_after_call(b, sizeof(b));
 		}
 		f->has_popped_word = ct_core_read_word(core, sp - f->pointer_size, &f->popped_word);
@@ -396,10 +394,9 @@ static void gather_context(struct ct_session *s, struct ct_facts *f, struct ct_f
  * for a fault (by the handler itself, or a second fault the kernel delivered), the facts of the
  * interrupted context: the original fault, classified with the usual rules at the interrupted frame.
  */
-static void gather_sigframes(struct ct_session *s, struct ct_facts *f, struct ct_facts_storage *st)
+static void gather_sigframes(const struct ct_triage_input *s, struct ct_facts *f, struct ct_facts_storage *st)
 {
-	const struct ct_report *r = s->report;
-	const struct ct_thread *t = ct_report_crashing_thread(r);
+	const struct ct_thread *t = ct_stacks_crashed(s->stacks);
 	const struct ct_arch_info *arch = s->core->arch;
 	if (!t || !arch || !arch->sigframe || !f->sig.fatal)
 		return;
@@ -410,7 +407,7 @@ static void gather_sigframes(struct ct_session *s, struct ct_facts *f, struct ct
 		if (!fr->signal_frame || !fr->has_sp)
 			continue;
 		// The layout its trampoline's code names (arch->sigframe when CFI found the frame).
-		const struct ct_arch_sigframe *l = ct_unwind_sigframe_at(&s->mods, fr->pc);
+		const struct ct_arch_sigframe *l = ct_unwind_sigframe_at(s->mods, fr->pc);
 		if (!ct_sigframe_read(s->core, l ? l : arch->sigframe, i, fr->sp, &sf))
 			continue;
 		// The interrupted instruction, decoded with the interrupted registers.
@@ -458,7 +455,7 @@ static void gather_sigframes(struct ct_session *s, struct ct_facts *f, struct ct
 	}
 }
 
-void ct_facts_gather(struct ct_session *s, struct ct_facts *f, struct ct_facts_storage *st)
+void ct_facts_gather(const struct ct_triage_input *s, struct ct_facts *f, struct ct_facts_storage *st)
 {
 	struct ct_report *r = s->report;
 	const struct ct_core *core = s->core;
@@ -466,7 +463,7 @@ void ct_facts_gather(struct ct_session *s, struct ct_facts *f, struct ct_facts_s
 	memset(f, 0, sizeof(*f));
 	f->blame = -1;
 	f->insn.fault_mem = -1;
-	f->arch = r->input.arch;
+	f->arch = ct_report_strdup(r, core->arch_name ? core->arch_name : "unknown");
 	f->pointer_size = arch ? arch->pointer_size : 8;
 	gather_signal(s, &f->sig);
 	gather_maps(s, st);

@@ -1,12 +1,13 @@
 /**
  * @file gather.h
- * Gathering struct ct_facts from a process-core session (the only part of triage that touches the
- * core, libdwfl and libdw).
+ * Gathering struct ct_facts from the stage outputs of a process core (the only part of triage that
+ * touches the core, libdwfl and libdw).
  */
 #ifndef CT_TRIAGE_GATHER_H
 #define CT_TRIAGE_GATHER_H
 
 #include "modules/modules.h"
+#include "triage/triage.h"
 #include "triage/facts.h"
 
 /** Storage the gathered facts borrow (frames, mappings); released by ct_facts_storage_deinit(). */
@@ -18,8 +19,8 @@ struct ct_facts_storage {
 	struct ct_facts *reraised;
 };
 
-/** Gathers every fact from @p s into @p facts. Strings are pooled in the session's report. */
-void ct_facts_gather(struct ct_session *s, struct ct_facts *facts, struct ct_facts_storage *storage);
+/** Gathers every fact from @p s into @p facts. Strings are pooled in the report. */
+void ct_facts_gather(const struct ct_triage_input *s, struct ct_facts *facts, struct ct_facts_storage *storage);
 void ct_facts_storage_deinit(struct ct_facts_storage *storage);
 
 /**
@@ -27,7 +28,7 @@ void ct_facts_storage_deinit(struct ct_facts_storage *storage);
  * table, the pointer from the dumped .data/.bss, the text from the dumped mmap. Returns the message
  * (pooled) or NULL when there is none.
  */
-const char *ct_read_abort_msg(struct ct_session *s);
+const char *ct_read_abort_msg(const struct ct_triage_input *s);
 
 /**
  * Recovers the type name of the exception being thrown ("std::runtime_error") from the crashing
@@ -36,14 +37,14 @@ const char *ct_read_abort_msg(struct ct_session *s);
  * *@p what_ret (set to NULL first by the caller) receives what() of a std::logic_error or
  * std::runtime_error (or a class derived from one) found through the header.
  */
-const char *ct_find_exception_type(struct ct_session *s, uint64_t sp, uint64_t stack_end, const char **what_ret);
+const char *ct_find_exception_type(const struct ct_triage_input *s, uint64_t sp, uint64_t stack_end, const char **what_ret);
 
 /**
  * Names the variable that held the faulting operand's base register at @p pc in frame 0: located in
  * that register, or (at -O0) in the frame slot the register was loaded from just before. "`n`
  * (local variable of list_sum)", pooled, or NULL.
  */
-const char *ct_find_culprit(struct ct_session *s, const struct ct_facts *facts, const uint64_t *regs,
+const char *ct_find_culprit(const struct ct_triage_input *s, const struct ct_facts *facts, const uint64_t *regs,
 			    const bool *valid);
 
 /**
@@ -52,16 +53,16 @@ const char *ct_find_culprit(struct ct_session *s, const struct ct_facts *facts, 
  * through a GOT slot), names the imported function from the module's .rela.plt/.rela.dyn (.rel.* on
  * i386) through libdwfl's Elf and gelf. Leaves *@p ret zeroed when there is no such call.
  */
-void ct_find_last_call(struct ct_session *s, const struct ct_facts *facts, struct ct_call_facts *ret);
+void ct_find_last_call(const struct ct_triage_input *s, const struct ct_facts *facts, struct ct_call_facts *ret);
 
 /**
  * The own frame, from the blamed (throwing) one outward, whose LSDA has no call-site entry for its
  * pc - 1: the C++ personality routine calls std::terminate there (a noexcept function). -1 when none.
  */
-long ct_find_noexcept_frame(struct ct_session *s, const struct ct_facts *facts);
+long ct_find_noexcept_frame(const struct ct_triage_input *s, const struct ct_facts *facts);
 
 /** Reads the message and location of the panic ct_panic_find() found, into facts->panic. */
-void ct_panic_read(struct ct_session *s, struct ct_facts *facts);
+void ct_panic_read(const struct ct_triage_input *s, struct ct_facts *facts);
 
 /**
  * Reads the signal frame whose trampoline frame (index @p frame) has stack pointer @p sp, with the

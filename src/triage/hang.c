@@ -79,26 +79,18 @@ static const char *wait_text(struct ct_report *r, const struct ct_wait *w)
 	return used ? ct_report_printf(r, "%s(%s)", w->syscall, args) : ct_report_strdup(r, w->syscall);
 }
 
-static const struct ct_thread *thread_by_tid(const struct ct_report *r, int tid)
-{
-	for (size_t i = 0; i < r->num_threads; i++) {
-		if (r->threads[i].tid == tid)
-			return &r->threads[i];
-	}
-	return NULL;
-}
-
 /** "which is in nanosleep(5 s) in slow_flush" / "which is running" / "which is not in the dump". */
-static const char *holder_state(struct ct_report *r, const struct ct_lock *l)
+static const char *holder_state(const struct ct_triage_input *s, const struct ct_lock *l)
 {
+	struct ct_report *r = s->report;
 	if (!l->owner_in_dump)
 		return "which is not a thread of the dump (it exited holding it?)";
-	const struct ct_thread *h = thread_by_tid(r, l->owner);
+	const struct ct_thread *h = ct_stacks_find(s->stacks, l->owner);
 	if (!h)
 		return "";
 	const char *fn = h->wait.present ? h->wait.function : NULL;
 	if (!fn) {
-		long own = ct_waitstate_own_frame(r, h);
+		long own = ct_waitstate_own_frame(s->mods, h);
 		fn = own >= 0 ? h->frames[own].function : NULL;
 	}
 	if (h->wait.present)
@@ -120,18 +112,18 @@ static void add_summary(struct ct_report *r, const char *line)
 }
 
 /** " (threads 12, 13, 14)": the waiters of lock @p index. */
-static const char *waiter_list(struct ct_report *r, long index)
+static const char *waiter_list(struct ct_report *r, const struct ct_stacks *st, long index)
 {
 	char buf[160];
 	size_t used = 0, listed = 0, total = 0;
 	buf[0] = 0;
-	for (size_t i = 0; i < r->num_threads; i++) {
-		const struct ct_wait *w = &r->threads[i].wait;
+	for (size_t i = 0; i < st->count; i++) {
+		const struct ct_wait *w = &st->items[i].wait;
 		if (!w->present || w->lock != index)
 			continue;
 		total++;
 		if (listed < MAX_LISTED && used < sizeof(buf)) {
-			used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%d", listed ? ", " : "", r->threads[i].tid);
+			used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%d", listed ? ", " : "", st->items[i].tid);
 			listed++;
 		}
 	}
@@ -158,8 +150,10 @@ static bool same_call(const struct ct_wait *a, const struct ct_wait *b)
 	return a->function == b->function || (a->function && b->function && !strcmp(a->function, b->function));
 }
 
-static void summarize_locks(struct ct_report *r)
+static void summarize_locks(const struct ct_triage_input *s)
 {
+	struct ct_report *r = s->report;
+	const struct ct_stacks *st = s->stacks;
 	struct ct_hang *h = &r->hang;
 	int *ctids = calloc(h->num_members ? h->num_members : 1, sizeof(int));
 	size_t nc = 0;
@@ -172,15 +166,15 @@ static void summarize_locks(struct ct_report *r)
 		// Locks of a cycle are told by the cycle, unless threads outside it queue for them too.
 		if (l->has_owner && in_cycle(ctids, nc, l->owner)) {
 			bool all = true;
-			for (size_t j = 0; j < r->num_threads && all; j++) {
-				const struct ct_wait *w = &r->threads[j].wait;
-				if (w->present && w->lock == (long)i && !in_cycle(ctids, nc, r->threads[j].tid))
+			for (size_t j = 0; j < st->count && all; j++) {
+				const struct ct_wait *w = &st->items[j].wait;
+				if (w->present && w->lock == (long)i && !in_cycle(ctids, nc, st->items[j].tid))
 					all = false;
 			}
 			if (all)
 				continue;
 		}
-		const char *who = waiter_list(r, (long)i);
+		const char *who = waiter_list(r, st, (long)i);
 		const char *label = lock_label(r, l);
 		const char *verb = l->num_waiters == 1 ? "thread waits" : "threads wait";
 		const char *line;
@@ -188,10 +182,10 @@ static void summarize_locks(struct ct_report *r)
 			line = ct_report_printf(r, "%zu %s on %s (%s): idle until signalled", l->num_waiters, verb, label, who);
 		} else if (!strcmp(l->kind, "thread") && l->has_owner) {
 			line = ct_report_printf(r, "%s %s for thread %d to exit (pthread_join), %s", who,
-						l->num_waiters == 1 ? "waits" : "wait", l->owner, holder_state(r, l));
+						l->num_waiters == 1 ? "waits" : "wait", l->owner, holder_state(s, l));
 		} else if (l->has_owner) {
 			line = ct_report_printf(r, "%zu %s for %s (%s), held by thread %d%s, %s", l->num_waiters, verb, label,
-						who, l->owner, l->owner_died ? " (owner died)" : "", holder_state(r, l));
+						who, l->owner, l->owner_died ? " (owner died)" : "", holder_state(s, l));
 		} else {
 			line = ct_report_printf(r, "%zu %s for %s (%s), holder unknown: %s", l->num_waiters, verb, label, who,
 						l->note ? l->note : "no owner recorded");
@@ -200,26 +194,26 @@ static void summarize_locks(struct ct_report *r)
 	}
 	free(ctids);
 	// Blocking calls other than futex waits, one line per call and waiting function.
-	for (size_t i = 0; i < r->num_threads && h->num_summaries < MAX_SUMMARIES; i++) {
-		const struct ct_wait *w = &r->threads[i].wait;
+	for (size_t i = 0; i < st->count && h->num_summaries < MAX_SUMMARIES; i++) {
+		const struct ct_wait *w = &st->items[i].wait;
 		if (!w->present || w->operation)
 			continue;
 		bool seen = false;
 		for (size_t j = 0; j < i && !seen; j++)
-			seen = same_call(&r->threads[j].wait, w);
+			seen = same_call(&st->items[j].wait, w);
 		if (seen)
 			continue;
 		size_t count = 0;
 		char buf[160];
 		size_t used = 0, listed = 0;
 		buf[0] = 0;
-		for (size_t j = i; j < r->num_threads; j++) {
-			if (!same_call(&r->threads[j].wait, w))
+		for (size_t j = i; j < st->count; j++) {
+			if (!same_call(&st->items[j].wait, w))
 				continue;
 			count++;
 			if (listed < MAX_LISTED && used < sizeof(buf)) {
 				used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%d", listed ? ", " : "",
-							 r->threads[j].tid);
+							 st->items[j].tid);
 				listed++;
 			}
 		}
@@ -230,17 +224,18 @@ static void summarize_locks(struct ct_report *r)
 	}
 }
 
-static void build_cycles(struct ct_session *s)
+static void build_cycles(const struct ct_triage_input *s)
 {
 	struct ct_report *r = s->report;
+	const struct ct_stacks *st = s->stacks;
 	struct ct_hang *h = &r->hang;
-	size_t n = r->num_threads;
+	size_t n = st->count;
 	struct ct_wg_thread *wt = calloc(n ? n : 1, sizeof(*wt));
 	struct ct_wg_lock *wl = calloc(h->num_locks ? h->num_locks : 1, sizeof(*wl));
 	struct ct_wg_result res = { 0 };
 	if (wt && wl) {
 		for (size_t i = 0; i < n; i++)
-			wt[i] = (struct ct_wg_thread){ r->threads[i].tid, r->threads[i].wait.present ? r->threads[i].wait.lock : -1 };
+			wt[i] = (struct ct_wg_thread){ st->items[i].tid, st->items[i].wait.present ? st->items[i].wait.lock : -1 };
 		for (size_t i = 0; i < h->num_locks; i++) {
 			const struct ct_lock *l = &h->locks[i];
 			// Recursive and error-checking mutexes never block their own holder.
@@ -251,7 +246,7 @@ static void build_cycles(struct ct_session *s)
 			h->members = calloc(res.num_order, sizeof(*h->members));
 			if (h->members) {
 				for (size_t k = 0; k < res.num_order; k++) {
-					const struct ct_thread *t = &r->threads[res.order[k]];
+					const struct ct_thread *t = &st->items[res.order[k]];
 					h->members[k] = (struct ct_cycle_member){ t->tid, t->wait.lock, t->wait.function, NULL };
 				}
 				h->num_members = res.num_order;
@@ -261,7 +256,7 @@ static void build_cycles(struct ct_session *s)
 					for (size_t k = c->start; k < c->start + c->length && k < MAX_FRAME_NAMED; k++) {
 						size_t prev = c->start + (k - c->start + c->length - 1) % c->length;
 						long held = h->members[prev].lock;
-						const struct ct_thread *t = &r->threads[res.order[k]];
+						const struct ct_thread *t = &st->items[res.order[k]];
 						if (held >= 0 && (size_t)held < h->num_locks)
 							h->members[k].holds_as = ct_lock_name_from_frame(
 								s, t, t->wait.frame, h->locks[held].address);
@@ -278,9 +273,10 @@ static void build_cycles(struct ct_session *s)
 	free(wl);
 }
 
-void ct_hang_analyze(struct ct_session *s)
+void ct_hang_analyze(const struct ct_triage_input *s)
 {
 	struct ct_report *r = s->report;
+	const struct ct_stacks *st = s->stacks;
 	if (!s->core->arch)
 		return;
 	ct_waitstate_decode(s);
@@ -289,8 +285,8 @@ void ct_hang_analyze(struct ct_session *s)
 		r->hang.glibc = ct_report_printf(r, "%u.%u", major, minor);
 	ct_locks_build(s, ct_glibc_layout_find(s->core->arch->name, major, minor));
 	bool any = false;
-	for (size_t i = 0; i < r->num_threads; i++) {
-		struct ct_wait *w = &r->threads[i].wait;
+	for (size_t i = 0; i < st->count; i++) {
+		struct ct_wait *w = &st->items[i].wait;
 		if (w->present) {
 			w->text = wait_text(r, w);
 			any = true;
@@ -300,7 +296,7 @@ void ct_hang_analyze(struct ct_session *s)
 		return;
 	r->hang.present = true;
 	build_cycles(s);
-	summarize_locks(r);
+	summarize_locks(s);
 }
 
 const char *ct_hang_signature(struct ct_report *r)
@@ -331,10 +327,9 @@ const char *ct_hang_signature(struct ct_report *r)
 	return ct_report_strdup(r, text);
 }
 
-const char *ct_hang_blocked_in(struct ct_session *s)
+const char *ct_hang_blocked_in(const struct ct_triage_input *s)
 {
-	const struct ct_report *r = s->report;
 	int tid = s->crashed ? s->crashed->tid : s->core->num_threads ? s->core->threads[0].tid : 0;
-	const struct ct_thread *t = thread_by_tid(r, tid);
+	const struct ct_thread *t = ct_stacks_find(s->stacks, tid);
 	return t && t->wait.present ? t->wait.text : NULL;
 }

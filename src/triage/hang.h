@@ -15,8 +15,7 @@
 #include <elfutils/libdw.h>
 
 #include "coretriage/report.h"
-
-struct ct_session;
+#include "triage/triage.h"
 
 /* ---- glibc layouts (glibc_layout.c): the one table of offsets, by version and architecture ---- */
 
@@ -87,37 +86,37 @@ bool ct_waitgraph_cycles(const struct ct_wg_thread *threads, size_t num_threads,
 			 size_t num_locks, struct ct_wg_result *ret);
 void ct_wg_result_deinit(struct ct_wg_result *res);
 
-/* ---- steps over a session (waitstate.c, locks.c, lockname.c, hang.c) ---- */
+/* ---- steps over the stage outputs (waitstate.c, locks.c, lockname.c, hang.c) ---- */
 
 /**
- * Decodes the blocking system call of every thread of the session into its report thread's `wait`
+ * Decodes the blocking system call of every thread of the stacks into its `wait`
  * (syscall, arguments, futex object from glibc's frames). Needs the arch table's syscall fields.
  */
-void ct_waitstate_decode(struct ct_session *s);
+void ct_waitstate_decode(const struct ct_triage_input *s);
 
 
 /** The index of the first frame in the program's own code, -1 when none. */
-long ct_waitstate_own_frame(const struct ct_report *r, const struct ct_thread *t);
+long ct_waitstate_own_frame(const struct ct_module_set *mods, const struct ct_thread *t);
 
 /** The ELF symbol (object or function) containing @p address: its start, size and name. */
 struct ct_data_symbol {
 	uint64_t start, size;
 	const char *name; /**< borrowed from libdwfl, valid while the session lives */
 };
-bool ct_data_symbol(struct ct_session *s, uint64_t address, struct ct_data_symbol *ret);
+bool ct_data_symbol(const struct ct_triage_input *s, uint64_t address, struct ct_data_symbol *ret);
 
 /**
  * Names the object at @p address: the DWARF variable and member path holding it ("bank.lock",
  * "locks[1]") when @p use_dwarf, else the ELF symbol ("accounts", "table+0x40"). Pooled, or NULL (heap,
  * stack, no symbol).
  */
-const char *ct_lock_name(struct ct_session *s, uint64_t address, bool use_dwarf);
+const char *ct_lock_name(const struct ct_triage_input *s, uint64_t address, bool use_dwarf);
 
 /**
  * Names a lock outside any symbol (heap, stack) from the waiting frame @p frame of @p t: "&conn->lock",
  * "&job.mu", "m" (lockframe.c). Pooled or NULL.
  */
-const char *ct_lock_name_from_frame(struct ct_session *s, const struct ct_thread *t, long frame, uint64_t lock);
+const char *ct_lock_name_from_frame(const struct ct_triage_input *s, const struct ct_thread *t, long frame, uint64_t lock);
 
 /** @p die without typedef, const, volatile, atomic and restrict (into @p buf); NULL when broken. */
 Dwarf_Die *ct_dwarf_peel_type(Dwarf_Die *die, Dwarf_Die *buf);
@@ -129,19 +128,19 @@ Dwarf_Die *ct_dwarf_peel_type(Dwarf_Die *die, Dwarf_Die *buf);
 bool ct_lock_member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t size);
 
 /** Builds report->hang.locks from the threads' futex waits and links each wait to its lock (locks.c). */
-void ct_locks_build(struct ct_session *s, const struct ct_glibc_layout *layout);
+void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layout *layout);
 
 /** glibc version of the process from libc's (or a static program's) version definitions; false when unknown. */
-bool ct_glibc_version(struct ct_session *s, unsigned *major, unsigned *minor);
+bool ct_glibc_version(const struct ct_triage_input *s, unsigned *major, unsigned *minor);
 
 /** The hang analysis of a process core: wait states, locks, graph, summaries (hang.c). */
-void ct_hang_analyze(struct ct_session *s);
+void ct_hang_analyze(const struct ct_triage_input *s);
 
 /**
  * The blocking call of the thread whose frames triage reads (the crashing thread, else the first
  * thread of the notes), with its waiting function: "nanosleep(5 s)". Pooled, NULL when none.
  */
-const char *ct_hang_blocked_in(struct ct_session *s);
+const char *ct_hang_blocked_in(const struct ct_triage_input *s);
 
 /** Deadlock signature text ("deadlock|f1@lock1|f2@lock2"), pooled; NULL without a cycle (hang.c). */
 const char *ct_hang_signature(struct ct_report *r);

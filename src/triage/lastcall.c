@@ -115,7 +115,7 @@ static const char *import_at(Elf *elf, uint64_t slot)
 	return NULL;
 }
 
-void ct_find_last_call(struct ct_session *s, const struct ct_facts *f, struct ct_call_facts *ret)
+void ct_find_last_call(const struct ct_triage_input *s, const struct ct_facts *f, struct ct_call_facts *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	const struct ct_arch_info *arch = s->core->arch;
@@ -127,7 +127,7 @@ void ct_find_last_call(struct ct_session *s, const struct ct_facts *f, struct ct
 	if (!caller->pc || caller->pc == f->frames[0].pc || f->frames[f->blame - 1].signal_frame)
 		return;
 	uint8_t code[CT_INSN_CALL_WINDOW];
-	if (caller->pc < CT_INSN_CALL_WINDOW || !ct_modules_read_code(&s->mods, caller->pc - CT_INSN_CALL_WINDOW, code, sizeof(code)))
+	if (caller->pc < CT_INSN_CALL_WINDOW || !ct_modules_read_code(s->mods, caller->pc - CT_INSN_CALL_WINDOW, code, sizeof(code)))
 		return;
 	struct ct_call_site site;
 	if (!ct_insn_call_before(arch, code, sizeof(code), caller->pc, &site))
@@ -136,7 +136,7 @@ void ct_find_last_call(struct ct_session *s, const struct ct_facts *f, struct ct
 				   .target = site.target };
 	c.scanned = caller->scanned;
 	// The module that holds the stub (or the GOT slot): the caller's own module.
-	const struct ct_module_state *m = ct_modules_find(&s->mods, site.has_target ? site.target : caller->pc - 1);
+	const struct ct_module_state *m = ct_modules_find(s->mods, site.has_target ? site.target : caller->pc - 1);
 	GElf_Addr bias = 0;
 	Elf *elf = m && m->dwfl_module ? dwfl_module_getelf(m->dwfl_module, &bias) : NULL;
 	if (!elf) {
@@ -154,7 +154,7 @@ void ct_find_last_call(struct ct_session *s, const struct ct_facts *f, struct ct
 		via = "got";
 	} else if (site.has_target && (layout.in_plt || !layout.have_sections)) {
 		uint8_t stub[STUB_BYTES];
-		have_slot = ct_modules_read_code(&s->mods, site.target, stub, sizeof(stub)) &&
+		have_slot = ct_modules_read_code(s->mods, site.target, stub, sizeof(stub)) &&
 			    ct_insn_plt_slot(arch, stub, sizeof(stub), site.target,
 					     layout.pltgot ? layout.pltgot + bias : 0, &slot);
 	}
@@ -164,7 +164,7 @@ void ct_find_last_call(struct ct_session *s, const struct ct_facts *f, struct ct
 		return;
 	}
 	c.symbol = ct_report_strdup(s->report, name);
-	const char *shown = ct_demangle(&s->mods, name);
+	const char *shown = ct_demangle(s->mods, name);
 	c.display = shown ? shown : c.symbol;
 	c.via = via;
 	// Which module the import was bound to: the slot's value in the dump. A slot that still points
@@ -173,7 +173,7 @@ void ct_find_last_call(struct ct_session *s, const struct ct_facts *f, struct ct
 	if (ct_core_read_word(s->core, slot, &bound)) {
 		if (s->core->arch && s->core->arch->pointer_size == 4)
 			bound &= 0xffffffffULL;
-		const struct ct_module_state *bm = ct_modules_find(&s->mods, bound);
+		const struct ct_module_state *bm = ct_modules_find(s->mods, bound);
 		bool unresolved = bm == m && bound - bias >= layout.lo && bound - bias < layout.hi;
 		if (bm && !unresolved) {
 			c.resolved_module = ct_report_strdup(s->report, bm->name);

@@ -76,7 +76,7 @@ static bool var_address(Dwarf_Die *var, Dwarf_Addr pc, Dwarf_Addr bias, bool fb_
  * Names @p lock through variable @p var of @p type located at @p addr: "&name->member" for a pointer
  * to an object holding it, "name" for a pointer to it, "&name.member" for an object holding it.
  */
-static const char *through(struct ct_session *s, const char *name, Dwarf_Die *type, uint64_t addr, uint64_t lock)
+static const char *through(const struct ct_triage_input *s, const char *name, Dwarf_Die *type, uint64_t addr, uint64_t lock)
 {
 	Dwarf_Die buf, *t = ct_dwarf_peel_type(type, &buf);
 	if (!t)
@@ -102,9 +102,9 @@ static const char *through(struct ct_session *s, const char *name, Dwarf_Die *ty
 	return path[0] ? ct_report_printf(s->report, "&%s%s", name, path) : ct_report_printf(s->report, "&%s", name);
 }
 
-const char *ct_lock_name_from_frame(struct ct_session *s, const struct ct_thread *t, long frame, uint64_t lock)
+const char *ct_lock_name_from_frame(const struct ct_triage_input *s, const struct ct_thread *t, long frame, uint64_t lock)
 {
-	if (frame < 0 || (size_t)frame >= t->num_frames || !s->mods.dwfl)
+	if (frame < 0 || (size_t)frame >= t->num_frames || !s->mods->dwfl)
 		return NULL;
 	const struct ct_frame *f = &t->frames[frame];
 	// A caller's pc is a return address: look up the call, one byte before.
@@ -113,7 +113,7 @@ const char *ct_lock_name_from_frame(struct ct_session *s, const struct ct_thread
 	// calls whose origin is in another unit (LTO), where dwfl_module_addrdie + dwarf_getscopes do not.
 	Dwarf_Addr bias;
 	Dwarf_Die *scopes = NULL;
-	int n = ct_symbolize_scopes(&s->mods, lookup, &scopes, &bias);
+	int n = ct_symbolize_scopes(s->mods, lookup, &scopes, &bias);
 	if (n <= 0)
 		return NULL;
 	uint64_t cfa = 0;

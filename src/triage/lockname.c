@@ -17,10 +17,10 @@
 /** Nesting of members and array elements followed. */
 #define MAX_DEPTH 8
 
-bool ct_data_symbol(struct ct_session *s, uint64_t address, struct ct_data_symbol *ret)
+bool ct_data_symbol(const struct ct_triage_input *s, uint64_t address, struct ct_data_symbol *ret)
 {
 	// libdwfl's module ranges cover .bss past the file-backed pages (NT_FILE does not).
-	Dwfl_Module *mod = s->mods.dwfl ? dwfl_addrmodule(s->mods.dwfl, address) : NULL;
+	Dwfl_Module *mod = s->mods->dwfl ? dwfl_addrmodule(s->mods->dwfl, address) : NULL;
 	if (!mod)
 		return false;
 	GElf_Off off;
@@ -147,7 +147,7 @@ static bool find_variable(Dwfl_Module *mod, const char *name, uint64_t addr, Dwa
 	return false;
 }
 
-const char *ct_lock_name(struct ct_session *s, uint64_t address, bool use_dwarf)
+const char *ct_lock_name(const struct ct_triage_input *s, uint64_t address, bool use_dwarf)
 {
 	struct ct_data_symbol sym;
 	if (!ct_data_symbol(s, address, &sym))
@@ -155,10 +155,10 @@ const char *ct_lock_name(struct ct_session *s, uint64_t address, bool use_dwarf)
 	uint64_t off = address - sym.start;
 	char buf[256];
 	snprintf(buf, sizeof(buf), "%s", sym.name);
-	Dwfl_Module *mod = dwfl_addrmodule(s->mods.dwfl, address);
+	Dwfl_Module *mod = dwfl_addrmodule(s->mods->dwfl, address);
 	const struct ct_module_state *m = NULL;
-	for (size_t i = 0; mod && i < s->mods.num_modules && !m; i++)
-		m = s->mods.modules[i].dwfl_module == mod ? &s->mods.modules[i] : NULL;
+	for (size_t i = 0; mod && i < s->mods->num_modules && !m; i++)
+		m = s->mods->modules[i].dwfl_module == mod ? &s->mods->modules[i] : NULL;
 	Dwarf_Die var, type;
 	// System libraries' variables (libc's stdio and malloc locks) are named by their symbol: walking
 	// libc's DWARF for a member path costs more than it tells.

@@ -21,7 +21,7 @@ struct placed {
 	size_t thread;
 };
 
-static bool read_u32(struct ct_session *s, uint64_t addr, uint32_t *ret)
+static bool read_u32(const struct ct_triage_input *s, uint64_t addr, uint32_t *ret)
 {
 	uint8_t b[4];
 	if (!ct_core_read_fast(s->core, addr, b, 4))
@@ -31,14 +31,14 @@ static bool read_u32(struct ct_session *s, uint64_t addr, uint32_t *ret)
 }
 
 /** A symbol starts at @p base with exactly the object's @p size: the object is placed there. */
-static bool symbol_is(struct ct_session *s, uint64_t base, unsigned size)
+static bool symbol_is(const struct ct_triage_input *s, uint64_t base, unsigned size)
 {
 	struct ct_data_symbol sym;
 	return size && ct_data_symbol(s, base, &sym) && sym.start == base && sym.size == size;
 }
 
 /** Recognizes an unknown futex by the symbol holding it: its size and the word's offset in it. */
-static const char *kind_from_symbol(struct ct_session *s, const struct ct_glibc_layout *L, uint64_t addr,
+static const char *kind_from_symbol(const struct ct_triage_input *s, const struct ct_glibc_layout *L, uint64_t addr,
 				    uint64_t *base_ret)
 {
 	struct ct_data_symbol sym;
@@ -59,7 +59,7 @@ static const char *kind_from_symbol(struct ct_session *s, const struct ct_glibc_
 }
 
 /** The start of the object holding futex word @p addr, for a recognized kind. False: not placed. */
-static bool place(struct ct_session *s, const struct ct_glibc_layout *L, const struct ct_wait *w, uint64_t *ret)
+static bool place(const struct ct_triage_input *s, const struct ct_glibc_layout *L, const struct ct_wait *w, uint64_t *ret)
 {
 	uint64_t a = w->address;
 	const char *k = w->object;
@@ -121,7 +121,7 @@ static bool place(struct ct_session *s, const struct ct_glibc_layout *L, const s
 
 static const char *const mutex_types[4] = { "normal", "recursive", "error-checking", "adaptive" };
 
-static void read_mutex(struct ct_session *s, const struct ct_glibc_layout *L, struct ct_lock *l)
+static void read_mutex(const struct ct_triage_input *s, const struct ct_glibc_layout *L, struct ct_lock *l)
 {
 	struct ct_report *r = s->report;
 	uint32_t word, count, owner, kind;
@@ -170,7 +170,7 @@ static void read_mutex(struct ct_session *s, const struct ct_glibc_layout *L, st
 	}
 }
 
-static void read_rwlock(struct ct_session *s, const struct ct_glibc_layout *L, struct ct_lock *l)
+static void read_rwlock(const struct ct_triage_input *s, const struct ct_glibc_layout *L, struct ct_lock *l)
 {
 	struct ct_report *r = s->report;
 	uint32_t readers, writer;
@@ -195,7 +195,7 @@ static void read_rwlock(struct ct_session *s, const struct ct_glibc_layout *L, s
 	}
 }
 
-static void read_lock(struct ct_session *s, const struct ct_glibc_layout *L, struct ct_lock *l)
+static void read_lock(const struct ct_triage_input *s, const struct ct_glibc_layout *L, struct ct_lock *l)
 {
 	struct ct_report *r = s->report;
 	const char *k = l->kind;
@@ -241,7 +241,7 @@ static int compare_int(const void *a, const void *b)
 }
 
 /** @p tids: the dump's tids, sorted. */
-static bool joins_thread(struct ct_session *s, const struct ct_wait *w, const int *tids)
+static bool joins_thread(const struct ct_triage_input *s, const struct ct_wait *w, const int *tids)
 {
 	uint32_t word;
 	if (!w->has_value || !w->value || w->value >= CT_FUTEX_TID_MASK || !w->operation ||
@@ -252,7 +252,7 @@ static bool joins_thread(struct ct_session *s, const struct ct_wait *w, const in
 	if (read_u32(s, w->address, &word) && word != w->value)
 		return false;
 	int tid = (int)w->value;
-	return bsearch(&tid, tids, s->report->num_threads, sizeof(*tids), compare_int) != NULL;
+	return bsearch(&tid, tids, s->stacks->count, sizeof(*tids), compare_int) != NULL;
 }
 
 static int compare_placed(const void *a, const void *b)
@@ -266,24 +266,25 @@ static int compare_placed(const void *a, const void *b)
 	return x->thread < y->thread ? -1 : x->thread > y->thread;
 }
 
-void ct_locks_build(struct ct_session *s, const struct ct_glibc_layout *L)
+void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layout *L)
 {
 	struct ct_report *r = s->report;
-	if (!L || !r->num_threads)
+	struct ct_stacks *st = s->stacks;
+	if (!L || !st->count)
 		return;
-	struct placed *p = calloc(r->num_threads, sizeof(*p));
-	int *tids = calloc(r->num_threads, sizeof(*tids));
+	struct placed *p = calloc(st->count, sizeof(*p));
+	int *tids = calloc(st->count, sizeof(*tids));
 	if (!p || !tids) {
 		free(p);
 		free(tids);
 		return;
 	}
 	size_t n = 0;
-	for (size_t i = 0; i < r->num_threads; i++)
-		tids[i] = r->threads[i].tid;
-	qsort(tids, r->num_threads, sizeof(*tids), compare_int);
-	for (size_t i = 0; i < r->num_threads; i++) {
-		struct ct_thread *t = &r->threads[i];
+	for (size_t i = 0; i < st->count; i++)
+		tids[i] = st->items[i].tid;
+	qsort(tids, st->count, sizeof(*tids), compare_int);
+	for (size_t i = 0; i < st->count; i++) {
+		struct ct_thread *t = &st->items[i];
 		struct ct_wait *w = &t->wait;
 		if (!w->present || !w->object || !w->has_address)
 			continue;
@@ -320,12 +321,12 @@ void ct_locks_build(struct ct_session *s, const struct ct_glibc_layout *L)
 			// DWARF member paths for the first locks; beyond, ELF symbol names only (bounded cost).
 			l->name = ct_lock_name(s, p[i].base, r->hang.num_locks <= MAX_DWARF_NAMES);
 			if (!l->name && r->hang.num_locks <= MAX_DWARF_NAMES) {
-				const struct ct_thread *t = &r->threads[p[i].thread];
+				const struct ct_thread *t = &st->items[p[i].thread];
 				l->name = ct_lock_name_from_frame(s, t, t->wait.frame, p[i].base);
 				l->name_from_frame = l->name != NULL;
 			}
 			read_lock(s, L, l);
-			const struct ct_wait *w = &r->threads[p[i].thread].wait;
+			const struct ct_wait *w = &st->items[p[i].thread].wait;
 			if (!strcmp(l->kind, "thread") && !l->has_owner && !l->has_word && w->has_value && w->value &&
 			    w->value < CT_FUTEX_TID_MASK) {
 				// The tid word is not in the dump: the wait's `val` is what it held when the
@@ -335,11 +336,11 @@ void ct_locks_build(struct ct_session *s, const struct ct_glibc_layout *L)
 				l->owner_field = ct_report_strdup(r, "futex value");
 			}
 			l->owner_in_dump = l->has_owner &&
-					   bsearch(&l->owner, tids, r->num_threads, sizeof(*tids), compare_int) != NULL;
+					   bsearch(&l->owner, tids, st->count, sizeof(*tids), compare_int) != NULL;
 		}
 		struct ct_lock *l = &r->hang.locks[r->hang.num_locks - 1];
 		l->num_waiters++;
-		r->threads[p[i].thread].wait.lock = (long)(r->hang.num_locks - 1);
+		st->items[p[i].thread].wait.lock = (long)(r->hang.num_locks - 1);
 	}
 	free(p);
 	free(tids);

@@ -207,9 +207,9 @@ static bool lsda_terminates(Elf *elf, uint64_t lsda, uint64_t func, uint64_t pc,
 	return cs.ok;
 }
 
-long ct_find_noexcept_frame(struct ct_session *s, const struct ct_facts *f)
+long ct_find_noexcept_frame(const struct ct_triage_input *s, const struct ct_facts *f)
 {
-	const struct ct_thread *t = ct_report_crashing_thread(s->report);
+	const struct ct_thread *t = ct_stacks_crashed(s->stacks);
 	unsigned ptr_size = s->core->arch ? s->core->arch->pointer_size : 8;
 	if (!t || f->blame < 0 || t->num_frames != f->num_frames)
 		return -1;
@@ -219,7 +219,7 @@ long ct_find_noexcept_frame(struct ct_session *s, const struct ct_facts *f)
 		if (!f->frames[i].own || t->frames[i].inlined)
 			continue;
 		uint64_t pc = t->frames[i].pc - 1;
-		const struct ct_module_state *m = ct_modules_find(&s->mods, pc);
+		const struct ct_module_state *m = ct_modules_find(s->mods, pc);
 		Dwarf_Addr bias;
 		Elf *elf = m && m->dwfl_module ? dwfl_module_getelf(m->dwfl_module, &bias) : NULL;
 		if (!elf)

@@ -22,23 +22,23 @@
 #define PANIC_TEXT_MAX 512
 
 /** A word from the dump, or from the module file for read-only data the core left out (.rodata). */
-static bool word(struct ct_session *s, uint64_t addr, uint64_t *ret)
+static bool word(const struct ct_triage_input *s, uint64_t addr, uint64_t *ret)
 {
 	uint8_t b[8];
 	if (ct_core_read_word(s->core, addr, ret))
 		return true;
-	if (!ct_modules_read_code(&s->mods, addr, b, sizeof(b)))
+	if (!ct_modules_read_code(s->mods, addr, b, sizeof(b)))
 		return false;
 	*ret = ct_load64(b, false); // Rust and Go targets read here are little-endian (x86-64, aarch64)
 	return true;
 }
 
 /** Reads @p len bytes of printable UTF-8 text at @p addr into the pool, or NULL. */
-static const char *text_at(struct ct_session *s, uint64_t addr, uint64_t len)
+static const char *text_at(const struct ct_triage_input *s, uint64_t addr, uint64_t len)
 {
 	char buf[PANIC_TEXT_MAX + 1];
 	if (!addr || !len || len > PANIC_TEXT_MAX ||
-	    (!ct_core_read_fast(s->core, addr, buf, (size_t)len) && !ct_modules_read_code(&s->mods, addr, buf, (size_t)len)))
+	    (!ct_core_read_fast(s->core, addr, buf, (size_t)len) && !ct_modules_read_code(s->mods, addr, buf, (size_t)len)))
 		return NULL;
 	for (size_t i = 0; i < len; i++) {
 		unsigned char ch = (unsigned char)buf[i];
@@ -49,7 +49,7 @@ static const char *text_at(struct ct_session *s, uint64_t addr, uint64_t len)
 	return ct_strpool_intern_len(&s->report->strings, buf, (size_t)len);
 }
 
-static bool read_location(struct ct_session *s, uint64_t at, const char **file, int *line, int *col)
+static bool read_location(const struct ct_triage_input *s, uint64_t at, const char **file, int *line, int *col)
 {
 	uint64_t ptr, len, lc;
 	if (!word(s, at, &ptr) || !word(s, at + 8, &len) || !word(s, at + 16, &lc))
@@ -65,16 +65,16 @@ static bool read_location(struct ct_session *s, uint64_t at, const char **file, 
 }
 
 /** Symbol of the first vtable entry (drop_in_place<T>) of a payload's vtable, or NULL. */
-static const char *payload_drop_name(struct ct_session *s, uint64_t vtable)
+static const char *payload_drop_name(const struct ct_triage_input *s, uint64_t vtable)
 {
 	uint64_t drop;
 	if (!word(s, vtable, &drop))
 		return NULL;
-	Dwfl_Module *mod = dwfl_addrmodule(s->mods.dwfl, drop);
+	Dwfl_Module *mod = dwfl_addrmodule(s->mods->dwfl, drop);
 	return mod ? dwfl_module_addrname(mod, drop) : NULL;
 }
 
-static void read_rust(struct ct_session *s, const struct ct_thread *t, struct ct_panic_facts *p)
+static void read_rust(const struct ct_triage_input *s, const struct ct_thread *t, struct ct_panic_facts *p)
 {
 	// Frames of the panic path from the innermost one outward, until user code.
 	for (size_t i = (size_t)p->frame; i < t->num_frames && i < (size_t)p->frame + 16; i++) {
@@ -119,7 +119,7 @@ static void read_rust(struct ct_session *s, const struct ct_thread *t, struct ct
 	}
 }
 
-static void read_go(struct ct_session *s, const struct ct_thread *t, struct ct_panic_facts *p)
+static void read_go(const struct ct_triage_input *s, const struct ct_thread *t, struct ct_panic_facts *p)
 {
 	size_t i = (size_t)p->frame;
 	while (i < t->num_frames && !(t->frames[i].function && strcmp(t->frames[i].function, "runtime.gopanic") == 0))
@@ -136,7 +136,7 @@ static void read_go(struct ct_session *s, const struct ct_thread *t, struct ct_p
 	// above gopanic's frame.
 	uint64_t type, data, x, y, sc;
 	if (p->raiser && strncmp(p->raiser, "runtime.goPanic", 15) == 0 && word(s, hi - 16, &type) &&
-	    word(s, hi - 8, &data) && ct_modules_find(&s->mods, type) && word(s, data, &x) && word(s, data + 8, &y) &&
+	    word(s, hi - 8, &data) && ct_modules_find(s->mods, type) && word(s, data, &x) && word(s, data + 8, &y) &&
 	    word(s, data + 16, &sc) && (uint8_t)(sc >> 8) <= 8) {
 		// runtime/error.go boundsErrorFmt, split around %x and %y.
 		static const char *const parts[][3] = {
@@ -162,10 +162,10 @@ static void read_go(struct ct_session *s, const struct ct_thread *t, struct ct_p
 	}
 	for (uint64_t a = lo; a + 16 <= hi; a += 8) {
 		uint64_t ptr, len;
-		if (!word(s, a, &type) || !word(s, a + 8, &data) || !ct_modules_find(&s->mods, type) || !word(s, data, &ptr) ||
+		if (!word(s, a, &type) || !word(s, a + 8, &data) || !ct_modules_find(s->mods, type) || !word(s, data, &ptr) ||
 		    !word(s, data + 8, &len) || len < 4)
 			continue;
-		const struct ct_module_state *m = ct_modules_find(&s->mods, ptr);
+		const struct ct_module_state *m = ct_modules_find(s->mods, ptr);
 		const char *msg = m ? text_at(s, ptr, len) : NULL;
 		if (msg) {
 			p->message = msg;
@@ -174,9 +174,9 @@ static void read_go(struct ct_session *s, const struct ct_thread *t, struct ct_p
 	}
 }
 
-void ct_panic_read(struct ct_session *s, struct ct_facts *f)
+void ct_panic_read(const struct ct_triage_input *s, struct ct_facts *f)
 {
-	const struct ct_thread *t = ct_report_crashing_thread(s->report);
+	const struct ct_thread *t = ct_stacks_crashed(s->stacks);
 	struct ct_panic_facts *p = &f->panic;
 	if (!t || !p->runtime || p->frame < 0 || (size_t)p->frame >= t->num_frames || t->num_frames != f->num_frames)
 		return;

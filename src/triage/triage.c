@@ -19,7 +19,7 @@ static void fill_abort_message(struct ct_report *r, const struct ct_abort_facts 
 	m->assert_line = a->line;
 }
 
-void ct_triage_process(struct ct_session *s)
+void ct_triage_process(const struct ct_triage_input *s)
 {
 	struct ct_report *r = s->report;
 	struct ct_facts facts;

@@ -47,7 +47,7 @@ static bool interrupted(int64_t ret)
 }
 
 /** Reads a struct timespec (or timeval with @p usec) at @p addr into nanoseconds. */
-static bool read_time(struct ct_session *s, uint64_t addr, unsigned word, bool usec, uint64_t *ret)
+static bool read_time(const struct ct_triage_input *s, uint64_t addr, unsigned word, bool usec, uint64_t *ret)
 {
 	uint8_t buf[16];
 	if (!addr || !ct_core_read_fast(s->core, addr, buf, 2 * word))
@@ -113,10 +113,10 @@ static const char *ct_waitstate_object_from_frames(const struct ct_thread *t, bo
 	return NULL;
 }
 
-long ct_waitstate_own_frame(const struct ct_report *r, const struct ct_thread *t)
+long ct_waitstate_own_frame(const struct ct_module_set *mods, const struct ct_thread *t)
 {
 	for (size_t i = 0; i < t->num_frames; i++) {
-		const struct ct_module *m = ct_report_find_module(r, t->frames[i].pc);
+		const struct ct_module_state *m = ct_modules_find(mods, t->frames[i].pc);
 		if (m && m->path && !ct_path_is_system(m->path) && t->frames[i].function)
 			return (long)i;
 	}
@@ -136,7 +136,7 @@ static uint64_t arg(const struct ct_arch_info *a, const struct ct_core_thread *c
 	return ct->values[idx];
 }
 
-static void decode_args(struct ct_session *s, const struct ct_core_thread *ct, enum ct_syscall sys, unsigned flags,
+static void decode_args(const struct ct_triage_input *s, const struct ct_core_thread *ct, enum ct_syscall sys, unsigned flags,
 			struct ct_wait *w)
 {
 	const struct ct_arch_info *a = s->core->arch;
@@ -220,7 +220,7 @@ static void decode_args(struct ct_session *s, const struct ct_core_thread *ct, e
 	}
 }
 
-static void decode_thread(struct ct_session *s, const struct ct_core_thread *ct, struct ct_thread *t)
+static void decode_thread(const struct ct_triage_input *s, const struct ct_core_thread *ct, struct ct_thread *t)
 {
 	const struct ct_arch_info *a = s->core->arch;
 	if (!ct->has_regs || a->syscall_nr_index < 0 || (size_t)a->syscall_nr_index >= ct->num_values ||
@@ -237,7 +237,7 @@ static void decode_thread(struct ct_session *s, const struct ct_core_thread *ct,
 	uint8_t insn[4];
 	if (a->syscall_insn_len == 0 || ct->pc < a->syscall_insn_len)
 		return;
-	if (ct_modules_read_code(&s->mods, ct->pc - a->syscall_insn_len, insn, a->syscall_insn_len)) {
+	if (ct_modules_read_code(s->mods, ct->pc - a->syscall_insn_len, insn, a->syscall_insn_len)) {
 		if (memcmp(insn, a->syscall_insn, a->syscall_insn_len) != 0)
 			return;
 	} else if (ret == -EINTR_) {
@@ -259,7 +259,7 @@ static void decode_thread(struct ct_session *s, const struct ct_core_thread *ct,
 		w->recognized_by = obj ? ct_report_strdup(s->report, "frames") : NULL;
 		w->wants_write = write;
 	}
-	w->frame = ct_waitstate_own_frame(s->report, t);
+	w->frame = ct_waitstate_own_frame(s->mods, t);
 	w->function = w->frame >= 0 ? t->frames[w->frame].function : NULL;
 }
 
@@ -274,21 +274,21 @@ static int compare_slot(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-void ct_waitstate_decode(struct ct_session *s)
+void ct_waitstate_decode(const struct ct_triage_input *s)
 {
 	const struct ct_core *core = s->core;
-	struct ct_report *r = s->report;
+	struct ct_stacks *st = s->stacks;
 	if (!core->arch || !core->arch->syscalls || !core->num_threads)
 		return;
-	// Report threads are sorted (crashing thread first), core threads are in note order: match by tid.
+	// The stacks are sorted (crashing thread first), core threads are in note order: match by tid.
 	struct tid_slot *slots = calloc(core->num_threads, sizeof(*slots));
 	if (!slots)
 		return;
 	for (size_t j = 0; j < core->num_threads; j++)
 		slots[j] = (struct tid_slot){ core->threads[j].tid, j };
 	qsort(slots, core->num_threads, sizeof(*slots), compare_slot);
-	for (size_t i = 0; i < r->num_threads; i++) {
-		struct ct_thread *t = &r->threads[i];
+	for (size_t i = 0; i < st->count; i++) {
+		struct ct_thread *t = &st->items[i];
 		struct tid_slot key = { t->tid, 0 };
 		const struct tid_slot *hit = bsearch(&key, slots, core->num_threads, sizeof(*slots), compare_slot);
 		if (hit)
