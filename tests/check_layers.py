@@ -7,6 +7,11 @@ own folder and the folders of earlier stages only. Folders of the same stage (th
 include each other. A folder of src/ missing from STAGES fails too: a new folder takes its place in
 the order here and in docs/architecture.md.
 
+Triage reads stage outputs, not the report model: in src/triage/ a field of struct ct_report
+(include/coretriage/report.h) other than the verdict triage writes (TRIAGE_WRITES), reached as
+`r->`, `report->` or `….report->`, and the model's lookups (the functions of report.h taking a
+`const struct ct_report *`, but the label of triage's own hang output) fail.
+
 Usage: check_layers.py ROOT      check the tree at ROOT (the repository)
        check_layers.py --self-test   show that a violation is found (a tree made in a temporary directory)
 """
@@ -34,6 +39,48 @@ STAGES = [
 ]
 RANK = {folder: i for i, stage in enumerate(STAGES) for folder in stage}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+# What triage writes into the report (its verdict, the pooled strings): all it may touch there.
+TRIAGE_WRITES = {"crash", "abort_message", "signature", "hang", "strings"}
+# Lookups of the model that read triage's own output.
+TRIAGE_LOOKUPS = {"ct_report_lock_label"}
+REPORT_ACCESS = re.compile(r"(?<![\w.>])(?:r|report|[\w.>-]*\.report|[\w.>-]*->report)->(\w+)")
+
+
+def report_model(root):
+    """The fields of struct ct_report and the model's lookups (functions taking a const report)."""
+    with open(os.path.join(root, "include/coretriage/report.h"), encoding="utf-8") as f:
+        text = f.read()
+    body = re.search(r"^struct ct_report \{(.*?)^\};", text, re.S | re.M)
+    fields = set()
+    if body:
+        plain = re.sub(r"/\*.*?\*/", "", body.group(1), flags=re.S)
+        fields = set(re.findall(r"(\w+)\s*(?:\[[^]]*\])?\s*;", plain))
+    lookups = set(re.findall(r"(ct_report_\w+)\(const struct ct_report \*", text)) - TRIAGE_LOOKUPS
+    return fields, lookups
+
+
+def check_triage_reads(root):
+    """Places in src/triage/ that read the report model instead of the stage outputs."""
+    fields, lookups = report_model(root)
+    call = re.compile(r"\b(" + "|".join(sorted(lookups)) + r")\s*\(") if lookups else None
+    problems = []
+    tdir = os.path.join(root, "src", "triage")
+    for fn in sorted(os.listdir(tdir)) if os.path.isdir(tdir) else []:
+        if not fn.endswith((".c", ".h")):
+            continue
+        path = os.path.join("src", "triage", fn)
+        with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
+            for lineno, line in enumerate(f, 1):
+                code = line.split("//", 1)[0]
+                for m in REPORT_ACCESS.finditer(code):
+                    if m.group(1) in fields and m.group(1) not in TRIAGE_WRITES:
+                        problems.append(f"{path}:{lineno}: reads the report model's `{m.group(1)}`: triage reads "
+                                        "the stage outputs (struct ct_triage_input, src/triage/triage.h)")
+                for m in call.finditer(code) if call else []:
+                    problems.append(f"{path}:{lineno}: {m.group(1)}() looks up the report model: triage reads "
+                                    "the stage outputs (struct ct_triage_input, src/triage/triage.h)")
+    return problems
 
 
 def folder_of(root, path):
@@ -89,7 +136,7 @@ def check(root):
                         if RANK[other] >= RANK[own]:
                             why = "a later stage" if RANK[other] > RANK[own] else "another folder of the same stage"
                             problems.append(f"{path}:{lineno}: includes {target} ({other}/ is {why} than {own}/)")
-    return problems
+    return problems + check_triage_reads(root)
 
 
 def self_test():
@@ -100,18 +147,24 @@ def self_test():
             "src/triage/triage.c": '#include "process/process.h"\n',
             "src/kernel/k.c": '#include "process/process.h"\n',
             "src/bogus/b.c": "",
+            "include/coretriage/report.h": "struct ct_report {\n\tstruct ct_thread *threads; /**< x */\n"
+                                           "\tstruct ct_crash crash;\n};\n"
+                                           "struct ct_thread *ct_report_crashing_thread(const struct ct_report *report);\n",
+            "src/triage/gather.c": "void f(struct ct_report *r) { r->crash.x = r->threads[0].tid; }\n"
+                                   "void g(const struct ct_triage_input *s) { ct_report_crashing_thread(s->report); }\n",
         }
         for name, text in files.items():
             os.makedirs(os.path.join(tmp, os.path.dirname(name)), exist_ok=True)
             with open(os.path.join(tmp, name), "w") as f:
                 f.write(text)
         problems = check(tmp)
-        want = ["src/triage/triage.c:1:", "src/kernel/k.c:1:", "src/bogus/"]
+        want = ["src/triage/triage.c:1:", "src/kernel/k.c:1:", "src/bogus/", "src/triage/gather.c:1:",
+                "src/triage/gather.c:2:"]
         missing = [w for w in want if not any(p.startswith(w) for p in problems)]
         if missing or len(problems) != len(want):
             print("self-test: expected violations", want, "got", problems)
             return 1
-        print("self-test: the three planted violations are found")
+        print("self-test: the five planted violations are found")
         return 0
 
 
@@ -125,7 +178,7 @@ def main():
     for p in problems:
         print(p)
     if problems:
-        print(f"{len(problems)} include(s) against the stage order (docs/architecture.md)")
+        print(f"{len(problems)} place(s) against the stage order (docs/architecture.md)")
         return 1
     return 0
 
