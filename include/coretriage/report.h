@@ -659,6 +659,8 @@ struct ct_thread *ct_report_add_thread(struct ct_report *report);
 struct ct_frame *ct_thread_add_frame(struct ct_thread *thread);
 /** Appends a variable to @p thread's pool; returns it (zeroed) or NULL when out of memory. */
 struct ct_variable *ct_thread_add_variable(struct ct_thread *thread);
+/** Frees @p count threads' arrays (frames, registers, variables) and @p threads itself; accepts NULL. */
+void ct_threads_free(struct ct_thread *threads, size_t count);
 /** Appends a module; returns it (zeroed, build_id_match = -1) or NULL. */
 struct ct_module *ct_report_add_module(struct ct_report *report);
 /** Appends a crash evidence line (printf). */

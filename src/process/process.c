@@ -179,6 +179,8 @@ static void unwind_all(struct ct_session *s, struct ct_dwfl_walker *walker)
 	struct ct_core *core = s->core;
 	struct ct_report *r = s->report;
 	bool crashed_assigned = false;
+	// Out of memory here, the first thread's add fails and says so.
+	ct_stacks_reserve(&s->stacks, core->num_threads);
 	for (size_t i = 0; i < core->num_threads; i++) {
 		const struct ct_core_thread *ct = &core->threads[i];
 		struct ct_thread *t = ct_stacks_add(&s->stacks);

@@ -42,12 +42,7 @@ bool ct_report_init(struct ct_report *report)
 
 void ct_report_deinit(struct ct_report *report)
 {
-	for (size_t i = 0; i < report->num_threads; i++) {
-		free(report->threads[i].frames);
-		free(report->threads[i].registers);
-		free(report->threads[i].variables);
-	}
-	free(report->threads);
+	ct_threads_free(report->threads, report->num_threads);
 	free(report->modules);
 	free(report->disasm);
 	free(report->diagnostics);
@@ -177,6 +172,16 @@ struct ct_frame *ct_thread_add_frame(struct ct_thread *thread)
 {
 	return array_push((void **)&thread->frames, &thread->num_frames, &thread->capacity_frames,
 			  sizeof(*thread->frames));
+}
+
+void ct_threads_free(struct ct_thread *threads, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		free(threads[i].frames);
+		free(threads[i].registers);
+		free(threads[i].variables);
+	}
+	free(threads);
 }
 
 struct ct_variable *ct_thread_add_variable(struct ct_thread *thread)

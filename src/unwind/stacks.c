@@ -1,24 +1,24 @@
 // The symbolized stacks between unwinding and triage (stacks.h): the threads' array and its order.
 #include <stdlib.h>
-#include <string.h>
 
 #include "unwind/stacks.h"
 
+bool ct_stacks_reserve(struct ct_stacks *st, size_t count)
+{
+	// A power of two from 8, the capacity the report assumes of its arrays (model.c): the report
+	// can keep growing the array it is handed.
+	size_t n = 8;
+	while (n < count)
+		n *= 2;
+	st->items = calloc(n, sizeof(*st->items));
+	st->count = 0;
+	st->capacity = st->items ? n : 0;
+	return st->items != NULL;
+}
+
 struct ct_thread *ct_stacks_add(struct ct_stacks *st)
 {
-	if (st->count == st->capacity) {
-		// Doubling from 8, as the report's own arrays grow (model.c), so that the report can
-		// keep growing the array it is handed.
-		size_t n = st->capacity ? st->capacity * 2 : 8;
-		struct ct_thread *p = reallocarray(st->items, n, sizeof(*p));
-		if (!p)
-			return NULL;
-		st->items = p;
-		st->capacity = n;
-	}
-	struct ct_thread *t = &st->items[st->count++];
-	memset(t, 0, sizeof(*t));
-	return t;
+	return st->count < st->capacity ? &st->items[st->count++] : NULL;
 }
 
 static int compare_threads(const void *a, const void *b)
@@ -74,11 +74,6 @@ void ct_stacks_move_to_report(struct ct_stacks *st, struct ct_report *report)
 
 void ct_stacks_free(struct ct_stacks *st)
 {
-	for (size_t i = 0; i < st->count; i++) {
-		free(st->items[i].frames);
-		free(st->items[i].registers);
-		free(st->items[i].variables);
-	}
-	free(st->items);
+	ct_threads_free(st->items, st->count);
 	*st = (struct ct_stacks){ 0 };
 }

@@ -11,6 +11,7 @@
 #ifndef CT_STACKS_H
 #define CT_STACKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "coretriage/report.h"
@@ -20,7 +21,9 @@ struct ct_stacks {
 	size_t count, capacity;
 };
 
-/** A new zeroed thread at the end; NULL when out of memory. */
+/** Room for @p count threads (zeroed); false when out of memory (then no thread can be added). */
+bool ct_stacks_reserve(struct ct_stacks *st, size_t count);
+/** The next zeroed thread; NULL when the reserved room is used up. */
 struct ct_thread *ct_stacks_add(struct ct_stacks *st);
 /** Orders the threads: the crashing thread first, then by tid. */
 void ct_stacks_sort(struct ct_stacks *st);
