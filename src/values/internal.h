@@ -95,6 +95,7 @@ struct ct_type_memo {
 	Dwarf_Die stripped;
 	int tag;
 	uint64_t size, encoding;
+	bool rust; /**< defined in a Rust unit: rendered in Rust syntax (render_rust.c) */
 };
 #define CT_VALUES_TYPE_MEMO 256
 
@@ -234,5 +235,31 @@ struct ct_object {
 /** Renders @p obj of type @p type the way gdb prints it into @p b. */
 void ct_render_value(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, const struct ct_object *obj,
 		     size_t offset, bool cxx, int depth);
+
+/* render.c's helpers, shared with render_rust.c */
+/** True when @p die belongs to a unit whose DW_AT_language is Rust. */
+bool ct_die_is_rust(Dwarf_Die *die);
+/** Checks bytes [off, off + n) of @p obj; appends gdb's marker and returns false when not all known. */
+bool ct_render_available(struct ct_sbuf *b, const struct ct_object *obj, size_t off, size_t n);
+uint64_t ct_render_uint(const uint8_t *p, size_t n, bool big_endian);
+/** @p s[0..n) in gdb's string notation ("…", <repeats N times>, escapes). */
+void ct_render_chars(struct ct_sbuf *b, const uint8_t *s, size_t n, bool more);
+/** Strips typedefs and qualifiers; false for void. */
+bool ct_render_strip(Dwarf_Die *type, Dwarf_Die *ret);
+bool ct_render_type_of(Dwarf_Die *die, Dwarf_Die *ret);
+uint64_t ct_render_udata(Dwarf_Die *die, int name, uint64_t dflt);
+/** Renders the object of @p type at @p addr in the dump's memory (shallowly). */
+void ct_render_at(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, uint64_t addr, int depth);
+
+/**
+ * Rust's aggregates in Rust syntax, as gdb prints them (render_rust.c): `Path::Type {field: v}`,
+ * tuples `(a, b)`, tuple structs `Type (a, b)`, enums `Path::Enum::Variant(v)`, C-like enums
+ * `Path::Enum::Name`, `&str` as its string, slices `&[T] [a, b]`, arrays `[a, b]`, `()`.
+ * False when @p t (stripped, tag @p tag) is none of these: the C rendering applies.
+ */
+/** Rust's name of @p type (`alloc::vec::Vec<u8, alloc::alloc::Global>`, `*const u8`, `[u8; 4]`); false: none. */
+bool ct_render_rust_type_name(struct ct_sbuf *b, Dwarf_Die *type, int depth);
+bool ct_render_rust(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t, int tag, const struct ct_object *obj,
+		    size_t off, int depth);
 
 #endif

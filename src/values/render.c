@@ -230,6 +230,8 @@ static void decl(struct ct_sbuf *b, Dwarf_Die *type, const char *inner, bool cxx
 
 void ct_render_type_name(struct ct_sbuf *b, Dwarf_Die *type, bool cxx, int depth)
 {
+	if (type && ct_die_is_rust(type) && ct_render_rust_type_name(b, type, depth))
+		return;
 	decl(b, type, "", cxx, depth);
 }
 
@@ -621,8 +623,10 @@ static void render_array_dim(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die 
 	size_t stride = elem_size;
 	for (int i = 1; i < ndims; i++)
 		stride *= dims[i] > 0 ? (size_t)dims[i] : 0;
+	// Rust prints arrays in brackets: [1, 2, 3].
+	bool rust = ct_die_is_rust(elem);
 	if (count < 0 || stride == 0) {
-		add(b, count == 0 ? "{}" : "{...}");
+		add(b, count == 0 ? (rust ? "[]" : "{}") : (rust ? "[...]" : "{...}"));
 		return;
 	}
 	if (ndims == 1 && is_char_type(elem) && elem_size == 1) {
@@ -641,10 +645,10 @@ static void render_array_dim(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die 
 		return;
 	}
 	if (depth >= CT_VALUE_MAX_DEPTH) {
-		add(b, "{...}");
+		add(b, rust ? "[...]" : "{...}");
 		return;
 	}
-	add(b, "{");
+	add(b, rust ? "[" : "{");
 	char prev[CT_VALUE_MAX_TEXT], cur[CT_VALUE_MAX_TEXT];
 	size_t run = 0, shown = 0;
 	prev[0] = 0;
@@ -690,7 +694,7 @@ static void render_array_dim(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die 
 		if (b->cut)
 			return;
 	}
-	add(b, "}");
+	add(b, rust ? "]" : "}");
 }
 
 // What rendering needs of @p type, looked up once per type DIE: deep stacks render the same
@@ -708,6 +712,7 @@ static const struct ct_type_memo *type_info(struct ct_session *s, Dwarf_Die *typ
 			m->size = udata(&m->stripped, DW_AT_byte_size, 0);
 			m->encoding = udata(&m->stripped, DW_AT_encoding, 0);
 		}
+		m->rust = ct_die_is_rust(&m->stripped);
 	}
 	return m;
 }
@@ -721,6 +726,9 @@ void ct_render_value(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, c
 		return;
 	}
 	Dwarf_Die t = tm->stripped;
+	if (tm->rust && (tm->tag != DW_TAG_base_type || tm->size == 0) &&
+	    ct_render_rust(s, b, &t, tm->tag, obj, offset, depth))
+		return;
 	switch (tm->tag) {
 	case DW_TAG_base_type:
 		render_base(s, b, (size_t)tm->size, tm->encoding, obj, offset);
@@ -774,4 +782,47 @@ static void render_at(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, 
 		obj->state[i] = ct_frame_read(s, addr + i, &obj->data[i], 1) ? CT_BYTE_OK : CT_BYTE_UNREADABLE;
 	ct_render_value(s, b, type, obj, 0, cxx, depth);
 	free(obj);
+}
+
+/* ---- the pieces render_rust.c shares (thin exports of the helpers above) ---- */
+
+bool ct_die_is_rust(Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+	return dwarf_diecu(die, &cu, NULL, NULL) && dwarf_srclang(&cu) == DW_LANG_Rust;
+}
+
+bool ct_render_available(struct ct_sbuf *b, const struct ct_object *obj, size_t off, size_t n)
+{
+	return available(b, obj, off, n);
+}
+
+uint64_t ct_render_uint(const uint8_t *p, size_t n, bool big_endian)
+{
+	return get_uint(p, n, big_endian);
+}
+
+void ct_render_chars(struct ct_sbuf *b, const uint8_t *s, size_t n, bool more)
+{
+	add_chars(b, s, n, more);
+}
+
+bool ct_render_strip(Dwarf_Die *type, Dwarf_Die *ret)
+{
+	return strip(type, ret);
+}
+
+bool ct_render_type_of(Dwarf_Die *die, Dwarf_Die *ret)
+{
+	return type_of(die, ret);
+}
+
+uint64_t ct_render_udata(Dwarf_Die *die, int name, uint64_t dflt)
+{
+	return udata(die, name, dflt);
+}
+
+void ct_render_at(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, uint64_t addr, int depth)
+{
+	render_at(s, b, type, addr, false, depth);
 }
