@@ -20,6 +20,8 @@ which are counted and printed, not failed:
              "unspecified" rule read as "same value"), so it knows @entry values and caller frames'
              arguments coretriage leaves out (optimized out);
   labels     gdb lists a goto label of the function as a local "<optimized out>";
+Cases whose crashing thread gdb shows with the same functions (one bug, several toolchains) must
+have one signature.
   local-unknown a caller frame's local that gdb shows with a value and coretriage as optimized out
              (caller-saved guesses; same-named locals of inlined callees' blocks, not listed);
   pretty-printers gdb's libstdc++ Python printers show std::string and std::vector as their contents.
@@ -156,6 +158,9 @@ def main():
         print("no gdb: skipped")
         return 77
     failures, known, compared_frames, compared_values, summary = [], {}, 0, 0, []
+    # One bug built by several toolchains: cases whose crashing threads gdb shows with the same
+    # functions must share a signature (issue 10: gcc -O0/-O2/-Os, no aranges, clang -O2).
+    by_gdb_functions = {}
     for case in cases:
         d = "%s/%s" % (cores, case)
         try:
@@ -168,6 +173,9 @@ def main():
             failures.append("%s: %s" % (case, e))
             continue
         gframes = parse_bt(gdb)
+        if gframes:
+            key = tuple(g["function"] for g in gframes)
+            by_gdb_functions.setdefault(key, []).append((case, (rep.get("signature") or {}).get("hash")))
         start = (len(failures), sum(len(v) for v in known.values()), compared_frames, compared_values)
         thread = next((t for t in rep["threads"] if t["crashed"]), rep["threads"][0] if rep["threads"] else None)
         ours = thread["frames"] if thread else []
@@ -280,6 +288,14 @@ def main():
             n_known, n_fail))
     for line in summary:
         print("case", line)
+    for group in by_gdb_functions.values():
+        if len(group) > 1:
+            hashes = {h for _, h in group}
+            print("same functions in gdb: %s: %s" % (", ".join(c for c, _ in group),
+                                                     "one signature" if len(hashes) == 1 else "signatures differ"))
+            if len(hashes) != 1 or None in hashes:
+                failures.append("same functions in gdb, different signatures: " +
+                                ", ".join("%s %s" % (c, h) for c, h in group))
     for kind, items in sorted(known.items()):
         print("known difference %-11s %d (%s)" % (kind, len(items), "; ".join(items[:3] if len(items) > 3 and not os.environ.get("CT_ORACLE_ALL") else items)))
     for f in failures:
