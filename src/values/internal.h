@@ -248,6 +248,8 @@ void ct_render_chars(struct ct_sbuf *b, const uint8_t *s, size_t n, bool more);
 bool ct_render_strip(Dwarf_Die *type, Dwarf_Die *ret);
 bool ct_render_type_of(Dwarf_Die *die, Dwarf_Die *ret);
 uint64_t ct_render_udata(Dwarf_Die *die, int name, uint64_t dflt);
+/** The name of the enumerator of enum @p t whose value is @p u (@p size bytes, either signedness); NULL: none. */
+const char *ct_render_enumerator(Dwarf_Die *t, uint64_t u, size_t size);
 /** Renders the object of @p type at @p addr in the dump's memory (shallowly). */
 void ct_render_at(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, uint64_t addr, int depth);
 

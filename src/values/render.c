@@ -473,25 +473,32 @@ static void render_enum(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t, c
 	if (!available(b, obj, off, size))
 		return;
 	uint64_t u = get_uint(obj->data + off, size, s->core->big_endian);
+	const char *name = ct_render_enumerator(t, u, size);
+	if (name)
+		add(b, name);
+	else
+		ct_sbuf_i64(b, sign_extend(u, size));
+}
+
+const char *ct_render_enumerator(Dwarf_Die *t, uint64_t u, size_t size)
+{
 	Dwarf_Die e;
-	if (dwarf_child(t, &e) == 0) {
-		int guard = 0;
-		do {
-			Dwarf_Attribute attr;
-			Dwarf_Word w;
-			Dwarf_Sword sw;
-			if (dwarf_tag(&e) != DW_TAG_enumerator || !dwarf_attr(&e, DW_AT_const_value, &attr))
-				continue;
-			bool match = (dwarf_formudata(&attr, &w) == 0 && (w == u || w == (uint64_t)sign_extend(u, size))) ||
-				     (dwarf_formsdata(&attr, &sw) == 0 && sw == sign_extend(u, size));
-			if (match) {
-				const char *name = dwarf_diename(&e);
-				add(b, name ? name : "?");
-				return;
-			}
-		} while (++guard < 100000 && dwarf_siblingof(&e, &e) == 0);
-	}
-	ct_sbuf_i64(b, sign_extend(u, size));
+	if (dwarf_child(t, &e) != 0)
+		return NULL;
+	int guard = 0;
+	do {
+		Dwarf_Attribute attr;
+		Dwarf_Word w;
+		Dwarf_Sword sw;
+		if (dwarf_tag(&e) != DW_TAG_enumerator || !dwarf_attr(&e, DW_AT_const_value, &attr))
+			continue;
+		if ((dwarf_formudata(&attr, &w) == 0 && (w == u || w == (uint64_t)sign_extend(u, size))) ||
+		    (dwarf_formsdata(&attr, &sw) == 0 && sw == sign_extend(u, size))) {
+			const char *name = dwarf_diename(&e);
+			return name ? name : "?";
+		}
+	} while (++guard < 100000 && dwarf_siblingof(&e, &e) == 0);
+	return NULL;
 }
 
 static void render_pointer(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t, const struct ct_object *obj,

@@ -291,27 +291,14 @@ static void render_enumeration(struct ct_session *s, struct ct_sbuf *b, Dwarf_Di
 	if (size == 0 || size > 8 || !ct_render_available(b, obj, off, size))
 		return;
 	uint64_t u = ct_render_uint(obj->data + off, size, s->core->big_endian);
-	uint64_t mask = size >= 8 ? UINT64_MAX : (UINT64_C(1) << (size * 8)) - 1;
-	Dwarf_Die e;
-	if (dwarf_child(t, &e) == 0) {
-		int guard = 0;
-		do {
-			Dwarf_Attribute attr;
-			Dwarf_Word w;
-			Dwarf_Sword sw;
-			if (dwarf_tag(&e) != DW_TAG_enumerator || !dwarf_attr(&e, DW_AT_const_value, &attr))
-				continue;
-			if ((dwarf_formudata(&attr, &w) == 0 && (w & mask) == u) ||
-			    (dwarf_formsdata(&attr, &sw) == 0 && ((uint64_t)sw & mask) == u)) {
-				add_qualified_name(b, t);
-				add(b, "::");
-				const char *n = dwarf_diename(&e);
-				add(b, n ? n : "?");
-				return;
-			}
-		} while (++guard < MAX_CHILDREN && dwarf_siblingof(&e, &e) == 0);
+	const char *name = ct_render_enumerator(t, u, size);
+	if (!name) {
+		ct_sbuf_u64(b, u);
+		return;
 	}
-	ct_sbuf_u64(b, u);
+	add_qualified_name(b, t);
+	add(b, "::");
+	add(b, name);
 }
 
 bool ct_render_rust(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t, int tag, const struct ct_object *obj,
