@@ -270,7 +270,9 @@ static void describe(struct collector *c, Dwarf_Die *var, bool is_param)
 	ct_render_type_name(&tb, d->has_type ? &d->type_die : NULL, sc->cxx, 0);
 	d->type = ct_report_strdup(c->s->report, tbuf);
 	Dwarf_Word size = 0;
-	if (d->has_type && dwarf_aggregate_size(&d->type_die, &size) != 0)
+	Dwarf_Die full;
+	if (d->has_type && dwarf_aggregate_size(&d->type_die, &size) != 0 &&
+	    !(ct_values_complete_type(c->s->values, &d->type_die, &full) && dwarf_aggregate_size(&full, &size) == 0))
 		size = 0;
 	else
 		d->sized = d->has_type;

@@ -98,6 +98,9 @@ struct ct_type_memo {
 	bool rust; /**< defined in a Rust unit: rendered in Rust syntax (render_rust.c) */
 };
 #define CT_VALUES_TYPE_MEMO 256
+/** Dwarf files (modules) whose types are indexed by name; more share the last slot's fate (none). */
+#define CT_VALUES_TYPE_INDEXES 16
+struct ct_type_index;
 
 struct ct_values {
 	struct scope_slot *scopes;
@@ -115,7 +118,19 @@ struct ct_values {
 	/** Rendered values by (type, bytes): deep stacks pass the same pointers and counters down. */
 	struct ct_value_memo memo[CT_VALUES_MEMO];
 	struct ct_type_memo types[CT_VALUES_TYPE_MEMO];
+	/** Complete types by name, one index per Dwarf met (type_complete.c); owned. */
+	struct {
+		Dwarf *dbg;
+		struct ct_type_index *index;
+	} type_indexes[CT_VALUES_TYPE_INDEXES];
 };
+
+/**
+ * The definition of @p type when it is a declaration of a structure, class, union or enum type
+ * (DW_AT_declaration) and some unit of its module defines it, as gdb resolves opaque types;
+ * false otherwise (then the declaration is all there is).
+ */
+bool ct_values_complete_type(struct ct_values *v, Dwarf_Die *type, Dwarf_Die *ret);
 
 /** The scope chain of @p addr, cached for the session; NULL when there is no DWARF for it. */
 const struct ct_scope *ct_scope_lookup(struct ct_session *s, uint64_t addr);

@@ -714,6 +714,9 @@ static const struct ct_type_memo *type_info(struct ct_session *s, Dwarf_Die *typ
 	*m = (struct ct_type_memo){ .type = type->addr };
 	m->ok = strip(type, &m->stripped);
 	if (m->ok) {
+		Dwarf_Die full;
+		if (dwarf_hasattr(&m->stripped, DW_AT_declaration) && ct_values_complete_type(s->values, &m->stripped, &full))
+			m->stripped = full;
 		m->tag = dwarf_tag(&m->stripped);
 		if (m->tag == DW_TAG_base_type) {
 			m->size = udata(&m->stripped, DW_AT_byte_size, 0);

@@ -18,12 +18,11 @@ which are counted and printed, not failed:
              frame for the function itself; coretriage shows both;
   caller-saved gdb takes a caller-saved register of a caller frame from the frame it called (DWARF's
              "unspecified" rule read as "same value"), so it knows @entry values and caller frames'
-             arguments coretriage leaves out (optimized out);
-  labels     gdb lists a goto label of the function as a local "<optimized out>";
+             arguments and locals coretriage leaves out (optimized out);
+  labels     gdb lists a goto label of the function, or a variable of an inlined function's abstract
+             block that has no concrete block at the pc, as a local "<optimized out>";
 Cases whose crashing thread gdb shows with the same functions (one bug, several toolchains) must
 have one signature.
-  local-unknown a caller frame's local that gdb shows with a value and coretriage as optimized out
-             (caller-saved guesses; same-named locals of inlined callees' blocks, not listed);
   pretty-printers gdb's libstdc++ Python printers show std::string and std::vector as their contents.
 
     gdbvalues.py CORETRIAGE CORES_DIR CASE...
@@ -266,10 +265,9 @@ def main():
                 elif v is None:
                     failures.append("%s: #%d %s: local %s missing" % (case, g["index"], g["function"], name))
                 elif k > 0 and normalize(value) != "<optimized out>" and v.get("optimized_out") and not v.get("value"):
-                    # A caller frame's local gdb has a value for and coretriage not: gdb's guess of a
-                    # caller-saved register, or (Rust's std::panicking::try) a second local of the
-                    # same name in an inlined callee's block, which coretriage does not list.
-                    note("local-unknown", "#%d %s %s=%s" % (g["index"], g["function"], name, value))
+                    # As for arguments: a caller frame's local in a caller-saved register, which gdb
+                    # takes from the frame it called (begin_panic_handler's msg in rax).
+                    note("caller-saved", "#%d %s %s=%s" % (g["index"], g["function"], name, value))
                 elif normalize(value) != normalize(v["value"]) and printed_by_gdb_python(value, v["value"]):
                     note("pretty-printers", "#%d %s %s" % (g["index"], g["function"], name))
                 elif normalize(value) != normalize(v["value"]) and data_names(value, v["value"]):
