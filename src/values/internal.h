@@ -252,6 +252,8 @@ void ct_render_value(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, c
 		     size_t offset, bool cxx, int depth);
 
 /* render.c's helpers, shared with render_rust.c */
+/** Before an aggregate's next element: ", " after the first; "..." and false at CT_VALUE_MAX_ELEMENTS. */
+bool ct_render_next_element(struct ct_sbuf *b, size_t *shown);
 /** True when @p die belongs to a unit whose DW_AT_language is Rust. */
 bool ct_die_is_rust(Dwarf_Die *die);
 /** Checks bytes [off, off + n) of @p obj; appends gdb's marker and returns false when not all known. */

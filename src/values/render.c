@@ -551,12 +551,8 @@ static void render_aggregate(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die 
 			Dwarf_Die mt;
 			if (!type_of(&m, &mt))
 				continue;
-			if (shown)
-				add(b, ", ");
-			if (shown == CT_VALUE_MAX_ELEMENTS) {
-				add(b, "...");
+			if (!ct_render_next_element(b, &shown))
 				break;
-			}
 			const char *name = dwarf_diename(&m);
 			Dwarf_Die mts;
 			if (tag == DW_TAG_inheritance) {
@@ -568,7 +564,6 @@ static void render_aggregate(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die 
 				add(b, name);
 				add(b, " = ");
 			}
-			shown++;
 			uint64_t moff = udata(&m, DW_AT_data_member_location, 0);
 			uint64_t bits = udata(&m, DW_AT_bit_size, 0);
 			if (bits) {
@@ -795,6 +790,18 @@ static void render_at(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, 
 }
 
 /* ---- the pieces render_rust.c shares (thin exports of the helpers above) ---- */
+
+bool ct_render_next_element(struct ct_sbuf *b, size_t *shown)
+{
+	if (*shown)
+		add(b, ", ");
+	if (*shown == CT_VALUE_MAX_ELEMENTS) {
+		add(b, "...");
+		return false;
+	}
+	(*shown)++;
+	return true;
+}
 
 bool ct_die_is_rust(Dwarf_Die *die)
 {

@@ -73,13 +73,8 @@ static void render_fields(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t,
 			Dwarf_Die mt;
 			if (!is_field(&m) || !ct_render_type_of(&m, &mt))
 				continue;
-			if (shown)
-				add(b, ", ");
-			if (shown == CT_VALUE_MAX_ELEMENTS) {
-				add(b, "...");
+			if (!ct_render_next_element(b, &shown))
 				break;
-			}
-			shown++;
 			if (!tuple) {
 				const char *name = dwarf_diename(&m);
 				add(b, name ? name : "?");
@@ -155,10 +150,11 @@ static bool render_slice(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t, 
 		return false;
 	add(b, name);
 	add(b, " [");
+	size_t shown = 0;
 	for (uint64_t i = 0; i < length; i++) {
-		if (i)
-			add(b, ", ");
-		if (i == CT_VALUE_MAX_ELEMENTS || (esize == 0 && i == 1)) {
+		if (!ct_render_next_element(b, &shown))
+			break;
+		if (esize == 0 && i == 1) { // zero-sized elements: one stands for all
 			add(b, "...");
 			break;
 		}
