@@ -96,6 +96,7 @@ struct ct_type_memo {
 	int tag;
 	uint64_t size, encoding;
 	bool rust; /**< defined in a Rust unit: rendered in Rust syntax (render_rust.c) */
+	uint8_t cxx_printer; /**< enum ct_cxx_printer: a libstdc++ type shown as gdb's printers do */
 };
 #define CT_VALUES_TYPE_MEMO 256
 /** Dwarf files (modules) whose types are indexed by name; more share the last slot's fate (none). */
@@ -278,6 +279,17 @@ void ct_render_at(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, uint
  */
 /** Rust's name of @p type (`alloc::vec::Vec<u8, alloc::alloc::Global>`, `*const u8`, `[u8; 4]`); false: none. */
 bool ct_render_rust_type_name(struct ct_sbuf *b, Dwarf_Die *type, int depth);
+/** The libstdc++ types render_cxx.c shows as gdb's libstdc++ pretty-printers do. */
+enum ct_cxx_printer { CT_CXX_NONE, CT_CXX_STRING, CT_CXX_VECTOR, CT_CXX_ITERATOR };
+/** Which printer struct/class @p t (stripped) takes, by its qualified name. */
+enum ct_cxx_printer ct_cxx_printer_of(Dwarf_Die *t);
+/**
+ * Renders @p obj at @p off with @p printer: std::string as `"text"`, std::vector as `std::vector
+ * of length N, capacity C = {…}`, an iterator as its element. False when the layout is not the
+ * expected one (nothing written): the structure is shown instead.
+ */
+bool ct_render_cxx(struct ct_session *s, struct ct_sbuf *b, enum ct_cxx_printer printer, Dwarf_Die *t,
+		   const struct ct_object *obj, size_t off, int depth);
 bool ct_render_rust(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t, int tag, const struct ct_object *obj,
 		    size_t off, int depth);
 
