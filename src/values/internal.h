@@ -270,6 +270,9 @@ uint64_t ct_render_udata(Dwarf_Die *die, int name, uint64_t dflt);
 const char *ct_render_enumerator(Dwarf_Die *t, uint64_t u, size_t size);
 /** Renders the object of @p type at @p addr in the dump's memory (shallowly). */
 void ct_render_at(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, uint64_t addr, int depth);
+/** "e0, e1, …": @p count elements of @p elem_size bytes from @p addr (capped at CT_VALUE_MAX_ELEMENTS). */
+void ct_render_elements_at(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *elem, uint64_t addr, uint64_t count,
+			   uint64_t elem_size, int depth);
 
 /**
  * Rust's aggregates in Rust syntax, as gdb prints them (render_rust.c): `Path::Type {field: v}`,

@@ -859,3 +859,18 @@ void ct_render_at(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, uint
 {
 	render_at(s, b, type, addr, false, depth);
 }
+
+void ct_render_elements_at(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *elem, uint64_t addr, uint64_t count,
+			   uint64_t elem_size, int depth)
+{
+	size_t shown = 0;
+	for (uint64_t i = 0; i < count && !b->cut; i++) {
+		if (!ct_render_next_element(b, &shown))
+			break;
+		if (elem_size == 0 && i == 1) { // zero-sized elements: one stands for all
+			add(b, "...");
+			break;
+		}
+		render_at(s, b, elem, addr + i * elem_size, false, depth + 1);
+	}
+}

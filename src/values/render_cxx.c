@@ -109,15 +109,9 @@ static bool render_vector(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t,
 	if (!length)
 		return true;
 	add(b, " = {");
-	size_t shown = 0;
-	for (uint64_t i = 0; i < length; i++) {
-		if (!ct_render_next_element(b, &shown))
-			break;
-		ct_render_at(s, b, &elem, start + i * esize, depth + 1);
-		if (b->cut)
-			return true;
-	}
-	add(b, "}");
+	ct_render_elements_at(s, b, &elem, start, length, esize, depth);
+	if (!b->cut)
+		add(b, "}");
 	return true;
 }
 
