@@ -135,10 +135,12 @@ def normalize(v):
 
 def printed_by_gdb_python(gdb_value, ours):
     """libstdc++'s Python pretty-printers failed on an object that is not initialized yet (gdb's text
-    is an error, a field left empty after a Python exception, or a vector of negative capacity);
+    is an error, a field left empty after a Python exception, a vector of negative capacity, or ""
+    for a string whose characters are unreadable);
     coretriage's printers (src/values/render_cxx.c) refuse such a layout and show the structure."""
     v = gdb_value or ""
-    return "<error reading variable" in v or re.search(r"= [,}]", v) is not None or "capacity -" in v
+    return "<error reading variable" in v or re.search(r"= [,}]", v) is not None or "capacity -" in v or \
+        ('""' in v and "<unreadable" in (ours or ""))  # a string whose characters cannot be read
 
 
 def data_names(gdb_value, ours):
