@@ -73,13 +73,8 @@ static void render_fields(const struct ct_values_input *s, struct ct_sbuf *b, Dw
 			Dwarf_Die mt;
 			if (!is_field(&m) || !ct_render_type_of(&m, &mt))
 				continue;
-			if (shown)
-				add(b, ", ");
-			if (shown == CT_VALUE_MAX_ELEMENTS) {
-				add(b, "...");
+			if (!ct_render_next_element(b, &shown))
 				break;
-			}
-			shown++;
 			if (!tuple) {
 				const char *name = dwarf_diename(&m);
 				add(b, name ? name : "?");
@@ -155,18 +150,9 @@ static bool render_slice(const struct ct_values_input *s, struct ct_sbuf *b, Dwa
 		return false;
 	add(b, name);
 	add(b, " [");
-	for (uint64_t i = 0; i < length; i++) {
-		if (i)
-			add(b, ", ");
-		if (i == CT_VALUE_MAX_ELEMENTS || (esize == 0 && i == 1)) {
-			add(b, "...");
-			break;
-		}
-		ct_render_at(s, b, &elem, data + i * esize, depth + 1);
-		if (b->cut)
-			return true;
-	}
-	add(b, "]");
+	ct_render_elements_at(s, b, &elem, data, length, esize, depth);
+	if (!b->cut)
+		add(b, "]");
 	return true;
 }
 
