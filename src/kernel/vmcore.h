@@ -73,7 +73,7 @@ struct ct_vmcore {
 	struct _kdump_ctx *ctx;
 	/** The dump file; for a flattened stream, the memfd holding the rebuilt KDUMP file. */
 	int fd;
-	/** Input kind from ct_kernel_probe(), static string. */
+	/** The format's name from the probe chain (dump/format.h), static string. */
 	const char *kind;
 	/** True for dumps written by QEMU (pr_pid is a vCPU number there). */
 	bool qemu;
