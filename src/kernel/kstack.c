@@ -9,7 +9,6 @@
 // it (trust "scan"). What is kernel-specific stays here: which stack, what counts as a return address
 // (kernel and module text), kallsyms names, the report's frames.
 #include <inttypes.h>
-#include <string.h>
 
 #include "arch/arch.h"
 #include "kernel/orc.h"
@@ -64,11 +63,6 @@ static bool after_call(struct ct_vmcore *vm, uint64_t ret_addr)
 	if (!vm->arch->is_after_call || !ct_vmcore_try_read(vm, ret_addr - sizeof(before), before, sizeof(before)))
 		return false;
 	return vm->arch->is_after_call(before, sizeof(before));
-}
-
-static bool vm_read(void *arg, uint64_t addr, void *buf, size_t len)
-{
-	return ct_vmcore_try_read(arg, addr, buf, len);
 }
 
 // A direct call (e8 rel32) just before @p ret_addr that calls @p target.
@@ -254,8 +248,7 @@ static size_t walk(struct kwalk *w, const struct ct_cpu_state *cpu, bool *failed
 	struct ct_unwind_loop l = {
 		.frames = w->thread->num_frames,
 		.max_frames = w->limit,
-		.stack_size = stack_size(w->vm),
-		.max_switches = MAX_STACK_SWITCHES,
+		.policy = { .stack_size = stack_size(w->vm), .max_switches = MAX_STACK_SWITCHES },
 		.not_outward = fp_walk ? CT_STOP_FP_NOT_OUTWARD : CT_STOP_ORC_NOT_OUTWARD,
 		.too_many_switches = fp_walk ? CT_STOP_FP_TOO_MANY_SWITCHES : CT_STOP_ORC_TOO_MANY_SWITCHES,
 		.step = fp_walk ? kfp_step : korc_step,
@@ -360,7 +353,7 @@ void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const 
 		return;
 	}
 	struct kwalk w = { .vm = vm,
-			   .mem = { .arch = arch, .read = vm_read, .arg = vm },
+			   .mem = ct_vmcore_mem(vm),
 			   .ks = ks,
 			   .report = report,
 			   .thread = thread,

@@ -30,7 +30,7 @@ struct ct_unwind_mem {
 
 /** A word (the architecture's pointer size, its byte order) at @p addr. */
 bool ct_unwind_mem_word(const struct ct_unwind_mem *m, uint64_t addr, uint64_t *ret);
-/** A process core's memory (its segment table) as a struct ct_unwind_mem. */
+/** A process core's memory (its segment table) as a struct ct_unwind_mem (a vmcore's: ct_vmcore_mem()). */
 struct ct_unwind_mem ct_unwind_core_mem(const struct ct_core *core);
 
 /* --- step_frame_record.c ------------------------------------------------------------------------ */
@@ -150,13 +150,30 @@ struct ct_unwind_frame {
 	uint64_t resume;
 };
 
+/**
+ * The rule every walk's frames obey, the libdwfl loop's (unwind_dwfl.c) and ct_unwind_loop_run()'s:
+ * a caller's cfa (its sp) lies outward of its callee's on the same stack; another stack (a kernel's
+ * interrupt stack back to the task's) is allowed max_switches times.
+ */
+struct ct_unwind_policy {
+	/** Stacks are this big and this aligned: a cfa on another stack is a stack switch (0: one stack). */
+	uint64_t stack_size;
+	unsigned max_switches;
+	/** An equal cfa is accepted for another pc (a leaf without a frame of its own), never for the same. */
+	bool equal_cfa_ok;
+};
+
+enum ct_policy_verdict { CT_POLICY_OK, CT_POLICY_NOT_OUTWARD, CT_POLICY_TOO_MANY_SWITCHES };
+
+/** Checks a caller (@p cfa, @p pc) against its callee (@p prev_cfa, @p prev_pc); *@p switches counts. */
+enum ct_policy_verdict ct_unwind_policy_check(const struct ct_unwind_policy *p, unsigned *switches, uint64_t prev_cfa,
+					      uint64_t prev_pc, uint64_t cfa, uint64_t pc);
+
 /** The loop's policy and the step it runs. */
 struct ct_unwind_loop {
 	/** Frames already in the stack and the cap on all of them. */
 	size_t frames, max_frames;
-	/** Stacks are this big and this aligned: a cfa on another stack is a stack switch (0: one stack). */
-	uint64_t stack_size;
-	unsigned max_switches;
+	struct ct_unwind_policy policy;
 	/** The reasons this kind of walk reports for the loop's own stops. */
 	enum ct_stop_reason not_outward, too_many_switches;
 	/** The next frame from the step's own state, *why set for every result but CT_STEP_OK. */

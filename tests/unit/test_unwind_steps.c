@@ -124,7 +124,7 @@ static bool script_emit(void *arg, const struct ct_unwind_frame *f)
 static void run(const uint64_t *cfas, uint64_t start, size_t cap, struct ct_unwind_end *end, struct script *s)
 {
 	*s = (struct script){ .cfas = cfas };
-	struct ct_unwind_loop l = { .max_frames = cap, .stack_size = 0x4000, .max_switches = 1,
+	struct ct_unwind_loop l = { .max_frames = cap, .policy = { .stack_size = 0x4000, .max_switches = 1 },
 				    .not_outward = CT_STOP_SP_NOT_OUTWARD, .too_many_switches = CT_STOP_TOO_MANY_RECOVERIES,
 				    .step = script_step, .emit = script_emit, .arg = s };
 	ct_unwind_loop_run(&l, start, start, end);
@@ -146,6 +146,20 @@ TEST(loop_policy)
 	CHECK(end.reason == CT_STOP_TOO_MANY_RECOVERIES && end.failed && end.added == 3);
 	run(outward, 0x8000, 2, &end, &s);
 	CHECK(end.reason == CT_STOP_FRAME_CAP && end.truncated && !end.failed && end.added == 2);
+}
+
+TEST(policy_equal_cfa)
+{
+	// A process stack: one stack, an equal sp once for a leaf (another pc), never for the same pc.
+	struct ct_unwind_policy p = { .equal_cfa_ok = true };
+	unsigned sw = 0;
+	CHECK(ct_unwind_policy_check(&p, &sw, 0x1000, 0x400, 0x1000, 0x500) == CT_POLICY_OK);
+	CHECK(ct_unwind_policy_check(&p, &sw, 0x1000, 0x400, 0x1000, 0x400) == CT_POLICY_NOT_OUTWARD);
+	CHECK(ct_unwind_policy_check(&p, &sw, 0x1000, 0x400, 0xff8, 0x500) == CT_POLICY_NOT_OUTWARD);
+	CHECK(ct_unwind_policy_check(&p, &sw, 0x1000, 0x400, 0x900000, 0x500) == CT_POLICY_OK && sw == 0);
+	// A kernel stack: never equal.
+	struct ct_unwind_policy k = { .stack_size = 0x4000, .max_switches = 4 };
+	CHECK(ct_unwind_policy_check(&k, &sw, 0x8000, 0x400, 0x8000, 0x500) == CT_POLICY_NOT_OUTWARD);
 }
 
 TEST(orc_entry_bits)
