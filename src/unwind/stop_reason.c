@@ -52,6 +52,9 @@ static const char *const stop_reason_text[CT_STOP_REASON_NUM_] = {
 	[CT_STOP_STACK_NOT_IN_DUMP] = "stack is not in the dump",
 	[CT_STOP_SCAN_END] = "end of stack scan",
 	[CT_STOP_NO_CPU_REGISTERS] = "no registers saved for this CPU",
+	[CT_STOP_TASK_NO_CONTEXT] = "saved context is not in the dump",
+	[CT_STOP_TASK_FRAME_BUDGET] = "not unwound: the frames of task stacks reached their cap",
+	[CT_STOP_TASK_ON_CPU] = "running on a CPU: its stack is that CPU's",
 };
 
 const char *ct_stop_reason_to_string(enum ct_stop_reason reason)

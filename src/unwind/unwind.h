@@ -74,6 +74,9 @@ enum ct_stop_reason {
 	CT_STOP_STACK_NOT_IN_DUMP, /**< the kernel stack at sp is not in the dump (the address beside) */
 	CT_STOP_SCAN_END, /**< the end of a kernel stack scan (the bytes scanned beside) */
 	CT_STOP_NO_CPU_REGISTERS, /**< the vmcore has no registers for this CPU */
+	CT_STOP_TASK_NO_CONTEXT, /**< a sleeping task's saved context is not in the dump (its address beside) */
+	CT_STOP_TASK_FRAME_BUDGET, /**< the frames of all task stacks reached their cap (the cap beside) */
+	CT_STOP_TASK_ON_CPU, /**< a running task: its stack is its CPU's thread (the CPU beside) */
 	CT_STOP_REASON_NUM_
 };
 
