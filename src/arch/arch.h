@@ -309,6 +309,12 @@ struct ct_arch_info {
 	enum ct_access (*kernel_fault_access)(uint64_t error_code);
 	/** CONFIG_KALLSYMS_ABSOLUTE_PERCPU (init/Kconfig: default X86_64 && SMP): how kallsyms offsets read. */
 	bool kallsyms_absolute_percpu;
+	/**
+	 * The CFA less the caller's stack address (its sp register + stack_bias): 0 where the ABI's CFA
+	 * is that address (sparc64's CFA, %sp + 2047, is too); s390x 160 and s390 96: the register
+	 * save area a caller provides its callee lies between them (the CFI's def_cfa r15, 160).
+	 */
+	uint16_t cfa_sp_offset;
 };
 
 /** The table for @p e_machine / @p elf_class, or NULL when the architecture is not supported. */
