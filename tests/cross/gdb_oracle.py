@@ -29,86 +29,35 @@ its reasons). Exit status: 0 all agree, 1 a difference, 77 no gdb-multiarch or n
 import fnmatch
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "oracle"))
+import gdbbt  # noqa: E402  (tests/oracle: the bt parser of the gdb oracle)
+from check_cross import table  # noqa: E402  (the manifests of tests/cross)
 BT_LIMIT = 40
 TIMEOUT = 120
 # Known hangs end here: a normal run takes well under a second.
 HANG_TIMEOUT = 6
 
 
-def table(name):
-    rows = []
-    with open(os.path.join(HERE, name)) as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if line and not line.startswith("#"):
-                rows.append(line.split("\t"))
-    return rows
-
-
-def split_args(text):
-    """gdb's "a=1, b=0x2 \"x, y\"" into [(name, value)], commas inside quotes and brackets kept."""
-    out, depth, quote, cur = [], 0, None, ""
-    for i, ch in enumerate(text):
-        if quote:
-            cur += ch
-            if ch == quote and text[i - 1] != "\\":
-                quote = None
-            continue
-        if ch in "\"'":
-            quote = ch
-        elif ch in "([{<":
-            depth += 1
-        elif ch in ")]}>":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-            continue
-        cur += ch
-    if cur.strip():
-        out.append(cur.strip())
-    return [tuple(a.split("=", 1)) for a in out if "=" in a]
-
-
-FRAME = re.compile(r"^#(\d+)\s+(?:0x([0-9a-f]+) in )?(.*)$")
-
-
 def parse_gdb(out, arch):
-    """The frames of gdb's bt (the last '#0' starts it: gdb first prints frame 0 on loading)."""
+    """The frames of gdb's bt (the last '#0' starts it: gdb first prints frame 0 on loading),
+    parsed by tests/oracle/gdbbt.py."""
     lines = out.splitlines()
     starts = [i for i, l in enumerate(lines) if l.startswith("#0 ")]
-    frames, more = [], False
-    for line in lines[starts[-1]:] if starts else []:
-        if line.startswith("(More stack frames follow"):
-            more = True
-        m = FRAME.match(line)
-        if not m:
-            continue
-        rest = m.group(3)
-        f = {"pc": int(m.group(2), 16) if m.group(2) else None, "file": None, "args": []}
-        if rest.startswith("<signal handler called>"):
-            f["name"] = "<signal>"
-            frames.append(f)
-            continue
-        rest = re.sub(r" from \S+$", "", rest)
-        at = re.search(r"\) at (\S+):(\d+)$", rest)
-        if at:
-            f["file"] = at.group(1)
-            rest = rest[: at.start() + 1]
-        name, _, args = rest.partition(" (")
-        if arch == "ppc64" and name.startswith(".") and name != "..":
+    parsed, _ = gdbbt.parse_bt("\n".join(lines[starts[-1]:]) if starts else "")
+    frames = []
+    for fr in parsed:
+        name = "<signal>" if fr.signal_handler else (fr.function or "??")
+        if arch == "ppc64" and name.startswith("."):
             name = name[1:]
-        f["name"] = name
-        f["args"] = split_args(args[:-1] if args.endswith(")") else args)
-        frames.append(f)
+        frames.append({"pc": fr.pc, "name": name, "file": fr.file,
+                       "args": [(n, v) for n, v in fr.arg_list if v is not None]})
     # gdb -batch does not always say "(More stack frames follow...)".
-    return frames, more or len(frames) >= BT_LIMIT
+    return frames, len(frames) >= BT_LIMIT
 
 
 def run_gdb(cmd, version, core, timeout):
