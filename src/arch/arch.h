@@ -9,7 +9,8 @@
  *     takes (its backend's frame_nregs bounds them), the prstatus layout, byte order, capstone
  *     arch/mode (or -1) and the instruction decoder of triage (enum ct_insn_decoder), the
  *     frame-pointer rule, the bad-call rule (where the return address is right after a call),
- *     the call-instruction check, the user/kernel address split, signal numbering when it is
+ *     the call-instruction check, how far the CFA lies above the caller's sp (cfa_sp_offset:
+ *     the CIE's def_cfa offset, s390's 160), the user/kernel address split, signal numbering when it is
  *     not asm-generic, and the interrupted-system-call fields (docs/hangs.md; syscalls = NULL
  *     leaves them out); its signal frame (struct ct_arch_sigframe: the kernel's rt_sigframe layout
  *     and the rt_sigreturn trampoline's bytes) for signal-frame facts and sigreturn without CFI; and

@@ -37,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "oracle"))
 import gdbbt  # noqa: E402  (tests/oracle: the bt parser of the gdb oracle)
 from check_cross import table  # noqa: E402  (the manifests of tests/cross)
+
 BT_LIMIT = 40
 TIMEOUT = 120
 # Known hangs end here: a normal run takes well under a second.
@@ -129,8 +130,6 @@ def compare(name, g, more, c, source, kinds):
             seen.add("gdb-unrelocated")
         elif "gdb-stops" in kinds and stops_early(gn, cn):
             seen.add("gdb-stops")
-        elif "coretriage-stops" in kinds and len(cn) < len(gn) and gn[: len(cn)] == cn:
-            seen.add("coretriage-stops")
         else:
             problems.append(f"frames: gdb {' '.join(gn[:14])} | coretriage {' '.join(cn[:14])}")
     compared = unknown = 0
