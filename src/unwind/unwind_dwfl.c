@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "unwind/cfa_sp.h"
 #include "unwind/step.h"
 #include "unwind/unwind.h"
 
@@ -431,6 +432,9 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	struct ct_raw_stack *out = w->out;
 	if (has_sp)
 		sp += arch->stack_bias;
+	else if (w->in_walk > 0)
+		// libdwfl lost the caller's sp (an s390x leaf keeps r15 in f0, not in qemu-user's cores).
+		has_sp = ct_unwind_caller_sp_from_cfa(s, w->out, &w->out->frames[w->out->count - 1], &sp);
 
 	struct ct_raw_frame f = { .pc = pc, .sp = sp, .has_sp = has_sp, .exact = exact };
 	if (w->in_walk == 0) {
