@@ -309,6 +309,12 @@ struct ct_arch_info {
 	enum ct_access (*kernel_fault_access)(uint64_t error_code);
 	/** CONFIG_KALLSYMS_ABSOLUTE_PERCPU (init/Kconfig: default X86_64 && SMP): how kallsyms offsets read. */
 	bool kallsyms_absolute_percpu;
+	/**
+	 * libdwfl's CFI step here is the plain one the cached step (src/unwind/cfi_cache.c) redoes:
+	 * its frame registers are exactly DWARF 0..num_dwarf-1 (ebl_frame_nregs), 64-bit values, no
+	 * mask on the return address (ebl_func_addr_mask) and no two numbers for one register (ppc).
+	 */
+	bool cfi_cache_step;
 };
 
 /** The table for @p e_machine / @p elf_class, or NULL when the architecture is not supported. */
