@@ -72,7 +72,7 @@ struct ct_error *ct_analyze(const struct ct_options *opts, struct ct_report *rep
 		if (err)
 			return err;
 		if (dstatus.partial)
-			ct_report_diag(report, CT_SEVERITY_WARNING, 0, dstatus.space_reached ? "budget-temp" : "compressed-core-broken",
+			ct_report_diag(report, CT_SEVERITY_WARNING, 0, dstatus.space_reached ? CT_DIAG_BUDGET_TEMP : CT_DIAG_COMPRESSED_CORE_BROKEN,
 				       "%s", dstatus.message);
 		char proc_path[64];
 		snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", tmp_fd);

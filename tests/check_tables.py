@@ -12,9 +12,8 @@ Checked against them:
   - docs/schema/report.schema.json: crash.class, confidence, access and address_kind enums;
   - docs/json-report.md: the address kinds of crash.address_kind;
   - docs/diagnostics.md: one row per diagnostic code with its default severity, nothing else;
-  - src/: every code passed to ct_report_diag(), ct_core_problem() and trail/logs.c's problem() is a
-    string literal of the table (or one of the few forwarding variables listed below), and every code
-    of the table is passed somewhere.
+  - src/report/diag_codes.c: each code's enum name spells its string (CT_DIAG_NO_NOTES, "no-notes");
+  - src/: every code of the table is passed somewhere (as its enum; the compiler checks the rest).
 """
 import json
 import os
@@ -34,94 +33,28 @@ def read(root, rel):
         return f.read()
 
 
-def split_args(text, start):
-    """The arguments of the call whose '(' is just before @start, as source text."""
-    args, cur, depth, i = [], "", 1, start
-    while i < len(text) and depth:
-        c = text[i]
-        if c == '"':
-            j = i + 1
-            while j < len(text) and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            cur += text[i:j + 1]
-            i = j + 1
-            continue
-        if c == "'":
-            j = text.index("'", i + 2 if text[i + 1] == "\\" else i + 1)
-            cur += text[i:j + 1]
-            i = j + 1
-            continue
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-            if not depth:
-                break
-        elif c == "," and depth == 1:
-            args.append(cur.strip())
-            cur = ""
-            i += 1
-            continue
-        cur += c
-        i += 1
-    args.append(cur.strip())
-    return args
-
-
-# Functions that take a diagnostic code: name → index of the code argument (files: None = any).
-CODE_TAKERS = {
-    "ct_report_diag": (3, None),
-    "ct_core_problem": (1, None),
-    "problem": (2, "src/trail/logs.c"),
-}
-# Code arguments that are not literals: forwarders whose callers are checked (above), the budget's
-# codes made from its kinds (test_tables checks them), the definition itself.
-FORWARDERS = {
-    ("src/trail/logs.c", "code"): (),
-    ("src/util/budget.c", "code"): ("budget-",),
-    ("src/process/process.c", "code"): (),
-    ("src/report/model.c", "const char *code"): (),
-    ("src/dump/elfcore.c", "const char *code"): (),
-    ("src/dump/elfcore.h", "const char *code"): (),
-    ("src/trail/logs.c", "const char *code"): (),
-}
+def enum_name(code):
+    return "CT_DIAG_" + code.upper().replace("-", "_")
 
 
 def check_call_sites(root, codes):
+    """Call sites pass enum ct_diag_code values (the compiler checks that they exist): each table
+    entry's enum name spells its string, and each code is passed somewhere in src/."""
+    table = read(root, "src/report/diag_codes.c")
+    for m in re.finditer(r"\[(CT_DIAG_\w+)\]\s*=\s*\{\s*\"([^\"]+)\"", table):
+        if m.group(1) != enum_name(m.group(2)):
+            fail(f"src/report/diag_codes.c: {m.group(1)} is named \"{m.group(2)}\": "
+                 f"the enum should be {enum_name(m.group(2))}")
     used = set()
-    prefixes = []
     for dirpath, _, files in os.walk(os.path.join(root, "src")):
         for name in sorted(files):
-            if not name.endswith((".c", ".h")):
+            rel = os.path.relpath(os.path.join(dirpath, name), root)
+            if not name.endswith((".c", ".h")) or rel == "src/report/diag_codes.c":
                 continue
-            path = os.path.join(dirpath, name)
-            rel = os.path.relpath(path, root)
-            text = read(root, rel)
-            for fn, (index, only) in CODE_TAKERS.items():
-                if only and rel != only:
-                    continue
-                for m in re.finditer(r"(?<![\w.>])%s\s*\(" % fn, text):
-                    args = split_args(text, m.end())
-                    line = text.count("\n", 0, m.start()) + 1
-                    if len(args) <= index:
-                        continue
-                    arg = args[index]
-                    literals = re.findall(r'"((?:[^"\\]|\\.)*)"', arg)
-                    if not literals:
-                        key = (rel, arg)
-                        if key not in FORWARDERS:
-                            fail(f"{rel}:{line}: {fn}() gets code `{arg}`: pass a string literal of "
-                                 "src/report/diag_codes.c (or list the forwarder in tests/check_tables.py)")
-                        else:
-                            prefixes.extend(FORWARDERS[key])
-                        continue
-                    for lit in literals:
-                        used.add(lit)
-                        if lit not in codes:
-                            fail(f"{rel}:{line}: diagnostic code \"{lit}\" is not in src/report/diag_codes.c")
+            used.update(re.findall(r"\bCT_DIAG_\w+", read(root, rel)))
     for code in codes:
-        if code not in used and not any(code.startswith(p) for p in prefixes):
-            fail(f"diagnostic code \"{code}\" of src/report/diag_codes.c is passed nowhere in src/")
+        if enum_name(code) not in used:
+            fail(f"diagnostic code \"{code}\" ({enum_name(code)}) of src/report/diag_codes.c is passed nowhere in src/")
 
 
 def table_rows(part):

@@ -164,7 +164,7 @@ int main(int argc, char **argv)
 		return CT_EXIT_FATAL;
 	}
 	if (cli.swapped) {
-		ct_report_diag(&report, CT_SEVERITY_INFO, 0, "swapped-arguments",
+		ct_report_diag(&report, CT_SEVERITY_INFO, 0, CT_DIAG_SWAPPED_ARGUMENTS,
 			       "arguments were given as CORE EXECUTABLE; read them as EXECUTABLE CORE");
 	}
 	void *reserve = ct_cli_memory_reserve();

@@ -10,7 +10,7 @@
 #include "dump/elfview.h"
 #include "util/bytes.h"
 
-void ct_core_problem(struct ct_core *core, const char *code, const char *fmt, ...)
+void ct_core_problem(struct ct_core *core, enum ct_diag_code code, const char *fmt, ...)
 {
 	if (core->num_problems >= CT_MAX_PROBLEMS) {
 		core->num_problems_dropped++;
@@ -83,11 +83,11 @@ static struct ct_error *parse_header(struct ct_core *core, size_t max_threads)
 	if (phentsize < want_phent || phentsize > 4096)
 		return ct_error_create(CT_ERROR_CORRUPT, "e_phentsize is %u, expected %zu", phentsize, want_phent);
 	if (phentsize != want_phent)
-		ct_core_problem(core, "corrupt-header", "e_phentsize is %u, expected %zu; read with stride %u",
+		ct_core_problem(core, CT_DIAG_CORRUPT_HEADER, "e_phentsize is %u, expected %zu; read with stride %u",
 				phentsize, want_phent, phentsize);
 	core->phentsize = phentsize;
 	if (phnum > CT_MAX_PHDRS) {
-		ct_core_problem(core, "limit",
+		ct_core_problem(core, CT_DIAG_LIMIT,
 				"the core claims %" PRIu64 " program headers; only the first %u are read (cap CT_MAX_PHDRS)",
 				phnum, CT_MAX_PHDRS);
 		phnum = CT_MAX_PHDRS;
@@ -104,7 +104,7 @@ static struct ct_error *parse_header(struct ct_core *core, size_t max_threads)
 			return ct_error_create(CT_ERROR_CORRUPT,
 					       "program headers truncated: the file ends %" PRIu64 " bytes after their start",
 					       (uint64_t)size - phoff);
-		ct_core_problem(core, "truncated-core", "only %" PRIu64 " of %" PRIu64 " program headers are in the file",
+		ct_core_problem(core, CT_DIAG_TRUNCATED_CORE, "only %" PRIu64 " of %" PRIu64 " program headers are in the file",
 				have, phnum);
 		core->truncated = true;
 		phnum = have;
@@ -126,7 +126,7 @@ static struct ct_error *parse_header(struct ct_core *core, size_t max_threads)
 			continue;
 		uint64_t end;
 		if (ct_add_overflow(ph.vaddr, ph.memsz - 1, &end)) {
-			ct_core_problem(core, "corrupt-segment", "segment at 0x%" PRIx64 " wraps around the address space",
+			ct_core_problem(core, CT_DIAG_CORRUPT_SEGMENT, "segment at 0x%" PRIx64 " wraps around the address space",
 					ph.vaddr);
 			continue;
 		}
@@ -149,12 +149,12 @@ static struct ct_error *parse_header(struct ct_core *core, size_t max_threads)
 		with_bytes += core->segments[i].filesz != 0;
 	// coredump_filter=0, or every p_filesz zeroed: the report can only rest on registers.
 	if (core->num_segments && !with_bytes && !lost)
-		ct_core_problem(core, "no-memory",
+		ct_core_problem(core, CT_DIAG_NO_MEMORY,
 				"none of the %zu PT_LOAD segments has its bytes in the core (coredump_filter 0?): no stack "
 				"or heap contents, backtraces rest on registers alone",
 				core->num_segments);
 	if (lost)
-		ct_core_problem(core, "truncated-core",
+		ct_core_problem(core, CT_DIAG_TRUNCATED_CORE,
 				"the core file is truncated: %" PRIu64 " bytes of memory it should hold are missing", lost);
 	qsort(core->segments, core->num_segments, sizeof(*core->segments), compare_segments);
 	size_t overlaps = 0;
@@ -165,7 +165,7 @@ static struct ct_error *parse_header(struct ct_core *core, size_t max_threads)
 	}
 	// Real cores never overlap; lookups prefer the segment starting last (see ct_core_find_segment).
 	if (overlaps)
-		ct_core_problem(core, "corrupt-segment", "%zu PT_LOAD segments overlap the one before them", overlaps);
+		ct_core_problem(core, CT_DIAG_CORRUPT_SEGMENT, "%zu PT_LOAD segments overlap the one before them", overlaps);
 	ct_core_parse_notes(core, phoff, phnum, max_threads);
 	return NULL;
 }

@@ -71,8 +71,8 @@ struct ct_file_mapping {
 };
 
 struct ct_core_problem {
-	/** Stable code: "truncated-core", "corrupt-note", … (static string) */
-	const char *code;
+	/** CT_DIAG_TRUNCATED_CORE, CT_DIAG_CORRUPT_NOTE, …; reported with the code's default severity */
+	enum ct_diag_code code;
 	char *message; /**< owned */
 };
 
@@ -133,7 +133,7 @@ struct ct_error *ct_core_open_memory(const uint8_t *data, size_t size, size_t ma
 void ct_core_destroy(struct ct_core *core);
 
 /** Records a problem (printf). Never fails: beyond the cap it is only counted. */
-void ct_core_problem(struct ct_core *core, const char *code, const char *fmt, ...)
+void ct_core_problem(struct ct_core *core, enum ct_diag_code code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /** The segment containing @p addr, or NULL. O(log n). */

@@ -66,7 +66,7 @@ static void parse_prstatus(struct note_ctx *ctx, const struct ct_bytes *desc)
 		size_t n = ctx->threads_capacity ? ctx->threads_capacity * 2 : 4;
 		struct ct_core_thread *t = reallocarray(core->threads, n, sizeof(*t));
 		if (!t) {
-			ct_core_problem(core, "no-memory", "out of memory reading threads");
+			ct_core_problem(core, CT_DIAG_NO_MEMORY, "out of memory reading threads");
 			return;
 		}
 		core->threads = t;
@@ -78,7 +78,7 @@ static void parse_prstatus(struct note_ctx *ctx, const struct ct_bytes *desc)
 	// then pr_pid, pr_ppid.
 	unsigned pid_off = is64 ? 32 : 24;
 	if (desc->size < pid_off + 8) {
-		ct_core_problem(core, "corrupt-note", "NT_PRSTATUS of %zu bytes is too small", desc->size);
+		ct_core_problem(core, CT_DIAG_CORRUPT_NOTE, "NT_PRSTATUS of %zu bytes is too small", desc->size);
 		return;
 	}
 	t->cursig = ct_arch_generic_signal(core->arch, (int)ct_bytes_uint_or0(desc, 12, 2));
@@ -95,7 +95,7 @@ static void parse_prstatus(struct note_ctx *ctx, const struct ct_bytes *desc)
 	if (arch) {
 		struct ct_bytes regs;
 		if (!ct_bytes_sub(desc, arch->prstatus_reg_offset, arch->prstatus_reg_size, &regs)) {
-			ct_core_problem(core, "corrupt-note",
+			ct_core_problem(core, CT_DIAG_CORRUPT_NOTE,
 					"NT_PRSTATUS of thread %d has no room for %s registers (%zu bytes)", t->tid,
 					arch->name, desc->size);
 		} else {
@@ -164,7 +164,7 @@ static void parse_prpsinfo(struct note_ctx *ctx, const struct ct_bytes *desc)
 		uid_off = 8, uid_size = 4, pid_off = 16, fname_off = 32;
 	}
 	if (desc->size < fname_off + 16) {
-		ct_core_problem(core, "corrupt-note", "NT_PRPSINFO of %zu bytes is too small", desc->size);
+		ct_core_problem(core, CT_DIAG_CORRUPT_NOTE, "NT_PRPSINFO of %zu bytes is too small", desc->size);
 		return;
 	}
 	core->has_prpsinfo = true;
@@ -185,7 +185,7 @@ static void parse_siginfo(struct note_ctx *ctx, const struct ct_bytes *desc)
 	bool is64 = core->elf_class == ELFCLASS64;
 	size_t union_off = is64 ? 16 : 12;
 	if (desc->size < union_off + 8) {
-		ct_core_problem(core, "corrupt-note", "NT_SIGINFO of %zu bytes is too small", desc->size);
+		ct_core_problem(core, CT_DIAG_CORRUPT_NOTE, "NT_SIGINFO of %zu bytes is too small", desc->size);
 		return;
 	}
 	core->has_siginfo = true;
@@ -212,7 +212,7 @@ static void parse_auxv(struct note_ctx *ctx, const struct ct_bytes *desc)
 	unsigned w = core->elf_class == ELFCLASS64 ? 8 : 4;
 	size_t n = desc->size / (2 * w);
 	if (n > CT_MAX_AUXV) {
-		ct_core_problem(core, "limit", "NT_AUXV holds %zu entries; only the first %u are read (cap CT_MAX_AUXV)", n,
+		ct_core_problem(core, CT_DIAG_LIMIT, "NT_AUXV holds %zu entries; only the first %u are read (cap CT_MAX_AUXV)", n,
 				CT_MAX_AUXV);
 		n = CT_MAX_AUXV;
 	}
@@ -240,24 +240,24 @@ static void parse_file(struct note_ctx *ctx, const struct ct_bytes *desc)
 	unsigned w = core->elf_class == ELFCLASS64 ? 8 : 4;
 	uint64_t count, page_size;
 	if (!ct_bytes_uint(desc, 0, w, &count) || !ct_bytes_uint(desc, w, w, &page_size)) {
-		ct_core_problem(core, "corrupt-note", "NT_FILE note too small");
+		ct_core_problem(core, CT_DIAG_CORRUPT_NOTE, "NT_FILE note too small");
 		return;
 	}
 	uint64_t table;
 	if (count > CT_MAX_FILE_ENTRIES) {
-		ct_core_problem(core, "limit", "NT_FILE claims %" PRIu64 " entries, over the cap of %u (CT_MAX_FILE_ENTRIES); "
+		ct_core_problem(core, CT_DIAG_LIMIT, "NT_FILE claims %" PRIu64 " entries, over the cap of %u (CT_MAX_FILE_ENTRIES); "
 				"the file list is ignored", count, CT_MAX_FILE_ENTRIES);
 		return;
 	}
 	// The name strings follow the whole table: a count that does not fit means the layout is lost.
 	if (ct_mul_overflow(count, 3 * w, &table) || !ct_in_bounds(desc->size, 2 * w, table)) {
-		ct_core_problem(core, "corrupt-note",
+		ct_core_problem(core, CT_DIAG_CORRUPT_NOTE,
 				"NT_FILE claims %" PRIu64 " entries, more than its %zu bytes can hold; the file list is ignored",
 				count, desc->size);
 		return;
 	}
 	if (page_size == 0 || page_size > (1u << 30) || (page_size & (page_size - 1))) {
-		ct_core_problem(core, "corrupt-note", "NT_FILE page size %" PRIu64 " is not a power of two", page_size);
+		ct_core_problem(core, CT_DIAG_CORRUPT_NOTE, "NT_FILE page size %" PRIu64 " is not a power of two", page_size);
 		page_size = 4096;
 	}
 	core->file_page_size = page_size;
@@ -271,7 +271,7 @@ static void parse_file(struct note_ctx *ctx, const struct ct_bytes *desc)
 		uint64_t end = ct_bytes_uint_or0(desc, 2 * w + i * 3 * w + w, w);
 		uint64_t pgoff = ct_bytes_uint_or0(desc, 2 * w + i * 3 * w + 2 * w, w);
 		if (str_off >= desc->size) {
-			ct_core_problem(core, "corrupt-note", "NT_FILE names end after %zu of %" PRIu64 " entries",
+			ct_core_problem(core, CT_DIAG_CORRUPT_NOTE, "NT_FILE names end after %zu of %" PRIu64 " entries",
 					kept, count);
 			break;
 		}
@@ -280,7 +280,7 @@ static void parse_file(struct note_ctx *ctx, const struct ct_bytes *desc)
 		str_off += len + 1;
 		if (len > CT_MAX_PATH) {
 			if (!long_paths++)
-				ct_core_problem(core, "corrupt-note",
+				ct_core_problem(core, CT_DIAG_CORRUPT_NOTE,
 						"NT_FILE entry %" PRIu64 " has a %zu-byte path; paths are cut at %u bytes (cap CT_MAX_PATH)",
 						i, len, CT_MAX_PATH);
 			len = CT_MAX_PATH;
@@ -326,14 +326,14 @@ static void parse_note_segment(struct note_ctx *ctx, const struct ct_bytes *seg)
 	while (ct_note_iter_next(&it, &n)) {
 		if (++ctx->notes_seen > CT_MAX_NOTES) {
 			core->notes_capped = true;
-			ct_core_problem(core, "limit", "more than %u notes; the rest are ignored (cap CT_MAX_NOTES)",
+			ct_core_problem(core, CT_DIAG_LIMIT, "more than %u notes; the rest are ignored (cap CT_MAX_NOTES)",
 					CT_MAX_NOTES);
 			return;
 		}
 		parse_note(ctx, &n);
 	}
 	if (it.malformed)
-		ct_core_problem(core, "corrupt-note",
+		ct_core_problem(core, CT_DIAG_CORRUPT_NOTE,
 				"note at offset %" PRIu64 " (namesz %" PRIu64 ", descsz %" PRIu64
 				") runs past its segment; later notes are lost",
 				it.bad_offset, it.bad_namesz, it.bad_descsz);
@@ -371,27 +371,27 @@ void ct_core_parse_notes(struct ct_core *core, uint64_t phoff, size_t phnum, siz
 		if (!ct_bytes_sub(&whole, off, filesz, &seg)) {
 			// Keep what is there of a cut note segment.
 			if (off >= core->size) {
-				ct_core_problem(core, "truncated-core", "the notes segment lies past the end of the file");
+				ct_core_problem(core, CT_DIAG_TRUNCATED_CORE, "the notes segment lies past the end of the file");
 				core->truncated = true;
 				continue;
 			}
 			seg.data = core->map + off;
 			seg.size = core->size - off;
 			seg.big_endian = core->big_endian;
-			ct_core_problem(core, "truncated-core", "the notes segment is cut short (%zu of %" PRIu64 " bytes)",
+			ct_core_problem(core, CT_DIAG_TRUNCATED_CORE, "the notes segment is cut short (%zu of %" PRIu64 " bytes)",
 					seg.size, filesz);
 			core->truncated = true;
 		}
 		parse_note_segment(&ctx, &seg);
 	}
 	if (skipped)
-		ct_core_problem(core, "limit",
+		ct_core_problem(core, CT_DIAG_LIMIT,
 				"%zu PT_NOTE segments not read: repeats of another, or beyond the cap of %u (CT_MAX_NOTE_SEGMENTS)",
 				skipped, CT_MAX_NOTE_SEGMENTS);
 	if (!any)
-		ct_core_problem(core, "no-notes", "the core has no notes: no threads, registers or file list");
+		ct_core_problem(core, CT_DIAG_NO_NOTES, "the core has no notes: no threads, registers or file list");
 	if (core->threads_capped)
-		ct_core_problem(core, "limit",
+		ct_core_problem(core, CT_DIAG_LIMIT,
 				"%zu threads in the core; only the first %zu are analyzed (cap: --max-threads, at most %u)",
 				ctx.threads_seen, ctx.max_threads, CT_MAX_CORE_THREADS);
 }

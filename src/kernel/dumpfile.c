@@ -71,7 +71,7 @@ static struct ct_error *rebuild_flattened(int in_fd, const char *path, struct ct
 		if (!ct_in_bounds(b.size, off, rec_size)) {
 			// A cut stream: keep what there is, the header and notes come first.
 			report->input.truncated = true;
-			ct_report_diag(report, CT_SEVERITY_WARNING, 0, "truncated-dump",
+			ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_TRUNCATED_DUMP,
 				       "the flattened stream is cut in record %u (file offset %" PRIu64 ")", n, off - 16);
 			rec_size = b.size - off;
 			ended = true;
@@ -95,7 +95,7 @@ static struct ct_error *rebuild_flattened(int in_fd, const char *path, struct ct
 	// A stream cut before its end marker still holds a usable header and some pages: go on,
 	// libkdumpfile reports what is missing page by page.
 	if (!ended)
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "truncated-dump", "the flattened stream has no end marker");
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_TRUNCATED_DUMP, "the flattened stream has no end marker");
 	// Ownership of the memfd passes to the caller.
 	*fd_ret = out;
 	out = -1;
@@ -199,12 +199,12 @@ static void load_cpus(struct ct_vmcore *vm, struct ct_report *report)
 {
 	kdump_num_t n;
 	if (!get_number(vm->ctx, "cpu.number", &n) || n == 0) {
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "no-cpu-notes",
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_CPU_NOTES,
 			       "the dump has no per-CPU register notes (NT_PRSTATUS)");
 		return;
 	}
 	if (n > MAX_CPUS) {
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "cpu-cap", "%" PRIu64 " CPUs in the dump; only %u read",
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_CPU_CAP, "%" PRIu64 " CPUs in the dump; only %u read",
 			       (uint64_t)n, MAX_CPUS);
 		n = MAX_CPUS;
 	}
@@ -293,7 +293,7 @@ struct ct_error *ct_vmcore_open(const char *path, const char *kind, struct ct_re
 		// Only QEMU writes a KDUMP header without a kernel release.
 		vm.qemu = true;
 		vm.arch = ct_arch_find_name(arch);
-		ct_report_diag(report, CT_SEVERITY_INFO, 0, "kdump-no-utsname",
+		ct_report_diag(report, CT_SEVERITY_INFO, 0, CT_DIAG_KDUMP_NO_UTSNAME,
 			       "the KDUMP header has no kernel release (written by QEMU); its machine field says %s", arch);
 	}
 	err = open_ctx(&vm, path, vm.arch ? vm.arch->name : arch);
@@ -302,7 +302,7 @@ struct ct_error *ct_vmcore_open(const char *path, const char *kind, struct ct_re
 		// dump is opened again with it (libkdumpfile reads the CPU notes only for a known one).
 		vm.arch = ct_arch_find_vmcoreinfo(vmcoreinfo_has, &vm.vmcoreinfo);
 		if (vm.arch) {
-			ct_report_diag(report, CT_SEVERITY_INFO, 0, "arch-from-vmcoreinfo",
+			ct_report_diag(report, CT_SEVERITY_INFO, 0, CT_DIAG_ARCH_FROM_VMCOREINFO,
 				       "architecture %s, from VMCOREINFO %s", vm.arch->name, vm.arch->vmcoreinfo_key);
 			kdump_free(vm.ctx);
 			ct_vmcoreinfo_deinit(&vm.vmcoreinfo);
@@ -317,11 +317,11 @@ struct ct_error *ct_vmcore_open(const char *path, const char *kind, struct ct_re
 	if (!vm.arch && kdump_get_string_attr(vm.ctx, KDUMP_ATTR_ARCH_NAME, &name) == KDUMP_OK)
 		vm.arch = ct_arch_find_name(name);
 	if (!vm.vmcoreinfo.num_entries)
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "no-vmcoreinfo",
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_VMCOREINFO,
 			       "the dump has no VMCOREINFO: no kernel log, symbols or stacks can be found");
 	else if (kdump_set_string_attr(vm.ctx, KDUMP_ATTR_OSTYPE, "linux") != KDUMP_OK)
 		// Virtual addresses are translated only once libkdumpfile knows the OS.
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "no-address-translation",
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_ADDRESS_TRANSLATION,
 			       "libkdumpfile cannot set up Linux address translation: %s", kdump_get_err(vm.ctx));
 	const char *off = ct_vmcoreinfo_get(&vm.vmcoreinfo, "KERNELOFFSET");
 	if (off) {
@@ -338,7 +338,7 @@ struct ct_error *ct_vmcore_open(const char *path, const char *kind, struct ct_re
 	// kernel) has every page out of bounds: say so once instead of a failed read per structure.
 	const char *ps = ct_vmcoreinfo_get(&vm.vmcoreinfo, "PAGESIZE");
 	if (block_size && ps && strtoll(ps, NULL, 10) != block_size)
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "kdump-block-size",
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_KDUMP_BLOCK_SIZE,
 			       "the KDUMP header's block size is %d bytes but the kernel's pages are %s: libkdumpfile "
 			       "cannot read this dump's memory (QEMU writes arm64 kdump files so; its ELF format works)",
 			       (int)block_size, ps);

@@ -185,7 +185,7 @@ static void name_module_frames_from_log(struct ct_report *r, const struct ct_arc
 			f->offset = t.offset;
 		if (*t.module)
 			f->module = ct_report_strdup(r, t.module);
-		ct_report_diag(r, CT_SEVERITY_INFO, th->tid, "frame-from-log",
+		ct_report_diag(r, CT_SEVERITY_INFO, th->tid, CT_DIAG_FRAME_FROM_LOG,
 			       "frame %zu (0x%016" PRIx64 ") is outside core kernel text; named from the log's %s", i, f->pc,
 			       i == 0 ? rec->pc_source : "Call Trace");
 	}
@@ -232,7 +232,7 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 		ct_error_destroy(err);
 		err = NULL;
 	} else if (err) {
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "no-kernel-log", "%s", ct_error_message(err));
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_KERNEL_LOG, "%s", ct_error_message(err));
 		ct_error_destroy(err);
 		err = NULL;
 	} else {
@@ -240,13 +240,13 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 		ct_panic_parse(report, log, &rec);
 		free(log);
 		if (!rec.found)
-			ct_report_diag(report, CT_SEVERITY_WARNING, 0, "no-panic-record",
+			ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_PANIC_RECORD,
 				       "the kernel log has no panic or Oops record");
 	}
 	struct ct_kallsyms ks = { 0 };
 	err = have_vi ? ct_kallsyms_load(&vm, &ks) : NULL;
 	if (err) {
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "no-kallsyms", "kernel symbols: %s", ct_error_message(err));
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_KALLSYMS, "kernel symbols: %s", ct_error_message(err));
 		ct_error_destroy(err);
 		err = NULL;
 	}
@@ -259,7 +259,7 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 		if (!err)
 			err = ct_kmodules_load(&vm, &ks, btf, &kmods);
 		if (err) {
-			ct_report_diag(report, CT_SEVERITY_WARNING, 0, btf ? "no-kernel-modules" : "no-btf",
+			ct_report_diag(report, CT_SEVERITY_WARNING, 0, btf ? CT_DIAG_NO_KERNEL_MODULES : CT_DIAG_NO_BTF,
 				       "%s%s", btf ? "kernel modules: " : "BTF: ", ct_error_message(err));
 			ct_error_destroy(err);
 			err = NULL;
@@ -276,7 +276,7 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 	// Registers need the dump's arch table; stacks also its kernel unwinder (kstack.c).
 	bool regs = vm.arch != NULL;
 	if ((!regs || vm.arch->kernel_unwind == CT_KUNWIND_NONE) && vm.num_cpus)
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "arch-unsupported",
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_ARCH_UNSUPPORTED,
 			       "%s of %s vmcores are not supported yet", regs ? "stacks" : "registers and stacks",
 			       report->input.arch ? report->input.arch : "unknown-architecture");
 	size_t max_threads = opts->max_threads ? opts->max_threads : vm.num_cpus;
@@ -317,10 +317,10 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 			break;
 		}
 	} else if (vm.num_cpus) {
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "no-panic-cpu", "could not tell which CPU panicked");
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_PANIC_CPU, "could not tell which CPU panicked");
 	}
 	if (vm.qemu)
-		ct_report_diag(report, CT_SEVERITY_INFO, 0, "qemu-dump",
+		ct_report_diag(report, CT_SEVERITY_INFO, 0, CT_DIAG_QEMU_DUMP,
 			       "written by QEMU dump-guest-memory: pr_pid is the vCPU number + 1, and the log may stop before "
 			       "the last panic lines");
 	ct_kernel_signature(report, &rec);
@@ -329,7 +329,7 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 	if (btf && tasks)
 		ct_ktasks_collect(&vm, &ks, btf, opts->kernel_tasks, opts->max_frames, report);
 	else if (opts->kernel_tasks)
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "no-tasks", "--tasks: the task list needs the dump's BTF%s",
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_TASKS, "--tasks: the task list needs the dump's BTF%s",
 			       tasks ? "" : " and an x86-64 dump");
 	for (size_t i = 0; rec.hung_task && rec.has_blocked_pid && i < report->kernel.num_tasks; i++) {
 		const struct ct_kernel_task *t = &report->kernel.tasks[i];

@@ -276,11 +276,11 @@ void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const
 	const char *missing = NULL;
 	uint64_t init_task;
 	if (!learn(btf, &l, &missing)) {
-		ct_report_diag(r, CT_SEVERITY_WARNING, 0, "no-task-layout", "tasks not listed: the BTF has no %s", missing);
+		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_TASK_LAYOUT, "tasks not listed: the BTF has no %s", missing);
 		return;
 	}
 	if (!ct_kallsyms_find(ks, "init_task", &init_task)) {
-		ct_report_diag(r, CT_SEVERITY_WARNING, 0, "no-init-task", "tasks not listed: no init_task in kallsyms");
+		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_INIT_TASK, "tasks not listed: no init_task in kallsyms");
 		return;
 	}
 	struct walk w = { .vm = vm, .ks = ks, .l = &l, .r = r, .all = all, .max_frames = max_frames,
@@ -315,7 +315,7 @@ void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const
 				idle[num_idle++] = id;
 		}
 	} else {
-		ct_report_diag(r, CT_SEVERITY_INFO, 0, "no-runqueues", "no runqueues: running tasks are not marked on_cpu");
+		ct_report_diag(r, CT_SEVERITY_INFO, 0, CT_DIAG_NO_RUNQUEUES, "no runqueues: running tasks are not marked on_cpu");
 	}
 	add_task(&w, init_task);
 	for (size_t i = 0; i < num_idle; i++)
@@ -328,12 +328,12 @@ void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const
 		err = ct_vmcore_read_u64(vm, node, &node);
 	}
 	if (err) {
-		ct_report_diag(r, CT_SEVERITY_WARNING, 0, "task-list-cut", "task list cut after %zu tasks: %s", w.num_seen,
+		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_LIST_CUT, "task list cut after %zu tasks: %s", w.num_seen,
 			       ct_error_message(err));
 		ct_error_destroy(err);
 	}
 	if (w.truncated)
-		ct_report_diag(r, CT_SEVERITY_WARNING, 0, "task-cap", "more than %u tasks: the rest are not listed", MAX_TASKS);
+		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_CAP, "more than %u tasks: the rest are not listed", MAX_TASKS);
 	r->kernel.tasks_all = all;
 	if (r->kernel.num_tasks > 1)
 		qsort(r->kernel.tasks, r->kernel.num_tasks, sizeof(*r->kernel.tasks), cmp_task);

@@ -58,7 +58,7 @@ struct ct_error *ct_vmlinux_check(struct ct_vmcore *vm, const char *path, struct
 	const char *dump_id = ct_vmcoreinfo_get(&vm->vmcoreinfo, "BUILD-ID");
 	if (!dump_id) {
 		// Linux < 5.9 publishes no BUILD-ID: nothing to compare, so say so and trust the user.
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "no-build-id",
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_BUILD_ID,
 			       "the vmcore has no BUILD-ID in VMCOREINFO; cannot check that %s matches it", path);
 		return NULL;
 	}
@@ -305,7 +305,7 @@ static struct kmod *kmod_open(struct kmods *ks, const struct ct_options *opts, c
 	size_t n = 0;
 	if (!k->elf || !gelf_getehdr(k->elf, &eh) || eh.e_type != ET_REL || elf_getshdrnum(k->elf, &n) < 0 ||
 	    n == 0 || n > MAX_KO_SECTIONS || !(k->section_address = malloc(n * sizeof(Dwarf_Addr)))) {
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "module-debug-unreadable",
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_MODULE_DEBUG_UNREADABLE,
 			       "%s: not a relocatable ELF kernel module; frames of %s keep their kallsyms names", k->path,
 			       name);
 		if (k->elf)
@@ -534,7 +534,7 @@ void ct_vmlinux_symbolize(struct ct_vmcore *vm, const struct ct_options *opts, s
 	Dwfl_Module *mod = dwfl_report_elf(dwfl, "vmlinux", path, -1, 0, false);
 	dwfl_report_end(dwfl, NULL, NULL);
 	if (!mod) {
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, "vmlinux-unreadable", "%s: %s", path, dwfl_errmsg(-1));
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_VMLINUX_UNREADABLE, "%s: %s", path, dwfl_errmsg(-1));
 		dwfl_end(dwfl);
 		return;
 	}
@@ -543,7 +543,7 @@ void ct_vmlinux_symbolize(struct ct_vmcore *vm, const struct ct_options *opts, s
 	Dwarf_Addr bias;
 	bool have_dwarf = dwfl_module_getdwarf(mod, &bias) != NULL;
 	if (!have_dwarf)
-		ct_report_diag(report, CT_SEVERITY_INFO, 0, "vmlinux-no-dwarf",
+		ct_report_diag(report, CT_SEVERITY_INFO, 0, CT_DIAG_VMLINUX_NO_DWARF,
 			       "%s has no DWARF: kernel frames keep kallsyms names only", path);
 	// Modules (--debug-dir): found by name, placed from the frames' symbols, in a Dwfl of their own
 	// (ET_REL with real section addresses through kmod_section_address).
@@ -561,7 +561,7 @@ void ct_vmlinux_symbolize(struct ct_vmcore *vm, const struct ct_options *opts, s
 				struct kmod *k = &ks.mods[i];
 				Dwarf_Addr kbias;
 				if (k->mod && !(k->have_dwarf = dwfl_module_getdwarf(k->mod, &kbias) != NULL))
-					ct_report_diag(report, CT_SEVERITY_INFO, 0, "module-no-dwarf",
+					ct_report_diag(report, CT_SEVERITY_INFO, 0, CT_DIAG_MODULE_NO_DWARF,
 						       "%s has no DWARF: frames of %s keep their names only", k->path, k->name);
 			}
 		}
@@ -572,7 +572,7 @@ void ct_vmlinux_symbolize(struct ct_vmcore *vm, const struct ct_options *opts, s
 	for (size_t t = 0; t < report->num_threads; t++) {
 		struct ct_thread *th = &report->threads[t];
 		if (!expand_thread(report, th, index, mod, have_dwarf, slide, &ks, th->crashed))
-			ct_report_diag(report, CT_SEVERITY_WARNING, th->tid, "no-memory",
+			ct_report_diag(report, CT_SEVERITY_WARNING, th->tid, CT_DIAG_NO_MEMORY,
 				       "out of memory: inline frames of CPU %d not expanded", th->tid);
 	}
 	ct_cu_index_destroy(index[0]);

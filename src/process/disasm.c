@@ -40,7 +40,7 @@ void ct_process_disassemble(struct ct_session *s, uint64_t pc)
 		return;
 	// capstone does not check its allocations: call it only with room to spare.
 	if (!ct_memory_headroom(CT_DISASM_HEADROOM)) {
-		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "no-memory",
+		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_MEMORY,
 			       "out of memory: the disassembly around the pc is left out");
 		return;
 	}

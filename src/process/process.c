@@ -65,7 +65,7 @@ static void fill_signal(struct ct_session *s)
 	}
 	if (!crashed && core->has_siginfo && core->si_signo) {
 		// gcore of a live process: the siginfo is the debugger's SIGSTOP, no thread was signalled.
-		ct_report_diag(r, CT_SEVERITY_INFO, 0, "snapshot",
+		ct_report_diag(r, CT_SEVERITY_INFO, 0, CT_DIAG_SNAPSHOT,
 			       "no thread carries a signal (a live snapshot such as gdb's gcore); NT_SIGINFO holds signal %d",
 			       core->si_signo);
 	} else if (core->has_siginfo && core->si_signo) {
@@ -157,7 +157,7 @@ static void unwind_all(struct ct_session *s, struct ct_dwfl_walker *walker)
 		struct ct_thread *t = ct_report_add_thread(r);
 		if (!t) {
 			// Said, not silent: the report must not look like the process had fewer threads.
-			ct_report_diag(r, CT_SEVERITY_ERROR, 0, "no-memory", "out of memory: %zu of the core's %zu threads are not in the report",
+			ct_report_diag(r, CT_SEVERITY_ERROR, 0, CT_DIAG_NO_MEMORY, "out of memory: %zu of the core's %zu threads are not in the report",
 				       core->num_threads - i, core->num_threads);
 			break;
 		}
@@ -179,7 +179,7 @@ static void unwind_all(struct ct_session *s, struct ct_dwfl_walker *walker)
 		// left out of the core, there is nothing to save there.
 		bool guard = stack && !(stack->flags & (PF_R | PF_W | PF_X));
 		if (stack && !guard && ct->has_regs && ct->sp - stack->vaddr >= stack->filesz)
-			ct_report_diag(r, CT_SEVERITY_WARNING, ct->tid, "stack-not-dumped",
+			ct_report_diag(r, CT_SEVERITY_WARNING, ct->tid, CT_DIAG_STACK_NOT_DUMPED,
 				       "thread %d: its stack at 0x%" PRIx64 " is mapped but not saved in the core; frames beyond the registers are lost",
 				       ct->tid, ct->sp);
 		if (stack) {
@@ -207,7 +207,7 @@ static void unwind_all(struct ct_session *s, struct ct_dwfl_walker *walker)
 		if (s->values)
 			ct_values_tail_calls(s, &raw, ct->tid, frame_limit);
 		if (err) {
-			ct_report_diag(r, CT_SEVERITY_ERROR, ct->tid, "unwind-failed", "%s", ct_error_message(err));
+			ct_report_diag(r, CT_SEVERITY_ERROR, ct->tid, CT_DIAG_UNWIND_FAILED, "%s", ct_error_message(err));
 			ct_error_destroy(err);
 		}
 		t->truncated = raw.truncated;
@@ -217,12 +217,12 @@ static void unwind_all(struct ct_session *s, struct ct_dwfl_walker *walker)
 			ct_budget_mark_reached(s->budget, CT_BUDGET_FRAMES);
 			t->stop_reason = ct_report_strdup(r, ct_stop_reason_to_string(CT_STOP_FRAME_BUDGET));
 		} else if (capped) {
-			ct_report_diag(r, CT_SEVERITY_WARNING, ct->tid, "frame-cap",
+			ct_report_diag(r, CT_SEVERITY_WARNING, ct->tid, CT_DIAG_FRAME_CAP,
 				       "thread %d: unwinding stopped at the frame cap of %zu frames (--max-frames)", ct->tid,
 				       s->opts->max_frames);
 		}
 		if (!symbolize_into(s, &raw, t)) {
-			ct_report_diag(r, CT_SEVERITY_ERROR, ct->tid, "no-memory", "out of memory symbolizing frames");
+			ct_report_diag(r, CT_SEVERITY_ERROR, ct->tid, CT_DIAG_NO_MEMORY, "out of memory symbolizing frames");
 			t->truncated = true;
 			t->stop_reason = ct_report_strdup(r, ct_stop_reason_to_string(CT_STOP_NO_MEMORY));
 		}
@@ -239,11 +239,11 @@ static void copy_core_problems(struct ct_session *s)
 	struct ct_core *core = s->core;
 	for (size_t i = 0; i < core->num_problems; i++) {
 		// The loader has no context for a severity: the table's (a core without notes is an error).
-		const char *code = core->problems[i].code;
-		ct_report_diag(s->report, ct_diag_default_severity(code), 0, code, "%s", core->problems[i].message);
+		enum ct_diag_code code = core->problems[i].code;
+		ct_report_diag(s->report, ct_diag_code_severity(code), 0, code, "%s", core->problems[i].message);
 	}
 	if (core->num_problems_dropped)
-		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, "limit", "%zu more problems with the core not listed",
+		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, CT_DIAG_LIMIT, "%zu more problems with the core not listed",
 			       core->num_problems_dropped);
 }
 

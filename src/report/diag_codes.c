@@ -108,9 +108,3 @@ bool ct_diag_code_from_string(const char *code, enum ct_diag_code *ret)
 	*ret = (enum ct_diag_code)(((const char *)hit - (const char *)codes) / sizeof(codes[0]));
 	return true;
 }
-
-enum ct_severity ct_diag_default_severity(const char *code)
-{
-	enum ct_diag_code c;
-	return ct_diag_code_from_string(code, &c) ? ct_diag_code_severity(c) : CT_SEVERITY_WARNING;
-}

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "coretriage/report.h"
+#include "report/diag_codes.h"
 
 static const char *const trust_names[CT_TRUST_NUM_] = {
 	[CT_TRUST_CONTEXT] = "context",	  [CT_TRUST_CFI] = "cfi",
@@ -120,7 +121,7 @@ static size_t pow2_capacity(size_t count)
 	size_t cap_ = pow2_capacity(cnt);                                        \
 	(__typeof__(&(arr)[0]))array_push((void **)&(arr), &(cnt), &cap_, sizeof((arr)[0])); })
 
-bool ct_report_diag(struct ct_report *report, enum ct_severity severity, int tid, const char *code,
+bool ct_report_diag(struct ct_report *report, enum ct_severity severity, int tid, enum ct_diag_code code,
 		    const char *fmt, ...)
 {
 	char *msg = NULL;
@@ -142,7 +143,7 @@ bool ct_report_diag(struct ct_report *report, enum ct_severity severity, int tid
 	}
 	d->severity = severity;
 	d->tid = tid;
-	d->code = ct_report_strdup(report, code);
+	d->code = ct_diag_code_to_string(code); // static: the table outlives every report
 	d->message = ct_report_strdup(report, msg);
 	free(msg);
 	return d->message != NULL;

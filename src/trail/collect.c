@@ -251,7 +251,7 @@ void ct_log_collector_finish(struct ct_log_collector *c, struct ct_report *r)
 	if (!all || !lines) {
 		free(all);
 		free(lines);
-		ct_report_diag(r, CT_SEVERITY_WARNING, 0, "no-memory", "out of memory keeping log lines");
+		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_MEMORY, "out of memory keeping log lines");
 		return;
 	}
 	memcpy(all, c->matched, c->num_matched * sizeof(*all));
@@ -284,7 +284,7 @@ void ct_log_collector_finish(struct ct_log_collector *c, struct ct_report *r)
 	r->trail.logs = lines;
 	r->trail.num_logs = out;
 	if (c->dropped)
-		ct_report_diag(r, CT_SEVERITY_INFO, 0, "logs-cap",
+		ct_report_diag(r, CT_SEVERITY_INFO, 0, CT_DIAG_LOGS_CAP,
 			       "%llu more log lines name the process; the %d closest to the crash are shown",
 			       (unsigned long long)c->dropped, CT_LOGS_MAX_MATCHED);
 }

@@ -28,7 +28,7 @@ struct text_log {
 
 // A problem with a log: a warning for a file given on the command line, an info for one found in
 // a directory (/var/log holds binary files such as wtmp, which are no one's problem).
-static void problem(struct ct_report *r, bool direct, const char *code, const char *path, const char *what)
+static void problem(struct ct_report *r, bool direct, enum ct_diag_code code, const char *path, const char *what)
 {
 	ct_report_diag(r, direct ? CT_SEVERITY_WARNING : CT_SEVERITY_INFO, 0, code, "%s: %s", path, what);
 }
@@ -116,7 +116,7 @@ static void read_lines(struct ct_report *r, struct ct_log_collector *c, struct t
 	int64_t usec = 0;
 	for (; p < end; line += line != 0) {
 		if ((size_t)(p - scan_start) > CT_LOGS_MAX_SCAN_BYTES) {
-			ct_report_diag(r, CT_SEVERITY_INFO, 0, "logs-cap",
+			ct_report_diag(r, CT_SEVERITY_INFO, 0, CT_DIAG_LOGS_CAP,
 				       "%s: stopped reading after %u MiB of lines in the window", file,
 				       CT_LOGS_MAX_SCAN_BYTES >> 20);
 			break;
@@ -134,7 +134,7 @@ static void read_lines(struct ct_report *r, struct ct_log_collector *c, struct t
 		if (have_time && usec >= from && e > p) {
 			src->lines_in_window++;
 			if (!ct_log_collector_add(c, file, line, usec, p, (size_t)(e - p), 0)) {
-				ct_report_diag(r, CT_SEVERITY_WARNING, 0, "no-memory", "%s: out of memory", file);
+				ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_MEMORY, "%s: out of memory", file);
 				return;
 			}
 		}
@@ -167,11 +167,11 @@ static bool sniff_format(struct ct_report *r, struct text_log *t, const char *pa
 		return true;
 	}
 	if (kernel_no_boot)
-		problem(r, direct, "log-no-boot-time", path,
+		problem(r, direct, CT_DIAG_LOG_NO_BOOT_TIME, path,
 			"kernel timestamps (seconds since boot), but the boot time is not known (no VMCOREINFO CRASHTIME, "
 			"no journal entry of the crash); its lines cannot be placed in time");
 	else
-		problem(r, direct, "log-no-times", path,
+		problem(r, direct, CT_DIAG_LOG_NO_TIMES, path,
 			"no timestamps in a format coretriage reads (RFC 3339/ISO 8601, syslog, RFC 5424, kernel, audit); "
 			"its lines cannot be placed in time");
 	return false;
@@ -221,7 +221,7 @@ static void read_export(struct ct_report *r, struct ct_log_collector *c, const s
 	int64_t usec = 0;
 	while (p <= end) {
 		if ((size_t)(p - t->data) > CT_LOGS_MAX_SCAN_BYTES) {
-			ct_report_diag(r, CT_SEVERITY_INFO, 0, "logs-cap", "%s: stopped reading after %u MiB", file,
+			ct_report_diag(r, CT_SEVERITY_INFO, 0, CT_DIAG_LOGS_CAP, "%s: stopped reading after %u MiB", file,
 				       CT_LOGS_MAX_SCAN_BYTES >> 20);
 			break;
 		}
@@ -274,7 +274,7 @@ static void read_export(struct ct_report *r, struct ct_log_collector *c, const s
 			p++;
 	}
 	if (corrupt)
-		problem(r, direct, "log-corrupt", file, "journal export data cut short or corrupt; read up to there");
+		problem(r, direct, CT_DIAG_LOG_CORRUPT, file, "journal export data cut short or corrupt; read up to there");
 }
 
 void ct_logs_read_text(struct ct_report *r, struct ct_log_collector *c, const char *path, int fd, bool direct,
@@ -282,7 +282,7 @@ void ct_logs_read_text(struct ct_report *r, struct ct_log_collector *c, const ch
 {
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		problem(r, direct, "log-unreadable", path, "not a regular file");
+		problem(r, direct, CT_DIAG_LOG_UNREADABLE, path, "not a regular file");
 		return;
 	}
 	const char *file = ct_report_strdup(r, path);
@@ -292,7 +292,7 @@ void ct_logs_read_text(struct ct_report *r, struct ct_log_collector *c, const ch
 	}
 	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED) {
-		problem(r, direct, "log-unreadable", path, "cannot be mapped");
+		problem(r, direct, CT_DIAG_LOG_UNREADABLE, path, "cannot be mapped");
 		return;
 	}
 	struct text_log t = { .data = map, .size = (size_t)st.st_size, .format = CT_LOGTIME_NUM_ };
@@ -307,7 +307,7 @@ void ct_logs_read_text(struct ct_report *r, struct ct_log_collector *c, const ch
 		if (src)
 			read_export(r, c, &t, file, src, direct);
 	} else if (looks_binary(t.data, head)) {
-		problem(r, direct, "log-binary", path, "binary data, not a text log; not read");
+		problem(r, direct, CT_DIAG_LOG_BINARY, path, "binary data, not a text log; not read");
 	} else if (sniff_format(r, &t, path, direct)) {
 		struct ct_log_source *src = ct_trail_add_source(r, path, ct_logtime_format_to_string(t.format));
 		if (src)

@@ -71,7 +71,7 @@ static bool sniff_file(struct ct_report *r, const char *path, bool direct, bool 
 	ssize_t n = fd >= 0 ? read(fd, head, sizeof(head)) : -1;
 	enum ct_severity sev = direct ? CT_SEVERITY_WARNING : CT_SEVERITY_INFO;
 	if (n < 0) {
-		ct_report_diag(r, sev, 0, "log-unreadable", "%s: %s", path, strerror(errno));
+		ct_report_diag(r, sev, 0, CT_DIAG_LOG_UNREADABLE, "%s: %s", path, strerror(errno));
 		return false;
 	}
 	*journal = n >= 8 && !memcmp(head, journal_magic, 8);
@@ -79,7 +79,7 @@ static bool sniff_file(struct ct_report *r, const char *path, bool direct, bool 
 	// gzip is how logrotate compresses; the core decompressor reads it too (not for cores).
 	*compressed = ct_input_is_compressed(format) || format == CT_FORMAT_GZIP ? format : CT_FORMAT_UNKNOWN;
 	if (format == CT_FORMAT_BZIP2) {
-		ct_report_diag(r, sev, 0, "log-compressed", "%s: a %s (rotated) log: not read by this build; decompress it to search it",
+		ct_report_diag(r, sev, 0, CT_DIAG_LOG_COMPRESSED, "%s: a %s (rotated) log: not read by this build; decompress it to search it",
 			       path, ct_format_to_string(format));
 		return false;
 	}
@@ -90,20 +90,20 @@ static void add_file(struct ct_report *r, struct sources *s, const char *path, b
 {
 	struct stat st;
 	if (stat(path, &st) != 0) {
-		ct_report_diag(r, direct ? CT_SEVERITY_WARNING : CT_SEVERITY_INFO, 0, "log-unreadable", "%s: %s", path,
+		ct_report_diag(r, direct ? CT_SEVERITY_WARNING : CT_SEVERITY_INFO, 0, CT_DIAG_LOG_UNREADABLE, "%s: %s", path,
 			       strerror(errno));
 		return;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		// A FIFO or a device would block or never end: only regular files are read.
 		if (direct)
-			ct_report_diag(r, CT_SEVERITY_WARNING, 0, "log-unreadable", "%s: not a regular file; not read", path);
+			ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_LOG_UNREADABLE, "%s: not a regular file; not read", path);
 		return;
 	}
 	// A file last written before the window cannot hold lines of it (rotated logs, old journals).
 	if ((int64_t)st.st_mtim.tv_sec * 1000000 < from - 1000000) {
 		if (direct)
-			ct_report_diag(r, CT_SEVERITY_INFO, 0, "log-before-window",
+			ct_report_diag(r, CT_SEVERITY_INFO, 0, CT_DIAG_LOG_BEFORE_WINDOW,
 				       "%s: last written before the window; not read", path);
 		return;
 	}
@@ -130,7 +130,7 @@ static void walk(struct ct_report *r, struct sources *s, const char *dir, int de
 	struct dirent **names = NULL;
 	int n = scandir(dir, &names, NULL, alphasort);
 	if (n < 0) {
-		ct_report_diag(r, depth ? CT_SEVERITY_INFO : CT_SEVERITY_WARNING, 0, "log-unreadable", "%s: %s", dir,
+		ct_report_diag(r, depth ? CT_SEVERITY_INFO : CT_SEVERITY_WARNING, 0, CT_DIAG_LOG_UNREADABLE, "%s: %s", dir,
 			       strerror(errno));
 		return;
 	}
@@ -160,13 +160,13 @@ static void gather(const struct ct_options *o, struct ct_report *r, struct sourc
 			add_file(r, s, o->log_paths[i], true, from);
 	}
 	if (s->dropped)
-		ct_report_diag(r, CT_SEVERITY_WARNING, 0, "logs-cap", "%zu more log files not read (at most %d)",
+		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_LOGS_CAP, "%zu more log files not read (at most %d)",
 			       s->dropped, CT_LOGS_MAX_FILES);
 }
 
 static void journal_problem(struct ct_report *r, enum ct_severity sev, struct ct_error *err)
 {
-	ct_report_diag(r, sev, 0, "journal-unreadable", "%s", ct_error_message(err));
+	ct_report_diag(r, sev, 0, CT_DIAG_JOURNAL_UNREADABLE, "%s", ct_error_message(err));
 	ct_error_destroy(err);
 }
 
@@ -219,7 +219,7 @@ static void find_entry(struct ct_report *r, struct journals *js, const struct ct
 		return;
 	}
 	if (js->num)
-		ct_report_diag(r, CT_SEVERITY_INFO, 0, "no-coredump-entry",
+		ct_report_diag(r, CT_SEVERITY_INFO, 0, CT_DIAG_NO_COREDUMP_ENTRY,
 			       "no systemd-coredump journal entry for pid %d%s%s%s in %s%s", who->pid, who->command ? " (" : "",
 			       who->command ? who->command : "", who->command ? ")" : "", js->label[0],
 			       js->num > 1 ? " and the other journals" : "");
@@ -260,13 +260,13 @@ static int open_log(struct ct_report *r, const struct log_file *f)
 	enum ct_severity sev = f->direct ? CT_SEVERITY_WARNING : CT_SEVERITY_INFO;
 	struct ct_error *err = ct_input_decompress(f->path, f->compressed, CT_LOGS_MAX_DECOMPRESSED, 0, &fd, &status);
 	if (err) {
-		ct_report_diag(r, sev, 0, "log-compressed", "%s", ct_error_message(err));
+		ct_report_diag(r, sev, 0, CT_DIAG_LOG_COMPRESSED, "%s", ct_error_message(err));
 		ct_error_destroy(err);
 		return -2;
 	}
 	// A stream cut short: the lines before the cut are still read.
 	if (status.partial)
-		ct_report_diag(r, sev, 0, "log-corrupt", "%s", status.message);
+		ct_report_diag(r, sev, 0, CT_DIAG_LOG_CORRUPT, "%s", status.message);
 	return fd;
 }
 
@@ -314,7 +314,7 @@ void ct_trail_analyze(const struct ct_options *o, const struct ct_trail_facts *f
 		set_time(&t->boot_time, t->crash_time.usec - (int64_t)(f->uptime * 1e6), t->crash_time.source);
 
 	if ((o->num_log_paths || num_own) && !t->crash_time.present)
-		ct_report_diag(r, CT_SEVERITY_WARNING, 0, "no-crash-time", "the crash time is unknown: logs not searched");
+		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_CRASH_TIME, "the crash time is unknown: logs not searched");
 	struct ct_log_collector *c = NULL;
 	if ((o->num_log_paths || num_own) && t->crash_time.present)
 		c = ct_log_collector_create(t->crash_time.usec, context_until(&t->crash_time), from, to, &who);
@@ -340,7 +340,7 @@ void ct_trail_analyze(const struct ct_options *o, const struct ct_trail_facts *f
 			if (fd == -2)
 				continue;
 			if (fd < 0) {
-				ct_report_diag(r, src.files[i].direct ? CT_SEVERITY_WARNING : CT_SEVERITY_INFO, 0, "log-unreadable",
+				ct_report_diag(r, src.files[i].direct ? CT_SEVERITY_WARNING : CT_SEVERITY_INFO, 0, CT_DIAG_LOG_UNREADABLE,
 					       "%s: %s", src.files[i].path, strerror(errno));
 				continue;
 			}

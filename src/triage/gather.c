@@ -299,7 +299,7 @@ static void diag_undecodable(struct ct_session *s, const struct ct_facts *f)
 	char hex[3 * 16 + 1] = "";
 	for (size_t i = 0; i < in->size && i < 16; i++)
 		snprintf(hex + 3 * i, 4, "%02x ", in->bytes[i]);
-	ct_report_diag(s->report, CT_SEVERITY_INFO, s->crashed ? s->crashed->tid : 0, "insn-undecodable",
+	ct_report_diag(s->report, CT_SEVERITY_INFO, s->crashed ? s->crashed->tid : 0, CT_DIAG_INSN_UNDECODABLE,
 		       "the instruction at 0x%" PRIx64 " (%s) could not be decoded (capstone 4%s): no access kind or operand address",
 		       f->pc, hex, CT_HAVE_ZYDIS ? ", Zydis" : "; built without Zydis");
 }

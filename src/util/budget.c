@@ -22,6 +22,14 @@ static const char *const kind_names[CT_BUDGET_NUM_] = {
 	[CT_BUDGET_TEMP] = "temp",
 };
 
+// The diagnostic each kind raises when it is reached ("budget-frames", …: its name after "budget-").
+static const enum ct_diag_code kind_codes[CT_BUDGET_NUM_] = {
+	[CT_BUDGET_FRAMES] = CT_DIAG_BUDGET_FRAMES,
+	[CT_BUDGET_TEXT] = CT_DIAG_BUDGET_TEXT,
+	[CT_BUDGET_DEBUG] = CT_DIAG_BUDGET_DEBUG,
+	[CT_BUDGET_TEMP] = CT_DIAG_BUDGET_TEMP,
+};
+
 static const char *const kind_what[CT_BUDGET_NUM_] = {
 	[CT_BUDGET_FRAMES] = "frames over all threads",
 	[CT_BUDGET_TEXT] = "bytes of names and values",
@@ -100,9 +108,7 @@ void ct_budget_report(struct ct_budget *b, struct ct_report *report)
 		if (!b->reached[k] || b->reported[k])
 			continue;
 		b->reported[k] = true;
-		char code[32];
-		snprintf(code, sizeof(code), "budget-%s", kind_names[k]);
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, code,
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, kind_codes[k],
 			       "work budget reached: at most %" PRIu64 " %s (from --max-memory%s); the report is partial",
 			       b->limit[k], kind_what[k], k != CT_BUDGET_TEMP ? ", tighter with --safe" : "");
 	}

@@ -373,7 +373,7 @@ static bool capped(struct filler *f)
 		return false;
 	if (s->values->text_total >= CT_VALUES_MAX_TEXT && !s->values->text_capped) {
 		s->values->text_capped = true;
-		ct_report_diag(s->report, CT_SEVERITY_WARNING, f->t->tid, "value-cap",
+		ct_report_diag(s->report, CT_SEVERITY_WARNING, f->t->tid, CT_DIAG_VALUE_CAP,
 			       "values of arguments and locals stop at %u characters per report", CT_VALUES_MAX_TEXT);
 	}
 	return true;

@@ -173,7 +173,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r.signature.present = shape & 2;
 	r.signature.text = text(&c, &r);
 	r.signature.hash = text(&c, &r);
-	ct_report_diag(&r, CT_SEVERITY_WARNING, 0, "fuzz", "%s", text(&c, &r));
+	ct_report_diag(&r, CT_SEVERITY_WARNING, 0, (enum ct_diag_code)(byte(&c) % CT_DIAG_NUM_), "%s", text(&c, &r));
 	ct_report_add_environment(&r, text(&c, &r), text(&c, &r));
 	if (shape & 4) {
 		r.kernel.present = true;

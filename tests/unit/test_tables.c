@@ -75,10 +75,9 @@ TEST(diag_codes_sorted_and_found)
 	enum ct_diag_code c = CT_DIAG_NUM_;
 	CHECK(!ct_diag_code_from_string("no-such-code", &c) && c == CT_DIAG_NUM_);
 	CHECK(!ct_diag_code_from_string(NULL, &c));
-	CHECK_EQ(ct_diag_default_severity("no-notes"), CT_SEVERITY_ERROR);
-	CHECK_EQ(ct_diag_default_severity("corrupt-note"), CT_SEVERITY_WARNING);
-	CHECK_EQ(ct_diag_default_severity("no-such-code"), CT_SEVERITY_WARNING);
-	// The budget's codes are made from its kinds' names ("budget-frames").
+	CHECK_EQ(ct_diag_code_severity(CT_DIAG_NO_NOTES), CT_SEVERITY_ERROR);
+	CHECK_EQ(ct_diag_code_severity(CT_DIAG_CORRUPT_NOTE), CT_SEVERITY_WARNING);
+	// A budget kind's diagnostic is "budget-" and the kind's name (budget.c's kind_codes).
 	for (int k = 0; k < CT_BUDGET_NUM_; k++) {
 		char code[64];
 		snprintf(code, sizeof(code), "budget-%s", ct_budget_kind_to_string((enum ct_budget_kind)k));

@@ -95,9 +95,9 @@ TEST(report_model_details_and_diagnostics)
 	CHECK(ct_report_init(&r));
 	CHECK_STR(r.crash.class_id, "unknown");
 	CHECK(!ct_report_has_warnings(&r));
-	ct_report_diag(&r, CT_SEVERITY_INFO, 0, "x", "info %d", 1);
+	ct_report_diag(&r, CT_SEVERITY_INFO, 0, CT_DIAG_LIMIT, "info %d", 1);
 	CHECK(!ct_report_has_warnings(&r));
-	ct_report_diag(&r, CT_SEVERITY_WARNING, 7, "y", "warn");
+	ct_report_diag(&r, CT_SEVERITY_WARNING, 7, CT_DIAG_NO_MEMORY, "warn");
 	CHECK(ct_report_has_warnings(&r));
 	ct_crash_add_detail_int(&r, "k", 1);
 	ct_crash_add_detail_string(&r, "k", "v"); // same key replaces
