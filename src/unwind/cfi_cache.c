@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "unwind/cfi_cache.h"
+#include "util/bytes.h"
 
 /** Table slots (direct-mapped by lookup pc): 4096 x 416 bytes, touched only where used. */
 #define CACHE_BITS 12
@@ -46,6 +47,9 @@ struct ct_cfi_cache {
 	int nregs; /**< libdwfl's frame registers: 0..nregs-1 */
 	uint64_t compiled, hits;
 	struct entry *slots;
+	/** The segment of the last saved-register read, when no other segment overlaps it (see read_word). */
+	const struct ct_core *seg_core;
+	const struct ct_segment *seg;
 };
 
 struct ct_cfi_cache *ct_cfi_cache_new(const struct ct_arch_info *arch)
@@ -208,6 +212,27 @@ static struct entry *lookup_entry(struct ct_cfi_cache *c, Dwfl *dwfl, uint64_t p
 	return e;
 }
 
+// ct_core_read_word (what libdwfl's memory callback reads with), without its segment search for
+// the stack segment every frame reads: a segment that no later one overlaps is the one the search
+// finds for each of its addresses (the last one starting at or below the address that holds it).
+// Words are 8 bytes: the architectures with the step are 64-bit.
+static bool read_word(struct ct_cfi_cache *c, const struct ct_core *core, uint64_t addr, uint64_t *ret)
+{
+	const struct ct_segment *s = c->seg_core == core ? c->seg : NULL;
+	if (!s || addr - s->vaddr >= s->memsz) {
+		s = ct_core_find_segment(core, addr);
+		size_t i = s ? (size_t)(s - core->segments) : 0;
+		bool alone = s && (i + 1 == core->num_segments || core->segments[i + 1].vaddr - s->vaddr >= s->memsz);
+		c->seg_core = core;
+		c->seg = alone ? s : NULL;
+	}
+	uint64_t off = addr - (s ? s->vaddr : 0);
+	if (!s || off >= s->filesz || s->filesz - off < 8)
+		return ct_core_read_word(core, addr, ret); // not saved, or a word across segments
+	*ret = ct_load64(core->map + s->offset + off, core->big_endian);
+	return true;
+}
+
 static bool reg_get(const struct ct_cfi_cache *c, const struct ct_cfi_state *st, unsigned r, uint64_t *v)
 {
 	if (r >= (unsigned)c->nregs || !(st->set >> r & 1))
@@ -237,7 +262,7 @@ bool ct_cfi_step(struct ct_cfi_cache *c, Dwfl *dwfl, const struct ct_core *core,
 		uint64_t v;
 		switch (r->kind) {
 		case RULE_CFA_MEM:
-			if (!has_cfa || !ct_core_read_word(core, cfa + (uint64_t)r->off, &v))
+			if (!has_cfa || !read_word(c, core, cfa + (uint64_t)r->off, &v))
 				continue;
 			break;
 		case RULE_CFA_VAL:
