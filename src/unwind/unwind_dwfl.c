@@ -311,13 +311,13 @@ static void caller_registers(struct walk *w, const struct ct_raw_frame *callee, 
 	const struct ct_arch_info *arch = w->s->core->arch;
 	uint64_t kept = 0;
 	bool have_kept = false;
-	for (int r = 0; r < n; r++) {
-		if (r == arch->sp_dwarf || r == arch->pc_dwarf)
-			continue;
-		if (!(arch->callee_saved >> r & 1)) {
-			valid[r] = false;
-			continue;
-		}
+	uint64_t regs = n >= 64 ? ~0ULL : (1ULL << n) - 1;
+	uint64_t sp_pc = 1ULL << arch->sp_dwarf | (arch->pc_dwarf >= 0 ? 1ULL << arch->pc_dwarf : 0);
+	// Bit by bit over the registers concerned (this runs for every frame of a deep stack).
+	for (uint64_t m = regs & ~(arch->callee_saved | sp_pc); m; m &= m - 1)
+		valid[__builtin_ctzll(m)] = false;
+	for (uint64_t m = regs & arch->callee_saved & ~sp_pc & callee->reg_mask; m; m &= m - 1) {
+		int r = __builtin_ctzll(m);
 		uint64_t v;
 		if (valid[r] || !ct_raw_frame_reg(w->out, callee, (unsigned)r, &v))
 			continue;
