@@ -21,3 +21,13 @@ foreach(mode frames no_crash)
             --expectations ${CMAKE_CURRENT_SOURCE_DIR}/corpus/expectations.tsv)
   set_tests_properties(corpus_${mode} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS corpus)
 endforeach()
+
+# Float/vector registers of real cores (corpus and the test cores) against eu-readelf -n.
+add_executable(print_vregs ${CMAKE_CURRENT_SOURCE_DIR}/unit/print_vregs.c)
+target_include_directories(print_vregs PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(print_vregs PRIVATE coretriage_lib)
+add_test(NAME vregs_against_readelf
+  COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/corpus/check_vregs.py $<TARGET_FILE:print_vregs>
+          ${CT_SHARED_DIR} ${CT_CORES_DIR})
+set_tests_properties(vregs_against_readelf PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 LABELS corpus
+                     FIXTURES_REQUIRED cores)

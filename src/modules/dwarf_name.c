@@ -127,3 +127,18 @@ const char *ct_dwarf_function_name(struct ct_report *report, Dwarf_Die *die)
 	put(&b, name);
 	return ct_strpool_intern_len(&report->strings, b.text, b.len);
 }
+
+bool ct_dwarf_qualified_name(Dwarf_Die *die, char *buf, size_t cap)
+{
+	const char *name = dwarf_diename(die);
+	if (!name || cap == 0)
+		return false;
+	struct name_buf b = { .len = 0 };
+	b.text[0] = '\0';
+	enclosing_scopes(die, &b);
+	put(&b, name);
+	size_t n = b.len < cap - 1 ? b.len : cap - 1;
+	memcpy(buf, b.text, n);
+	buf[n] = '\0';
+	return true;
+}

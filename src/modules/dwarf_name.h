@@ -12,6 +12,8 @@
 #define CT_DWARF_NAME_H
 
 #include <elfutils/libdw.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 #include "coretriage/report.h"
 
@@ -20,5 +22,12 @@
 
 /** The display name of function DIE @p die (subprogram or inlined subroutine), pooled; NULL without one. */
 const char *ct_dwarf_function_name(struct ct_report *report, Dwarf_Die *die);
+
+/**
+ * @p die's DW_AT_name qualified with the namespaces and types that enclose it ("core::option::
+ * Option<u32>::Some"), as gdb names Rust types; written to @p buf (cut to @p cap - 1 bytes).
+ * False when the DIE has no name.
+ */
+bool ct_dwarf_qualified_name(Dwarf_Die *die, char *buf, size_t cap);
 
 #endif

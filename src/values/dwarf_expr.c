@@ -22,6 +22,8 @@ const char *ct_expr_status_to_string(enum ct_expr_status status)
 struct machine {
 	const struct ct_expr_ctx *ctx;
 	uint64_t stack[CT_EXPR_MAX_STACK];
+	/** 0: an integer (generic or typed); 4 or 8: the bits of a float or double (typed stack). */
+	uint8_t fsize[CT_EXPR_MAX_STACK];
 	size_t depth;
 	struct ct_expr_result res;
 	uint64_t mask; // address-size mask: arithmetic wraps as on the target
@@ -38,7 +40,59 @@ static bool push(struct machine *m, uint64_t v)
 {
 	if (m->depth == CT_EXPR_MAX_STACK)
 		return fail(m, CT_EXPR_LIMIT, 0);
+	m->fsize[m->depth] = 0;
 	m->stack[m->depth++] = v & m->mask;
+	return true;
+}
+
+// Pushes a copy of entry @p from (dup, over, pick): a float stays a float.
+static bool push_copy(struct machine *m, size_t from)
+{
+	if (m->depth == CT_EXPR_MAX_STACK)
+		return fail(m, CT_EXPR_LIMIT, 0);
+	m->fsize[m->depth] = m->fsize[from];
+	m->stack[m->depth++] = m->stack[from];
+	return true;
+}
+
+static void swap_entries(struct machine *m, size_t i, size_t j)
+{
+	uint64_t v = m->stack[i];
+	uint8_t f = m->fsize[i];
+	m->stack[i] = m->stack[j];
+	m->fsize[i] = m->fsize[j];
+	m->stack[j] = v;
+	m->fsize[j] = f;
+}
+
+// The float size (4, 8) of the base type typed operation @p op names; 0 for an integer or an
+// unknown type; -1 (failed) for a float type the stack cannot hold (long double, _Float128).
+static int float_type(struct machine *m, const Dwarf_Op *op)
+{
+	const struct ct_expr_ops *o = m->ctx->ops;
+	unsigned enc = 0, size = 0;
+	if (!o->base_type || !o->base_type(m->ctx->arg, op, &enc, &size) || enc != DW_ATE_float)
+		return 0;
+	if (size != 4 && size != 8) {
+		fail(m, CT_EXPR_UNSUPPORTED, op->atom);
+		return -1;
+	}
+	return (int)size;
+}
+
+// Pushes @p v with the type typed operation @p op names: a float or double keeps its bits
+// unmasked (a double on a 32-bit target is wider than an address).
+static bool push_typed(struct machine *m, uint64_t v, const Dwarf_Op *op)
+{
+	int f = float_type(m, op);
+	if (f < 0)
+		return false;
+	if (f == 0)
+		return push(m, v);
+	if (m->depth == CT_EXPR_MAX_STACK)
+		return fail(m, CT_EXPR_LIMIT, 0);
+	m->fsize[m->depth] = (uint8_t)f;
+	m->stack[m->depth++] = f == 4 ? v & UINT32_MAX : v;
 	return true;
 }
 
@@ -117,6 +171,30 @@ static Dwarf_Word op_end(const Dwarf_Op *ops, size_t i)
 	return ops[i].offset + 3;
 }
 
+// Arithmetic or a comparison @p atom on float entries of the typed stack (dwarf_expr_float.c):
+// both operands must be floats of one size; a comparison pushes an integer, the rest a float.
+static bool float_op(struct machine *m, unsigned atom)
+{
+	bool unary = atom == DW_OP_abs || atom == DW_OP_neg;
+	size_t need = unary ? 1 : 2;
+	if (m->depth < need)
+		return fail(m, CT_EXPR_CORRUPT, atom);
+	size_t top = m->depth - 1;
+	uint8_t size = m->fsize[top];
+	if (!unary && m->fsize[top - 1] != size)
+		return fail(m, CT_EXPR_UNSUPPORTED, atom); // a float with an integer: a type mismatch
+	uint64_t a = unary ? m->stack[top] : m->stack[top - 1], b = m->stack[top], r;
+	bool is_float;
+	if (!ct_expr_float_binop(atom, size, a, b, &r, &is_float))
+		return fail(m, CT_EXPR_UNSUPPORTED, atom); // and, or, shifts, mod on floats
+	m->depth -= need;
+	if (!is_float)
+		return push(m, r);
+	m->fsize[m->depth] = size;
+	m->stack[m->depth++] = r;
+	return true;
+}
+
 enum loc_kind { LOC_NONE, LOC_REGISTER, LOC_VALUE, LOC_IMPLICIT };
 
 // Runs the machine. *kind says what the expression ended with, for the caller to turn into a
@@ -177,7 +255,7 @@ static bool run(struct machine *m, const Dwarf_Op *ops, size_t n, struct ct_loca
 		case DW_OP_dup:
 			if (!m->depth)
 				return fail(m, CT_EXPR_CORRUPT, atom);
-			if (!push(m, m->stack[m->depth - 1]))
+			if (!push_copy(m, m->depth - 1))
 				return false;
 			break;
 		case DW_OP_drop:
@@ -187,29 +265,26 @@ static bool run(struct machine *m, const Dwarf_Op *ops, size_t n, struct ct_loca
 		case DW_OP_over:
 			if (m->depth < 2)
 				return fail(m, CT_EXPR_CORRUPT, atom);
-			if (!push(m, m->stack[m->depth - 2]))
+			if (!push_copy(m, m->depth - 2))
 				return false;
 			break;
 		case DW_OP_pick:
 			if (op->number >= m->depth)
 				return fail(m, CT_EXPR_CORRUPT, atom);
-			if (!push(m, m->stack[m->depth - 1 - op->number]))
+			if (!push_copy(m, m->depth - 1 - (size_t)op->number))
 				return false;
 			break;
 		case DW_OP_swap:
 			if (m->depth < 2)
 				return fail(m, CT_EXPR_CORRUPT, atom);
-			a = m->stack[m->depth - 1];
-			m->stack[m->depth - 1] = m->stack[m->depth - 2];
-			m->stack[m->depth - 2] = a;
+			swap_entries(m, m->depth - 1, m->depth - 2);
 			break;
 		case DW_OP_rot:
+			// The top moves to third place: (a b c) -> (c a b) from the bottom.
 			if (m->depth < 3)
 				return fail(m, CT_EXPR_CORRUPT, atom);
-			a = m->stack[m->depth - 1];
-			m->stack[m->depth - 1] = m->stack[m->depth - 2];
-			m->stack[m->depth - 2] = m->stack[m->depth - 3];
-			m->stack[m->depth - 3] = a;
+			swap_entries(m, m->depth - 1, m->depth - 2);
+			swap_entries(m, m->depth - 2, m->depth - 3);
 			break;
 		case DW_OP_deref:
 			if (!pop(m, &a) || !deref(m, a, addr_size, &b) || !push(m, b))
@@ -221,17 +296,27 @@ static bool run(struct machine *m, const Dwarf_Op *ops, size_t n, struct ct_loca
 			break;
 		case DW_OP_deref_type:
 		case DW_OP_GNU_deref_type:
-			// Typed stack (DWARF 5): integer base types only; the size is the operand.
-			if (!pop(m, &a) || !deref(m, a, (size_t)op->number, &b) || !push(m, b))
+			// Typed stack (DWARF 5): the size is the operand, the type the second one.
+			if (!pop(m, &a) || !deref(m, a, (size_t)op->number, &b) || !push_typed(m, b, op))
 				return false;
 			break;
 		case DW_OP_abs:
+			if (m->depth && m->fsize[m->depth - 1]) {
+				if (!float_op(m, atom))
+					return false;
+				break;
+			}
 			if (!pop(m, &a))
 				return false;
 			if (!push(m, sext(a, m->mask) < 0 ? -a : a))
 				return false;
 			break;
 		case DW_OP_neg:
+			if (m->depth && m->fsize[m->depth - 1]) {
+				if (!float_op(m, atom))
+					return false;
+				break;
+			}
 			if (!pop(m, &a) || !push(m, -a))
 				return false;
 			break;
@@ -240,6 +325,8 @@ static bool run(struct machine *m, const Dwarf_Op *ops, size_t n, struct ct_loca
 				return false;
 			break;
 		case DW_OP_plus_uconst:
+			if (m->depth && m->fsize[m->depth - 1])
+				return fail(m, CT_EXPR_UNSUPPORTED, atom);
 			if (!pop(m, &a) || !push(m, a + op->number))
 				return false;
 			break;
@@ -247,6 +334,11 @@ static bool run(struct machine *m, const Dwarf_Op *ops, size_t n, struct ct_loca
 		case DW_OP_or: case DW_OP_plus: case DW_OP_shl: case DW_OP_shr: case DW_OP_shra:
 		case DW_OP_xor: case DW_OP_eq: case DW_OP_ge: case DW_OP_gt: case DW_OP_le:
 		case DW_OP_lt: case DW_OP_ne: {
+			if (m->depth >= 2 && (m->fsize[m->depth - 1] || m->fsize[m->depth - 2])) {
+				if (!float_op(m, atom))
+					return false;
+				break;
+			}
 			if (!pop(m, &b) || !pop(m, &a))
 				return false;
 			int64_t sa = sext(a, m->mask), sb = sext(b, m->mask);
@@ -312,7 +404,7 @@ static bool run(struct machine *m, const Dwarf_Op *ops, size_t n, struct ct_loca
 			break;
 		case DW_OP_regval_type:
 		case DW_OP_GNU_regval_type:
-			if (!reg(m, (unsigned)op->number, &a) || !push(m, a))
+			if (!reg(m, (unsigned)op->number, &a) || !push_typed(m, a, op))
 				return false;
 			break;
 		case DW_OP_const_type:
@@ -326,18 +418,30 @@ static bool run(struct machine *m, const Dwarf_Op *ops, size_t n, struct ct_loca
 				size_t bi = m->ctx->big_endian ? k : blk[0] - 1 - k;
 				a = a << 8 | blk[1 + bi];
 			}
-			if (!push(m, a))
+			if (!push_typed(m, a, op))
 				return false;
 			break;
 		}
 		case DW_OP_convert:
 		case DW_OP_GNU_convert:
 		case DW_OP_reinterpret:
-		case DW_OP_GNU_reinterpret:
-			// Integer conversions between same-sized base types: the bits stay.
+		case DW_OP_GNU_reinterpret: {
+			// Between integers the bits stay (same-sized base types). To or from a float,
+			// DW_OP_convert converts the value as a C cast does; DW_OP_reinterpret keeps the bits.
 			if (!m->depth)
 				return fail(m, CT_EXPR_CORRUPT, atom);
+			int to = op->number ? float_type(m, op) : 0; // type 0: the generic type
+			if (to < 0)
+				return false;
+			size_t top = m->depth - 1;
+			bool convert = atom == DW_OP_convert || atom == DW_OP_GNU_convert;
+			if (convert && (to || m->fsize[top]))
+				m->stack[top] = ct_expr_float_convert(m->stack[top], m->fsize[top], (unsigned)to);
+			else if (!to && m->fsize[top])
+				m->stack[top] &= m->mask;
+			m->fsize[top] = (uint8_t)to;
 			break;
+		}
 		case DW_OP_fbreg: {
 			if (!o->frame_base)
 				return fail(m, CT_EXPR_UNSUPPORTED, atom);

@@ -88,6 +88,12 @@ struct ct_expr_ops {
 	enum ct_expr_status (*address)(void *arg, const Dwarf_Op *op, uint64_t *ret);
 	/** DW_OP_implicit_value @p op: its bytes. */
 	enum ct_expr_status (*implicit)(void *arg, const Dwarf_Op *op, const uint8_t **bytes, size_t *len);
+	/**
+	 * The base type a typed operation names (DW_OP_regval_type, deref_type, const_type, convert,
+	 * reinterpret): its DW_ATE_* encoding and byte size. False when unknown: the value is then an
+	 * integer, as without a type. Optional.
+	 */
+	bool (*base_type)(void *arg, const Dwarf_Op *op, unsigned *encoding, unsigned *size);
 };
 
 struct ct_expr_ctx {
@@ -119,5 +125,19 @@ struct ct_expr_result ct_dwarf_expr_location(const struct ct_expr_ctx *ctx, cons
  */
 struct ct_expr_result ct_dwarf_expr_value(const struct ct_expr_ctx *ctx, const Dwarf_Op *ops, size_t n,
 					  uint64_t *ret);
+
+/**
+ * Float arithmetic of the typed stack (dwarf_expr_float.c), on the bits of floats of @p size bytes
+ * (4: float, 8: double): DW_OP_plus, minus, mul, div, neg, abs (*@p is_float true, @p ret the
+ * result's bits) and eq, ne, lt, le, gt, ge (*@p is_float false, @p ret 0 or 1). False for any
+ * other operation. neg and abs read @p a only.
+ */
+bool ct_expr_float_binop(unsigned atom, unsigned size, uint64_t a, uint64_t b, uint64_t *ret, bool *is_float);
+/**
+ * DW_OP_convert of @p v from a float of @p from bytes (0: an integer) to a float of @p to bytes
+ * (0: an integer), as a C cast: float to integer truncates toward zero (saturating), integer to
+ * float reads the integer as signed.
+ */
+uint64_t ct_expr_float_convert(uint64_t v, unsigned from, unsigned to);
 
 #endif

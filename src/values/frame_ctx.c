@@ -14,7 +14,20 @@ bool ct_frame_read(struct ct_session *s, uint64_t addr, void *buf, size_t len)
 static bool reg_cb(void *arg, unsigned regno, uint64_t *ret)
 {
 	struct ct_frame_ctx *fc = arg;
-	return ct_raw_frame_reg(fc->raw, &fc->raw->frames[fc->index], regno, ret);
+	if (ct_raw_frame_reg(fc->raw, &fc->raw->frames[fc->index], regno, ret))
+		return true;
+	// A float/vector register of the innermost frame (DW_OP_regval_type xmm0 <double>): its low
+	// 64 bits, the scalar a typed stack entry of at most 8 bytes holds.
+	uint8_t v[CT_VREG_MAX_BYTES];
+	size_t len;
+	if (!ct_frame_vreg(fc, regno, v, &len) || len < 8)
+		return false;
+	const uint8_t *low = fc->s->core->big_endian ? v + len - 8 : v;
+	uint64_t x = 0;
+	for (size_t i = 0; i < 8; i++)
+		x = x << 8 | low[fc->s->core->big_endian ? i : 7 - i];
+	*ret = x;
+	return true;
 }
 
 static bool mem_cb(void *arg, uint64_t addr, void *buf, size_t len)
@@ -176,6 +189,25 @@ static enum ct_expr_status entry_value_cb(void *arg, const Dwarf_Op *op, uint64_
 	return ct_entry_register(fc, regno, ret);
 }
 
+// The base type of a typed operation, from the attribute being evaluated (libdw resolves the
+// type's CU-relative offset in the attribute's unit).
+static bool base_type_cb(void *arg, const Dwarf_Op *op, unsigned *encoding, unsigned *size)
+{
+	struct ct_frame_ctx *fc = arg;
+	Dwarf_Die type;
+	Dwarf_Attribute at;
+	Dwarf_Word w;
+	if (!fc->attr || dwarf_getlocation_die(fc->attr, op, &type) != 0 || dwarf_tag(&type) != DW_TAG_base_type)
+		return false;
+	if (!dwarf_attr(&type, DW_AT_encoding, &at) || dwarf_formudata(&at, &w) != 0)
+		return false;
+	*encoding = (unsigned)w;
+	if (!dwarf_attr(&type, DW_AT_byte_size, &at) || dwarf_formudata(&at, &w) != 0)
+		return false;
+	*size = (unsigned)w;
+	return true;
+}
+
 static const struct ct_expr_ops frame_ops = {
 	.reg = reg_cb,
 	.mem = mem_cb,
@@ -184,6 +216,7 @@ static const struct ct_expr_ops frame_ops = {
 	.entry_value = entry_value_cb,
 	.address = address_cb,
 	.implicit = implicit_cb,
+	.base_type = base_type_cb,
 };
 
 void ct_frame_ctx_init(struct ct_frame_ctx *fc, struct ct_session *s, const struct ct_raw_stack *raw, size_t index,

@@ -48,6 +48,10 @@ static bool read_location(struct filler *f, const struct ct_location *loc, size_
 	o->has_address = false;
 	o->unreadable_at = 0;
 	memset(o->state, CT_BYTE_OPTIMIZED, o->size);
+	// A zero-sized value (a Rust closure without captures) has no bytes to read: where its
+	// location is known it is all there, and gdb prints it (a unit struct as its type's name).
+	if (o->size == 0)
+		return loc->num_pieces > 0;
 	size_t at = 0;
 	bool any = false;
 	for (size_t i = 0; i < loc->num_pieces && at < o->size; i++) {
@@ -207,6 +211,7 @@ struct ct_var_desc {
 	size_t level; // inline level (0 = innermost)
 	bool is_param;
 	bool has_type, has_const, has_location;
+	bool sized; // the type's size is known (it may be 0: a Rust closure without captures, ())
 	int entry_reg; // -1: no entry value
 	const char *name, *type; // pooled
 	Dwarf_Die type_die;
@@ -250,6 +255,13 @@ static void describe(struct collector *c, Dwarf_Die *var, bool is_param)
 	const char *name = NULL;
 	if (dwarf_attr_integrate(var, DW_AT_name, &attr))
 		name = dwarf_formstring(&attr);
+	// gdb makes no symbol of a nameless variable (Rust's `_` parameters, C's `void f(int)`) and
+	// so shows none; neither do we.
+	if (!name) {
+		sc->num_vars--;
+		c->per_level--;
+		return;
+	}
 	d->name = ct_report_strdup(c->s->report, name);
 	d->has_type = dwarf_attr_integrate(var, DW_AT_type, &attr) && dwarf_formref_die(&attr, &d->type_die);
 	char tbuf[CT_VALUE_MAX_TYPE];
@@ -258,8 +270,12 @@ static void describe(struct collector *c, Dwarf_Die *var, bool is_param)
 	ct_render_type_name(&tb, d->has_type ? &d->type_die : NULL, sc->cxx, 0);
 	d->type = ct_report_strdup(c->s->report, tbuf);
 	Dwarf_Word size = 0;
-	if (d->has_type && dwarf_aggregate_size(&d->type_die, &size) != 0)
+	Dwarf_Die full;
+	if (d->has_type && dwarf_aggregate_size(&d->type_die, &size) != 0 &&
+	    !(ct_values_complete_type(c->s->values, &d->type_die, &full) && dwarf_aggregate_size(&full, &size) == 0))
 		size = 0;
+	else
+		d->sized = d->has_type;
 	d->size = (size_t)size;
 	if (dwarf_attr_integrate(var, DW_AT_const_value, &d->value_attr))
 		d->has_const = true;
@@ -360,7 +376,7 @@ static const char *entry_value(struct filler *f, const struct ct_var_desc *d, bo
 	struct ct_location loc = { .num_pieces = 1 };
 	loc.pieces[0] = (struct ct_piece){ .kind = CT_PIECE_VALUE, .value = v };
 	Dwarf_Die type = d->type_die;
-	if (!read_location(f, &loc, d->size))
+	if (!d->sized || !read_location(f, &loc, d->size))
 		return NULL;
 	return render(f, &type, cxx);
 }
@@ -405,7 +421,7 @@ static void add_variable(struct filler *f, const struct ct_var_desc *d, size_t *
 			struct ct_expr_result r = ct_dwarf_expr_location(&f->fc.expr, ops, n, &loc);
 			f->fc.attr = NULL;
 			if (r.status == CT_EXPR_OK) {
-				known = read_location(f, &loc, d->size);
+				known = d->sized && read_location(f, &loc, d->size);
 			} else if (r.status == CT_EXPR_UNREADABLE) {
 				v->value = ct_report_printf(s->report, "<unreadable 0x%" PRIx64 ">", r.fault_address);
 			} else if (r.status == CT_EXPR_UNSUPPORTED &&

@@ -95,8 +95,12 @@ struct ct_type_memo {
 	Dwarf_Die stripped;
 	int tag;
 	uint64_t size, encoding;
+	bool rust; /**< defined in a Rust unit: rendered in Rust syntax (render_rust.c) */
 };
 #define CT_VALUES_TYPE_MEMO 256
+/** Dwarf files (modules) whose types are indexed by name; more share the last slot's fate (none). */
+#define CT_VALUES_TYPE_INDEXES 16
+struct ct_type_index;
 
 struct ct_values {
 	struct scope_slot *scopes;
@@ -114,7 +118,19 @@ struct ct_values {
 	/** Rendered values by (type, bytes): deep stacks pass the same pointers and counters down. */
 	struct ct_value_memo memo[CT_VALUES_MEMO];
 	struct ct_type_memo types[CT_VALUES_TYPE_MEMO];
+	/** Complete types by name, one index per Dwarf met (type_complete.c); owned. */
+	struct {
+		Dwarf *dbg;
+		struct ct_type_index *index;
+	} type_indexes[CT_VALUES_TYPE_INDEXES];
 };
+
+/**
+ * The definition of @p type when it is a declaration of a structure, class, union or enum type
+ * (DW_AT_declaration) and some unit of its module defines it, as gdb resolves opaque types;
+ * false otherwise (then the declaration is all there is).
+ */
+bool ct_values_complete_type(struct ct_values *v, Dwarf_Die *type, Dwarf_Die *ret);
 
 /** The scope chain of @p addr, cached for the session; NULL when there is no DWARF for it. */
 const struct ct_scope *ct_scope_lookup(struct ct_session *s, uint64_t addr);
@@ -234,5 +250,35 @@ struct ct_object {
 /** Renders @p obj of type @p type the way gdb prints it into @p b. */
 void ct_render_value(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, const struct ct_object *obj,
 		     size_t offset, bool cxx, int depth);
+
+/* render.c's helpers, shared with render_rust.c */
+/** Before an aggregate's next element: ", " after the first; "..." and false at CT_VALUE_MAX_ELEMENTS. */
+bool ct_render_next_element(struct ct_sbuf *b, size_t *shown);
+/** True when @p die belongs to a unit whose DW_AT_language is Rust. */
+bool ct_die_is_rust(Dwarf_Die *die);
+/** Checks bytes [off, off + n) of @p obj; appends gdb's marker and returns false when not all known. */
+bool ct_render_available(struct ct_sbuf *b, const struct ct_object *obj, size_t off, size_t n);
+uint64_t ct_render_uint(const uint8_t *p, size_t n, bool big_endian);
+/** @p s[0..n) in gdb's string notation ("…", <repeats N times>, escapes). */
+void ct_render_chars(struct ct_sbuf *b, const uint8_t *s, size_t n, bool more);
+/** Strips typedefs and qualifiers; false for void. */
+bool ct_render_strip(Dwarf_Die *type, Dwarf_Die *ret);
+bool ct_render_type_of(Dwarf_Die *die, Dwarf_Die *ret);
+uint64_t ct_render_udata(Dwarf_Die *die, int name, uint64_t dflt);
+/** The name of the enumerator of enum @p t whose value is @p u (@p size bytes, either signedness); NULL: none. */
+const char *ct_render_enumerator(Dwarf_Die *t, uint64_t u, size_t size);
+/** Renders the object of @p type at @p addr in the dump's memory (shallowly). */
+void ct_render_at(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, uint64_t addr, int depth);
+
+/**
+ * Rust's aggregates in Rust syntax, as gdb prints them (render_rust.c): `Path::Type {field: v}`,
+ * tuples `(a, b)`, tuple structs `Type (a, b)`, enums `Path::Enum::Variant(v)`, C-like enums
+ * `Path::Enum::Name`, `&str` as its string, slices `&[T] [a, b]`, arrays `[a, b]`, `()`.
+ * False when @p t (stripped, tag @p tag) is none of these: the C rendering applies.
+ */
+/** Rust's name of @p type (`alloc::vec::Vec<u8, alloc::alloc::Global>`, `*const u8`, `[u8; 4]`); false: none. */
+bool ct_render_rust_type_name(struct ct_sbuf *b, Dwarf_Die *type, int depth);
+bool ct_render_rust(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t, int tag, const struct ct_object *obj,
+		    size_t off, int depth);
 
 #endif

@@ -14,8 +14,12 @@
 #define CT_VALUE_MAX_STRING 200
 /** Elements of an array, and members of a struct, shown before "...". */
 #define CT_VALUE_MAX_ELEMENTS 200
-/** Nesting of structs and arrays shown; deeper aggregates print as {...}. */
-#define CT_VALUE_MAX_DEPTH 4
+/**
+ * Nesting of structs and arrays shown; deeper aggregates print as {...}. gdb's `print max-depth`
+ * is 20; Rust's standard types nest 6 deep (String → Vec → RawVec → Unique → NonNull → pointer),
+ * and CT_VALUE_MAX_TEXT bounds the text whatever the depth.
+ */
+#define CT_VALUE_MAX_DEPTH 8
 /** Bytes of one object read from the dump (a bigger array is shown in part). */
 #define CT_VALUE_MAX_BYTES 4096
 /** Characters of a type name. */

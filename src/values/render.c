@@ -230,6 +230,8 @@ static void decl(struct ct_sbuf *b, Dwarf_Die *type, const char *inner, bool cxx
 
 void ct_render_type_name(struct ct_sbuf *b, Dwarf_Die *type, bool cxx, int depth)
 {
+	if (type && ct_die_is_rust(type) && ct_render_rust_type_name(b, type, depth))
+		return;
 	decl(b, type, "", cxx, depth);
 }
 
@@ -471,25 +473,32 @@ static void render_enum(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t, c
 	if (!available(b, obj, off, size))
 		return;
 	uint64_t u = get_uint(obj->data + off, size, s->core->big_endian);
+	const char *name = ct_render_enumerator(t, u, size);
+	if (name)
+		add(b, name);
+	else
+		ct_sbuf_i64(b, sign_extend(u, size));
+}
+
+const char *ct_render_enumerator(Dwarf_Die *t, uint64_t u, size_t size)
+{
 	Dwarf_Die e;
-	if (dwarf_child(t, &e) == 0) {
-		int guard = 0;
-		do {
-			Dwarf_Attribute attr;
-			Dwarf_Word w;
-			Dwarf_Sword sw;
-			if (dwarf_tag(&e) != DW_TAG_enumerator || !dwarf_attr(&e, DW_AT_const_value, &attr))
-				continue;
-			bool match = (dwarf_formudata(&attr, &w) == 0 && (w == u || w == (uint64_t)sign_extend(u, size))) ||
-				     (dwarf_formsdata(&attr, &sw) == 0 && sw == sign_extend(u, size));
-			if (match) {
-				const char *name = dwarf_diename(&e);
-				add(b, name ? name : "?");
-				return;
-			}
-		} while (++guard < 100000 && dwarf_siblingof(&e, &e) == 0);
-	}
-	ct_sbuf_i64(b, sign_extend(u, size));
+	if (dwarf_child(t, &e) != 0)
+		return NULL;
+	int guard = 0;
+	do {
+		Dwarf_Attribute attr;
+		Dwarf_Word w;
+		Dwarf_Sword sw;
+		if (dwarf_tag(&e) != DW_TAG_enumerator || !dwarf_attr(&e, DW_AT_const_value, &attr))
+			continue;
+		if ((dwarf_formudata(&attr, &w) == 0 && (w == u || w == (uint64_t)sign_extend(u, size))) ||
+		    (dwarf_formsdata(&attr, &sw) == 0 && sw == sign_extend(u, size))) {
+			const char *name = dwarf_diename(&e);
+			return name ? name : "?";
+		}
+	} while (++guard < 100000 && dwarf_siblingof(&e, &e) == 0);
+	return NULL;
 }
 
 static void render_pointer(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t, const struct ct_object *obj,
@@ -542,12 +551,8 @@ static void render_aggregate(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die 
 			Dwarf_Die mt;
 			if (!type_of(&m, &mt))
 				continue;
-			if (shown)
-				add(b, ", ");
-			if (shown == CT_VALUE_MAX_ELEMENTS) {
-				add(b, "...");
+			if (!ct_render_next_element(b, &shown))
 				break;
-			}
 			const char *name = dwarf_diename(&m);
 			Dwarf_Die mts;
 			if (tag == DW_TAG_inheritance) {
@@ -559,7 +564,6 @@ static void render_aggregate(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die 
 				add(b, name);
 				add(b, " = ");
 			}
-			shown++;
 			uint64_t moff = udata(&m, DW_AT_data_member_location, 0);
 			uint64_t bits = udata(&m, DW_AT_bit_size, 0);
 			if (bits) {
@@ -621,8 +625,10 @@ static void render_array_dim(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die 
 	size_t stride = elem_size;
 	for (int i = 1; i < ndims; i++)
 		stride *= dims[i] > 0 ? (size_t)dims[i] : 0;
+	// Rust prints arrays in brackets: [1, 2, 3].
+	bool rust = ct_die_is_rust(elem);
 	if (count < 0 || stride == 0) {
-		add(b, count == 0 ? "{}" : "{...}");
+		add(b, count == 0 ? (rust ? "[]" : "{}") : (rust ? "[...]" : "{...}"));
 		return;
 	}
 	if (ndims == 1 && is_char_type(elem) && elem_size == 1) {
@@ -641,10 +647,10 @@ static void render_array_dim(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die 
 		return;
 	}
 	if (depth >= CT_VALUE_MAX_DEPTH) {
-		add(b, "{...}");
+		add(b, rust ? "[...]" : "{...}");
 		return;
 	}
-	add(b, "{");
+	add(b, rust ? "[" : "{");
 	char prev[CT_VALUE_MAX_TEXT], cur[CT_VALUE_MAX_TEXT];
 	size_t run = 0, shown = 0;
 	prev[0] = 0;
@@ -690,7 +696,7 @@ static void render_array_dim(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die 
 		if (b->cut)
 			return;
 	}
-	add(b, "}");
+	add(b, rust ? "]" : "}");
 }
 
 // What rendering needs of @p type, looked up once per type DIE: deep stacks render the same
@@ -703,11 +709,15 @@ static const struct ct_type_memo *type_info(struct ct_session *s, Dwarf_Die *typ
 	*m = (struct ct_type_memo){ .type = type->addr };
 	m->ok = strip(type, &m->stripped);
 	if (m->ok) {
+		Dwarf_Die full;
+		if (dwarf_hasattr(&m->stripped, DW_AT_declaration) && ct_values_complete_type(s->values, &m->stripped, &full))
+			m->stripped = full;
 		m->tag = dwarf_tag(&m->stripped);
 		if (m->tag == DW_TAG_base_type) {
 			m->size = udata(&m->stripped, DW_AT_byte_size, 0);
 			m->encoding = udata(&m->stripped, DW_AT_encoding, 0);
 		}
+		m->rust = ct_die_is_rust(&m->stripped);
 	}
 	return m;
 }
@@ -721,6 +731,9 @@ void ct_render_value(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, c
 		return;
 	}
 	Dwarf_Die t = tm->stripped;
+	if (tm->rust && (tm->tag != DW_TAG_base_type || tm->size == 0) &&
+	    ct_render_rust(s, b, &t, tm->tag, obj, offset, depth))
+		return;
 	switch (tm->tag) {
 	case DW_TAG_base_type:
 		render_base(s, b, (size_t)tm->size, tm->encoding, obj, offset);
@@ -774,4 +787,59 @@ static void render_at(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, 
 		obj->state[i] = ct_frame_read(s, addr + i, &obj->data[i], 1) ? CT_BYTE_OK : CT_BYTE_UNREADABLE;
 	ct_render_value(s, b, type, obj, 0, cxx, depth);
 	free(obj);
+}
+
+/* ---- the pieces render_rust.c shares (thin exports of the helpers above) ---- */
+
+bool ct_render_next_element(struct ct_sbuf *b, size_t *shown)
+{
+	if (*shown)
+		add(b, ", ");
+	if (*shown == CT_VALUE_MAX_ELEMENTS) {
+		add(b, "...");
+		return false;
+	}
+	(*shown)++;
+	return true;
+}
+
+bool ct_die_is_rust(Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+	return dwarf_diecu(die, &cu, NULL, NULL) && dwarf_srclang(&cu) == DW_LANG_Rust;
+}
+
+bool ct_render_available(struct ct_sbuf *b, const struct ct_object *obj, size_t off, size_t n)
+{
+	return available(b, obj, off, n);
+}
+
+uint64_t ct_render_uint(const uint8_t *p, size_t n, bool big_endian)
+{
+	return get_uint(p, n, big_endian);
+}
+
+void ct_render_chars(struct ct_sbuf *b, const uint8_t *s, size_t n, bool more)
+{
+	add_chars(b, s, n, more);
+}
+
+bool ct_render_strip(Dwarf_Die *type, Dwarf_Die *ret)
+{
+	return strip(type, ret);
+}
+
+bool ct_render_type_of(Dwarf_Die *die, Dwarf_Die *ret)
+{
+	return type_of(die, ret);
+}
+
+uint64_t ct_render_udata(Dwarf_Die *die, int name, uint64_t dflt)
+{
+	return udata(die, name, dflt);
+}
+
+void ct_render_at(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, uint64_t addr, int depth)
+{
+	render_at(s, b, type, addr, false, depth);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "modules/symbolize.h"
+#include "modules/type_index.h"
 #include "util/keyhash.h"
 #include "values/internal.h"
 
@@ -38,6 +39,8 @@ void ct_values_destroy(struct ct_values *v)
 			free(v->scopes[i].scope->vars);
 		free(v->scopes[i].scope);
 	}
+	for (size_t i = 0; i < CT_VALUES_TYPE_INDEXES; i++)
+		ct_type_index_free(v->type_indexes[i].index);
 	free(v->scratch);
 	free(v->scopes);
 	free(v->sites);

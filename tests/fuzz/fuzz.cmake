@@ -8,7 +8,7 @@
 set(CT_FUZZ_SECONDS 20 CACHE STRING "Seconds each fuzz target runs under ctest (CT_FUZZ=ON)")
 set(CT_FUZZ_DIR ${CMAKE_CURRENT_LIST_DIR})
 
-set(CT_FUZZ_TARGETS core_open notes modules analyze insn writers unwind logs)
+set(CT_FUZZ_TARGETS core_open notes modules analyze insn writers unwind logs dwarf_expr)
 if(CT_KERNEL_SUPPORT)
   list(APPEND CT_FUZZ_TARGETS vmcore)
 endif()

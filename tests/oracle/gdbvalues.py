@@ -18,8 +18,11 @@ which are counted and printed, not failed:
              frame for the function itself; coretriage shows both;
   caller-saved gdb takes a caller-saved register of a caller frame from the frame it called (DWARF's
              "unspecified" rule read as "same value"), so it knows @entry values and caller frames'
-             arguments coretriage leaves out (optimized out);
-  labels     gdb lists a goto label of the function as a local "<optimized out>";
+             arguments and locals coretriage leaves out (optimized out);
+  labels     gdb lists a goto label of the function, or a variable of an inlined function's abstract
+             block that has no concrete block at the pc, as a local "<optimized out>";
+Cases whose crashing thread gdb shows with the same functions (one bug, several toolchains) must
+have one signature.
   pretty-printers gdb's libstdc++ Python printers show std::string and std::vector as their contents.
 
     gdbvalues.py CORETRIAGE CORES_DIR CASE...
@@ -134,17 +137,6 @@ def printed_by_gdb_python(gdb_value, ours):
     return "std::" in (gdb_value or "") or "_M_" in (ours or "")
 
 
-def rust_syntax(case, gdb_value, ours):
-    """gdb prints Rust values in Rust syntax: `Type {field: v}`, `&(dyn Trait) {pointer: …}`, `Some(x)`,
-    a zero-sized value (a closure without captures) as its type name; coretriage in C syntax
-    (`{field = v}`) and a zero-sized value without a location as optimized out."""
-    if not case.startswith("tc-rust") or gdb_value is None:
-        return False
-    v = gdb_value.strip()
-    return bool(re.search(r"[\w>)\]}] \{\w+: ", v)) or v.startswith(("Some(", "None", "Ok(", "Err(")) or \
-        (ours.get("value") in (None, "None") and (re.match(r"^[\w:{}#]+(<.*>)?$", v) or v == "0x0"))
-
-
 def data_names(gdb_value, ours):
     """A function-local static: coretriage shows its ELF symbol, which GCC spells `w.0` and clang
     `main.w`; gdb shows `<w>` and `<main[w]>`."""
@@ -165,6 +157,9 @@ def main():
         print("no gdb: skipped")
         return 77
     failures, known, compared_frames, compared_values, summary = [], {}, 0, 0, []
+    # One bug built by several toolchains: cases whose crashing threads gdb shows with the same
+    # functions must share a signature (issue 10: gcc -O0/-O2/-Os, no aranges, clang -O2).
+    by_gdb_functions = {}
     for case in cases:
         d = "%s/%s" % (cores, case)
         try:
@@ -177,6 +172,9 @@ def main():
             failures.append("%s: %s" % (case, e))
             continue
         gframes = parse_bt(gdb)
+        if gframes:
+            key = tuple(g["function"] for g in gframes)
+            by_gdb_functions.setdefault(key, []).append((case, (rep.get("signature") or {}).get("hash")))
         start = (len(failures), sum(len(v) for v in known.values()), compared_frames, compared_values)
         thread = next((t for t in rep["threads"] if t["crashed"]), rep["threads"][0] if rep["threads"] else None)
         ours = thread["frames"] if thread else []
@@ -241,10 +239,8 @@ def main():
                     note("caller-saved", "#%d %s %s=%s" % (g["index"], g["function"], name, value))
                 elif normalize(value) != normalize(p["value"]) and printed_by_gdb_python(value, p["value"]):
                     note("pretty-printers", "#%d %s %s" % (g["index"], g["function"], name))
-                elif normalize(value) != normalize(p["value"]) and (rust_syntax(case, value, p) or
-                                                                    data_names(value, p["value"])):
-                    note("rust-syntax" if rust_syntax(case, value, p) else "data-names",
-                         "#%d %s %s" % (g["index"], g["function"], name))
+                elif normalize(value) != normalize(p["value"]) and data_names(value, p["value"]):
+                    note("data-names", "#%d %s %s" % (g["index"], g["function"], name))
                 elif normalize(value) != normalize(p["value"]):
                     failures.append("%s: #%d %s: %s = %s, gdb %s" % (case, g["index"], g["function"], name,
                                                                       p["value"], value))
@@ -268,12 +264,14 @@ def main():
                     note("labels", "#%d %s %s" % (g["index"], g["function"], name))
                 elif v is None:
                     failures.append("%s: #%d %s: local %s missing" % (case, g["index"], g["function"], name))
+                elif k > 0 and normalize(value) != "<optimized out>" and v.get("optimized_out") and not v.get("value"):
+                    # As for arguments: a caller frame's local in a caller-saved register, which gdb
+                    # takes from the frame it called (begin_panic_handler's msg in rax).
+                    note("caller-saved", "#%d %s %s=%s" % (g["index"], g["function"], name, value))
                 elif normalize(value) != normalize(v["value"]) and printed_by_gdb_python(value, v["value"]):
                     note("pretty-printers", "#%d %s %s" % (g["index"], g["function"], name))
-                elif normalize(value) != normalize(v["value"]) and (rust_syntax(case, value, v) or
-                                                                    data_names(value, v["value"])):
-                    note("rust-syntax" if rust_syntax(case, value, v) else "data-names",
-                         "#%d %s %s" % (g["index"], g["function"], name))
+                elif normalize(value) != normalize(v["value"]) and data_names(value, v["value"]):
+                    note("data-names", "#%d %s %s" % (g["index"], g["function"], name))
                 elif normalize(value) != normalize(v["value"]):
                     failures.append("%s: #%d %s: local %s = %s, gdb %s" % (case, g["index"], g["function"], name,
                                                                            v["value"], value))
@@ -288,6 +286,14 @@ def main():
             n_known, n_fail))
     for line in summary:
         print("case", line)
+    for group in by_gdb_functions.values():
+        if len(group) > 1:
+            hashes = {h for _, h in group}
+            print("same functions in gdb: %s: %s" % (", ".join(c for c, _ in group),
+                                                     "one signature" if len(hashes) == 1 else "signatures differ"))
+            if len(hashes) != 1 or None in hashes:
+                failures.append("same functions in gdb, different signatures: " +
+                                ", ".join("%s %s" % (c, h) for c, h in group))
     for kind, items in sorted(known.items()):
         print("known difference %-11s %d (%s)" % (kind, len(items), "; ".join(items[:3] if len(items) > 3 and not os.environ.get("CT_ORACLE_ALL") else items)))
     for f in failures:

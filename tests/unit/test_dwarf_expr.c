@@ -70,9 +70,24 @@ static enum ct_expr_status implicit_cb(void *arg, const Dwarf_Op *op, const uint
 	return CT_EXPR_OK;
 }
 
+// The test's base types, by the type offset a typed operation carries: 0x100 double, 0x104 float,
+// 0x108 int (8 bytes), 0x110 long double (16 bytes).
+static bool base_type_cb(void *arg, const Dwarf_Op *op, unsigned *encoding, unsigned *size)
+{
+	(void)arg;
+	Dwarf_Word t = op->atom == DW_OP_regval_type || op->atom == DW_OP_deref_type ? op->number2 : op->number;
+	switch (t) {
+	case 0x100: *encoding = DW_ATE_float; *size = 8; return true;
+	case 0x104: *encoding = DW_ATE_float; *size = 4; return true;
+	case 0x108: *encoding = DW_ATE_signed; *size = 8; return true;
+	case 0x110: *encoding = DW_ATE_float; *size = 16; return true;
+	default: return false;
+	}
+}
+
 static const struct ct_expr_ops ops = {
 	.reg = reg_cb, .mem = mem_cb, .frame_base = fb_cb, .cfa = cfa_cb,
-	.entry_value = entry_cb, .address = addr_cb, .implicit = implicit_cb,
+	.entry_value = entry_cb, .address = addr_cb, .implicit = implicit_cb, .base_type = base_type_cb,
 };
 
 static struct machine M;
@@ -252,6 +267,71 @@ TEST(address_size_32)
 	Dwarf_Op lt[] = { OP(DW_OP_lit0, 0, 0, 0), OP(DW_OP_lit1, 0, 0, 1), OP(DW_OP_minus, 0, 0, 2),
 			  OP(DW_OP_lit0, 0, 0, 3), OP(DW_OP_lt, 0, 0, 4), OP(DW_OP_stack_value, 0, 0, 5) };
 	CHECK(ct_dwarf_expr_value(&ctx, lt, 6, &v).status == CT_EXPR_OK && v == 1);
+}
+
+static uint64_t dbits(double d)
+{
+	uint64_t u;
+	memcpy(&u, &d, 8);
+	return u;
+}
+
+TEST(typed_float_stack)
+{
+	reset();
+	// GCC's call-site value: DW_OP_regval_type xmm3 <double> DW_OP_const_type <double> 1.5 DW_OP_mul
+	M.regs[20] = dbits(2.5);
+	M.valid[20] = true;
+	uint8_t one_and_half[9] = { 8 };
+	uint64_t b = dbits(1.5);
+	memcpy(one_and_half + 1, &b, 8);
+	Dwarf_Op mul[] = { OP(DW_OP_regval_type, 20, 0x100, 0), OP(DW_OP_const_type, 0x100, (Dwarf_Word)(uintptr_t)one_and_half, 3),
+			   OP(DW_OP_mul, 0, 0, 14), OP(DW_OP_stack_value, 0, 0, 15) };
+	uint64_t v = 0;
+	CHECK(ct_dwarf_expr_value(&ctx, mul, 4, &v).status == CT_EXPR_OK && v == dbits(3.75));
+	// Comparisons of doubles give integers; a double converted to int truncates.
+	Dwarf_Op cmp[] = { OP(DW_OP_regval_type, 20, 0x100, 0), OP(DW_OP_dup, 0, 0, 3), OP(DW_OP_neg, 0, 0, 4),
+			   OP(DW_OP_lt, 0, 0, 5), OP(DW_OP_stack_value, 0, 0, 6) };
+	CHECK(ct_dwarf_expr_value(&ctx, cmp, 5, &v).status == CT_EXPR_OK && v == 0); // 2.5 < -2.5
+	Dwarf_Op swap[] = { OP(DW_OP_regval_type, 20, 0x100, 0), OP(DW_OP_lit1, 0, 0, 3), OP(DW_OP_swap, 0, 0, 4),
+			    OP(DW_OP_convert, 0x108, 0, 5), OP(DW_OP_plus, 0, 0, 7), OP(DW_OP_stack_value, 0, 0, 8) };
+	CHECK(ct_dwarf_expr_value(&ctx, swap, 6, &v).status == CT_EXPR_OK && v == 3); // 1 + (int)2.5
+	// A double and an integer in one operation, a float in a bit operation: unsupported, not garbage.
+	Dwarf_Op mixed[] = { OP(DW_OP_regval_type, 20, 0x100, 0), OP(DW_OP_lit1, 0, 0, 3), OP(DW_OP_plus, 0, 0, 4),
+			     OP(DW_OP_stack_value, 0, 0, 5) };
+	CHECK(ct_dwarf_expr_value(&ctx, mixed, 4, &v).status == CT_EXPR_UNSUPPORTED);
+	Dwarf_Op bits[] = { OP(DW_OP_regval_type, 20, 0x100, 0), OP(DW_OP_dup, 0, 0, 3), OP(DW_OP_and, 0, 0, 4),
+			    OP(DW_OP_stack_value, 0, 0, 5) };
+	CHECK(ct_dwarf_expr_value(&ctx, bits, 4, &v).status == CT_EXPR_UNSUPPORTED);
+	// A long double does not fit the stack.
+	Dwarf_Op ld[] = { OP(DW_OP_regval_type, 20, 0x110, 0), OP(DW_OP_stack_value, 0, 0, 3) };
+	CHECK(ct_dwarf_expr_value(&ctx, ld, 2, &v).status == CT_EXPR_UNSUPPORTED);
+	// float: 32 bits; float to double and back; rot keeps each entry's type.
+	float f = 0.5f;
+	uint32_t fb32;
+	memcpy(&fb32, &f, 4);
+	M.regs[21] = 0xdeadbeef00000000ULL | fb32; // the upper half of the register is not the float
+	M.valid[21] = true;
+	Dwarf_Op fl[] = { OP(DW_OP_lit0, 0, 0, 0), OP(DW_OP_lit0, 0, 0, 1), OP(DW_OP_regval_type, 21, 0x104, 2),
+			  OP(DW_OP_convert, 0x100, 0, 5), OP(DW_OP_rot, 0, 0, 7), OP(DW_OP_drop, 0, 0, 8), OP(DW_OP_drop, 0, 0, 9),
+			  OP(DW_OP_stack_value, 0, 0, 10) };
+	CHECK(ct_dwarf_expr_value(&ctx, fl, 8, &v).status == CT_EXPR_OK && v == dbits(0.5));
+	Dwarf_Op ffl[] = { OP(DW_OP_regval_type, 21, 0x104, 0), OP(DW_OP_dup, 0, 0, 3), OP(DW_OP_plus, 0, 0, 4),
+			   OP(DW_OP_stack_value, 0, 0, 5) };
+	float one = 1.0f;
+	uint32_t one_bits;
+	memcpy(&one_bits, &one, 4);
+	CHECK(ct_dwarf_expr_value(&ctx, ffl, 4, &v).status == CT_EXPR_OK && v == one_bits);
+	// A double on a 32-bit target keeps its 64 bits.
+	ctx.addr_size = 4;
+	Dwarf_Op d32[] = { OP(DW_OP_regval_type, 20, 0x100, 0), OP(DW_OP_stack_value, 0, 0, 3) };
+	struct ct_location l;
+	CHECK(loc(d32, 2, &l).status == CT_EXPR_OK && l.pieces[0].kind == CT_PIECE_VALUE && l.pieces[0].value == dbits(2.5));
+	// Integer typed operations are unchanged: an int-typed register value.
+	ctx.addr_size = 8;
+	Dwarf_Op it[] = { OP(DW_OP_regval_type, 3, 0x108, 0), OP(DW_OP_lit1, 0, 0, 3), OP(DW_OP_plus, 0, 0, 4),
+			  OP(DW_OP_stack_value, 0, 0, 5) };
+	CHECK(ct_dwarf_expr_value(&ctx, it, 4, &v).status == CT_EXPR_OK && v == 43);
 }
 
 TEST_MAIN()
