@@ -96,6 +96,7 @@ struct ct_type_memo {
 	int tag;
 	uint64_t size, encoding;
 	bool rust; /**< defined in a Rust unit: rendered in Rust syntax (render_rust.c) */
+	uint8_t cxx_printer; /**< enum ct_cxx_printer: a libstdc++ type shown as gdb's printers do */
 };
 #define CT_VALUES_TYPE_MEMO 256
 /** Dwarf files (modules) whose types are indexed by name; more share the last slot's fate (none). */
@@ -269,6 +270,9 @@ uint64_t ct_render_udata(Dwarf_Die *die, int name, uint64_t dflt);
 const char *ct_render_enumerator(Dwarf_Die *t, uint64_t u, size_t size);
 /** Renders the object of @p type at @p addr in the dump's memory (shallowly). */
 void ct_render_at(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, uint64_t addr, int depth);
+/** "e0, e1, …": @p count elements of @p elem_size bytes from @p addr (capped at CT_VALUE_MAX_ELEMENTS). */
+void ct_render_elements_at(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *elem, uint64_t addr, uint64_t count,
+			   uint64_t elem_size, int depth);
 
 /**
  * Rust's aggregates in Rust syntax, as gdb prints them (render_rust.c): `Path::Type {field: v}`,
@@ -278,6 +282,17 @@ void ct_render_at(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, uint
  */
 /** Rust's name of @p type (`alloc::vec::Vec<u8, alloc::alloc::Global>`, `*const u8`, `[u8; 4]`); false: none. */
 bool ct_render_rust_type_name(struct ct_sbuf *b, Dwarf_Die *type, int depth);
+/** The libstdc++ types render_cxx.c shows as gdb's libstdc++ pretty-printers do. */
+enum ct_cxx_printer { CT_CXX_NONE, CT_CXX_STRING, CT_CXX_VECTOR, CT_CXX_ITERATOR };
+/** Which printer struct/class @p t (stripped) takes, by its qualified name. */
+enum ct_cxx_printer ct_cxx_printer_of(Dwarf_Die *t);
+/**
+ * Renders @p obj at @p off with @p printer: std::string as `"text"`, std::vector as `std::vector
+ * of length N, capacity C = {…}`, an iterator as its element. False when the layout is not the
+ * expected one (nothing written): the structure is shown instead.
+ */
+bool ct_render_cxx(struct ct_session *s, struct ct_sbuf *b, enum ct_cxx_printer printer, Dwarf_Die *t,
+		   const struct ct_object *obj, size_t off, int depth);
 bool ct_render_rust(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t, int tag, const struct ct_object *obj,
 		    size_t off, int depth);
 

@@ -699,6 +699,18 @@ static void render_array_dim(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die 
 	add(b, rust ? "]" : "}");
 }
 
+static int unit_language(Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+	return dwarf_diecu(die, &cu, NULL, NULL) ? dwarf_srclang(&cu) : -1;
+}
+
+static bool is_cxx(int lang)
+{
+	return lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 || lang == DW_LANG_C_plus_plus_11 ||
+	       lang == DW_LANG_C_plus_plus_14;
+}
+
 // What rendering needs of @p type, looked up once per type DIE: deep stacks render the same
 // few types again and again, and each attribute lookup walks the DIE's abbreviation.
 static const struct ct_type_memo *type_info(struct ct_session *s, Dwarf_Die *type)
@@ -717,7 +729,10 @@ static const struct ct_type_memo *type_info(struct ct_session *s, Dwarf_Die *typ
 			m->size = udata(&m->stripped, DW_AT_byte_size, 0);
 			m->encoding = udata(&m->stripped, DW_AT_encoding, 0);
 		}
-		m->rust = ct_die_is_rust(&m->stripped);
+		int lang = unit_language(&m->stripped);
+		m->rust = lang == DW_LANG_Rust;
+		if (is_cxx(lang) && (m->tag == DW_TAG_structure_type || m->tag == DW_TAG_class_type))
+			m->cxx_printer = (uint8_t)ct_cxx_printer_of(&m->stripped);
 	}
 	return m;
 }
@@ -733,6 +748,8 @@ void ct_render_value(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, c
 	Dwarf_Die t = tm->stripped;
 	if (tm->rust && (tm->tag != DW_TAG_base_type || tm->size == 0) &&
 	    ct_render_rust(s, b, &t, tm->tag, obj, offset, depth))
+		return;
+	if (tm->cxx_printer && ct_render_cxx(s, b, (enum ct_cxx_printer)tm->cxx_printer, &t, obj, offset, depth))
 		return;
 	switch (tm->tag) {
 	case DW_TAG_base_type:
@@ -805,8 +822,7 @@ bool ct_render_next_element(struct ct_sbuf *b, size_t *shown)
 
 bool ct_die_is_rust(Dwarf_Die *die)
 {
-	Dwarf_Die cu;
-	return dwarf_diecu(die, &cu, NULL, NULL) && dwarf_srclang(&cu) == DW_LANG_Rust;
+	return unit_language(die) == DW_LANG_Rust;
 }
 
 bool ct_render_available(struct ct_sbuf *b, const struct ct_object *obj, size_t off, size_t n)
@@ -842,4 +858,19 @@ uint64_t ct_render_udata(Dwarf_Die *die, int name, uint64_t dflt)
 void ct_render_at(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *type, uint64_t addr, int depth)
 {
 	render_at(s, b, type, addr, false, depth);
+}
+
+void ct_render_elements_at(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *elem, uint64_t addr, uint64_t count,
+			   uint64_t elem_size, int depth)
+{
+	size_t shown = 0;
+	for (uint64_t i = 0; i < count && !b->cut; i++) {
+		if (!ct_render_next_element(b, &shown))
+			break;
+		if (elem_size == 0 && i == 1) { // zero-sized elements: one stands for all
+			add(b, "...");
+			break;
+		}
+		render_at(s, b, elem, addr + i * elem_size, false, depth + 1);
+	}
 }

@@ -150,19 +150,9 @@ static bool render_slice(struct ct_session *s, struct ct_sbuf *b, Dwarf_Die *t, 
 		return false;
 	add(b, name);
 	add(b, " [");
-	size_t shown = 0;
-	for (uint64_t i = 0; i < length; i++) {
-		if (!ct_render_next_element(b, &shown))
-			break;
-		if (esize == 0 && i == 1) { // zero-sized elements: one stands for all
-			add(b, "...");
-			break;
-		}
-		ct_render_at(s, b, &elem, data + i * esize, depth + 1);
-		if (b->cut)
-			return true;
-	}
-	add(b, "]");
+	ct_render_elements_at(s, b, &elem, data, length, esize, depth);
+	if (!b->cut)
+		add(b, "]");
 	return true;
 }
 

@@ -23,7 +23,8 @@ which are counted and printed, not failed:
              block that has no concrete block at the pc, as a local "<optimized out>";
 Cases whose crashing thread gdb shows with the same functions (one bug, several toolchains) must
 have one signature.
-  pretty-printers gdb's libstdc++ Python printers show std::string and std::vector as their contents.
+  pretty-printers gdb's libstdc++ Python printers fail on an uninitialized std::string or std::vector
+             (Python exception, negative capacity); coretriage shows the structure.
 
     gdbvalues.py CORETRIAGE CORES_DIR CASE...
 Exit status: 0 all equal but for listed differences, 1 a difference, 77 no gdb.
@@ -133,8 +134,13 @@ def normalize(v):
 
 
 def printed_by_gdb_python(gdb_value, ours):
-    """libstdc++'s Python pretty-printers (std::string, std::vector, iterators) made gdb's text."""
-    return "std::" in (gdb_value or "") or "_M_" in (ours or "")
+    """libstdc++'s Python pretty-printers failed on an object that is not initialized yet (gdb's text
+    is an error, a field left empty after a Python exception, a vector of negative capacity, or ""
+    for a string whose characters are unreadable);
+    coretriage's printers (src/values/render_cxx.c) refuse such a layout and show the structure."""
+    v = gdb_value or ""
+    return "<error reading variable" in v or re.search(r"= [,}]", v) is not None or "capacity -" in v or \
+        ('""' in v and "<unreadable" in (ours or ""))  # a string whose characters cannot be read
 
 
 def data_names(gdb_value, ours):
