@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "coretriage/coretriage.h"
+#include "dump/format.h"
 #include "dump/mapped_file.h"
 #include "dump/sniff.h"
 #include "input/input.h"
@@ -45,6 +46,43 @@ static void run_trail(const struct ct_options *opts, struct ct_report *r)
 	ct_trail_analyze(opts, &f, r);
 }
 
+// The pipelines by enum ct_dump_pipeline: each opens a dump of its formats and analyzes it. The
+// kernel's unmaps the file first (libkdumpfile opens the path itself).
+static struct ct_error *analyze_process(const struct ct_options *opts, const struct ct_dump_format *format,
+					struct ct_mapped_file *file, struct ct_report *report)
+{
+	(void)format;
+	struct ct_error *err = ct_process_analyze(opts, file, report);
+	return err ? ct_error_wrap(err, "%s", opts->core_path) : NULL;
+}
+
+#if CT_KERNEL_SUPPORT
+static struct ct_error *analyze_kernel(const struct ct_options *opts, const struct ct_dump_format *format,
+				       struct ct_mapped_file *file, struct ct_report *report)
+{
+	ct_mapped_file_close(file);
+	return ct_kernel_analyze(opts, format->name, report);
+}
+#endif
+
+typedef struct ct_error *(*analyze_fn)(const struct ct_options *opts, const struct ct_dump_format *format,
+				       struct ct_mapped_file *file, struct ct_report *report);
+static const analyze_fn pipelines[] = {
+	[CT_PIPELINE_PROCESS] = analyze_process,
+#if CT_KERNEL_SUPPORT
+	[CT_PIPELINE_KERNEL] = analyze_kernel,
+#endif
+};
+
+// The pipelines this build has, as the probe chain's filter.
+static unsigned available_pipelines(void)
+{
+	unsigned set = 0;
+	for (size_t i = 0; i < sizeof(pipelines) / sizeof(pipelines[0]); i++)
+		set |= pipelines[i] ? CT_PIPELINE_BIT(i) : 0;
+	return set;
+}
+
 struct ct_error *ct_analyze(const struct ct_options *opts, struct ct_report *report)
 {
 	if (!opts->core_path)
@@ -83,28 +121,14 @@ struct ct_error *ct_analyze(const struct ct_options *opts, struct ct_report *rep
 		// From here on the decompressed bytes are the input (a kernel dump is probed below).
 		format = ct_sniff(file.data, file.size);
 	}
-#if CT_KERNEL_SUPPORT
-	// Kernel dumps first: an ELF vmcore is an ET_CORE too, and must never be read as a process.
-	const char *kind = ct_kernel_probe(file.data, file.size);
-	if (kind) {
-		ct_mapped_file_close(&file);
-		err = ct_kernel_analyze(opts, kind, report);
+	// The probe chain (dump/format.c) picks the format, and the format its pipeline.
+	const struct ct_dump_format *dump_format = ct_dump_probe(file.data, file.size, available_pipelines());
+	if (dump_format) {
+		err = pipelines[dump_format->pipeline](opts, dump_format, &file, report);
 		if (!err)
 			run_trail(opts, report);
-		return err;
-	}
-#endif
-	switch (format) {
-	case CT_FORMAT_ELF_CORE:
-		err = ct_process_analyze(opts, &file, report);
-		if (err)
-			err = ct_error_wrap(err, "%s", opts->core_path);
-		else
-			run_trail(opts, report);
-		break;
-	default:
+	} else {
 		err = ct_sniff_error(format, opts->core_path, file.data, file.size);
-		break;
 	}
 	ct_mapped_file_close(&file);
 	return err;

@@ -10,6 +10,10 @@ ct_add_unit_test(test_signals ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_signals.c)
 # The capstone-detail decoder (arm push/vpush, stores with an operand).
 ct_add_unit_test(test_insn_generic ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_insn_generic.c)
 ct_add_unit_test(test_insn_riscv ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_insn_riscv.c)
+# The shared unwinding steps and loop (src/unwind/step.h) over hand-built memory.
+ct_add_unit_test(test_unwind_steps ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_unwind_steps.c)
+# The probe chain of dump formats (src/dump/format.c).
+ct_add_unit_test(test_format ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_format.c)
 
 # The man page documents every option of --help.
 add_test(NAME manpage_matches_help

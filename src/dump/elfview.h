@@ -3,7 +3,7 @@
  * One bounded view of ELF headers, program headers and notes, over bytes that are not trusted (a
  * core file, a module's first page read from a dump, a vmcore head). Used by the core loader
  * (elfcore.c, notes.c), module discovery (modules/modules.c) and the kernel probe
- * (kernel/probe.c). Nothing here reads outside the given bytes; a cut table or note area yields
+ * (dump/probe_vmcore.c). Nothing here reads outside the given bytes; a cut table or note area yields
  * what is whole.
  *
  * Not libelf: libelf refuses a file whose program header table or notes run past its end, and a

@@ -15,6 +15,7 @@
 
 #include "arch/arch.h"
 #include "kernel/vmcore.h"
+#include "unwind/step.h"
 #include "util/bytes.h"
 #include "util/cleanup.h"
 
@@ -396,4 +397,14 @@ bool ct_vmcore_try_read(struct ct_vmcore *vm, uint64_t addr, void *buf, size_t l
 	struct ct_error *err = ct_vmcore_read(vm, addr, buf, len);
 	ct_error_destroy(err);
 	return err == NULL;
+}
+
+static bool mem_read(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	return ct_vmcore_try_read(arg, addr, buf, len);
+}
+
+struct ct_unwind_mem ct_vmcore_mem(struct ct_vmcore *vm)
+{
+	return (struct ct_unwind_mem){ .arch = vm->arch, .read = mem_read, .arg = vm };
 }

@@ -10,6 +10,7 @@
 #include "kernel/kernel.h"
 #include "kernel/orc.h"
 #include "kernel/vmcore.h"
+#include "unwind/unwind.h"
 
 static void fill_kernel_facts(struct ct_vmcore *vm, struct ct_report *r)
 {
@@ -286,7 +287,7 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *ki
 			break;
 		th->tid = vm.cpus[i].cpu;
 		if (!vm.cpus[i].has_regs) {
-			th->stop_reason = ct_report_strdup(report, "no registers saved for this CPU");
+			th->stop_reason = ct_report_strdup(report, ct_stop_reason_to_string(CT_STOP_NO_CPU_REGISTERS));
 			continue;
 		}
 		add_registers(report, th, vm.arch, &vm.cpus[i]);

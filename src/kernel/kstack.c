@@ -1,20 +1,21 @@
-// A CPU's kernel stack, unwound from the dump alone: frame 0 from the saved registers, then (arm64)
-// the frame records fp points at, as arch/arm64/kernel/stacktrace.c follows them (trust "fp"), or (x86-64)
-// the kernel's own ORC tables (read from the dump through kallsyms, orc.c) walk the frames like
-// arch/x86/kernel/unwind_orc.c does (trust "cfi"), crossing pt_regs frames of exceptions and interrupts.
-// Module text has its ORC tables in struct module, whose layout comes from the dump's BTF (kmodules.c);
-// without it, a frame there is stepped over by scanning for the next validated return address (trust "scan"). Without ORC symbols,
-// or when the walk fails before its first step, the whole stack is scanned for return addresses into
-// kernel text, each validated by a call instruction just before it (trust "scan"), as before.
+// A CPU's kernel stack, unwound from the dump alone, through the shared steps of unwind/step.h: frame 0
+// from the saved registers, then (arm64) the frame records fp points at, as arch/arm64/kernel/stacktrace.c
+// follows them (trust "fp"), or (x86-64) the kernel's own ORC tables (found through kallsyms, orc.c) walk
+// the frames like arch/x86/kernel/unwind_orc.c does (trust "cfi"), crossing pt_regs frames of exceptions
+// and interrupts. Module text has its ORC tables in struct module, whose layout comes from the dump's BTF
+// (kmodules.c); without it, a frame there is stepped over by scanning for the next validated return
+// address (trust "scan"). Without ORC symbols, or when the walk fails before its first step, the whole
+// stack is scanned for return addresses into kernel text, each validated by a call instruction just before
+// it (trust "scan"). What is kernel-specific stays here: which stack, what counts as a return address
+// (kernel and module text), kallsyms names, the report's frames.
 #include <inttypes.h>
-#include <string.h>
 
 #include "arch/arch.h"
 #include "kernel/orc.h"
 #include "kernel/vmcore.h"
-#include "util/bytes.h"
+#include "unwind/step.h"
 
-// The stack read for the scan: THREAD_SIZE of the arch table, at most this (the buffer is on the C stack).
+// The stack scanned: THREAD_SIZE of the arch table, at most this.
 #define MAX_STACK_SIZE (32u * 1024)
 // Frames reported per CPU: a 16 KiB stack has at most 2048 words.
 #define MAX_SCAN_FRAMES 256
@@ -56,237 +57,12 @@ static void fill_frame(const struct ct_kallsyms *ks, struct ct_report *r, struct
 	}
 }
 
-// True (and the thread marked cut) when @p thread already has @p limit frames.
-static bool at_frame_cap(struct ct_report *report, struct ct_thread *thread, size_t limit)
-{
-	if (thread->num_frames < limit)
-		return false;
-	thread->truncated = true;
-	thread->stop_reason = ct_report_printf(report, "frame cap %zu reached", limit);
-	return true;
-}
-
 static bool after_call(struct ct_vmcore *vm, uint64_t ret_addr)
 {
 	uint8_t before[CT_ARCH_CALL_BYTES];
 	if (!vm->arch->is_after_call || !ct_vmcore_try_read(vm, ret_addr - sizeof(before), before, sizeof(before)))
 		return false;
 	return vm->arch->is_after_call(before, sizeof(before));
-}
-
-static bool read_u64(struct ct_vmcore *vm, uint64_t addr, uint64_t *ret)
-{
-	uint8_t b[8];
-	if (!ct_vmcore_try_read(vm, addr, b, sizeof(b)))
-		return false;
-	struct ct_bytes bb = { .data = b, .size = sizeof(b) };
-	bb.big_endian = vm->arch->big_endian;
-	*ret = ct_bytes_uint_or0(&bb, 0, 8);
-	return true;
-}
-
-// pt_regs (== user_regs_struct up to ss) word indexes used by the ORC walk.
-enum { PT_R13 = 2, PT_BP = 4, PT_R10 = 7, PT_DX = 12, PT_DI = 14, PT_IP = 16, PT_CS = 17, PT_SP = 19 };
-// The iret frame (ip, cs, flags, sp, ss) is the tail of pt_regs: regs = iret frame - IRET_FRAME_OFFSET.
-#define IRET_FRAME_OFFSET (PT_IP * 8)
-
-// Where the registers of the current frame are known: the dump's saved registers, or a pt_regs on the stack.
-struct regs_ref {
-	enum { REGS_NONE, REGS_CPU, REGS_STACK } kind;
-	uint64_t addr;
-};
-
-struct orc_state {
-	uint64_t ip, sp, bp;
-	bool signal; // ip was interrupted (not a return address): look it up as is, not ip - 1
-	struct regs_ref regs, prev_regs;
-	bool full_regs;
-	bool bp_valid; // false after a scanned frame: the module code may have changed bp unseen
-	bool recovered; // this step found bp by scanning (the frame is trust scan)
-};
-
-static bool regs_get(struct ct_vmcore *vm, const struct ct_cpu_state *cpu, struct regs_ref r, int idx, uint64_t *ret)
-{
-	if (r.kind == REGS_CPU) {
-		// pt_regs word idx is the register at that offset of NT_PRSTATUS pr_reg (the same struct).
-		int i = ct_arch_reg_at_offset(vm->arch, 8u * (unsigned)idx);
-		if (i < 0 || i >= CT_KERNEL_MAX_REGS)
-			return false;
-		*ret = cpu->regs[i];
-		return true;
-	}
-	return r.kind == REGS_STACK && read_u64(vm, r.addr + 8u * (unsigned)idx, ret);
-}
-
-// unwind_orc.c get_reg(): full pt_regs, else the full ones a partial frame interrupted.
-static bool get_reg(struct ct_vmcore *vm, const struct ct_cpu_state *cpu, const struct orc_state *st, int idx,
-		    uint64_t *ret)
-{
-	if (st->regs.kind == REGS_NONE)
-		return false;
-	if (st->full_regs)
-		return regs_get(vm, cpu, st->regs, idx, ret);
-	return regs_get(vm, cpu, st->prev_regs, idx, ret);
-}
-
-enum step_result { STEP_OK, STEP_END, STEP_NO_ORC, STEP_FAIL };
-
-static bool scan_next(struct ct_vmcore *vm, const struct ct_kallsyms *ks, uint64_t sp, uint64_t target,
-		      uint64_t *slot, uint64_t *ret);
-
-// One step of unwind_orc.c unwind_next_frame() (Linux 6.1). On STEP_END/STEP_FAIL *why says why.
-static enum step_result orc_step(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_orc *orc,
-				 const struct ct_cpu_state *cpu, struct orc_state *st, const char **why)
-{
-	struct ct_orc_entry e;
-	st->recovered = false;
-	if (!ct_orc_find(vm, orc, st->signal ? st->ip : st->ip - 1, &e))
-		return STEP_NO_ORC;
-	if (e.sp_reg == CT_ORC_REG_UNDEFINED) {
-		*why = e.end ? "end of stack (ORC end marker)" : "ORC entry with an undefined stack pointer";
-		return e.end ? STEP_END : STEP_FAIL;
-	}
-	uint64_t sp, tmp;
-	bool indirect = false;
-	switch (e.sp_reg) {
-	case CT_ORC_REG_SP:
-		sp = st->sp + (uint64_t)(int64_t)e.sp_offset;
-		break;
-	case CT_ORC_REG_BP:
-		if (!st->bp_valid) {
-			// bp was lost in a frame stepped over by scanning: take the first validated return
-			// address above sp as this frame's (CFA - 8), which gives bp = CFA - sp_offset.
-			// The candidate must follow a direct call to this very function: a stale return address
-			// of an earlier call (panic's _printk) lies below the real one.
-			const struct ct_ksym *fn = ct_kallsyms_lookup(ks, st->signal ? st->ip : st->ip - 1);
-			uint64_t slot, w;
-			if (!fn || !scan_next(vm, ks, st->sp, fn->address, &slot, &w)) {
-				*why = "ORC: frame needs bp, lost in a scanned frame";
-				return STEP_FAIL;
-			}
-			st->bp = slot + 8 - (uint64_t)(int64_t)e.sp_offset;
-			st->recovered = true;
-		}
-		sp = st->bp + (uint64_t)(int64_t)e.sp_offset;
-		break;
-	case CT_ORC_REG_SP_INDIRECT:
-		sp = st->sp;
-		indirect = true;
-		break;
-	case CT_ORC_REG_BP_INDIRECT:
-		if (!st->bp_valid) {
-			*why = "ORC: frame needs bp, lost in a scanned frame";
-			return STEP_FAIL;
-		}
-		sp = st->bp + (uint64_t)(int64_t)e.sp_offset;
-		indirect = true;
-		break;
-	case CT_ORC_REG_R10:
-	case CT_ORC_REG_R13:
-	case CT_ORC_REG_DI:
-	case CT_ORC_REG_DX: {
-		int idx = e.sp_reg == CT_ORC_REG_R10 ? PT_R10
-			  : e.sp_reg == CT_ORC_REG_R13 ? PT_R13
-			  : e.sp_reg == CT_ORC_REG_DI ? PT_DI
-						       : PT_DX;
-		if (!get_reg(vm, cpu, st, idx, &sp)) {
-			*why = "ORC: the stack pointer is in a register not saved here";
-			return STEP_FAIL;
-		}
-		break;
-	}
-	default:
-		*why = "ORC: unknown stack pointer register";
-		return STEP_FAIL;
-	}
-	if (indirect) {
-		if (!read_u64(vm, sp, &sp)) {
-			*why = "ORC: indirect stack pointer not in the dump";
-			return STEP_FAIL;
-		}
-		if (e.sp_reg == CT_ORC_REG_SP_INDIRECT)
-			sp += (uint64_t)(int64_t)e.sp_offset;
-	}
-	uint64_t ip, new_sp;
-	switch (e.type) {
-	case CT_ORC_TYPE_CALL:
-		if (!read_u64(vm, sp - 8, &ip)) {
-			*why = "ORC: return address not in the dump";
-			return STEP_FAIL;
-		}
-		new_sp = sp;
-		st->regs.kind = REGS_NONE;
-		st->prev_regs.kind = REGS_NONE;
-		st->signal = false;
-		break;
-	case CT_ORC_TYPE_REGS: {
-		uint64_t cs;
-		if (!read_u64(vm, sp + 8 * PT_IP, &ip) || !read_u64(vm, sp + 8 * PT_SP, &new_sp) ||
-		    !read_u64(vm, sp + 8 * PT_CS, &cs)) {
-			*why = "ORC: pt_regs not in the dump";
-			return STEP_FAIL;
-		}
-		if (cs & 3) {
-			*why = "reached the user-mode registers of the kernel entry";
-			return STEP_END;
-		}
-		st->regs = (struct regs_ref){ REGS_STACK, sp };
-		st->prev_regs.kind = REGS_NONE;
-		st->full_regs = true;
-		st->signal = true;
-		break;
-	}
-	case CT_ORC_TYPE_REGS_PARTIAL: {
-		uint64_t cs;
-		if (!read_u64(vm, sp, &ip) || !read_u64(vm, sp + 8, &cs) || !read_u64(vm, sp + 24, &new_sp)) {
-			*why = "ORC: iret frame not in the dump";
-			return STEP_FAIL;
-		}
-		if (cs & 3) {
-			*why = "reached the user-mode registers of the kernel entry";
-			return STEP_END;
-		}
-		if (st->full_regs)
-			st->prev_regs = st->regs;
-		else
-			st->prev_regs.kind = REGS_NONE;
-		st->regs = (struct regs_ref){ REGS_STACK, sp - IRET_FRAME_OFFSET };
-		st->full_regs = false;
-		st->signal = true;
-		break;
-	}
-	default:
-		*why = "ORC: unknown entry type";
-		return STEP_FAIL;
-	}
-	switch (e.bp_reg) {
-	case CT_ORC_REG_UNDEFINED:
-		if (get_reg(vm, cpu, st, PT_BP, &tmp)) {
-			st->bp = tmp;
-			st->bp_valid = true;
-		}
-		break;
-	case CT_ORC_REG_PREV_SP:
-		if (!read_u64(vm, sp + (uint64_t)(int64_t)e.bp_offset, &st->bp)) {
-			*why = "ORC: saved bp not in the dump";
-			return STEP_FAIL;
-		}
-		st->bp_valid = true;
-		break;
-	case CT_ORC_REG_BP:
-		if (!st->bp_valid || !read_u64(vm, st->bp + (uint64_t)(int64_t)e.bp_offset, &st->bp)) {
-			*why = "ORC: saved bp not in the dump";
-			return STEP_FAIL;
-		}
-		break;
-	default:
-		break;
-	}
-	if (e.type == CT_ORC_TYPE_REGS)
-		st->bp_valid = true; // full pt_regs: get_reg() above restored it
-	st->ip = ip;
-	st->sp = new_sp;
-	return STEP_OK;
 }
 
 // A direct call (e8 rel32) just before @p ret_addr that calls @p target.
@@ -299,169 +75,249 @@ static bool calls_target(struct ct_vmcore *vm, uint64_t ret_addr, uint64_t targe
 	return ret_addr + (uint64_t)(int64_t)rel == target;
 }
 
-// For a frame without ORC data (module text): the first validated return address at or above sp,
-// at most 4 KiB up; with @p target, one that follows a direct call to @p target. Sets the slot address.
-static bool scan_next(struct ct_vmcore *vm, const struct ct_kallsyms *ks, uint64_t sp, uint64_t target,
-		      uint64_t *slot, uint64_t *ret)
+/** What a kernel walk shares with its callbacks. */
+struct kwalk {
+	struct ct_vmcore *vm;
+	struct ct_unwind_mem mem;
+	const struct ct_kallsyms *ks;
+	struct ct_report *report;
+	struct ct_thread *thread;
+	size_t limit;
+	/** The ORC walk: its state, tables, frames it found by ORC (not by scanning). */
+	struct ct_orc_state orc;
+	const struct ct_orc *tables;
+	size_t cfi;
+	/** The frame-record walk: the record the next step reads and the one after it. */
+	uint64_t fp, next_fp;
+	/** The scan: a direct call to this function required (0: any call), and what it found. */
+	uint64_t target, slot, value;
+	bool capped;
+};
+
+/** A validated return address into kernel or module text (with target: after a call to it). */
+static bool is_return(struct kwalk *w, uint64_t v)
 {
-	uint64_t a = (sp + 7) & ~7ull, end = a + 4096;
-	uint8_t buf[512];
-	while (a < end) {
-		uint64_t n = sizeof(buf);
-		uint64_t page_end = (a | 4095) + 1;
-		if (a + n > page_end)
-			n = page_end - a;
-		if (!ct_vmcore_try_read(vm, a, buf, n))
-			return false;
-		struct ct_bytes b = { .data = buf, .size = n };
-		for (uint64_t off = 0; off + 8 <= n; off += 8) {
-			uint64_t w = ct_bytes_uint_or0(&b, off, 8);
-			if ((ct_kallsyms_is_text(ks, w) || in_modules(vm, w)) &&
-			    (target ? calls_target(vm, w, target) : after_call(vm, w))) {
-				*slot = a + off;
-				*ret = w;
-				return true;
-			}
-		}
-		a += n;
-	}
-	return false;
+	if (!ct_kallsyms_is_text(w->ks, v) && !in_modules(w->vm, v))
+		return false;
+	return w->target ? calls_target(w->vm, v, w->target) : after_call(w->vm, v);
 }
 
-// Walks the stack with ORC after frame 0. Returns the number of frames added (0: nothing usable, the
-// caller falls back to the full scan). *stop_sp is where the walk stopped, for a scan of the rest.
-static size_t orc_walk(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_orc *orc,
-		       const struct ct_cpu_state *cpu, struct ct_report *report, struct ct_thread *thread, size_t limit,
-		       bool *failed, uint64_t *stop_sp)
+static bool first_return(void *arg, uint64_t slot, uint64_t value)
 {
-	const struct ct_arch_info *arch = vm->arch;
-	struct orc_state st = { .ip = ct_cpu_pc(arch, cpu),
-				.sp = ct_cpu_reg(arch, cpu, arch->sp_dwarf),
-				.bp = ct_cpu_reg(arch, cpu, arch->fp_dwarf),
-				.signal = !cpu->pc_is_return,
-				.regs = { REGS_CPU, 0 },
-				.full_regs = true,
-				.bp_valid = true };
-	size_t added = 0, cfi = 0, stack_switches = 0;
-	const char *why = NULL;
-	*failed = false;
-	for (;;) {
-		*stop_sp = st.sp;
-		if (at_frame_cap(report, thread, limit))
-			return added;
-		uint64_t prev_sp = st.sp;
-		enum ct_trust trust = CT_TRUST_CFI;
-		enum step_result r = orc_step(vm, ks, orc, cpu, &st, &why);
-		if (r == STEP_OK && st.recovered)
-			trust = CT_TRUST_SCAN;
-		if (r == STEP_NO_ORC) {
-			// Module text (or an ip outside the tables): step to the next validated return address.
-			uint64_t slot, w;
-			if (!scan_next(vm, ks, st.sp, 0, &slot, &w)) {
-				why = "no return address found above a frame without ORC data";
-				r = STEP_FAIL;
-			} else {
-				st.ip = w;
-				st.sp = slot + 8;
-				st.signal = false;
-				st.regs.kind = st.prev_regs.kind = REGS_NONE;
-				st.bp_valid = false;
-				trust = CT_TRUST_SCAN;
-				r = STEP_OK;
-			}
+	struct kwalk *w = arg;
+	if (!is_return(w, value))
+		return false;
+	w->slot = slot;
+	w->value = value;
+	return true;
+}
+
+// For a frame without ORC data (module text): the first validated return address at or above sp,
+// at most 4 KiB up; with @p target, one that follows a direct call to @p target. Sets the slot.
+static bool scan_next(struct kwalk *w, uint64_t sp, uint64_t target)
+{
+	uint64_t a = (sp + 7) & ~7ull;
+	w->target = target;
+	bool found = ct_step_scan(&w->mem, a, a + 4096, first_return, w) == CT_SCAN_STOPPED;
+	w->target = 0;
+	return found;
+}
+
+static bool orc_find(void *arg, uint64_t ip, struct ct_orc_entry *ret)
+{
+	struct kwalk *w = arg;
+	return ct_orc_find(w->vm, w->tables, ip, ret);
+}
+
+// bp lost in a scanned frame: the return address must follow a direct call to this very function
+// (a stale return address of an earlier call, panic's _printk, lies below the real one).
+static bool orc_return_slot(void *arg, uint64_t sp, uint64_t ip, uint64_t *slot)
+{
+	struct kwalk *w = arg;
+	const struct ct_ksym *fn = ct_kallsyms_lookup(w->ks, ip);
+	if (!fn || !scan_next(w, sp, fn->address))
+		return false;
+	*slot = w->slot;
+	return true;
+}
+
+// One step of the x86-64 kernel walk: ORC, or a scan over a frame without ORC data (module text).
+static enum ct_step_result korc_step(void *arg, struct ct_unwind_frame *f, enum ct_stop_reason *why)
+{
+	struct kwalk *w = arg;
+	struct ct_orc_state *st = &w->orc;
+	const struct ct_orc_ops ops = { .find = orc_find, .return_slot = orc_return_slot, .arg = w };
+	enum ct_trust trust = CT_TRUST_CFI;
+	enum ct_step_result r = ct_step_orc(&w->mem, &ops, st, why);
+	if (r == CT_STEP_OK && st->recovered)
+		trust = CT_TRUST_SCAN;
+	if (r == CT_STEP_NO_DATA) {
+		if (!scan_next(w, st->sp, 0)) {
+			*why = CT_STOP_SCAN_NO_RETURN;
+			return CT_STEP_FAIL;
 		}
-		if (r == STEP_END) {
-			thread->stop_reason = ct_report_strdup(report, why);
-			return added;
-		}
-		if (r == STEP_OK && (st.ip == 0 || !ct_arch_is_kernel_address(arch, st.sp))) {
-			why = st.ip == 0 ? "end of stack (return address 0)" : "stack pointer left kernel memory";
-			r = st.ip == 0 ? STEP_END : STEP_FAIL;
-			if (r == STEP_END) {
-				thread->stop_reason = ct_report_strdup(report, why);
-				return added;
-			}
-		}
-		if (r == STEP_OK) {
-			// The stack must grow outward; a switch to another stack (IRQ/exception stack back to the
-			// task stack) is allowed a few times.
-			uint64_t size = stack_size(vm);
-			bool same_stack = (st.sp & ~(size - 1)) == (prev_sp & ~(size - 1));
-			if (same_stack && st.sp <= prev_sp) {
-				why = "ORC: the stack pointer did not move outward";
-				r = STEP_FAIL;
-			} else if (!same_stack && ++stack_switches > MAX_STACK_SWITCHES) {
-				why = "ORC: too many stack switches";
-				r = STEP_FAIL;
-			}
-		}
-		if (r == STEP_FAIL) {
-			*failed = true;
-			thread->stop_reason = ct_report_printf(report, "%s at 0x%016" PRIx64, why, st.ip);
-			return cfi ? added : 0;
-		}
-		struct ct_frame *f = ct_thread_add_frame(thread);
-		if (!f)
-			return added;
-		// A return address is looked up at pc - 1 (a call at the end of a function returns into the next).
-		fill_frame(ks, report, f, st.ip, st.signal ? st.ip : st.ip - 1);
-		f->trust = trust;
-		f->has_sp = true;
-		f->sp = st.sp;
-		added++;
-		if (trust == CT_TRUST_CFI)
-			cfi++;
+		st->ip = w->value;
+		st->sp = w->slot + 8;
+		st->signal = false;
+		st->regs.kind = st->prev_regs.kind = CT_ORC_REGS_NONE;
+		st->bp_valid = false;
+		trust = CT_TRUST_SCAN;
+		r = CT_STEP_OK;
 	}
+	if (r != CT_STEP_OK)
+		return r;
+	if (st->ip == 0) {
+		*why = CT_STOP_RETURN_ADDRESS_ZERO;
+		return CT_STEP_END;
+	}
+	if (!ct_arch_is_kernel_address(w->vm->arch, st->sp)) {
+		*why = CT_STOP_SP_LEFT_KERNEL;
+		return CT_STEP_FAIL;
+	}
+	*f = (struct ct_unwind_frame){ .pc = st->ip, .sp = st->sp, .has_sp = true, .exact = st->signal,
+				       .trust = trust, .cfa = st->sp, .resume = st->sp };
+	return CT_STEP_OK;
 }
 
 // arm64 frame records (arch/arm64/kernel/stacktrace.c unwind_next()): fp points at {the caller's
 // fp, the return address}. The chain crosses exception entries (pt_regs->stackframe holds the
-// interrupted pc) and ends at the final record {0, 0} of the task's pt_regs. Returns the frames added
-// (0 with *failed: nothing usable, the caller scans); *stop_sp is the last good record, for a scan above it.
-static size_t fp_walk(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_cpu_state *cpu,
-		      struct ct_report *report, struct ct_thread *thread, size_t limit, bool *failed, uint64_t *stop_sp)
+// interrupted pc) and ends at the final record {0, 0} of the task's pt_regs.
+static enum ct_step_result kfp_step(void *arg, struct ct_unwind_frame *f, enum ct_stop_reason *why)
 {
-	const struct ct_arch_info *arch = vm->arch;
-	uint64_t fp = ct_cpu_reg(arch, cpu, arch->fp_dwarf), size = stack_size(vm);
-	size_t added = 0, switches = 0;
-	const char *why = NULL;
-	*failed = false;
-	for (;;) {
-		if (at_frame_cap(report, thread, limit))
-			return added;
-		if (fp == 0) {
-			thread->stop_reason = ct_report_strdup(report, "end of stack (final frame record)");
-			return added;
-		}
-		uint64_t next, ra;
-		if (fp & 7 || !ct_arch_is_kernel_address(arch, fp))
-			why = "frame pointer is not a kernel stack address";
-		else if (!read_u64(vm, fp + (uint64_t)(int64_t)arch->fp_saved_fp_offset, &next) ||
-			 !read_u64(vm, fp + (uint64_t)(int64_t)arch->fp_saved_ra_offset, &ra))
-			why = "frame record not in the dump";
-		else if (next && (next & ~(size - 1)) == (fp & ~(size - 1)) && next <= fp)
-			why = "frame pointer did not move outward";
-		else if (next && (next & ~(size - 1)) != (fp & ~(size - 1)) && ++switches > MAX_STACK_SWITCHES)
-			why = "too many stack switches";
-		if (why) {
-			*failed = true;
-			thread->stop_reason = ct_report_printf(report, "%s at fp 0x%016" PRIx64, why, fp);
-			return added;
-		}
-		ra = ct_arch_kernel_strip_ra(arch, ra);
-		if (ra == 0) {
-			thread->stop_reason = ct_report_strdup(report, "end of stack (final frame record)");
-			return added;
-		}
-		struct ct_frame *f = ct_thread_add_frame(thread);
-		if (!f)
-			return added;
-		fill_frame(ks, report, f, ra, ra - 1);
-		f->trust = CT_TRUST_FRAME_POINTER;
-		*stop_sp = fp;
-		added++;
-		fp = next;
+	struct kwalk *w = arg;
+	const struct ct_arch_info *arch = w->vm->arch;
+	uint64_t ra;
+	if (w->fp == 0) {
+		*why = CT_STOP_FINAL_FRAME_RECORD;
+		return CT_STEP_END;
 	}
+	if (w->fp & 7 || !ct_arch_is_kernel_address(arch, w->fp)) {
+		*why = CT_STOP_FP_NOT_KERNEL_STACK;
+		return CT_STEP_FAIL;
+	}
+	if (!ct_step_frame_record(&w->mem, w->fp, &w->next_fp, &ra)) {
+		*why = CT_STOP_FP_NO_RECORD;
+		return CT_STEP_FAIL;
+	}
+	ra = ct_arch_kernel_strip_ra(arch, ra);
+	*f = (struct ct_unwind_frame){ .pc = ra, .trust = CT_TRUST_FRAME_POINTER, .cfa = w->next_fp, .resume = w->fp };
+	if (ra == 0) {
+		*why = CT_STOP_FINAL_FRAME_RECORD;
+		return CT_STEP_LAST;
+	}
+	return CT_STEP_OK;
+}
+
+static bool kemit(void *arg, const struct ct_unwind_frame *uf)
+{
+	struct kwalk *w = arg;
+	struct ct_frame *f = ct_thread_add_frame(w->thread);
+	if (!f)
+		return false;
+	// A return address is looked up at pc - 1 (a call at the end of a function returns into the next).
+	fill_frame(w->ks, w->report, f, uf->pc, uf->exact ? uf->pc : uf->pc - 1);
+	f->trust = uf->trust;
+	f->has_sp = uf->has_sp;
+	f->sp = uf->sp;
+	if (uf->trust == CT_TRUST_CFI)
+		w->cfi++;
+	w->fp = w->next_fp;
+	return true;
+}
+
+// The stop reason's text, with what the enum's text does not say (the cap, the place of a failure).
+static const char *stop_text(struct kwalk *w, const struct ct_unwind_end *end, bool fp_walk)
+{
+	const char *text = ct_stop_reason_to_string(end->reason);
+	if (end->reason == CT_STOP_FRAME_CAP)
+		return ct_report_printf(w->report, "frame cap %zu reached", w->limit);
+	if (!end->failed || !text)
+		return text ? ct_report_strdup(w->report, text) : NULL;
+	return fp_walk ? ct_report_printf(w->report, "%s at fp 0x%016" PRIx64, text, w->fp)
+		       : ct_report_printf(w->report, "%s at 0x%016" PRIx64, text, w->orc.ip);
+}
+
+// Walks the stack after frame 0 with ORC (x86-64) or frame records (arm64). Returns the frames added
+// (0 after a failure of ORC before its first ORC frame: nothing usable, the caller scans instead);
+// *failed when frames may be missing, *stop_sp where a scan of the rest would start.
+static size_t walk(struct kwalk *w, const struct ct_cpu_state *cpu, bool *failed, uint64_t *stop_sp)
+{
+	const struct ct_arch_info *arch = w->vm->arch;
+	bool fp_walk = arch->kernel_unwind == CT_KUNWIND_FP;
+	uint64_t sp = ct_cpu_reg(arch, cpu, arch->sp_dwarf);
+	struct ct_unwind_loop l = {
+		.frames = w->thread->num_frames,
+		.max_frames = w->limit,
+		.policy = { .stack_size = stack_size(w->vm), .max_switches = MAX_STACK_SWITCHES },
+		.not_outward = fp_walk ? CT_STOP_FP_NOT_OUTWARD : CT_STOP_ORC_NOT_OUTWARD,
+		.too_many_switches = fp_walk ? CT_STOP_FP_TOO_MANY_SWITCHES : CT_STOP_ORC_TOO_MANY_SWITCHES,
+		.step = fp_walk ? kfp_step : korc_step,
+		.emit = kemit,
+		.arg = w,
+	};
+	w->orc = (struct ct_orc_state){ .ip = ct_cpu_pc(arch, cpu),
+					.sp = sp,
+					.bp = ct_cpu_reg(arch, cpu, arch->fp_dwarf),
+					.signal = !cpu->pc_is_return,
+					.regs = { CT_ORC_REGS_SAVED, 0 },
+					.full_regs = true,
+					.bp_valid = true,
+					.saved = cpu->regs,
+					.num_saved = CT_KERNEL_MAX_REGS };
+	w->fp = w->next_fp = ct_cpu_reg(arch, cpu, arch->fp_dwarf);
+	struct ct_unwind_end end;
+	ct_unwind_loop_run(&l, fp_walk ? w->fp : sp, sp, &end);
+	if (end.truncated)
+		w->thread->truncated = true;
+	if (end.reason != CT_STOP_NONE)
+		w->thread->stop_reason = stop_text(w, &end, fp_walk);
+	*failed = end.failed;
+	*stop_sp = end.resume;
+	if (end.failed && !fp_walk && !w->cfi)
+		return 0;
+	return end.added;
+}
+
+static bool scan_frame(void *arg, uint64_t slot, uint64_t value)
+{
+	struct kwalk *w = arg;
+	if (!ct_kallsyms_is_text(w->ks, value) && !in_modules(w->vm, value))
+		return false;
+	if (!after_call(w->vm, value))
+		return false;
+	if (w->thread->num_frames >= w->limit) {
+		w->thread->truncated = true;
+		w->thread->stop_reason = ct_report_printf(w->report, "frame cap %zu reached", w->limit);
+		w->capped = true;
+		return true;
+	}
+	struct ct_frame *f = ct_thread_add_frame(w->thread);
+	if (!f) {
+		w->capped = true;
+		return true;
+	}
+	// Look up pc - 1: a call at the very end of a function returns into the next one.
+	fill_frame(w->ks, w->report, f, value, value - 1);
+	f->trust = CT_TRUST_SCAN;
+	f->has_sp = true;
+	f->sp = slot;
+	return false;
+}
+
+// Bytes of the stack from @p sp up to @p top that are in the dump, read page by page so a stack
+// whose upper pages are missing still gives its lower frames.
+static size_t readable_bytes(struct ct_vmcore *vm, uint64_t sp, uint64_t top)
+{
+	uint8_t page[4096];
+	size_t have = 0;
+	for (uint64_t a = sp; a < top;) {
+		uint64_t page_end = (a | 4095) + 1, n = (page_end < top ? page_end : top) - a;
+		if (!ct_vmcore_try_read(vm, a, page, n))
+			break;
+		have += n;
+		a += n;
+	}
+	return have;
 }
 
 void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_cpu_state *cpu,
@@ -480,46 +336,41 @@ void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const 
 	f->sp = sp;
 	// User-mode registers (an idle CPU in a QEMU dump can be in user space): no kernel stack to scan.
 	if (!ct_arch_is_kernel_address(arch, sp)) {
-		thread->stop_reason = ct_report_strdup(report, "stack pointer is not a kernel address");
+		thread->stop_reason = ct_report_strdup(report, ct_stop_reason_to_string(CT_STOP_SP_NOT_KERNEL));
 		return;
 	}
 	if (arch->kernel_unwind == CT_KUNWIND_NONE) {
+		// CT_STOP_KERNEL_ARCH, naming the architecture.
 		thread->stop_reason = ct_report_printf(report, "kernel stacks of %s are not unwound", arch->name);
 		return;
 	}
 	uint64_t top = (sp | (size - 1)) + 1;
-	uint8_t stack[MAX_STACK_SIZE];
-	size_t have = 0;
-	// Read page by page so a stack whose upper pages are missing still gives its lower frames.
-	for (uint64_t a = sp; a < top;) {
-		uint64_t page_end = (a | 4095) + 1, n = (page_end < top ? page_end : top) - a;
-		if (!ct_vmcore_try_read(vm, a, stack + have, n))
-			break;
-		have += n;
-		a += n;
-	}
+	size_t have = readable_bytes(vm, sp, top);
 	if (have < 8) {
+		// CT_STOP_STACK_NOT_IN_DUMP, with the address.
 		thread->truncated = true;
 		thread->stop_reason = ct_report_printf(report, "stack at 0x%016" PRIx64 " is not in the dump", sp);
 		return;
 	}
-	struct ct_bytes b = { .data = stack, .size = have, .big_endian = arch->big_endian };
-	size_t limit = max_frames < MAX_SCAN_FRAMES ? max_frames : MAX_SCAN_FRAMES;
+	struct kwalk w = { .vm = vm,
+			   .mem = ct_vmcore_mem(vm),
+			   .ks = ks,
+			   .report = report,
+			   .thread = thread,
+			   .limit = max_frames < MAX_SCAN_FRAMES ? max_frames : MAX_SCAN_FRAMES };
 	thread->has_stack = true;
 	thread->stack_start = top - size;
 	thread->stack_end = top;
 	struct ct_orc own;
-	const struct ct_orc *orc = ks->orc;
-	if (arch->kernel_unwind == CT_KUNWIND_ORC && !orc && ct_orc_init(vm, ks, &own))
-		orc = &own;
+	w.tables = ks->orc;
+	if (arch->kernel_unwind == CT_KUNWIND_ORC && !w.tables && ct_orc_init(vm, ks, &own))
+		w.tables = &own;
 	uint64_t scan_from = sp;
-	if (arch->kernel_unwind == CT_KUNWIND_FP || orc) {
+	if (arch->kernel_unwind == CT_KUNWIND_FP || w.tables) {
 		size_t first = thread->num_frames;
 		bool failed;
 		uint64_t stop_sp = sp;
-		size_t added = arch->kernel_unwind == CT_KUNWIND_FP
-				       ? fp_walk(vm, ks, cpu, report, thread, limit, &failed, &stop_sp)
-				       : orc_walk(vm, ks, orc, cpu, report, thread, limit, &failed, &stop_sp);
+		size_t added = walk(&w, cpu, &failed, &stop_sp);
 		if (added && !failed)
 			return;
 		if (!added) {
@@ -532,25 +383,13 @@ void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const 
 			return;
 		}
 	}
-	const char *orc_stop = scan_from != sp ? thread->stop_reason : NULL;
+	const char *walk_stop = scan_from != sp ? thread->stop_reason : NULL;
 	// Scan from sp (plus its misalignment) upward, word by word.
-	for (uint64_t off = ((8 - (sp & 7)) & 7) + (scan_from - sp); off + 8 <= have; off += 8) {
-		uint64_t w = ct_bytes_uint_or0(&b, off, 8);
-		if (!ct_kallsyms_is_text(ks, w) && !in_modules(vm, w))
-			continue;
-		if (!after_call(vm, w))
-			continue;
-		if (at_frame_cap(report, thread, limit))
-			return;
-		f = ct_thread_add_frame(thread);
-		if (!f)
-			return;
-		// Look up pc - 1: a call at the very end of a function returns into the next one.
-		fill_frame(ks, report, f, w, w - 1);
-		f->trust = CT_TRUST_SCAN;
-		f->has_sp = true;
-		f->sp = sp + off;
-	}
-	thread->stop_reason = orc_stop ? ct_report_printf(report, "%s; then end of stack scan (%zu bytes from sp)", orc_stop, have)
-				       : ct_report_printf(report, "end of stack scan (%zu bytes from sp)", have);
+	ct_step_scan(&w.mem, scan_from + ((8 - (sp & 7)) & 7), sp + have, scan_frame, &w);
+	if (w.capped)
+		return;
+	// CT_STOP_SCAN_END, with the bytes scanned (after the walk's own reason when it failed).
+	const char *end = ct_stop_reason_to_string(CT_STOP_SCAN_END);
+	thread->stop_reason = walk_stop ? ct_report_printf(report, "%s; then %s (%zu bytes from sp)", walk_stop, end, have)
+					: ct_report_printf(report, "%s (%zu bytes from sp)", end, have);
 }

@@ -68,16 +68,10 @@ static bool table_find(struct ct_vmcore *vm, const struct ct_orc *t, uint64_t ip
 	}
 	if (found == UINT64_MAX)
 		return false;
-	uint8_t e[6];
-	if (!ct_vmcore_try_read(vm, t->entries + 6 * found, e, sizeof(e)))
+	uint8_t e[CT_ORC_ENTRY_SIZE];
+	if (!ct_vmcore_try_read(vm, t->entries + CT_ORC_ENTRY_SIZE * found, e, sizeof(e)))
 		return false;
-	uint16_t bits = (uint16_t)(e[4] | e[5] << 8);
-	ret->sp_offset = (int16_t)(uint16_t)(e[0] | e[1] << 8);
-	ret->bp_offset = (int16_t)(uint16_t)(e[2] | e[3] << 8);
-	ret->sp_reg = bits & 0xf;
-	ret->bp_reg = (bits >> 4) & 0xf;
-	ret->type = (bits >> 8) & 3;
-	ret->end = (bits >> 10) & 1;
+	ct_orc_entry_decode(e, ret);
 	return true;
 }
 

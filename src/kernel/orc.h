@@ -1,7 +1,8 @@
 /**
  * @file orc.h
  * The x86-64 kernel's ORC unwind tables (Linux 6.1 arch/x86/include/asm/orc_types.h), read from the
- * dump's memory through kallsyms. Internal to src/kernel/.
+ * dump's memory through kallsyms (where the tables are is kernel-specific; the entry format and the
+ * step that follows an entry are unwind/step.h's). Internal to src/kernel/.
  */
 #ifndef CT_KERNEL_ORC_H
 #define CT_KERNEL_ORC_H
@@ -10,28 +11,7 @@
 #include <stdint.h>
 
 #include "kernel/vmcore.h"
-
-enum {
-	CT_ORC_REG_UNDEFINED = 0,
-	CT_ORC_REG_PREV_SP = 1,
-	CT_ORC_REG_DX = 2,
-	CT_ORC_REG_DI = 3,
-	CT_ORC_REG_BP = 4,
-	CT_ORC_REG_SP = 5,
-	CT_ORC_REG_R10 = 6,
-	CT_ORC_REG_R13 = 7,
-	CT_ORC_REG_BP_INDIRECT = 8,
-	CT_ORC_REG_SP_INDIRECT = 9,
-};
-
-enum { CT_ORC_TYPE_CALL = 0, CT_ORC_TYPE_REGS = 1, CT_ORC_TYPE_REGS_PARTIAL = 2 };
-
-/** One decoded struct orc_entry (6 bytes packed: s16 sp_offset, s16 bp_offset, sp_reg:4 bp_reg:4 type:2 end:1). */
-struct ct_orc_entry {
-	int16_t sp_offset, bp_offset;
-	uint8_t sp_reg, bp_reg, type;
-	bool end;
-};
+#include "unwind/step.h"
 
 /** The core kernel's ORC tables in the dump, and through @p modules each module's. */
 struct ct_orc {

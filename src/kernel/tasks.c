@@ -145,6 +145,7 @@ static void unwind_sleeping(struct walk *w, struct ct_kernel_task *t, uint64_t s
 	const struct layout *l = w->l;
 	uint8_t fr[256];
 	if (!sp || !ct_vmcore_try_read(w->vm, sp, fr, l->frame_size)) {
+		// CT_STOP_TASK_NO_CONTEXT, with the address.
 		t->stack.stop_reason = ct_report_printf(w->r, "saved context at thread.sp 0x%016" PRIx64 " is not in the dump", sp);
 		return;
 	}
@@ -167,6 +168,7 @@ static void unwind_sleeping(struct walk *w, struct ct_kernel_task *t, uint64_t s
 		ct_cpu_set_reg(arch, &c, CT_X86_64_DWARF_R15, field(fr, l->frame_size, l->f_r15, 8));
 	}
 	if (w->frames_left < MAX_TASK_FRAMES) {
+		// CT_STOP_TASK_FRAME_BUDGET, with the cap.
 		t->stack.stop_reason = ct_report_printf(w->r, "not unwound: %u frames of task stacks reached", MAX_ALL_TASK_FRAMES);
 		return;
 	}
@@ -235,7 +237,7 @@ static void add_task(struct walk *w, uint64_t task)
 	for (size_t i = 0; i < w->num_curr; i++)
 		t->on_cpu = t->on_cpu || w->curr[i] == task;
 	uint64_t sp = field(w->buf, l->size, l->thread_sp, 8);
-	if (t->on_cpu)
+	if (t->on_cpu) // CT_STOP_TASK_ON_CPU, with the CPU
 		t->stack.stop_reason = ct_report_printf(w->r, "running on CPU %d: its stack is that CPU's", t->cpu);
 	else if (letter != 'X' && letter != 'Z')
 		unwind_sleeping(w, t, sp);

@@ -73,7 +73,7 @@ struct ct_vmcore {
 	struct _kdump_ctx *ctx;
 	/** The dump file; for a flattened stream, the memfd holding the rebuilt KDUMP file. */
 	int fd;
-	/** Input kind from ct_kernel_probe(), static string. */
+	/** The format's name from the probe chain (dump/format.h), static string. */
 	const char *kind;
 	/** True for dumps written by QEMU (pr_pid is a vCPU number there). */
 	bool qemu;
@@ -100,6 +100,9 @@ void ct_vmcore_close(struct ct_vmcore *vm);
 struct ct_error *ct_vmcore_read(struct ct_vmcore *vm, uint64_t addr, void *buf, size_t len);
 /** ct_vmcore_read() for probing: true when all bytes were read; the error, if any, is dropped. */
 bool ct_vmcore_try_read(struct ct_vmcore *vm, uint64_t addr, void *buf, size_t len);
+struct ct_unwind_mem;
+/** The dump's kernel memory as the unwinding steps read it (unwind/step.h), like a process core's. */
+struct ct_unwind_mem ct_vmcore_mem(struct ct_vmcore *vm);
 /** Helpers over ct_vmcore_read in the dump's byte order. */
 struct ct_error *ct_vmcore_read_u64(struct ct_vmcore *vm, uint64_t addr, uint64_t *ret);
 struct ct_error *ct_vmcore_read_u32(struct ct_vmcore *vm, uint64_t addr, uint32_t *ret);

@@ -22,6 +22,7 @@
 #include "kernel/vmcore.h"
 #include "modules/cu_index.h"
 #include "modules/inline_chain.h"
+#include "modules/modules.h"
 #include "util/cleanup.h"
 
 // GNU build-ids are 20 bytes (sha1); 64 bounds an odd linker's choice.
@@ -41,9 +42,8 @@ static struct ct_error *read_build_id(const char *path, char *hex, size_t hex_si
 	ssize_t n = elf_kind(elf) == ELF_K_ELF ? dwelf_elf_gnu_build_id(elf, &id) : -1;
 	if (n <= 0 || n > MAX_BUILD_ID) {
 		err = ct_error_create(CT_ERROR_INVALID_ARGUMENT, "%s: has no GNU build-id note", path);
-	} else {
-		for (ssize_t i = 0; i < n && (size_t)(2 * i + 2) < hex_size; i++)
-			snprintf(hex + 2 * i, 3, "%02x", ((const unsigned char *)id)[i]);
+	} else if ((size_t)n * 2 < hex_size) {
+		ct_build_id_hex(id, (size_t)n, hex);
 	}
 	elf_end(elf);
 	return err;

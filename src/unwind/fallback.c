@@ -1,6 +1,9 @@
 // Recovery steps used when CFI cannot continue: bad call, frame-pointer chain, validated stack scan.
+// The frame-record and scan steps are the shared ones of step.h (the kernel walks use them too); what
+// is a return address of a process (code of a module, after a call) is decided here.
 #include <elf.h>
 
+#include "unwind/step.h"
 #include "unwind/unwind.h"
 
 /** Stack scan reach: 256 KiB covers frames with large local arrays without reading whole stacks. */
@@ -129,8 +132,8 @@ bool ct_unwind_frame_pointer(struct ct_module_set *s, const struct ct_unwind_reg
 	if (arch->fp_rule != CT_FP_CHAIN || !cur->has_fp || cur->fp < cur->sp || cur->fp >= stack_end)
 		return false;
 	uint64_t saved_fp, ra;
-	if (!ct_core_read_word(s->core, cur->fp + arch->fp_saved_fp_offset, &saved_fp) ||
-	    !ct_core_read_word(s->core, cur->fp + arch->fp_saved_ra_offset, &ra))
+	struct ct_unwind_mem mem = ct_unwind_core_mem(s->core);
+	if (!ct_step_frame_record(&mem, cur->fp, &saved_fp, &ra))
 		return false;
 	if (!ct_unwind_is_return_address(s, ra))
 		return false;
@@ -169,63 +172,78 @@ static bool calls_here(struct ct_module_set *s, const struct ct_unwind_regs *cur
 	return function_start(s, target) == here;
 }
 
+/** A scan's state: the frame it looks for a caller of, and what it found. */
+struct scan {
+	struct ct_module_set *s;
+	const struct ct_unwind_regs *cur;
+	struct ct_unwind_regs *ret;
+	bool found;
+	unsigned candidates;
+};
+
+static bool scan_word(void *arg, uint64_t slot, uint64_t v)
+{
+	struct scan *sc = arg;
+	const struct ct_arch_info *arch = sc->s->core->arch;
+	if (sc->candidates >= SCAN_PREFER)
+		return true;
+	if (arch->pc_mask)
+		v &= arch->pc_mask;
+	// The current pc again is a stale copy (the outermost thread-start frame), not a caller.
+	if (v == sc->cur->pc || !ct_unwind_is_return_address(sc->s, v))
+		return false;
+	sc->candidates++;
+	// The first candidate, unless one of the next few is a direct call of this very function:
+	// the nearer ones are then stale return addresses of finished calls. (A direct call of
+	// another function can still be right: its callee may have tail-called this one.)
+	bool here = calls_here(sc->s, sc->cur, v);
+	if (sc->found && !here)
+		return false;
+	sc->ret->pc = v;
+	sc->ret->sp = slot + arch->pointer_size;
+	sc->ret->has_fp = false;
+	sc->ret->has_ra = false;
+	sc->found = true;
+	return here || !arch->call_target;
+}
+
 bool ct_unwind_scan(struct ct_module_set *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
 		    struct ct_unwind_regs *ret)
 {
-	const struct ct_arch_info *arch = s->core->arch;
-	unsigned w = arch->pointer_size;
+	unsigned w = s->core->arch->pointer_size;
 	uint64_t start = (cur->sp + w - 1) & ~(uint64_t)(w - 1);
 	uint64_t limit = stack_end - start > SCAN_LIMIT ? start + SCAN_LIMIT : stack_end;
-	bool found = false;
-	unsigned candidates = 0;
-	for (uint64_t a = start; a + w <= limit && candidates < SCAN_PREFER; a += w) {
-		uint64_t v;
-		if (!ct_core_read_word(s->core, a, &v))
-			break;
-		if (arch->pc_mask)
-			v &= arch->pc_mask;
-		// The current pc again is a stale copy (the outermost thread-start frame), not a caller.
-		if (v == cur->pc || !ct_unwind_is_return_address(s, v))
-			continue;
-		candidates++;
-		// The first candidate, unless one of the next few is a direct call of this very function:
-		// the nearer ones are then stale return addresses of finished calls. (A direct call of
-		// another function can still be right: its callee may have tail-called this one.)
-		bool here = calls_here(s, cur, v);
-		if (found && !here)
-			continue;
-		ret->pc = v;
-		ret->sp = a + w;
-		ret->has_fp = false;
-		ret->has_ra = false;
-		found = true;
-		if (here || !arch->call_target)
-			break;
+	struct scan sc = { .s = s, .cur = cur, .ret = ret };
+	struct ct_unwind_mem mem = ct_unwind_core_mem(s->core);
+	ct_step_scan(&mem, start, limit, scan_word, &sc);
+	return sc.found;
+}
+
+// Every validated return address of the range: the last one found is the outermost.
+static bool scan_below_word(void *arg, uint64_t slot, uint64_t v)
+{
+	struct scan *sc = arg;
+	const struct ct_arch_info *arch = sc->s->core->arch;
+	if (arch->pc_mask)
+		v &= arch->pc_mask;
+	if (ct_unwind_is_return_address(sc->s, v)) {
+		sc->ret->pc = v;
+		sc->ret->sp = slot + arch->pointer_size;
+		sc->ret->has_ra = false;
+		sc->found = true;
 	}
-	return found;
+	return false;
 }
 
 bool ct_unwind_scan_below(struct ct_module_set *s, const struct ct_unwind_regs *cur, uint64_t limit,
 			  struct ct_unwind_regs *ret)
 {
-	const struct ct_arch_info *arch = s->core->arch;
-	unsigned w = arch->pointer_size;
+	unsigned w = s->core->arch->pointer_size;
 	uint64_t start = (cur->sp + w - 1) & ~(uint64_t)(w - 1);
 	if (limit <= start || limit - start > SCAN_LIMIT)
 		return false;
-	bool found = false;
-	for (uint64_t a = start; a + w <= limit; a += w) {
-		uint64_t v;
-		if (!ct_core_read_word(s->core, a, &v))
-			return found;
-		if (arch->pc_mask)
-			v &= arch->pc_mask;
-		if (!ct_unwind_is_return_address(s, v))
-			continue;
-		ret->pc = v;
-		ret->sp = a + w;
-		ret->has_ra = false;
-		found = true;
-	}
-	return found;
+	struct scan sc = { .s = s, .cur = cur, .ret = ret };
+	struct ct_unwind_mem mem = ct_unwind_core_mem(s->core);
+	ct_step_scan(&mem, start, limit, scan_below_word, &sc);
+	return sc.found;
 }

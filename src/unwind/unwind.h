@@ -46,6 +46,37 @@ enum ct_stop_reason {
 	CT_STOP_LU_BAD_VERSION,
 	CT_STOP_LU_FAILED,
 	CT_STOP_LU_STEP_BUDGET,
+	/* kernel stacks (kernel/kstack.c over the steps of step.h) */
+	CT_STOP_ORC_END, /**< the ORC end marker: the outermost frame of a kernel stack */
+	CT_STOP_ORC_UNDEFINED_SP,
+	CT_STOP_ORC_BP_LOST,
+	CT_STOP_ORC_SP_REG_UNSAVED,
+	CT_STOP_ORC_BAD_SP_REG,
+	CT_STOP_ORC_NO_INDIRECT_SP,
+	CT_STOP_ORC_NO_RETURN_ADDRESS,
+	CT_STOP_ORC_NO_PT_REGS,
+	CT_STOP_ORC_NO_IRET_FRAME,
+	CT_STOP_ORC_BAD_TYPE,
+	CT_STOP_ORC_NO_SAVED_BP,
+	CT_STOP_ORC_NOT_OUTWARD,
+	CT_STOP_ORC_TOO_MANY_SWITCHES,
+	CT_STOP_USER_ENTRY, /**< pt_regs of an entry from user mode: the kernel stack's outermost frame */
+	CT_STOP_SCAN_NO_RETURN, /**< a frame without ORC data, and no return address above it */
+	CT_STOP_RETURN_ADDRESS_ZERO,
+	CT_STOP_SP_LEFT_KERNEL,
+	CT_STOP_FINAL_FRAME_RECORD, /**< arm64's final frame record {0, 0}: the outermost frame */
+	CT_STOP_FP_NOT_KERNEL_STACK,
+	CT_STOP_FP_NO_RECORD,
+	CT_STOP_FP_NOT_OUTWARD,
+	CT_STOP_FP_TOO_MANY_SWITCHES,
+	CT_STOP_SP_NOT_KERNEL, /**< frame 0's sp is a user address (an idle CPU in user mode) */
+	CT_STOP_KERNEL_ARCH, /**< the architecture has no kernel unwinder (its name beside) */
+	CT_STOP_STACK_NOT_IN_DUMP, /**< the kernel stack at sp is not in the dump (the address beside) */
+	CT_STOP_SCAN_END, /**< the end of a kernel stack scan (the bytes scanned beside) */
+	CT_STOP_NO_CPU_REGISTERS, /**< the vmcore has no registers for this CPU */
+	CT_STOP_TASK_NO_CONTEXT, /**< a sleeping task's saved context is not in the dump (its address beside) */
+	CT_STOP_TASK_FRAME_BUDGET, /**< the frames of all task stacks reached their cap (the cap beside) */
+	CT_STOP_TASK_ON_CPU, /**< a running task: its stack is its CPU's thread (the CPU beside) */
 	CT_STOP_REASON_NUM_
 };
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "unwind/cfi_cache.h"
+#include "unwind/step.h"
 #include "unwind/unwind.h"
 
 /** Restarts of the libdwfl walk after a recovery step; each must move sp outward. */
@@ -378,9 +379,11 @@ static int accept_frame(struct walk *w, const struct ct_raw_frame *f, const stru
 	}
 	if (out->count > 0 && w->in_walk > 0) {
 		const struct ct_raw_frame *prev = &out->frames[out->count - 1];
-		// The stack grows down on every supported architecture: a caller's sp is never below its
-		// callee's. Equal sp is allowed once (leaf frames without a frame), not for the same pc.
-		if (f->has_sp && prev->has_sp && (f->sp < prev->sp || (f->sp == prev->sp && f->pc == prev->pc))) {
+		// The policy of every walk (step.h): one stack, an equal sp for a leaf without a frame.
+		static const struct ct_unwind_policy one_stack = { .equal_cfa_ok = true };
+		unsigned switches = 0;
+		if (f->has_sp && prev->has_sp &&
+		    ct_unwind_policy_check(&one_stack, &switches, prev->sp, prev->pc, f->sp, f->pc) != CT_POLICY_OK) {
 			w->reason = CT_STOP_SP_NOT_OUTWARD;
 			out->truncated = true;
 			w->stop = true;

@@ -6,14 +6,14 @@
 
 #include "coretriage/coretriage.h"
 #include "arch/arch.h"
-#include "kernel/kernel.h"
+#include "dump/format.h"
 #include "kernel/vmcore.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	ct_kernel_probe(data, size);
+	ct_dump_probe(data, size, ~0u);
 
 	struct ct_vmcoreinfo vi;
 	struct ct_error *err = ct_vmcoreinfo_parse((const char *)data, size, &vi);

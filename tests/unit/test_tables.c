@@ -9,6 +9,7 @@
 #include "report/diag_codes.h"
 #include "test.h"
 #include "triage/facts.h"
+#include "unwind/unwind.h"
 #include "util/budget.h"
 
 TEST(classes_complete_and_unique)
@@ -60,6 +61,15 @@ TEST(other_verdict_tables_complete)
 	CHECK(ct_access_to_string(CT_ACCESS_NONE) == NULL);
 	for (int i = CT_ACCESS_READ; i < CT_ACCESS_NUM_; i++)
 		CHECK(ct_access_to_string((enum ct_access)i) != NULL);
+	// Every stop reason, of process and kernel stacks, has its one text.
+	CHECK(ct_stop_reason_to_string(CT_STOP_NONE) == NULL);
+	for (int i = CT_STOP_NONE + 1; i < CT_STOP_REASON_NUM_; i++) {
+		const char *t = ct_stop_reason_to_string((enum ct_stop_reason)i);
+		CHECK(t != NULL && *t);
+		for (int j = CT_STOP_NONE + 1; t && j < i; j++)
+			CHECK(strcmp(t, ct_stop_reason_to_string((enum ct_stop_reason)j)) != 0);
+	}
+	CHECK(ct_stop_reason_to_string(CT_STOP_REASON_NUM_) == NULL);
 }
 
 TEST(diag_codes_sorted_and_found)

@@ -1,11 +1,11 @@
-// Is this file a kernel dump, and of which kind? Decided by signature and ELF notes only, before any
-// library sees the file, so a vmcore is never reported as "not an ELF core" or read as a process.
+// Is this ELF core a kernel dump, and of which kind? Decided by the ELF notes (and segment addresses)
+// only, before any library sees the file, so a vmcore is never read as a process (format.c's chain).
 #include <elf.h>
 #include <string.h>
 
 #include "arch/arch.h"
 #include "dump/elfview.h"
-#include "kernel/kernel.h"
+#include "dump/format.h"
 #include "util/bytes.h"
 
 // QEMU dump-guest-memory with paging writes ~65,700 PT_LOADs (PN_XNUM); a million leaves room above
@@ -54,18 +54,18 @@ static void scan_notes(const struct ct_bytes *notes, bool *vmcoreinfo, bool *qem
 	}
 }
 
-static const char *probe_elf(const struct ct_bytes *file)
+static enum ct_elf_vmcore probe_elf(const struct ct_bytes *file)
 {
 	struct ct_elf_header h;
 	struct ct_error *err = ct_elf_header_read(file, &h);
 	if (err) {
 		ct_error_destroy(err);
-		return NULL;
+		return CT_ELF_NOT_VMCORE;
 	}
 	struct ct_bytes b = { file->data, file->size, h.big_endian };
 	uint64_t phnum;
 	if (h.type != ET_CORE || !ct_elf_phnum(&b, &h, &phnum) || h.phentsize < ct_elf_phdr_size(h.elf_class))
-		return NULL;
+		return CT_ELF_NOT_VMCORE;
 	if (phnum > MAX_PHDRS)
 		phnum = MAX_PHDRS;
 	// Kernel space of the dump's architecture, when its table knows it (the x86-64 check also
@@ -95,28 +95,20 @@ static const char *probe_elf(const struct ct_bytes *file)
 			scan_notes(&notes, &vmcoreinfo, &qemu, &unstamped);
 	}
 	if (qemu || unstamped)
-		return "qemu-elf";
+		return CT_ELF_QEMU_VMCORE;
 	if (vmcoreinfo)
-		return "kdump-elf";
+		return CT_ELF_KDUMP_VMCORE;
 	// A dump cut before its notes (QEMU's paging dumps put 3.6 MB of headers first): segments at
 	// kernel addresses still tell a vmcore from a process core.
 	if (notes_cut && kernel_load)
-		return "kdump-elf";
-	return NULL;
+		return CT_ELF_KDUMP_VMCORE;
+	return CT_ELF_NOT_VMCORE;
 }
 
-const char *ct_kernel_probe(const unsigned char *data, size_t size)
+enum ct_elf_vmcore ct_probe_elf_vmcore(const uint8_t *data, size_t size)
 {
 	struct ct_bytes file = { .data = data, .size = size };
-	if (!data)
-		return NULL;
-	if (size >= SELFMAG && memcmp(data, ELFMAG, SELFMAG) == 0)
-		return probe_elf(&file);
-	// diskdump.h: "KDUMP   " for makedumpfile -c/-l/-p/-z, "DISKDUMP" for the old diskdump.
-	if (size >= 8 && (memcmp(data, "KDUMP   ", 8) == 0 || memcmp(data, "DISKDUMP", 8) == 0))
-		return "kdump-compressed";
-	// makedumpfile.h MAKEDUMPFILE_SIGNATURE: the flattened stream (makedumpfile -F, QEMU kdump-*).
-	if (size >= 16 && memcmp(data, "makedumpfile\0\0\0\0", 16) == 0)
-		return "kdump-flattened";
-	return NULL;
+	if (!data || size < SELFMAG || memcmp(data, ELFMAG, SELFMAG) != 0)
+		return CT_ELF_NOT_VMCORE;
+	return probe_elf(&file);
 }
