@@ -316,6 +316,12 @@ struct ct_arch_info {
 	 * save area a caller provides its callee lies between them (the CFI's def_cfa r15, 160).
 	 */
 	uint16_t cfa_sp_offset;
+	/**
+	 * libdwfl's CFI step here is the plain one the cached step (src/unwind/cfi_cache.c) redoes:
+	 * its frame registers are exactly DWARF 0..num_dwarf-1 (ebl_frame_nregs), 64-bit values, no
+	 * mask on the return address (ebl_func_addr_mask) and no two numbers for one register (ppc).
+	 */
+	bool cfi_cache_step;
 };
 
 /** The table for @p e_machine / @p elf_class, or NULL when the architecture is not supported. */
