@@ -6,6 +6,9 @@
 #                      are kept while newer than their inputs (made once per build tree; set
 #                      CT_CROSS_CACHE in the environment to share them between build trees)
 #   cross_<arch>       one per architecture; skipped (77) when its compiler or qemu-user is missing
+#   cross_gdb_oracle   the crashing thread's frames and own-code arguments of every cross core against
+#                      gdb-multiarch's bt, one gdb run per core (tests/cross/gdb_oracle.py; the known
+#                      differences in tests/cross/gdb_known.tsv); skipped (77) without gdb-multiarch
 #   corpus_arch_frames the non-x86-64 cores of the external corpus against their upstream
 #                      expectations (tests/corpus/arch_expectations.tsv)
 #   prstatus_arches    pr_pid, pr_cursig, pr_utime/pr_stime of the corpus and cross cores against
@@ -32,6 +35,13 @@ foreach(row IN LISTS ct_cross_rows)
   set_tests_properties(cross_${arch} PROPERTIES FIXTURES_REQUIRED cross_cores SKIP_RETURN_CODE 77 TIMEOUT 300
                        LABELS cross)
 endforeach()
+
+if(CT_PYTHON)
+  add_test(NAME cross_gdb_oracle
+    COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/cross/gdb_oracle.py ${CT_BIN} ${CT_CROSS_CORES_DIR})
+  set_tests_properties(cross_gdb_oracle PROPERTIES FIXTURES_REQUIRED cross_cores SKIP_RETURN_CODE 77 TIMEOUT 600
+                       LABELS cross)
+endif()
 
 if(CT_PYTHON)
   add_test(NAME corpus_arch_frames

@@ -35,3 +35,8 @@ if(EXISTS ${CT_UNWIND_MANIFEST})
       TIMEOUT 300 LABELS unwind)
   endforeach()
 endif()
+
+# The cached CFI step against libdwfl's own walk of a real core (docs/unwinding.md).
+ct_add_unit_test(test_cfi_cache ${CMAKE_CURRENT_SOURCE_DIR}/unwind/test_cfi_cache.c)
+set_tests_properties(test_cfi_cache PROPERTIES FIXTURES_REQUIRED cores LABELS unwind
+  ENVIRONMENT "CT_TEST_CORE=${CT_CORES_DIR}/deep-recursion/core;CT_TEST_EXE=${CT_CORES_DIR}/deep-recursion/exe")

@@ -9,7 +9,8 @@
  *     takes (its backend's frame_nregs bounds them), the prstatus layout, byte order, capstone
  *     arch/mode (or -1) and the instruction decoder of triage (enum ct_insn_decoder), the
  *     frame-pointer rule, the bad-call rule (where the return address is right after a call),
- *     the call-instruction check, the user/kernel address split, signal numbering when it is
+ *     the call-instruction check, how far the CFA lies above the caller's sp (cfa_sp_offset:
+ *     the CIE's def_cfa offset, s390's 160), the user/kernel address split, signal numbering when it is
  *     not asm-generic, and the interrupted-system-call fields (docs/hangs.md; syscalls = NULL
  *     leaves them out); its signal frame (struct ct_arch_sigframe: the kernel's rt_sigframe layout
  *     and the rt_sigreturn trampoline's bytes) for signal-frame facts and sigreturn without CFI; and
@@ -309,6 +310,18 @@ struct ct_arch_info {
 	enum ct_access (*kernel_fault_access)(uint64_t error_code);
 	/** CONFIG_KALLSYMS_ABSOLUTE_PERCPU (init/Kconfig: default X86_64 && SMP): how kallsyms offsets read. */
 	bool kallsyms_absolute_percpu;
+	/**
+	 * The CFA less the caller's stack address (its sp register + stack_bias): 0 where the ABI's CFA
+	 * is that address (sparc64's CFA, %sp + 2047, is too); s390x 160 and s390 96: the register
+	 * save area a caller provides its callee lies between them (the CFI's def_cfa r15, 160).
+	 */
+	uint16_t cfa_sp_offset;
+	/**
+	 * libdwfl's CFI step here is the plain one the cached step (src/unwind/cfi_cache.c) redoes:
+	 * its frame registers are exactly DWARF 0..num_dwarf-1 (ebl_frame_nregs), 64-bit values, no
+	 * mask on the return address (ebl_func_addr_mask) and no two numbers for one register (ppc).
+	 */
+	bool cfi_cache_step;
 };
 
 /** The table for @p e_machine / @p elf_class, or NULL when the architecture is not supported. */

@@ -49,14 +49,18 @@ static bool is_after_call_ppc_le(const uint8_t *b, size_t len)
 // CONFIG_PPC_TRANSACTIONAL_MEM, one in qemu-user's frame), _unused[2], the trampoline words and the
 // pointers pinfo and puc: it is found by that pointer pair. The trampoline: li r0, 172 (__NR_rt_sigreturn); sc (qemu-user's; the kernel's vdso
 // trampoline has CFI).
-#define SC_PPC(n) { n, 64 + (n) * 8 }
-static const struct ct_arch_sigreg sigregs_ppc64[] = {
-	SC_PPC(0),  SC_PPC(1),	SC_PPC(2),  SC_PPC(3),	SC_PPC(4),  SC_PPC(5),	SC_PPC(6),  SC_PPC(7),
-	SC_PPC(8),  SC_PPC(9),	SC_PPC(10), SC_PPC(11), SC_PPC(12), SC_PPC(13), SC_PPC(14), SC_PPC(15),
-	SC_PPC(16), SC_PPC(17), SC_PPC(18), SC_PPC(19), SC_PPC(20), SC_PPC(21), SC_PPC(22), SC_PPC(23),
-	SC_PPC(24), SC_PPC(25), SC_PPC(26), SC_PPC(27), SC_PPC(28), SC_PPC(29), SC_PPC(30), SC_PPC(31),
-	{ 65, 64 + 36 * 8 }, // link
-};
+// The saved pt_regs (gpr[32], nip, msr, orig_gpr3, ctr, link) at @p base in the sigcontext or mcontext.
+#define SC_PPC(n, base, w) { n, (base) + (n) * (w) }
+#define SIGREGS_PPC(base, w)                                                                              \
+	SC_PPC(0, base, w), SC_PPC(1, base, w), SC_PPC(2, base, w), SC_PPC(3, base, w), SC_PPC(4, base, w),    \
+		SC_PPC(5, base, w), SC_PPC(6, base, w), SC_PPC(7, base, w), SC_PPC(8, base, w),               \
+		SC_PPC(9, base, w), SC_PPC(10, base, w), SC_PPC(11, base, w), SC_PPC(12, base, w),            \
+		SC_PPC(13, base, w), SC_PPC(14, base, w), SC_PPC(15, base, w), SC_PPC(16, base, w),           \
+		SC_PPC(17, base, w), SC_PPC(18, base, w), SC_PPC(19, base, w), SC_PPC(20, base, w),           \
+		SC_PPC(21, base, w), SC_PPC(22, base, w), SC_PPC(23, base, w), SC_PPC(24, base, w),           \
+		SC_PPC(25, base, w), SC_PPC(26, base, w), SC_PPC(27, base, w), SC_PPC(28, base, w),           \
+		SC_PPC(29, base, w), SC_PPC(30, base, w), SC_PPC(31, base, w), { 65, (base) + 36 * (w) } /* link */
+static const struct ct_arch_sigreg sigregs_ppc64[] = { SIGREGS_PPC(64, 8) };
 static const uint8_t restorer_ppc64_be[] = { 0x38, 0x00, 0x00, 0xac, 0x44, 0x00, 0x00, 0x02 };
 static const uint8_t restorer_ppc64_le[] = { 0xac, 0x00, 0x00, 0x38, 0x02, 0x00, 0x00, 0x44 };
 #define SIGFRAME_PPC64(code)                                                                             \
@@ -68,6 +72,30 @@ static const uint8_t restorer_ppc64_le[] = { 0xac, 0x00, 0x00, 0x38, 0x02, 0x00,
 	}
 static const struct ct_arch_sigframe sigframe_ppc64 = SIGFRAME_PPC64(restorer_ppc64_be);
 static const struct ct_arch_sigframe sigframe_ppc64le = SIGFRAME_PPC64(restorer_ppc64_le);
+
+// ppc (32-bit) has two frames (arch/powerpc/kernel/signal_32.c; qemu-user 7.2's linux-user/ppc/signal.c
+// lays them out the same, checked in the cross cores). struct rt_sigframe (SA_SIGINFO): siginfo (128
+// bytes), then struct ucontext, whose struct mcontext (pt_regs as 48 words first: gpr[32], nip, msr,
+// orig_gpr3, ctr, link) is at 192 (after uc_regs at 48, uc_sigmask and glibc's 1024-bit mask room);
+// the handler gets r1 = the frame - (__SIGNAL_FRAMESIZE 64 + 16). struct sigframe (sa_handler): struct
+// sigcontext {_unused[4], signal, handler, oldmask, regs}, whose regs pointer (at 28) leads to the
+// mcontext that follows it; r1 = the frame - 64. The trampolines: li r0, 172 (__NR_rt_sigreturn) or
+// 119 (__NR_sigreturn); sc (in the mcontext's mc_pad, or on qemu-user's trampoline page; the kernel's
+// vdso ones have CFI).
+static const struct ct_arch_sigreg sigregs_ppc[] = { SIGREGS_PPC(0, 4) };
+static const uint8_t restorer_ppc_rt[] = { 0x38, 0x00, 0x00, 0xac, 0x44, 0x00, 0x00, 0x02 };
+static const uint8_t restorer_ppc[] = { 0x38, 0x00, 0x00, 0x77, 0x44, 0x00, 0x00, 0x02 };
+#define SIGFRAME_PPC(code, more, ...)                                                                     \
+	{                                                                                                 \
+		.pc = 32 * 4, .sp = 4, CT_SIGFRAME_NO_TRAP_FIELDS, .word = 4, .regs = sigregs_ppc,           \
+		.num_regs = sizeof(sigregs_ppc) / sizeof(sigregs_ppc[0]), .restorer = code,                  \
+		.restorer_len = sizeof(code), .next = more, __VA_ARGS__                                     \
+	}
+static const struct ct_arch_sigframe sigframe_ppc_legacy =
+	SIGFRAME_PPC(restorer_ppc, NULL, .ucontext_at = 64 + 28, .ucontext_indirect = true, .mcontext = 0,
+		     .no_siginfo = true);
+static const struct ct_arch_sigframe sigframe_ppc =
+	SIGFRAME_PPC(restorer_ppc_rt, &sigframe_ppc_legacy, .ucontext_at = 80 + 128, .siginfo_at = 80, .mcontext = 192);
 
 #define PPC_COMMON                                                                                        \
 	.pc_dwarf = -1, .sp_dwarf = 1, .fp_dwarf = 31, .ra_dwarf = 65, .pc_index = 32, .num_dwarf = 66,      \
@@ -97,11 +125,9 @@ static const struct ct_arch_sigframe sigframe_ppc64le = SIGFRAME_PPC64(restorer_
 		.prstatus_time_word = ptr,                                                                \
 	}
 
-// pr_utime: after pr_pid, pr_ppid, pr_pgrp, pr_sid (48 on 64-bit, 40 on 32-bit), in longs. ppc (32-bit)
-// has no signal-frame layout: its ucontext reaches the mcontext through the uc_regs pointer, and no
-// core with a signal frame was at hand to check one against.
+// pr_utime: after pr_pid, pr_ppid, pr_pgrp, pr_sid (48 on 64-bit, 40 on 32-bit), in longs.
 PPC_TABLE(ct_arch_ppc64, "ppc64", EM_PPC64, ELFCLASS64, 8, regs_ppc64, 112, 16, CS_MODE_64, true, 1ULL << 52,
 	  0xc000000000000000ULL, &sigframe_ppc64, 48);
 PPC_TABLE(ct_arch_ppc64le, "ppc64le", EM_PPC64, ELFCLASS64, 8, regs_ppc64, 112, 16, CS_MODE_64, false, 1ULL << 52,
 	  0xc000000000000000ULL, &sigframe_ppc64le, 48);
-PPC_TABLE(ct_arch_ppc, "ppc", EM_PPC, ELFCLASS32, 4, regs_ppc, 72, 4, CS_MODE_32, true, 0, 0xc0000000ULL, NULL, 40);
+PPC_TABLE(ct_arch_ppc, "ppc", EM_PPC, ELFCLASS32, 4, regs_ppc, 72, 4, CS_MODE_32, true, 0, 0xc0000000ULL, &sigframe_ppc, 40);

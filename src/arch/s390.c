@@ -76,6 +76,8 @@ const struct ct_arch_info ct_arch_s390x = {
 	.prstatus_reg_size = 27 * 8,
 	.user_address_limit = 0,
 	.sigframe = &sigframe_s390x,
+	// The CFA is the caller's r15 + 160: the caller's register save area (the CFI's def_cfa r15, 160).
+	.cfa_sp_offset = 160,
 	// struct elf_prstatus: pr_pid at 32, pr_ppid, pr_pgrp, pr_sid, pr_utime at 48.
 	.prstatus_utime_offset = 48,
 	.prstatus_time_word = 8,
@@ -92,6 +94,7 @@ const struct ct_arch_info ct_arch_s390 = {
 	.prstatus_reg_size = 35 * 4,
 	.user_address_limit = 1ULL << 31,
 	.pc_mask = 0x7fffffff,
+	.cfa_sp_offset = 96,
 	// No signal-frame layout: the compat rt_sigframe32's alignment is not checked against a core
 	// (no 31-bit compiler or qemu target). struct compat_elf_prstatus: pr_utime at 40, 4-byte words.
 	.prstatus_utime_offset = 40,

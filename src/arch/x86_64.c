@@ -140,6 +140,7 @@ const struct ct_arch_info ct_arch_x86_64 = {
 	.vmcoreinfo_key = "SYMBOL(init_top_pgt)",
 	.kernel_fault_access = kernel_fault_access_x86_64,
 	.kallsyms_absolute_percpu = true,
+	.cfi_cache_step = true, // elfutils' x86_64 backend: frame_nregs 17, no address mask
 };
 
 const struct ct_arch_info ct_arch_x32 = {

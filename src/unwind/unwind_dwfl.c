@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "unwind/cfa_sp.h"
+#include "unwind/cfi_cache.h"
 #include "unwind/step.h"
 #include "unwind/unwind.h"
 
@@ -98,6 +100,8 @@ struct ct_dwfl_walker {
 	const struct ct_core *core;
 	/** The start of the walk dwfl_getthread_frames is running (NULL between walks). */
 	const struct walk_start *start;
+	/** Rules of the cached CFI step by pc, for every thread (NULL: libdwfl takes every step). */
+	struct ct_cfi_cache *cfi;
 };
 
 static pid_t next_thread_cb(Dwfl *dwfl, void *dwfl_arg, void **thread_argp)
@@ -142,7 +146,9 @@ static bool set_initial_registers_cb(Dwfl_Thread *thread, void *thread_arg)
 
 static void detach_cb(Dwfl *dwfl, void *dwfl_arg)
 {
-	free(dwfl_arg);
+	struct ct_dwfl_walker *u = dwfl_arg;
+	ct_cfi_cache_free(u->cfi);
+	free(u);
 }
 
 static const Dwfl_Thread_Callbacks thread_callbacks = {
@@ -192,7 +198,9 @@ struct ct_error *ct_unwind_attach(struct ct_module_set *s, struct ct_dwfl_walker
 	if (!u)
 		return &ct_enomem;
 	u->core = s->core;
+	u->cfi = ct_cfi_cache_new(s->core->arch);
 	if (!dwfl_attach_state(s->dwfl, elf, pid, &thread_callbacks, u)) {
+		ct_cfi_cache_free(u->cfi);
 		free(u);
 		return ct_error_create(CT_ERROR_LIBRARY, "dwfl_attach_state: %s", dwfl_errmsg(-1));
 	}
@@ -229,6 +237,8 @@ struct walk {
 	bool fallback_seen;
 	// The walk restarts at a context a signal frame saved: its first pc is exact.
 	bool first_exact;
+	// Frames libdwfl gives that the cached CFI step already took (see run_walk).
+	int skip;
 };
 
 static bool pc_has_cfi(struct walk *w, uint64_t pc)
@@ -303,13 +313,13 @@ static void caller_registers(struct walk *w, const struct ct_raw_frame *callee, 
 	const struct ct_arch_info *arch = w->s->core->arch;
 	uint64_t kept = 0;
 	bool have_kept = false;
-	for (int r = 0; r < n; r++) {
-		if (r == arch->sp_dwarf || r == arch->pc_dwarf)
-			continue;
-		if (!(arch->callee_saved >> r & 1)) {
-			valid[r] = false;
-			continue;
-		}
+	uint64_t regs = n >= 64 ? ~0ULL : (1ULL << n) - 1;
+	uint64_t sp_pc = 1ULL << arch->sp_dwarf | (arch->pc_dwarf >= 0 ? 1ULL << arch->pc_dwarf : 0);
+	// Bit by bit over the registers concerned (this runs for every frame of a deep stack).
+	for (uint64_t m = regs & ~(arch->callee_saved | sp_pc); m; m &= m - 1)
+		valid[__builtin_ctzll(m)] = false;
+	for (uint64_t m = regs & arch->callee_saved & ~sp_pc & callee->reg_mask; m; m &= m - 1) {
+		int r = __builtin_ctzll(m);
 		uint64_t v;
 		if (valid[r] || !ct_raw_frame_reg(w->out, callee, (unsigned)r, &v))
 			continue;
@@ -413,24 +423,43 @@ static bool caller_of_sigpanic(struct ct_module_set *s, const struct ct_raw_fram
 	return name && strcmp(name, "runtime.sigpanic") == 0;
 }
 
-static int frame_cb(Dwfl_Frame *state, void *arg)
+/** A frame of a walk: libdwfl's, or one the cached CFI step made (then state is NULL). */
+struct walk_frame {
+	Dwfl_Frame *state;
+	const struct ct_cfi_state *cached;
+};
+
+static bool frame_reg(const struct walk_frame *in, int regno, uint64_t *ret)
 {
-	struct walk *w = arg;
+	if (in->cached) {
+		if (regno < 0 || regno >= 64 || !(in->cached->set >> regno & 1))
+			return false;
+		*ret = in->cached->regs[regno];
+		return true;
+	}
+	Dwarf_Word v;
+	if (dwfl_frame_reg(in->state, (unsigned)regno, &v) != 0)
+		return false;
+	*ret = v;
+	return true;
+}
+
+static int take_frame(struct walk *w, const struct walk_frame *in, uint64_t pc, bool exact)
+{
 	struct ct_module_set *s = w->s;
 	const struct ct_arch_info *arch = s->core->arch;
-	Dwarf_Addr pc;
-	bool exact = false;
-	if (!dwfl_frame_pc(state, &pc, &exact))
-		return DWARF_CB_ABORT;
 	if (arch->pc_mask)
 		pc &= arch->pc_mask;
-	Dwarf_Word sp = 0, fp = 0, ra = 0;
-	bool has_sp = dwfl_frame_reg(state, arch->sp_dwarf, &sp) == 0;
-	bool has_fp = dwfl_frame_reg(state, arch->fp_dwarf, &fp) == 0;
-	bool has_ra = arch->ra_dwarf != arch->pc_dwarf && dwfl_frame_reg(state, arch->ra_dwarf, &ra) == 0;
+	uint64_t sp = 0, fp = 0, ra = 0;
+	bool has_sp = frame_reg(in, arch->sp_dwarf, &sp);
+	bool has_fp = frame_reg(in, arch->fp_dwarf, &fp);
+	bool has_ra = arch->ra_dwarf != arch->pc_dwarf && frame_reg(in, arch->ra_dwarf, &ra);
 	struct ct_raw_stack *out = w->out;
 	if (has_sp)
 		sp += arch->stack_bias;
+	else if (w->in_walk > 0)
+		// libdwfl lost the caller's sp (an s390x leaf keeps r15 in f0, not in qemu-user's cores).
+		has_sp = ct_unwind_caller_sp_from_cfa(s, w->out, &w->out->frames[w->out->count - 1], &sp);
 
 	struct ct_raw_frame f = { .pc = pc, .sp = sp, .has_sp = has_sp, .exact = exact };
 	if (w->in_walk == 0) {
@@ -483,11 +512,24 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	uint64_t rvals[CT_FRAME_REGS];
 	int nregs = arch->num_dwarf < CT_FRAME_REGS ? arch->num_dwarf : CT_FRAME_REGS;
 	bool caller = w->in_walk > 0 && !f.exact;
-	for (int r = 0; r < nregs; r++) {
-		Dwarf_Word v;
-		rvalid[r] = (!caller || (arch->callee_saved >> r & 1) || r == arch->sp_dwarf || r == arch->pc_dwarf) &&
-			    dwfl_frame_reg(state, (unsigned)r, &v) == 0;
-		rvals[r] = rvalid[r] ? v : 0;
+	if (in->cached) {
+		// The same selection from the cached step's mask, without a call per register.
+		uint64_t want = ~0ULL;
+		if (caller)
+			want = arch->callee_saved | 1ULL << arch->sp_dwarf | (arch->pc_dwarf >= 0 ? 1ULL << arch->pc_dwarf : 0);
+		uint64_t have = in->cached->set & want;
+		for (int r = 0; r < nregs; r++) {
+			rvalid[r] = have >> r & 1;
+			rvals[r] = rvalid[r] ? in->cached->regs[r] : 0;
+		}
+	} else {
+		for (int r = 0; r < nregs; r++) {
+			uint64_t v;
+			rvalid[r] = (!caller || (arch->callee_saved >> r & 1) || r == arch->sp_dwarf ||
+				     r == arch->pc_dwarf) &&
+				    frame_reg(in, r, &v);
+			rvals[r] = rvalid[r] ? v : 0;
+		}
 	}
 	size_t before = out->count;
 	int rc = accept_frame(w, &f, &regs);
@@ -497,6 +539,62 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		ct_raw_stack_set_regs(out, out->count - 1, rvalid, rvals, nregs);
 	}
 	return rc;
+}
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct walk *w = arg;
+	if (w->skip > 0) {
+		w->skip--;
+		return DWARF_CB_OK;
+	}
+	Dwarf_Addr pc;
+	bool exact = false;
+	if (!dwfl_frame_pc(state, &pc, &exact))
+		return DWARF_CB_ABORT;
+	struct walk_frame in = { .state = state };
+	return take_frame(w, &in, pc, exact);
+}
+
+static int cached_frame_cb(void *arg, const struct ct_cfi_state *frame, bool exact)
+{
+	struct walk_frame in = { .cached = frame };
+	return take_frame(arg, &in, frame->pc, exact);
+}
+
+// One libdwfl walk from @p start; the cached CFI step takes its first frames when it can and
+// libdwfl walks on from where it stopped, so the frames are libdwfl's either way.
+static int run_walk(struct ct_module_set *s, struct ct_dwfl_walker *u, pid_t tid, struct walk *w,
+		    struct walk_start *start)
+{
+	const struct ct_arch_info *arch = start->arch;
+	uint64_t regs[CT_MAX_DWARF_REGS];
+	bool valid[CT_MAX_DWARF_REGS];
+	if (u->cfi) {
+		struct ct_cfi_state st = { .pc = start->pc }, resume;
+		for (int r = 0; r < arch->num_dwarf && r < 64; r++) {
+			if (start->valid[r]) {
+				st.set |= 1ULL << r;
+				st.regs[r] = start->regs[r];
+			}
+		}
+		int rc = ct_cfi_walk(u->cfi, s->dwfl, s->core, &st, cached_frame_cb, w, &resume, &w->skip);
+		if (rc != 0)
+			return rc;
+		memset(valid, 0, sizeof(valid));
+		for (int r = 0; r < arch->num_dwarf && r < 64; r++) {
+			valid[r] = resume.set >> r & 1;
+			regs[r] = resume.regs[r];
+		}
+		start->regs = regs;
+		start->valid = valid;
+		start->pc = resume.pc;
+	}
+	u->start = start;
+	int r = dwfl_getthread_frames(s->dwfl, tid, frame_cb, w);
+	u->start = NULL;
+	w->skip = 0;
+	return r;
 }
 
 // One frame of a walk without libdwfl: from the thread's registers (the first) or a recovery step.
@@ -565,11 +663,8 @@ void ct_unwind_thread_dwfl(struct ct_module_set *s, struct ct_dwfl_walker *u, co
 		w.has_override = false;
 		size_t before = out->count;
 		int r = -1;
-		if (!own_walk) {
-			u->start = &start;
-			r = dwfl_getthread_frames(s->dwfl, t->tid, frame_cb, &w);
-			u->start = NULL;
-		}
+		if (!own_walk)
+			r = run_walk(s, u, t->tid, &w, &start);
 		if (!own_walk && r != 0 && out->count == 0) {
 			// libdwfl cannot unwind this architecture at all (elfutils 0.188 has no mips
 			// backend): the frames come from the registers and the recovery steps alone.

@@ -71,10 +71,10 @@ static bool cfa_cb(void *arg, uint64_t *ret)
 	if (!fc->cfa_done) {
 		fc->cfa_done = true;
 		const struct ct_raw_frame *next = fc->index + 1 < fc->raw->count ? &fc->raw->frames[fc->index + 1] : NULL;
-		// A caller unwound through this frame's CFI has sp = this frame's CFA (every supported
-		// ABI defines the CFA as the caller's sp): no second CFI lookup on deep stacks.
+		// A caller unwound through this frame's CFI has sp = this frame's CFA less the ABI's
+		// constant (s390's save area, sparc64's stack bias): no second CFI lookup on deep stacks.
 		if (next && !next->tail_call && next->trust == CT_TRUST_CFI && next->has_sp) {
-			fc->cfa = next->sp;
+			fc->cfa = next->sp + fc->s->core->arch->cfa_sp_offset;
 			fc->has_cfa = true;
 		} else if (!fc->raw->frames[fc->index].tail_call) {
 			fc->has_cfa = cfa_from_cfi(fc, &fc->cfa);

@@ -26,7 +26,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-POINTER_BYTES = {"aarch64": 8, "arm": 4, "s390x": 8, "ppc64le": 8, "ppc64": 8, "mips": 4, "i386": 4}
+POINTER_BYTES = {"ppc": 4, "aarch64": 8, "arm": 4, "s390x": 8, "ppc64le": 8, "ppc64": 8, "mips": 4, "i386": 4}
 NO_DECODER = {"riscv64"}  # capstone 4 has no RISC-V
 
 
