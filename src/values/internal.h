@@ -101,6 +101,7 @@ struct ct_type_memo {
 #define CT_VALUES_TYPE_MEMO 256
 /** Dwarf files (modules) whose types are indexed by name; more share the last slot's fate (none). */
 #define CT_VALUES_TYPE_INDEXES 16
+#define CT_VALUES_QNAME_CACHE 512
 struct ct_type_index;
 
 struct ct_values {
@@ -124,6 +125,11 @@ struct ct_values {
 		Dwarf *dbg;
 		struct ct_type_index *index;
 	} type_indexes[CT_VALUES_TYPE_INDEXES];
+	/** Qualified type names by DIE (render_rust.c): each costs a walk of the unit from its root. */
+	struct {
+		const void *die;
+		const char *name; /**< pooled in the report */
+	} qnames[CT_VALUES_QNAME_CACHE];
 };
 
 /**

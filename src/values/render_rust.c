@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "modules/dwarf_name.h"
+#include "util/keyhash.h"
 #include "values/internal.h"
 
 /** Enumerators and variants looked at in one type (a hostile file may claim millions). */
@@ -27,6 +28,21 @@ static void add_qualified_name(struct ct_sbuf *b, Dwarf_Die *die)
 	char name[CT_VALUE_MAX_TYPE];
 	if (ct_dwarf_qualified_name(die, name, sizeof(name)))
 		add(b, name);
+}
+
+// The same through the values cache: qualifying walks the unit from its root (dwarf_name.c), and
+// a value shows the same few types again and again.
+static void add_type_name(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_Die *die)
+{
+	struct ct_values *v = s->values;
+	size_t slot = (size_t)(ct_hash_mix((uint64_t)(uintptr_t)die->addr) % CT_VALUES_QNAME_CACHE);
+	if (v->qnames[slot].die != die->addr) {
+		char name[CT_VALUE_MAX_TYPE];
+		v->qnames[slot].die = die->addr;
+		v->qnames[slot].name = ct_dwarf_qualified_name(die, name, sizeof(name)) ? ct_report_strdup(s->report, name) : NULL;
+	}
+	if (v->qnames[slot].name)
+		add(b, v->qnames[slot].name);
 }
 
 static bool is_field(Dwarf_Die *m)
@@ -226,7 +242,7 @@ static void render_enum_variant(const struct ct_values_input *s, struct ct_sbuf 
 		return;
 	}
 	uint64_t moff = ct_render_udata(&m, DW_AT_data_member_location, 0);
-	add_qualified_name(b, &vts);
+	add_type_name(s, b, &vts);
 	Dwarf_Die f;
 	if (!first_field(&vts, &f) || moff > obj->size)
 		return;
@@ -260,7 +276,7 @@ static void render_struct(const struct ct_values_input *s, struct ct_sbuf *b, Dw
 		return;
 	bool tuple = name && name[0] == '(';
 	if (!tuple) {
-		add_qualified_name(b, t);
+		add_type_name(s, b, t);
 		if (!first_field(t, &f))
 			return; // a unit struct is its name
 		if (name)
@@ -282,7 +298,7 @@ static void render_enumeration(const struct ct_values_input *s, struct ct_sbuf *
 		ct_sbuf_u64(b, u);
 		return;
 	}
-	add_qualified_name(b, t);
+	add_type_name(s, b, t);
 	add(b, "::");
 	add(b, name);
 }
