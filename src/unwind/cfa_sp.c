@@ -8,6 +8,7 @@
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>
 
+#include "modules/cfi_frame.h"
 #include "unwind/cfa_sp.h"
 
 bool ct_unwind_caller_sp_from_cfa(struct ct_module_set *s, const struct ct_raw_stack *st,
@@ -15,26 +16,18 @@ bool ct_unwind_caller_sp_from_cfa(struct ct_module_set *s, const struct ct_raw_s
 {
 	const struct ct_arch_info *arch = s->core->arch;
 	uint64_t lookup = callee->exact ? callee->pc : callee->pc - 1;
-	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, lookup);
-	for (int i = 0; mod && i < 2; i++) {
-		Dwarf_Addr bias;
-		Dwarf_CFI *cfi = i == 0 ? dwfl_module_eh_cfi(mod, &bias) : dwfl_module_dwarf_cfi(mod, &bias);
-		Dwarf_Frame *frame = NULL;
-		if (!cfi || dwarf_cfi_addrframe(cfi, lookup - bias, &frame) != 0)
-			continue;
-		Dwarf_Op *ops = NULL;
-		size_t n = 0;
-		uint64_t base;
-		bool ok = dwarf_frame_cfa(frame, &ops, &n) == 0 && n == 1 && ops[0].atom == DW_OP_bregx &&
-			  ct_raw_frame_reg(st, callee, (unsigned)ops[0].number, &base);
-		uint64_t cfa = ok ? base + ops[0].number2 : 0;
-		free(frame);
-		if (!ok)
-			return false;
-		if (cfa < arch->cfa_sp_offset)
-			return false;
-		*ret = cfa - arch->cfa_sp_offset;
-		return true;
-	}
-	return false;
+	Dwarf_Frame *frame = ct_cfi_frame_at(s->dwfl, lookup);
+	if (!frame)
+		return false;
+	Dwarf_Op *ops = NULL;
+	size_t n = 0;
+	uint64_t base;
+	bool ok = dwarf_frame_cfa(frame, &ops, &n) == 0 && n == 1 && ops[0].atom == DW_OP_bregx &&
+		  ct_raw_frame_reg(st, callee, (unsigned)ops[0].number, &base);
+	uint64_t cfa = ok ? base + ops[0].number2 : 0;
+	free(frame);
+	if (!ok || cfa < arch->cfa_sp_offset)
+		return false;
+	*ret = cfa - arch->cfa_sp_offset;
+	return true;
 }

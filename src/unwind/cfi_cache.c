@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modules/cfi_frame.h"
 #include "unwind/cfi_cache.h"
 #include "util/bytes.h"
 
@@ -157,16 +158,7 @@ static bool compile_register(struct entry *e, Dwarf_Frame *frame, int regno, boo
 // order of __libdwfl_frame_unwind). False when neither has an FDE or the rules are not all plain.
 static bool compile(struct ct_cfi_cache *c, Dwfl *dwfl, uint64_t pc, struct entry *e)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
-	if (!mod)
-		return false;
-	Dwarf_Frame *frame = NULL;
-	for (int i = 0; i < 2 && !frame; i++) {
-		Dwarf_Addr bias;
-		Dwarf_CFI *cfi = i == 0 ? dwfl_module_eh_cfi(mod, &bias) : dwfl_module_dwarf_cfi(mod, &bias);
-		if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0)
-			frame = NULL;
-	}
+	Dwarf_Frame *frame = ct_cfi_frame_at(dwfl, pc);
 	if (!frame)
 		return false;
 	bool ok = false;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modules/cfi_frame.h"
 #include "unwind/cfa_sp.h"
 #include "unwind/cfi_cache.h"
 #include "unwind/step.h"
@@ -278,13 +279,8 @@ static uint64_t cfi_kept(struct walk *w, uint64_t pc)
 	if (e->has_kept && e->pc == pc)
 		return e->kept;
 	uint64_t kept = 0;
-	Dwfl_Module *mod = dwfl_addrmodule(w->s->dwfl, pc);
-	for (int i = 0; mod && i < 2; i++) {
-		Dwarf_Addr bias;
-		Dwarf_CFI *cfi = i == 0 ? dwfl_module_eh_cfi(mod, &bias) : dwfl_module_dwarf_cfi(mod, &bias);
-		Dwarf_Frame *frame = NULL;
-		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0)
-			continue;
+	Dwarf_Frame *frame = ct_cfi_frame_at(w->s->dwfl, pc);
+	if (frame) {
 		uint64_t cs = w->s->core->arch->callee_saved;
 		for (int r = 0; r < CT_FRAME_REGS; r++) {
 			Dwarf_Op mem[3], *ops = NULL;
@@ -296,7 +292,6 @@ static uint64_t cfi_kept(struct walk *w, uint64_t pc)
 				kept |= 1ULL << r;
 		}
 		free(frame);
-		break;
 	}
 	if (e->pc != pc)
 		e->has_cfi = -1;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modules/cfi_frame.h"
 #include "values/internal.h"
 
 bool ct_frame_read(const struct ct_values_input *s, uint64_t addr, void *buf, size_t len)
@@ -39,30 +40,21 @@ static bool mem_cb(void *arg, uint64_t addr, void *buf, size_t len)
 // The CFA by the frame's own CFI, evaluated with its registers.
 static bool cfa_from_cfi(struct ct_frame_ctx *fc, uint64_t *ret)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(fc->s->mods->dwfl, fc->lookup);
-	if (!mod)
+	Dwarf_Frame *frame = ct_cfi_frame_at(fc->s->mods->dwfl, fc->lookup);
+	if (!frame)
 		return false;
-	for (int i = 0; i < 2; i++) {
-		Dwarf_Addr bias;
-		Dwarf_CFI *cfi = i == 0 ? dwfl_module_eh_cfi(mod, &bias) : dwfl_module_dwarf_cfi(mod, &bias);
-		Dwarf_Frame *frame = NULL;
-		if (!cfi || dwarf_cfi_addrframe(cfi, fc->lookup - bias, &frame) != 0)
-			continue;
-		Dwarf_Op *ops = NULL;
-		size_t n = 0;
-		bool ok = false;
-		if (dwarf_frame_cfa(frame, &ops, &n) == 0) {
-			// CFA rules never use the CFA or a frame base themselves.
-			struct ct_expr_ops o = { .reg = reg_cb, .mem = mem_cb };
-			struct ct_expr_ctx ctx = fc->expr;
-			ctx.ops = &o;
-			ok = ct_dwarf_expr_value(&ctx, ops, n, ret).status == CT_EXPR_OK;
-		}
-		free(frame);
-		if (ok)
-			return true;
+	Dwarf_Op *ops = NULL;
+	size_t n = 0;
+	bool ok = false;
+	if (dwarf_frame_cfa(frame, &ops, &n) == 0) {
+		// CFA rules never use the CFA or a frame base themselves.
+		struct ct_expr_ops o = { .reg = reg_cb, .mem = mem_cb };
+		struct ct_expr_ctx ctx = fc->expr;
+		ctx.ops = &o;
+		ok = ct_dwarf_expr_value(&ctx, ops, n, ret).status == CT_EXPR_OK;
 	}
-	return false;
+	free(frame);
+	return ok;
 }
 
 static bool cfa_cb(void *arg, uint64_t *ret)
