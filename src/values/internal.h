@@ -264,8 +264,11 @@ bool ct_die_is_rust(Dwarf_Die *die);
 /** Checks bytes [off, off + n) of @p obj; appends gdb's marker and returns false when not all known. */
 bool ct_render_available(struct ct_sbuf *b, const struct ct_object *obj, size_t off, size_t n);
 uint64_t ct_render_uint(const uint8_t *p, size_t n, bool big_endian);
-/** @p s[0..n) in gdb's string notation ("…", <repeats N times>, escapes). */
-void ct_render_chars(struct ct_sbuf *b, const uint8_t *s, size_t n, bool more);
+/**
+ * The @p length characters at @p addr (std::string, Rust's &str) in gdb's string notation ("…",
+ * <repeats N times>, escapes), at most CT_VALUE_MAX_STRING read; `<unreadable 0x…>` when they cannot be.
+ */
+void ct_render_counted_string(const struct ct_values_input *s, struct ct_sbuf *b, uint64_t addr, uint64_t length);
 /** Strips typedefs and qualifiers; false for void. */
 bool ct_render_strip(Dwarf_Die *type, Dwarf_Die *ret);
 bool ct_render_type_of(Dwarf_Die *die, Dwarf_Die *ret);

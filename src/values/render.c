@@ -835,9 +835,15 @@ uint64_t ct_render_uint(const uint8_t *p, size_t n, bool big_endian)
 	return get_uint(p, n, big_endian);
 }
 
-void ct_render_chars(struct ct_sbuf *b, const uint8_t *s, size_t n, bool more)
+void ct_render_counted_string(const struct ct_values_input *s, struct ct_sbuf *b, uint64_t addr, uint64_t length)
 {
-	add_chars(b, s, n, more);
+	uint8_t text[CT_VALUE_MAX_STRING];
+	size_t n = length < sizeof(text) ? (size_t)length : sizeof(text);
+	if (n && !ct_frame_read(s, addr, text, n)) {
+		ct_sbuf_printf(b, "<unreadable 0x%" PRIx64 ">", addr);
+		return;
+	}
+	add_chars(b, text, n, length > n);
 }
 
 bool ct_render_strip(Dwarf_Die *type, Dwarf_Die *ret)

@@ -81,13 +81,7 @@ static bool render_string(const struct ct_values_input *s, struct ct_sbuf *b, Dw
 	if (!read_path(s, t, p_path, obj, off, &p, &ct) || !read_path(s, t, len_path, obj, off, &len, NULL) ||
 	    ct_render_udata(&ct, DW_AT_byte_size, 0) != 1)
 		return false;
-	uint8_t text[CT_VALUE_MAX_STRING];
-	size_t n = len < sizeof(text) ? (size_t)len : sizeof(text);
-	if (n && !ct_frame_read(s, p, text, n)) {
-		ct_sbuf_printf(b, "<unreadable 0x%" PRIx64 ">", p);
-		return true;
-	}
-	ct_render_chars(b, text, n, len > n);
+	ct_render_counted_string(s, b, p, len);
 	return true;
 }
 

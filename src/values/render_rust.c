@@ -152,13 +152,7 @@ static bool render_slice(const struct ct_values_input *s, struct ct_sbuf *b, Dwa
 	if (!ct_render_strip(&ptr_type, &pt) || !ct_render_type_of(&pt, &elem))
 		return false;
 	if (strcmp(name, "&str") == 0 || strcmp(name, "&mut str") == 0) {
-		uint8_t text[CT_VALUE_MAX_STRING];
-		size_t n = length < sizeof(text) ? (size_t)length : sizeof(text);
-		if (n && !ct_frame_read(s, data, text, n)) {
-			ct_sbuf_printf(b, "<unreadable 0x%llx>", (unsigned long long)data);
-			return true;
-		}
-		ct_render_chars(b, text, n, length > n);
+		ct_render_counted_string(s, b, data, length);
 		return true;
 	}
 	Dwarf_Word esize;
