@@ -43,10 +43,18 @@ static void put(struct name_buf *b, const char *s)
 	b->text[b->len] = '\0';
 }
 
-static bool is_scope_tag(int tag)
+bool ct_dwarf_is_scope_tag(int tag)
 {
 	return tag == DW_TAG_namespace || tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
 	       tag == DW_TAG_union_type || tag == DW_TAG_enumeration_type || tag == DW_TAG_interface_type;
+}
+
+const char *ct_dwarf_scope_part(Dwarf_Die *die, int tag)
+{
+	if (!ct_dwarf_is_scope_tag(tag))
+		return NULL;
+	const char *n = dwarf_diename(die);
+	return n ? n : tag == DW_TAG_namespace ? "(anonymous namespace)" : NULL;
 }
 
 // Appends "a::b::" for the namespaces and types that enclose @p target. The unit is searched from
@@ -67,15 +75,10 @@ static void enclosing_scopes(Dwarf_Die *target, struct name_buf *b)
 			child = next;
 		if (dwarf_dieoffset(&child) == want || dwarf_dieoffset(&child) > want)
 			return;
-		int tag = dwarf_tag(&child);
-		if (is_scope_tag(tag)) {
-			const char *n = dwarf_diename(&child);
-			if (n) {
-				put(b, n);
-				put(b, "::");
-			} else if (tag == DW_TAG_namespace) {
-				put(b, "(anonymous namespace)::");
-			}
+		const char *part = ct_dwarf_scope_part(&child, dwarf_tag(&child));
+		if (part) {
+			put(b, part);
+			put(b, "::");
 		}
 		cur = child;
 	}

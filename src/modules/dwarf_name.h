@@ -23,6 +23,13 @@
 /** The display name of function DIE @p die (subprogram or inlined subroutine), pooled; NULL without one. */
 const char *ct_dwarf_function_name(struct ct_report *report, Dwarf_Die *die);
 
+/** Namespaces, classes, structs, unions, enums and interfaces: the DIEs that qualify what they hold. */
+bool ct_dwarf_is_scope_tag(int tag);
+/**
+ * What scope DIE @p die (of tag @p tag) adds to the qualified names of what it holds: its name,
+ * "(anonymous namespace)" for a namespace without one; NULL for none.
+ */
+const char *ct_dwarf_scope_part(Dwarf_Die *die, int tag);
 /**
  * @p die's DW_AT_name qualified with the namespaces and types that enclose it ("core::option::
  * Option<u32>::Some"), as gdb names Rust types; written to @p buf (cut to @p cap - 1 bytes).

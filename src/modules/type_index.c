@@ -36,12 +36,6 @@ static bool is_type_tag(int tag)
 	       tag == DW_TAG_enumeration_type;
 }
 
-// The tags ct_dwarf_qualified_name names a DIE's enclosing scopes by (dwarf_name.c).
-static bool is_scope_tag(int tag)
-{
-	return tag == DW_TAG_namespace || is_type_tag(tag) || tag == DW_TAG_interface_type;
-}
-
 static void add(struct builder *b, int tag, Dwarf_Off off, size_t len)
 {
 	struct ct_type_index *ix = b->ix;
@@ -80,12 +74,13 @@ static void walk(struct builder *b, Dwarf_Die *parent, size_t len, int depth)
 		if (++b->visited > CT_TYPE_INDEX_MAX_DIES)
 			return;
 		int tag = dwarf_tag(&child);
-		if (!is_scope_tag(tag))
+		if (!ct_dwarf_is_scope_tag(tag))
 			continue;
+		// The same path ct_dwarf_qualified_name builds, so that lookups find what is added here.
 		const char *name = dwarf_diename(&child);
+		const char *part = ct_dwarf_scope_part(&child, tag);
 		size_t n = len;
-		if (name || tag == DW_TAG_namespace) {
-			const char *part = name ? name : "(anonymous namespace)";
+		if (part) {
 			size_t k = strlen(part);
 			if (len + k + 2 >= sizeof(b->path))
 				continue;
