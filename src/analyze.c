@@ -61,7 +61,7 @@ static struct ct_error *analyze_kernel(const struct ct_options *opts, const stru
 				       struct ct_mapped_file *file, struct ct_report *report)
 {
 	ct_mapped_file_close(file);
-	return ct_kernel_analyze(opts, format->name, report);
+	return ct_kernel_analyze(opts, format, report);
 }
 #endif
 

@@ -33,11 +33,11 @@ static bool probe_flattened(const uint8_t *data, size_t size)
 }
 
 static const struct ct_dump_format formats[] = {
-	{ "qemu-elf", CT_PIPELINE_KERNEL, probe_qemu_elf },
-	{ "kdump-elf", CT_PIPELINE_KERNEL, probe_kdump_elf },
-	{ "elf-core", CT_PIPELINE_PROCESS, probe_elf_core },
-	{ "kdump-compressed", CT_PIPELINE_KERNEL, probe_kdump },
-	{ "kdump-flattened", CT_PIPELINE_KERNEL, probe_flattened },
+	{ "qemu-elf", CT_PIPELINE_KERNEL, CT_CONTAINER_ELF, true, probe_qemu_elf },
+	{ "kdump-elf", CT_PIPELINE_KERNEL, CT_CONTAINER_ELF, false, probe_kdump_elf },
+	{ "elf-core", CT_PIPELINE_PROCESS, CT_CONTAINER_ELF, false, probe_elf_core },
+	{ "kdump-compressed", CT_PIPELINE_KERNEL, CT_CONTAINER_DISKDUMP, false, probe_kdump },
+	{ "kdump-flattened", CT_PIPELINE_KERNEL, CT_CONTAINER_FLATTENED, false, probe_flattened },
 };
 
 const struct ct_dump_format *ct_dump_probe(const uint8_t *data, size_t size, unsigned pipelines)

@@ -19,11 +19,23 @@ enum ct_dump_pipeline {
 	CT_PIPELINE_KERNEL, /**< src/kernel/: a vmcore (needs libkdumpfile: CT_KERNEL_SUPPORT) */
 };
 
+/** How a format lays out its file: what its reader must do before the bytes are a dump. */
+enum ct_dump_container {
+	CT_CONTAINER_ELF, /**< an ELF core: program headers and notes */
+	CT_CONTAINER_DISKDUMP, /**< makedumpfile's KDUMP/DISKDUMP header, bitmaps and pages */
+	CT_CONTAINER_FLATTENED, /**< makedumpfile -F's stream: rebuilt into a diskdump file first */
+};
+
 /** One dump format. */
 struct ct_dump_format {
 	/** Its name: the report's input.kind ("elf-core", "qemu-elf", "kdump-compressed", …). */
 	const char *name;
 	enum ct_dump_pipeline pipeline;
+	enum ct_dump_container container;
+	/** Written by QEMU (dump-guest-memory), not by the kernel's kdump: the registers are QEMU's
+	 * per-CPU state and the dump may lack the kernel's own notes. A diskdump header without a kernel
+	 * release is QEMU's too, but only its reader can tell (the probe looks at signatures). */
+	bool qemu;
 	/** True when the @p size bytes at @p data (the mapped file) are a dump of this format; cheap and
 	 * bounds-checked: signatures, headers and notes only. */
 	bool (*probe)(const uint8_t *data, size_t size);

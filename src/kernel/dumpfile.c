@@ -263,15 +263,15 @@ static struct ct_error *open_ctx(struct ct_vmcore *vm, const char *path, const c
 	return read_vmcoreinfo(vm);
 }
 
-struct ct_error *ct_vmcore_open(const char *path, const char *kind, struct ct_report *report,
+struct ct_error *ct_vmcore_open(const char *path, const struct ct_dump_format *format, struct ct_report *report,
 				struct ct_vmcore *ret)
 {
-	struct ct_vmcore vm = { .fd = -1, .kind = kind };
+	struct ct_vmcore vm = { .fd = -1, .kind = format->name };
 	struct ct_error *err = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return ct_error_os(errno, "%s", path);
-	if (strcmp(kind, "kdump-flattened") == 0) {
+	if (format->container == CT_CONTAINER_FLATTENED) {
 		int rebuilt = -1;
 		err = rebuild_flattened(fd, path, report, &rebuilt);
 		close(fd);
@@ -286,10 +286,9 @@ struct ct_error *ct_vmcore_open(const char *path, const char *kind, struct ct_re
 		return err;
 	}
 	vm.fd = fd;
-	vm.qemu = strcmp(kind, "qemu-elf") == 0;
+	vm.qemu = format->qemu;
 	char machine[66];
-	const char *arch = strcmp(kind, "kdump-elf") != 0 && strcmp(kind, "qemu-elf") != 0 ?
-		kdump_header_arch(fd, machine) : NULL;
+	const char *arch = format->container != CT_CONTAINER_ELF ? kdump_header_arch(fd, machine) : NULL;
 	if (arch) {
 		// Only QEMU writes a KDUMP header without a kernel release.
 		vm.qemu = true;

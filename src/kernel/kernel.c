@@ -206,11 +206,12 @@ static void blame_culprit(struct ct_report *r, const struct ct_thread *th, const
 	}
 }
 
-struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *kind, struct ct_report *report)
+struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const struct ct_dump_format *format,
+				   struct ct_report *report)
 {
 	struct ct_vmcore vm;
-	report->input.kind = ct_report_strdup(report, kind);
-	struct ct_error *err = ct_vmcore_open(opts->core_path, kind, report, &vm);
+	report->input.kind = ct_report_strdup(report, format->name);
+	struct ct_error *err = ct_vmcore_open(opts->core_path, format, report, &vm);
 	if (err)
 		return ct_error_wrap(err, "%s", opts->core_path);
 	fill_kernel_facts(&vm, report);

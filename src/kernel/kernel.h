@@ -9,16 +9,18 @@
 #include <stddef.h>
 
 #include "coretriage/coretriage.h"
+#include "dump/format.h"
 
 /**
  * Analyzes the vmcore at opts->core_path into @p report: input, kernel, one thread per CPU
  * (tid = CPU number, crashed = the panic CPU), crash class and diagnostics. opts->executable, when
  * not NULL, is a vmlinux; its build-id must match the dump's VMCOREINFO BUILD-ID.
- * @p kind is the name of the format the probe chain found (dump/format.h; static).
+ * @p format is the one the probe chain found (dump/format.h; static).
  * Errors: CT_ERROR_OS (cannot open), CT_ERROR_CORRUPT (unreadable headers), CT_ERROR_UNSUPPORTED
  * (a format or architecture libkdumpfile cannot read), CT_ERROR_INVALID_ARGUMENT (vmlinux does not
  * match the dump). Problems that still leave a useful report are diagnostics, not errors.
  */
-struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const char *kind, struct ct_report *report);
+struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const struct ct_dump_format *format,
+				   struct ct_report *report);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "coretriage/error.h"
 #include "coretriage/report.h"
+#include "dump/format.h"
 
 /* --- vmcoreinfo.c -------------------------------------------------------------------------------- */
 
@@ -87,10 +88,10 @@ struct ct_vmcore {
 };
 
 /**
- * Opens @p path as a vmcore of @p kind. Diagnostics (e.g. missing VMCOREINFO) go into @p report.
- * Errors: CT_ERROR_OS, CT_ERROR_CORRUPT, CT_ERROR_UNSUPPORTED, CT_ERROR_LIBRARY.
+ * Opens @p path as a vmcore of @p format (the probe chain's). Diagnostics (e.g. missing VMCOREINFO)
+ * go into @p report. Errors: CT_ERROR_OS, CT_ERROR_CORRUPT, CT_ERROR_UNSUPPORTED, CT_ERROR_LIBRARY.
  */
-struct ct_error *ct_vmcore_open(const char *path, const char *kind, struct ct_report *report,
+struct ct_error *ct_vmcore_open(const char *path, const struct ct_dump_format *format, struct ct_report *report,
 				struct ct_vmcore *ret);
 void ct_vmcore_close(struct ct_vmcore *vm);
 /**
