@@ -7,10 +7,9 @@ own folder and the folders of earlier stages only. Folders of the same stage (th
 include each other. A folder of src/ missing from STAGES fails too: a new folder takes its place in
 the order here and in docs/architecture.md.
 
-Triage reads stage outputs, not the report model: in src/triage/ a field of struct ct_report
-(include/coretriage/report.h) other than the verdict triage writes (TRIAGE_WRITES), reached as
-`r->`, `report->` or `….report->`, and the model's lookups (the functions of report.h taking a
-`const struct ct_report *`, but the label of triage's own hang output) fail.
+Triage reads stage outputs and returns its own type (struct ct_verdict, src/triage/triage.h): in
+src/triage/, `struct ct_report` and the report's functions (`ct_report_*()`) appear only in the
+hand-off, ct_verdict_move_to_report(); any other use fails (a read of the model or a write into it).
 
 Usage: check_layers.py ROOT      check the tree at ROOT (the repository)
        check_layers.py --self-test   show that a violation is found (a tree made in a temporary directory)
@@ -40,46 +39,36 @@ STAGES = [
 RANK = {folder: i for i, stage in enumerate(STAGES) for folder in stage}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
-# What triage writes into the report (its verdict, the pooled strings): all it may touch there.
-TRIAGE_WRITES = {"crash", "abort_message", "signature", "hang", "strings"}
-# Lookups of the model that read triage's own output.
-TRIAGE_LOOKUPS = {"ct_report_lock_label"}
-REPORT_ACCESS = re.compile(r"(?<![\w.>])(?:r|report|[\w.>-]*\.report|[\w.>-]*->report)->(\w+)")
-
-
-def report_model(root):
-    """The fields of struct ct_report and the model's lookups (functions taking a const report)."""
-    with open(os.path.join(root, "include/coretriage/report.h"), encoding="utf-8") as f:
-        text = f.read()
-    body = re.search(r"^struct ct_report \{(.*?)^\};", text, re.S | re.M)
-    fields = set()
-    if body:
-        plain = re.sub(r"/\*.*?\*/", "", body.group(1), flags=re.S)
-        fields = set(re.findall(r"(\w+)\s*(?:\[[^]]*\])?\s*;", plain))
-    lookups = set(re.findall(r"(ct_report_\w+)\(const struct ct_report \*", text)) - TRIAGE_LOOKUPS
-    return fields, lookups
+# The one function of src/triage/ that may name the report: the verdict's hand-off to the pipeline.
+HANDOFF = "ct_verdict_move_to_report"
+REPORT_USE = re.compile(r"\bstruct ct_report\b|\bct_report_\w+\s*\(")
 
 
 def check_triage_reads(root):
-    """Places in src/triage/ that read the report model instead of the stage outputs."""
-    fields, lookups = report_model(root)
-    call = re.compile(r"\b(" + "|".join(sorted(lookups)) + r")\s*\(") if lookups else None
+    """Places in src/triage/ that use the report model instead of the stage outputs and the verdict."""
     problems = []
     tdir = os.path.join(root, "src", "triage")
     for fn in sorted(os.listdir(tdir)) if os.path.isdir(tdir) else []:
         if not fn.endswith((".c", ".h")):
             continue
         path = os.path.join("src", "triage", fn)
+        in_handoff = False
         with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
             for lineno, line in enumerate(f, 1):
                 code = line.split("//", 1)[0]
-                for m in REPORT_ACCESS.finditer(code):
-                    if m.group(1) in fields and m.group(1) not in TRIAGE_WRITES:
-                        problems.append(f"{path}:{lineno}: reads the report model's `{m.group(1)}`: triage reads "
-                                        "the stage outputs (struct ct_triage_input, src/triage/triage.h)")
-                for m in call.finditer(code) if call else []:
-                    problems.append(f"{path}:{lineno}: {m.group(1)}() looks up the report model: triage reads "
-                                    "the stage outputs (struct ct_triage_input, src/triage/triage.h)")
+                if code.lstrip().startswith("*") or code.lstrip().startswith("/*"):
+                    continue
+                if HANDOFF + "(" in code:
+                    in_handoff = fn.endswith(".c") and not code.rstrip().endswith(";")
+                    continue
+                if in_handoff:
+                    in_handoff = line.rstrip("\n") != "}"
+                    continue
+                m = REPORT_USE.search(code)
+                if m:
+                    problems.append(f"{path}:{lineno}: uses the report model (`{m.group(0).rstrip('(').strip()}`): "
+                                    f"triage reads the stage outputs (struct ct_triage_input) and writes its verdict "
+                                    f"(struct ct_verdict, src/triage/triage.h)")
     return problems
 
 
@@ -152,6 +141,8 @@ def self_test():
                                            "struct ct_thread *ct_report_crashing_thread(const struct ct_report *report);\n",
             "src/triage/gather.c": "void f(struct ct_report *r) { r->crash.x = r->threads[0].tid; }\n"
                                    "void g(const struct ct_triage_input *s) { ct_report_crashing_thread(s->report); }\n",
+            "src/triage/handoff.c": "void ct_verdict_move_to_report(struct ct_verdict *v, struct ct_report *r)\n{\n"
+                                    "\tr->crash = v->crash;\n\tct_report_strdup(r, \"x\");\n}\n",
         }
         for name, text in files.items():
             os.makedirs(os.path.join(tmp, os.path.dirname(name)), exist_ok=True)

@@ -145,6 +145,15 @@ struct ct_diagnostic {
 	const char *message;
 };
 
+/** The diagnostics of an analysis, in order of discovery (capped: CT_MAX_DIAGNOSTICS). */
+struct ct_diagnostics {
+	struct ct_diagnostic *items; /**< owned */
+	size_t count;
+};
+
+/** Most diagnostics kept: a hostile dump must not grow the report without bound. */
+#define CT_MAX_DIAGNOSTICS 10000
+
 struct ct_frame {
 	uint64_t pc;
 	/** Function name, demangled; NULL when unknown. Pooled. */
@@ -623,8 +632,7 @@ struct ct_report {
 	struct ct_abort_message abort_message;
 	struct ct_signature signature;
 	struct ct_kernel kernel;
-	struct ct_diagnostic *diagnostics; /**< owned array, in order of discovery */
-	size_t num_diagnostics;
+	struct ct_diagnostics diagnostics;
 	/** Free-form key/values about the environment (e.g. systemd-coredump metadata). */
 	struct ct_detail *environment;
 	size_t num_environment;
@@ -728,6 +736,21 @@ enum ct_diag_code {
 /** Appends a diagnostic (message printf-formatted). Returns false when out of memory. */
 bool ct_report_diag(struct ct_report *report, enum ct_severity severity, int tid, enum ct_diag_code code,
 		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/**
+ * Where a stage below the pipeline writes its text: a string pool and a diagnostics list, both
+ * borrowed from the report the pipeline fills, so that what the stage makes moves into the report
+ * without a copy. A stage handed a sink reads and writes nothing else of the report.
+ */
+struct ct_sink {
+	struct ct_strpool *strings;
+	struct ct_diagnostics *diagnostics;
+};
+/** The sink of @p report: its pool and its diagnostics. */
+struct ct_sink ct_report_sink(struct ct_report *report);
+/** Appends a diagnostic to @p sink (message printf-formatted, pooled). False when out of memory or capped. */
+bool ct_sink_diag(const struct ct_sink *sink, enum ct_severity severity, int tid, enum ct_diag_code code,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /** True when any diagnostic is at warning level or higher. */
 bool ct_report_has_warnings(const struct ct_report *report);
 /** True when nothing was lost: no warning and every thread has frames (exit status 0, not 1). */
@@ -743,14 +766,20 @@ struct ct_variable *ct_thread_add_variable(struct ct_thread *thread);
 void ct_threads_free(struct ct_thread *threads, size_t count);
 /** Appends a module; returns it (zeroed, build_id_match = -1) or NULL. */
 struct ct_module *ct_report_add_module(struct ct_report *report);
-/** Appends a crash evidence line (printf). */
-bool ct_crash_add_evidence(struct ct_report *report, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/** Appends a detail to the crash (string / int / address / bool). */
-bool ct_crash_add_detail_string(struct ct_report *report, const char *key, const char *value);
-bool ct_crash_add_detail_int(struct ct_report *report, const char *key, int64_t value);
-bool ct_crash_add_detail_address(struct ct_report *report, const char *key, uint64_t value);
-bool ct_crash_add_detail_bool(struct ct_report *report, const char *key, bool value);
+/** An empty crash: class "unknown", confidence "low", no blamed frame (strings in @p strings). */
+void ct_crash_init(struct ct_crash *crash, struct ct_strpool *strings);
+/** Frees the arrays @p crash owns. */
+void ct_crash_free(struct ct_crash *crash);
+/** Appends a crash evidence line (printf, pooled in @p strings). */
+bool ct_crash_add_evidence(struct ct_crash *crash, struct ct_strpool *strings, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/** Appends a detail to the crash (string / int / address / bool); a key already there is replaced. */
+bool ct_crash_add_detail_string(struct ct_crash *crash, struct ct_strpool *strings, const char *key, const char *value);
+bool ct_crash_add_detail_int(struct ct_crash *crash, struct ct_strpool *strings, const char *key, int64_t value);
+bool ct_crash_add_detail_address(struct ct_crash *crash, struct ct_strpool *strings, const char *key, uint64_t value);
+bool ct_crash_add_detail_bool(struct ct_crash *crash, struct ct_strpool *strings, const char *key, bool value);
+/** Frees the arrays @p hang owns. */
+void ct_hang_free(struct ct_hang *hang);
 /** Appends an environment entry. */
 bool ct_report_add_environment(struct ct_report *report, const char *key, const char *value);
 
@@ -763,7 +792,7 @@ const struct ct_module *ct_report_find_module(const struct ct_report *report, ui
  * Label of hang.locks[@p index] for people: "mutex `orders`", "condition at 0x7f…", "mutex `&to->lock`
  * (0x55…)" for a name from a frame. Written to @p buf (NUL-terminated) and returned.
  */
-const char *ct_report_lock_label(const struct ct_report *report, long index, char *buf, size_t size);
+const char *ct_hang_lock_label(const struct ct_hang *hang, long index, char *buf, size_t size);
 
 /** Signal name ("SIGSEGV") or NULL for an unknown number. */
 const char *ct_signal_name(int signo);

@@ -6,6 +6,7 @@
 #ifndef CORETRIAGE_STRPOOL_H
 #define CORETRIAGE_STRPOOL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -26,6 +27,10 @@ void ct_strpool_deinit(struct ct_strpool *pool);
 const char *ct_strpool_intern_len(struct ct_strpool *pool, const char *s, size_t len);
 /** Interns a NUL-terminated string; NULL in gives NULL out. */
 const char *ct_strpool_intern(struct ct_strpool *pool, const char *s);
+/** Interns the printf-formatted text; NULL when out of memory. */
+const char *ct_strpool_printf(struct ct_strpool *pool, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** ct_strpool_printf with a va_list. */
+const char *ct_strpool_vprintf(struct ct_strpool *pool, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 
 #include "arch/arch.h"
 #include "kernel/vmcore.h"
+#include "triage/triage.h"
 
 /* ---- helpers over the facts ---- */
 
@@ -21,10 +22,10 @@ static bool exception_has(const struct ct_panic_record *f, const char *word)
 	return f->exception && strstr(f->exception, word) != NULL;
 }
 
-static void set_class(struct ct_report *r, enum ct_class cls, enum ct_confidence confidence)
+static void set_class(struct ct_verdict *r, enum ct_class cls, enum ct_confidence confidence)
 {
-	r->crash.class_id = ct_report_strdup(r, ct_class_to_string(cls));
-	r->crash.confidence = ct_report_strdup(r, ct_confidence_to_string(confidence));
+	r->cls = cls;
+	r->confidence = confidence;
 }
 
 /* The culprit's module, "" for vmlinux (and when a copy failed). */
@@ -34,25 +35,25 @@ static const char *culprit_module(const struct ct_panic_record *f)
 }
 
 /* " in func+0x1/0x2 [mod]" (the culprit as the log printed it), or "". */
-static const char *in_culprit(const struct ct_panic_record *f, struct ct_report *r)
+static const char *in_culprit(const struct ct_panic_record *f, struct ct_verdict *r)
 {
 	if (f->culprit_line)
-		return ct_report_printf(r, " in %s", f->culprit_line);
+		return ct_strpool_printf(r->strings, " in %s", f->culprit_line);
 	if (f->culprit_function)
-		return ct_report_printf(r, " in %s%s%s%s", f->culprit_function, *culprit_module(f) ? " [" : "",
+		return ct_strpool_printf(r->strings, " in %s%s%s%s", f->culprit_function, *culprit_module(f) ? " [" : "",
 					culprit_module(f), *culprit_module(f) ? "]" : "");
 	return "";
 }
 
 /* " (task insmod, pid 123, CPU 1)": whose context it was. */
-static const char *task_cpu(const struct ct_panic_record *f, struct ct_report *r)
+static const char *task_cpu(const struct ct_panic_record *f, struct ct_verdict *r)
 {
 	if (!f->comm && !f->has_cpu)
 		return "";
-	return ct_report_printf(r, " (%s%s%s%s%s)", f->comm ? "task " : "", f->comm ? f->comm : "",
-				f->has_pid ? ct_report_printf(r, ", pid %d", f->pid) : "",
+	return ct_strpool_printf(r->strings, " (%s%s%s%s%s)", f->comm ? "task " : "", f->comm ? f->comm : "",
+				f->has_pid ? ct_strpool_printf(r->strings, ", pid %d", f->pid) : "",
 				f->has_cpu && (f->comm || f->has_pid) ? ", " : "",
-				f->has_cpu ? ct_report_printf(r, "CPU %d", f->cpu) : "");
+				f->has_cpu ? ct_strpool_printf(r->strings, "CPU %d", f->cpu) : "");
 }
 
 static const char *headline_or(const struct ct_panic_record *f, const char *other)
@@ -67,10 +68,10 @@ static bool when_stack_overflow(const struct ct_panic_record *f)
 	return f->stack_overflow || exception_has(f, "stack guard page") || exception_has(f, "stack overflow");
 }
 
-static void fill_stack_overflow(const struct ct_panic_record *f, struct ct_report *r)
+static void fill_stack_overflow(const struct ct_panic_record *f, struct ct_verdict *r)
 {
 	set_class(r, CT_CLASS_KERNEL_STACK_OVERFLOW, CT_CONFIDENCE_HIGH);
-	r->crash.summary = ct_report_printf(r, "kernel stack overflow%s%s: %s", in_culprit(f, r), task_cpu(f, r),
+	r->crash.summary = ct_strpool_printf(r->strings, "kernel stack overflow%s%s: %s", in_culprit(f, r), task_cpu(f, r),
 					    headline_or(f, f->panic_reason));
 }
 
@@ -79,10 +80,10 @@ static bool when_stack_protector(const struct ct_panic_record *f)
 	return f->stack_protector;
 }
 
-static void fill_stack_protector(const struct ct_panic_record *f, struct ct_report *r)
+static void fill_stack_protector(const struct ct_panic_record *f, struct ct_verdict *r)
 {
 	set_class(r, CT_CLASS_KERNEL_STACK_PROTECTOR, CT_CONFIDENCE_HIGH);
-	r->crash.summary = ct_report_printf(r, "kernel stack canary smashed%s%s: the function's stack frame was overwritten",
+	r->crash.summary = ct_strpool_printf(r->strings, "kernel stack canary smashed%s%s: the function's stack frame was overwritten",
 					    in_culprit(f, r), task_cpu(f, r));
 }
 
@@ -91,10 +92,10 @@ static bool when_null_deref(const struct ct_panic_record *f)
 	return f->null_deref || (f->page_fault && f->has_address && f->address < CT_NEAR_NULL_LIMIT);
 }
 
-static void fill_null_deref(const struct ct_panic_record *f, struct ct_report *r)
+static void fill_null_deref(const struct ct_panic_record *f, struct ct_verdict *r)
 {
 	set_class(r, CT_CLASS_KERNEL_NULL_DEREF, CT_CONFIDENCE_HIGH);
-	r->crash.summary = ct_report_printf(r, "kernel NULL pointer %s at address 0x%" PRIx64 "%s%s",
+	r->crash.summary = ct_strpool_printf(r->strings, "kernel NULL pointer %s at address 0x%" PRIx64 "%s%s",
 					    r->crash.access ? r->crash.access : "access", f->address, in_culprit(f, r),
 					    task_cpu(f, r));
 }
@@ -104,10 +105,10 @@ static bool when_page_fault(const struct ct_panic_record *f)
 	return f->page_fault;
 }
 
-static void fill_page_fault(const struct ct_panic_record *f, struct ct_report *r)
+static void fill_page_fault(const struct ct_panic_record *f, struct ct_verdict *r)
 {
 	set_class(r, CT_CLASS_KERNEL_PAGE_FAULT, CT_CONFIDENCE_HIGH);
-	r->crash.summary = ct_report_printf(r, "kernel page fault (%s) at address 0x%" PRIx64 "%s%s",
+	r->crash.summary = ct_strpool_printf(r->strings, "kernel page fault (%s) at address 0x%" PRIx64 "%s%s",
 					    r->crash.access ? r->crash.access : "access", f->address, in_culprit(f, r),
 					    task_cpu(f, r));
 }
@@ -117,10 +118,10 @@ static bool when_divide(const struct ct_panic_record *f)
 	return exception_is(f, "divide error");
 }
 
-static void fill_divide(const struct ct_panic_record *f, struct ct_report *r)
+static void fill_divide(const struct ct_panic_record *f, struct ct_verdict *r)
 {
 	set_class(r, CT_CLASS_KERNEL_DIVIDE_ERROR, CT_CONFIDENCE_HIGH);
-	r->crash.summary = ct_report_printf(r, "kernel divide error (division by zero or quotient overflow)%s%s",
+	r->crash.summary = ct_strpool_printf(r->strings, "kernel divide error (division by zero or quotient overflow)%s%s",
 					    in_culprit(f, r), task_cpu(f, r));
 }
 
@@ -129,11 +130,11 @@ static bool when_gpf(const struct ct_panic_record *f)
 	return f->gpf || exception_is(f, "general protection fault");
 }
 
-static void fill_gpf(const struct ct_panic_record *f, struct ct_report *r)
+static void fill_gpf(const struct ct_panic_record *f, struct ct_verdict *r)
 {
 	set_class(r, CT_CLASS_KERNEL_GENERAL_PROTECTION, CT_CONFIDENCE_HIGH);
-	r->crash.summary = ct_report_printf(r, "kernel general protection fault%s%s%s",
-					    f->has_address ? ct_report_printf(r, " (non-canonical address 0x%" PRIx64 ")", f->address) : "",
+	r->crash.summary = ct_strpool_printf(r->strings, "kernel general protection fault%s%s%s",
+					    f->has_address ? ct_strpool_printf(r->strings, " (non-canonical address 0x%" PRIx64 ")", f->address) : "",
 					    in_culprit(f, r), task_cpu(f, r));
 }
 
@@ -142,10 +143,10 @@ static bool when_bug(const struct ct_panic_record *f)
 	return f->kernel_bug;
 }
 
-static void fill_bug(const struct ct_panic_record *f, struct ct_report *r)
+static void fill_bug(const struct ct_panic_record *f, struct ct_verdict *r)
 {
 	set_class(r, CT_CLASS_KERNEL_BUG, CT_CONFIDENCE_HIGH);
-	r->crash.summary = ct_report_printf(r, "%s%s%s", f->headline, in_culprit(f, r), task_cpu(f, r));
+	r->crash.summary = ct_strpool_printf(r->strings, "%s%s%s", f->headline, in_culprit(f, r), task_cpu(f, r));
 }
 
 static bool when_warn(const struct ct_panic_record *f)
@@ -153,10 +154,10 @@ static bool when_warn(const struct ct_panic_record *f)
 	return f->warn;
 }
 
-static void fill_warn(const struct ct_panic_record *f, struct ct_report *r)
+static void fill_warn(const struct ct_panic_record *f, struct ct_verdict *r)
 {
 	set_class(r, CT_CLASS_KERNEL_WARNING_PANIC, CT_CONFIDENCE_HIGH);
-	r->crash.summary = ct_report_printf(r, "WARN with panic_on_warn%s%s: %s", in_culprit(f, r), task_cpu(f, r), f->headline);
+	r->crash.summary = ct_strpool_printf(r->strings, "WARN with panic_on_warn%s%s: %s", in_culprit(f, r), task_cpu(f, r), f->headline);
 }
 
 static bool when_soft_lockup(const struct ct_panic_record *f)
@@ -164,10 +165,10 @@ static bool when_soft_lockup(const struct ct_panic_record *f)
 	return f->lockup_soft;
 }
 
-static void fill_soft_lockup(const struct ct_panic_record *f, struct ct_report *r)
+static void fill_soft_lockup(const struct ct_panic_record *f, struct ct_verdict *r)
 {
 	set_class(r, CT_CLASS_KERNEL_SOFT_LOCKUP, CT_CONFIDENCE_HIGH);
-	r->crash.summary = ct_report_printf(r, "soft lockup%s%s: %s", in_culprit(f, r), task_cpu(f, r),
+	r->crash.summary = ct_strpool_printf(r->strings, "soft lockup%s%s: %s", in_culprit(f, r), task_cpu(f, r),
 					    headline_or(f, f->panic_reason));
 }
 
@@ -176,10 +177,10 @@ static bool when_hard_lockup(const struct ct_panic_record *f)
 	return f->lockup_hard;
 }
 
-static void fill_hard_lockup(const struct ct_panic_record *f, struct ct_report *r)
+static void fill_hard_lockup(const struct ct_panic_record *f, struct ct_verdict *r)
 {
 	set_class(r, CT_CLASS_KERNEL_HARD_LOCKUP, CT_CONFIDENCE_HIGH);
-	r->crash.summary = ct_report_printf(r, "hard lockup%s%s: %s", in_culprit(f, r), task_cpu(f, r),
+	r->crash.summary = ct_strpool_printf(r->strings, "hard lockup%s%s: %s", in_culprit(f, r), task_cpu(f, r),
 					    headline_or(f, f->panic_reason));
 }
 
@@ -188,10 +189,10 @@ static bool when_rcu_stall(const struct ct_panic_record *f)
 	return f->rcu_stall;
 }
 
-static void fill_rcu_stall(const struct ct_panic_record *f, struct ct_report *r)
+static void fill_rcu_stall(const struct ct_panic_record *f, struct ct_verdict *r)
 {
 	set_class(r, CT_CLASS_KERNEL_RCU_STALL, CT_CONFIDENCE_HIGH);
-	r->crash.summary = ct_report_printf(r, "RCU stall%s%s: %s", in_culprit(f, r), task_cpu(f, r),
+	r->crash.summary = ct_strpool_printf(r->strings, "RCU stall%s%s: %s", in_culprit(f, r), task_cpu(f, r),
 					    headline_or(f, f->panic_reason));
 }
 
@@ -200,12 +201,12 @@ static bool when_hung_task(const struct ct_panic_record *f)
 	return f->hung_task;
 }
 
-static void fill_hung_task(const struct ct_panic_record *f, struct ct_report *r)
+static void fill_hung_task(const struct ct_panic_record *f, struct ct_verdict *r)
 {
 	set_class(r, CT_CLASS_KERNEL_HUNG_TASK, CT_CONFIDENCE_HIGH);
-	r->crash.summary = ct_report_printf(r, "hung task%s%s%s waiting%s: %s", f->blocked_comm ? " " : "",
+	r->crash.summary = ct_strpool_printf(r->strings, "hung task%s%s%s waiting%s: %s", f->blocked_comm ? " " : "",
 					    f->blocked_comm ? f->blocked_comm : "",
-					    f->has_blocked_pid ? ct_report_printf(r, " (pid %d)", f->blocked_pid) : "",
+					    f->has_blocked_pid ? ct_strpool_printf(r->strings, " (pid %d)", f->blocked_pid) : "",
 					    in_culprit(f, r), headline_or(f, f->panic_reason));
 }
 
@@ -214,10 +215,10 @@ static bool when_oom(const struct ct_panic_record *f)
 	return f->oom && f->panic_reason;
 }
 
-static void fill_oom(const struct ct_panic_record *f, struct ct_report *r)
+static void fill_oom(const struct ct_panic_record *f, struct ct_verdict *r)
 {
 	set_class(r, CT_CLASS_KERNEL_OOM_PANIC, CT_CONFIDENCE_HIGH);
-	r->crash.summary = ct_report_printf(r, "kernel panic on out of memory: %s", f->panic_reason);
+	r->crash.summary = ct_strpool_printf(r->strings, "kernel panic on out of memory: %s", f->panic_reason);
 }
 
 static bool when_sysrq(const struct ct_panic_record *f)
@@ -225,11 +226,11 @@ static bool when_sysrq(const struct ct_panic_record *f)
 	return f->sysrq;
 }
 
-static void fill_sysrq(const struct ct_panic_record *f, struct ct_report *r)
+static void fill_sysrq(const struct ct_panic_record *f, struct ct_verdict *r)
 {
 	(void)f;
 	set_class(r, CT_CLASS_KERNEL_SYSRQ_CRASH, CT_CONFIDENCE_HIGH);
-	r->crash.summary = ct_report_strdup(r, "crash requested with sysrq-c (sysrq triggered crash)");
+	r->crash.summary = ct_strpool_intern(r->strings, "crash requested with sysrq-c (sysrq triggered crash)");
 }
 
 static bool when_mce(const struct ct_panic_record *f)
@@ -237,10 +238,10 @@ static bool when_mce(const struct ct_panic_record *f)
 	return f->mce;
 }
 
-static void fill_mce(const struct ct_panic_record *f, struct ct_report *r)
+static void fill_mce(const struct ct_panic_record *f, struct ct_verdict *r)
 {
 	set_class(r, CT_CLASS_KERNEL_MACHINE_CHECK, CT_CONFIDENCE_HIGH);
-	r->crash.summary = ct_report_printf(r, "machine check: %s", headline_or(f, f->panic_reason));
+	r->crash.summary = ct_strpool_printf(r->strings, "machine check: %s", headline_or(f, f->panic_reason));
 }
 
 /* Any other die(): "invalid opcode", "int3", "stack segment", "double fault", "alignment check", … */
@@ -249,11 +250,11 @@ static bool when_oops(const struct ct_panic_record *f)
 	return f->has_die;
 }
 
-static void fill_oops(const struct ct_panic_record *f, struct ct_report *r)
+static void fill_oops(const struct ct_panic_record *f, struct ct_verdict *r)
 {
 	set_class(r, CT_CLASS_KERNEL_OOPS, CT_CONFIDENCE_MEDIUM);
 	r->crash.subclass = f->exception;
-	r->crash.summary = ct_report_printf(r, "kernel exception \"%s\" (error code 0x%" PRIx64 ")%s%s", f->exception,
+	r->crash.summary = ct_strpool_printf(r->strings, "kernel exception \"%s\" (error code 0x%" PRIx64 ")%s%s", f->exception,
 					    f->die.error_code, in_culprit(f, r), task_cpu(f, r));
 }
 
@@ -262,10 +263,10 @@ static bool when_panic(const struct ct_panic_record *f)
 	return f->panic_reason != NULL;
 }
 
-static void fill_panic(const struct ct_panic_record *f, struct ct_report *r)
+static void fill_panic(const struct ct_panic_record *f, struct ct_verdict *r)
 {
 	set_class(r, CT_CLASS_KERNEL_PANIC, f->init_killed ? CT_CONFIDENCE_HIGH : CT_CONFIDENCE_MEDIUM);
-	r->crash.summary = ct_report_printf(r, "Kernel panic - not syncing: %s%s", f->panic_reason, task_cpu(f, r));
+	r->crash.summary = ct_strpool_printf(r->strings, "Kernel panic - not syncing: %s%s", f->panic_reason, task_cpu(f, r));
 }
 
 static bool when_unknown(const struct ct_panic_record *f)
@@ -274,16 +275,16 @@ static bool when_unknown(const struct ct_panic_record *f)
 	return true;
 }
 
-static void fill_unknown(const struct ct_panic_record *f, struct ct_report *r)
+static void fill_unknown(const struct ct_panic_record *f, struct ct_verdict *r)
 {
 	set_class(r, CT_CLASS_UNKNOWN, CT_CONFIDENCE_LOW);
-	r->crash.summary = ct_report_printf(r, "%s", f->found ? headline_or(f, NULL) : "no panic or Oops record in the kernel log");
+	r->crash.summary = ct_strpool_printf(r->strings, "%s", f->found ? headline_or(f, NULL) : "no panic or Oops record in the kernel log");
 }
 
 struct krule {
 	enum ct_class cls; /**< the class the rule decides */
 	bool (*when)(const struct ct_panic_record *f);
-	void (*fill)(const struct ct_panic_record *f, struct ct_report *r);
+	void (*fill)(const struct ct_panic_record *f, struct ct_verdict *r);
 };
 
 // Order matters: the first rule that matches wins (docs/classes.md). The stack rules come first: a guard
@@ -310,33 +311,33 @@ static const struct krule rules[] = {
 };
 #define NUM_RULES (sizeof(rules) / sizeof(rules[0]))
 
-static void add_evidence(struct ct_report *r, const struct ct_panic_record *f)
+static void add_evidence(struct ct_verdict *r, const struct ct_panic_record *f)
 {
 	if (f->headline)
-		ct_crash_add_evidence(r, "log: %s", f->headline);
+		ct_crash_add_evidence(&r->crash, r->strings, "log: %s", f->headline);
 	if (f->oops_line && (!f->headline || strcmp(f->oops_line, f->headline) != 0))
-		ct_crash_add_evidence(r, "log: %s", f->oops_line);
+		ct_crash_add_evidence(&r->crash, r->strings, "log: %s", f->oops_line);
 	for (size_t i = 0; i < 2; i++) {
 		if (f->pf_lines[i])
-			ct_crash_add_evidence(r, "log: %s", f->pf_lines[i]);
+			ct_crash_add_evidence(&r->crash, r->strings, "log: %s", f->pf_lines[i]);
 	}
 	if (f->rip_line)
-		ct_crash_add_evidence(r, "log: %s", f->rip_line);
+		ct_crash_add_evidence(&r->crash, r->strings, "log: %s", f->rip_line);
 	if (f->panic_reason)
-		ct_crash_add_evidence(r, "log: Kernel panic - not syncing: %s", f->panic_reason);
+		ct_crash_add_evidence(&r->crash, r->strings, "log: Kernel panic - not syncing: %s", f->panic_reason);
 	else if (f->kdump_loaded)
-		ct_crash_add_evidence(r, "no \"Kernel panic\" line: kdump was loaded, so the Oops went straight to crash_kexec");
+		ct_crash_add_evidence(&r->crash, r->strings, "no \"Kernel panic\" line: kdump was loaded, so the Oops went straight to crash_kexec");
 	if (f->culprit_function)
-		ct_crash_add_evidence(r, "culprit: %s%s%s%s, from the %s", f->culprit_function, *culprit_module(f) ? " [" : "",
+		ct_crash_add_evidence(&r->crash, r->strings, "culprit: %s%s%s%s, from the %s", f->culprit_function, *culprit_module(f) ? " [" : "",
 				      culprit_module(f), *culprit_module(f) ? "]" : "", f->culprit_source);
 }
 
-static void set_address(struct ct_report *r, const struct ct_arch_info *arch, const struct ct_panic_record *f)
+static void set_address(struct ct_verdict *r, const struct ct_arch_info *arch, const struct ct_panic_record *f)
 {
 	if (f->has_address) {
 		r->crash.has_address = true;
 		r->crash.address = f->address;
-		r->crash.address_kind = ct_report_strdup(r, ct_address_kind_to_string(
+		r->crash.address_kind = ct_strpool_intern(r->strings, ct_address_kind_to_string(
 			f->address < CT_NEAR_NULL_LIMIT ? CT_ADDRESS_NULL
 			: arch && !ct_arch_is_canonical(arch, f->address) ? CT_ADDRESS_NON_CANONICAL
 									   : CT_ADDRESS_UNMAPPED));
@@ -349,30 +350,30 @@ static void set_address(struct ct_report *r, const struct ct_arch_info *arch, co
 		r->crash.access = ct_access_to_string(access);
 }
 
-static void add_details(struct ct_report *r, const struct ct_panic_record *f)
+static void add_details(struct ct_verdict *r, const struct ct_panic_record *f)
 {
 	if (f->init_killed)
-		ct_crash_add_detail_string(r, "reason", "init exited");
+		ct_crash_add_detail_string(&r->crash, r->strings, "reason", "init exited");
 	if (f->has_error_code)
-		ct_crash_add_detail_address(r, "error_code", f->error_code);
+		ct_crash_add_detail_address(&r->crash, r->strings, "error_code", f->error_code);
 	if (f->has_cpu)
-		ct_crash_add_detail_int(r, "cpu", f->cpu);
+		ct_crash_add_detail_int(&r->crash, r->strings, "cpu", f->cpu);
 	if (f->has_pid)
-		ct_crash_add_detail_int(r, "pid", f->pid);
+		ct_crash_add_detail_int(&r->crash, r->strings, "pid", f->pid);
 	if (f->comm)
-		ct_crash_add_detail_string(r, "comm", f->comm);
+		ct_crash_add_detail_string(&r->crash, r->strings, "comm", f->comm);
 	if (f->exception)
-		ct_crash_add_detail_string(r, "exception", f->exception);
+		ct_crash_add_detail_string(&r->crash, r->strings, "exception", f->exception);
 	if (f->has_die)
-		ct_crash_add_detail_int(r, "die_count", f->die.count);
+		ct_crash_add_detail_int(&r->crash, r->strings, "die_count", f->die.count);
 	if (f->culprit_function) {
-		ct_crash_add_detail_string(r, "culprit_function", f->culprit_function);
-		ct_crash_add_detail_string(r, "culprit_module", *culprit_module(f) ? culprit_module(f) : "vmlinux");
+		ct_crash_add_detail_string(&r->crash, r->strings, "culprit_function", f->culprit_function);
+		ct_crash_add_detail_string(&r->crash, r->strings, "culprit_module", *culprit_module(f) ? culprit_module(f) : "vmlinux");
 	}
 	if (f->blocked_comm)
-		ct_crash_add_detail_string(r, "blocked_comm", f->blocked_comm);
+		ct_crash_add_detail_string(&r->crash, r->strings, "blocked_comm", f->blocked_comm);
 	if (f->has_blocked_pid)
-		ct_crash_add_detail_int(r, "blocked_pid", f->blocked_pid);
+		ct_crash_add_detail_int(&r->crash, r->strings, "blocked_pid", f->blocked_pid);
 }
 
 const char *ct_kernel_rule_name(size_t index)
@@ -380,7 +381,7 @@ const char *ct_kernel_rule_name(size_t index)
 	return index < NUM_RULES ? ct_class_to_string(rules[index].cls) : NULL;
 }
 
-void ct_kernel_classify(struct ct_report *r, const struct ct_arch_info *arch, const struct ct_panic_record *rec)
+void ct_kernel_classify(struct ct_verdict *r, const struct ct_arch_info *arch, const struct ct_panic_record *rec)
 {
 	if (rec->found) {
 		add_evidence(r, rec);

@@ -10,6 +10,7 @@
 #include "kernel/kernel.h"
 #include "kernel/orc.h"
 #include "kernel/vmcore.h"
+#include "triage/triage.h"
 #include "unwind/unwind.h"
 
 static void fill_kernel_facts(struct ct_vmcore *vm, struct ct_report *r)
@@ -150,7 +151,7 @@ static void compare_with_log(struct ct_report *r, const struct ct_thread *th, co
 	}
 	if (reliable == 0)
 		return;
-	ct_crash_add_evidence(r, "stack of %s from the dump has %zu of the %zu reliable functions of the log's Call Trace%s%s",
+	ct_crash_add_evidence(&r->crash, &r->strings, "stack of %s from the dump has %zu of the %zu reliable functions of the log's Call Trace%s%s",
 			      whose, found, reliable, missing ? "; first missing: " : "", missing ? missing : "");
 }
 
@@ -200,7 +201,7 @@ static void blame_culprit(struct ct_report *r, const struct ct_thread *th, const
 	for (size_t i = 0; i < th->num_frames; i++) {
 		if (th->frames[i].function && strcmp(th->frames[i].function, rec->culprit_function) == 0) {
 			r->crash.blame_frame = (long)i;
-			ct_crash_add_evidence(r, "blamed frame #%zu of CPU %d: %s, the culprit", i, th->tid, rec->culprit_function);
+			ct_crash_add_evidence(&r->crash, &r->strings, "blamed frame #%zu of CPU %d: %s, the culprit", i, th->tid, rec->culprit_function);
 			return;
 		}
 	}
@@ -274,7 +275,12 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const struct c
 		ks.orc = &orc;
 	ct_panic_culprit_from_trace(report, &ks, &rec);
 	fill_panic_facts(report, &rec);
-	ct_kernel_classify(report, vm.arch, &rec);
+	struct ct_verdict verdict;
+	ct_verdict_init(&verdict, &report->strings);
+	ct_kernel_classify(&verdict, vm.arch, &rec);
+	// The pipeline adds what it finds later (the panic CPU, the culprit's frame, the log's Call
+	// Trace against the stacks) to the report's crash section, as facts of the dump.
+	ct_verdict_move_to_report(&verdict, report);
 	// Registers need the dump's arch table; stacks also its kernel unwinder (kstack.c).
 	bool regs = vm.arch != NULL;
 	if ((!regs || vm.arch->kernel_unwind == CT_KUNWIND_NONE) && vm.num_cpus)
@@ -301,7 +307,7 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const struct c
 		report->kernel.panic_cpu = panic_cpu;
 		report->has_crashing_thread = true;
 		report->crashing_thread = panic_cpu;
-		ct_crash_add_evidence(report, "panic CPU %d, found by %s", panic_cpu, how);
+		ct_crash_add_evidence(&report->crash, &report->strings, "panic CPU %d, found by %s", panic_cpu, how);
 		// Crashing thread first (report.h order), the others stay by CPU number.
 		for (size_t t = 0; t < report->num_threads; t++) {
 			if (report->threads[t].tid != panic_cpu)

@@ -56,5 +56,5 @@ void ct_kernel_signature(struct ct_report *r, const struct ct_panic_record *rec)
 		for (size_t i = start; i < t->num_frames && n < KEY_FUNCTIONS; i++)
 			fns[n++] = t->frames[i].function;
 	}
-	ct_signature_from_functions(r, fns, n);
+	ct_signature_from_functions(&r->signature, &r->strings, r->crash.class_id, r->crash.subclass, fns, n);
 }

@@ -224,8 +224,10 @@ void ct_panic_record_deinit(struct ct_panic_record *rec);
 
 /* --- kclass.c ------------------------------------------------------------------------------------ */
 
-/** Sets report->crash from the panic record (docs/classes.md, kernel table); @p arch may be NULL. */
-void ct_kernel_classify(struct ct_report *report, const struct ct_arch_info *arch, const struct ct_panic_record *rec);
+struct ct_verdict;
+/** Decides @p verdict (initialized: triage/triage.h) from the panic record: the kernel rule table of
+ * docs/classes.md, the same verdict type as a process core's; @p arch may be NULL. */
+void ct_kernel_classify(struct ct_verdict *verdict, const struct ct_arch_info *arch, const struct ct_panic_record *rec);
 /** Sets report->signature from the class, the culprit and its callers (ksignature.c). */
 void ct_kernel_signature(struct ct_report *report, const struct ct_panic_record *rec);
 /** The name of rule @p index of the kernel rule table, NULL past its end (for docs and tests). */

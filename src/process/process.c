@@ -119,7 +119,7 @@ static void fill_signal(struct ct_session *s)
 static struct ct_values_input values_input(struct ct_session *s)
 {
 	return (struct ct_values_input){
-		.core = s->core, .mods = &s->mods, .values = s->values, .report = s->report, .budget = s->budget
+		.core = s->core, .mods = &s->mods, .values = s->values, .out = ct_report_sink(s->report), .budget = s->budget
 	};
 }
 
@@ -323,17 +323,19 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 		ct_process_disassemble(&s.mods, subject->frames[0].pc);
 	const struct ct_triage_input triage = {
 		.core = s.core, .mods = &s.mods, .signal = &s.signal, .crashed = s.crashed,
-		.stacks = &s.stacks, .report = report
+		.stacks = &s.stacks, .out = ct_report_sink(report)
 	};
-	ct_triage_process(&triage);
+	struct ct_verdict verdict;
+	ct_triage_process(&triage, &verdict);
 	// A verdict on part of the notes is never certain: the crashing thread or the signal may be
 	// among those not read ("no crash: snapshot, confidence high" from a padded core).
-	const char *low = ct_confidence_to_string(CT_CONFIDENCE_LOW);
-	if (s.core->notes_capped && report->crash.confidence && strcmp(report->crash.confidence, low) != 0) {
-		report->crash.confidence = ct_report_strdup(report, low);
-		ct_crash_add_evidence(report, "only the first %u notes of the core were read: the verdict may miss the crashing thread",
+	if (s.core->notes_capped && verdict.confidence != CT_CONFIDENCE_LOW) {
+		verdict.confidence = CT_CONFIDENCE_LOW;
+		ct_crash_add_evidence(&verdict.crash, verdict.strings,
+				      "only the first %u notes of the core were read: the verdict may miss the crashing thread",
 				      CT_MAX_NOTES);
 	}
+	ct_verdict_move_to_report(&verdict, report);
 	ct_budget_report(&budget, report);
 out:
 	// The report model gets the stacks last: no stage before reads threads from it.

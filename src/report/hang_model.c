@@ -5,13 +5,13 @@
 
 #include "coretriage/report.h"
 
-const char *ct_report_lock_label(const struct ct_report *r, long index, char *buf, size_t size)
+const char *ct_hang_lock_label(const struct ct_hang *h, long index, char *buf, size_t size)
 {
-	if (index < 0 || (size_t)index >= r->hang.num_locks) {
+	if (index < 0 || (size_t)index >= h->num_locks) {
 		snprintf(buf, size, "an unknown lock");
 		return buf;
 	}
-	const struct ct_lock *l = &r->hang.locks[index];
+	const struct ct_lock *l = &h->locks[index];
 	const char *kind = l->kind && !strcmp(l->kind, "thread") ? "thread exit" : l->kind ? l->kind : "lock";
 	if (l->name && l->name_from_frame)
 		snprintf(buf, size, "%s `%s` (0x%" PRIx64 ")", kind, l->name, l->address);

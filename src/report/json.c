@@ -455,8 +455,8 @@ int ct_write_json(FILE *out, const struct ct_report *r, const struct ct_write_op
 	json_t *hang = ct_json_hang(r); // docs/hangs.md
 	field(&w, "hang", hang ? hang : json_null());
 	json_t *warnings = json_array(), *diags = json_array();
-	for (size_t i = 0; i < r->num_diagnostics; i++) {
-		const struct ct_diagnostic *d = &r->diagnostics[i];
+	for (size_t i = 0; i < r->diagnostics.count; i++) {
+		const struct ct_diagnostic *d = &r->diagnostics.items[i];
 		if (d->severity >= CT_SEVERITY_WARNING)
 			json_array_append_new(warnings, str(d->message));
 		json_t *j = json_object();

@@ -185,8 +185,8 @@ int ct_write_markdown(FILE *out, const struct ct_report *r, const struct ct_writ
 		}
 	}
 	bool any_warning = false;
-	for (size_t i = 0; i < r->num_diagnostics; i++) {
-		const struct ct_diagnostic *d = &r->diagnostics[i];
+	for (size_t i = 0; i < r->diagnostics.count; i++) {
+		const struct ct_diagnostic *d = &r->diagnostics.items[i];
 		if (d->severity < CT_SEVERITY_WARNING)
 			continue;
 		if (!any_warning)

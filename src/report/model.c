@@ -35,10 +35,34 @@ bool ct_report_init(struct ct_report *report)
 {
 	memset(report, 0, sizeof(*report));
 	ct_strpool_init(&report->strings);
-	report->crash.class_id = ct_report_strdup(report, ct_class_to_string(CT_CLASS_UNKNOWN));
-	report->crash.confidence = ct_report_strdup(report, ct_confidence_to_string(CT_CONFIDENCE_LOW));
-	report->crash.blame_frame = -1;
+	ct_crash_init(&report->crash, &report->strings);
 	return report->crash.class_id && report->crash.confidence;
+}
+
+void ct_crash_init(struct ct_crash *crash, struct ct_strpool *strings)
+{
+	memset(crash, 0, sizeof(*crash));
+	crash->class_id = ct_strpool_intern(strings, ct_class_to_string(CT_CLASS_UNKNOWN));
+	crash->confidence = ct_strpool_intern(strings, ct_confidence_to_string(CT_CONFIDENCE_LOW));
+	crash->blame_frame = -1;
+}
+
+void ct_crash_free(struct ct_crash *crash)
+{
+	free(crash->evidence);
+	free(crash->details);
+	crash->evidence = NULL;
+	crash->details = NULL;
+	crash->num_evidence = crash->num_details = 0;
+}
+
+void ct_hang_free(struct ct_hang *hang)
+{
+	free(hang->locks);
+	free(hang->members);
+	free(hang->cycles);
+	free(hang->summaries);
+	memset(hang, 0, sizeof(*hang));
 }
 
 void ct_report_deinit(struct ct_report *report)
@@ -46,20 +70,16 @@ void ct_report_deinit(struct ct_report *report)
 	ct_threads_free(report->threads, report->num_threads);
 	free(report->modules);
 	free(report->disasm);
-	free(report->diagnostics);
+	free(report->diagnostics.items);
 	free(report->environment);
 	free(report->process.args);
-	free(report->crash.evidence);
-	free(report->crash.details);
+	ct_crash_free(&report->crash);
 	free(report->kernel.log_call_trace);
 	free(report->kernel.modules_linked_in);
 	for (size_t i = 0; i < report->kernel.num_tasks; i++)
 		free(report->kernel.tasks[i].stack.frames);
 	free(report->kernel.tasks);
-	free(report->hang.locks);
-	free(report->hang.members);
-	free(report->hang.cycles);
-	free(report->hang.summaries);
+	ct_hang_free(&report->hang);
 	ct_trail_deinit(&report->trail);
 	ct_strpool_deinit(&report->strings);
 	memset(report, 0, sizeof(*report));
@@ -72,15 +92,10 @@ const char *ct_report_strdup(struct ct_report *report, const char *s)
 
 const char *ct_report_printf(struct ct_report *report, const char *fmt, ...)
 {
-	char *s = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	int r = vasprintf(&s, fmt, ap);
+	const char *ret = ct_strpool_vprintf(&report->strings, fmt, ap);
 	va_end(ap);
-	if (r < 0)
-		return NULL;
-	const char *ret = ct_strpool_intern(&report->strings, s);
-	free(s);
 	return ret;
 }
 
@@ -116,38 +131,58 @@ static size_t pow2_capacity(size_t count)
 	size_t cap_ = pow2_capacity(cnt);                                        \
 	(__typeof__(&(arr)[0]))array_push((void **)&(arr), &(cnt), &cap_, sizeof((arr)[0])); })
 
-bool ct_report_diag(struct ct_report *report, enum ct_severity severity, int tid, enum ct_diag_code code,
-		    const char *fmt, ...)
+static bool diag_add(const struct ct_sink *sink, enum ct_severity severity, int tid, enum ct_diag_code code,
+		     const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+static bool diag_add(const struct ct_sink *sink, enum ct_severity severity, int tid, enum ct_diag_code code,
+		     const char *fmt, va_list ap)
 {
-	char *msg = NULL;
-	va_list ap;
-	va_start(ap, fmt);
-	int r = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (r < 0)
+	struct ct_diagnostics *list = sink->diagnostics;
+	if (list->count >= CT_MAX_DIAGNOSTICS)
 		return false;
-	// Cap diagnostics: a hostile dump must not grow the report without bound.
-	if (report->num_diagnostics >= 10000) {
-		free(msg);
+	const char *msg = ct_strpool_vprintf(sink->strings, fmt, ap);
+	if (!msg)
 		return false;
-	}
-	struct ct_diagnostic *d = PUSH(report->diagnostics, report->num_diagnostics);
-	if (!d) {
-		free(msg);
+	struct ct_diagnostic *d = PUSH(list->items, list->count);
+	if (!d)
 		return false;
-	}
 	d->severity = severity;
 	d->tid = tid;
 	d->code = ct_diag_code_to_string(code); // static: the table outlives every report
-	d->message = ct_report_strdup(report, msg);
-	free(msg);
-	return d->message != NULL;
+	d->message = msg;
+	return true;
+}
+
+bool ct_sink_diag(const struct ct_sink *sink, enum ct_severity severity, int tid, enum ct_diag_code code,
+		  const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	bool ok = diag_add(sink, severity, tid, code, fmt, ap);
+	va_end(ap);
+	return ok;
+}
+
+bool ct_report_diag(struct ct_report *report, enum ct_severity severity, int tid, enum ct_diag_code code,
+		    const char *fmt, ...)
+{
+	const struct ct_sink sink = ct_report_sink(report);
+	va_list ap;
+	va_start(ap, fmt);
+	bool ok = diag_add(&sink, severity, tid, code, fmt, ap);
+	va_end(ap);
+	return ok;
+}
+
+struct ct_sink ct_report_sink(struct ct_report *report)
+{
+	return (struct ct_sink){ .strings = &report->strings, .diagnostics = &report->diagnostics };
 }
 
 bool ct_report_has_warnings(const struct ct_report *report)
 {
-	for (size_t i = 0; i < report->num_diagnostics; i++) {
-		if (report->diagnostics[i].severity >= CT_SEVERITY_WARNING)
+	for (size_t i = 0; i < report->diagnostics.count; i++) {
+		if (report->diagnostics.items[i].severity >= CT_SEVERITY_WARNING)
 			return true;
 	}
 	return false;
@@ -199,52 +234,47 @@ struct ct_module *ct_report_add_module(struct ct_report *report)
 	return m;
 }
 
-bool ct_crash_add_evidence(struct ct_report *report, const char *fmt, ...)
+bool ct_crash_add_evidence(struct ct_crash *crash, struct ct_strpool *strings, const char *fmt, ...)
 {
-	char *msg = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	int r = vasprintf(&msg, fmt, ap);
+	const char *s = ct_strpool_vprintf(strings, fmt, ap);
 	va_end(ap);
-	if (r < 0)
-		return false;
-	const char *s = ct_report_strdup(report, msg);
-	free(msg);
 	if (!s)
 		return false;
-	const char **slot = PUSH(report->crash.evidence, report->crash.num_evidence);
+	const char **slot = PUSH(crash->evidence, crash->num_evidence);
 	if (!slot)
 		return false;
 	*slot = s;
 	return true;
 }
 
-static struct ct_detail *add_detail(struct ct_report *report, const char *key)
+static struct ct_detail *add_detail(struct ct_crash *crash, struct ct_strpool *strings, const char *key)
 {
 	// Replace an existing key so details stay unique.
-	for (size_t i = 0; i < report->crash.num_details; i++) {
-		if (strcmp(report->crash.details[i].key, key) == 0)
-			return &report->crash.details[i];
+	for (size_t i = 0; i < crash->num_details; i++) {
+		if (strcmp(crash->details[i].key, key) == 0)
+			return &crash->details[i];
 	}
-	struct ct_detail *d = PUSH(report->crash.details, report->crash.num_details);
+	struct ct_detail *d = PUSH(crash->details, crash->num_details);
 	if (d)
-		d->key = ct_report_strdup(report, key);
+		d->key = ct_strpool_intern(strings, key);
 	return d;
 }
 
-bool ct_crash_add_detail_string(struct ct_report *report, const char *key, const char *value)
+bool ct_crash_add_detail_string(struct ct_crash *crash, struct ct_strpool *strings, const char *key, const char *value)
 {
-	struct ct_detail *d = add_detail(report, key);
+	struct ct_detail *d = add_detail(crash, strings, key);
 	if (!d)
 		return false;
 	d->kind = CT_VALUE_STRING;
-	d->string = ct_report_strdup(report, value);
+	d->string = ct_strpool_intern(strings, value);
 	return true;
 }
 
-bool ct_crash_add_detail_int(struct ct_report *report, const char *key, int64_t value)
+bool ct_crash_add_detail_int(struct ct_crash *crash, struct ct_strpool *strings, const char *key, int64_t value)
 {
-	struct ct_detail *d = add_detail(report, key);
+	struct ct_detail *d = add_detail(crash, strings, key);
 	if (!d)
 		return false;
 	d->kind = CT_VALUE_INT;
@@ -252,9 +282,9 @@ bool ct_crash_add_detail_int(struct ct_report *report, const char *key, int64_t 
 	return true;
 }
 
-bool ct_crash_add_detail_address(struct ct_report *report, const char *key, uint64_t value)
+bool ct_crash_add_detail_address(struct ct_crash *crash, struct ct_strpool *strings, const char *key, uint64_t value)
 {
-	struct ct_detail *d = add_detail(report, key);
+	struct ct_detail *d = add_detail(crash, strings, key);
 	if (!d)
 		return false;
 	d->kind = CT_VALUE_ADDRESS;
@@ -262,9 +292,9 @@ bool ct_crash_add_detail_address(struct ct_report *report, const char *key, uint
 	return true;
 }
 
-bool ct_crash_add_detail_bool(struct ct_report *report, const char *key, bool value)
+bool ct_crash_add_detail_bool(struct ct_crash *crash, struct ct_strpool *strings, const char *key, bool value)
 {
-	struct ct_detail *d = add_detail(report, key);
+	struct ct_detail *d = add_detail(crash, strings, key);
 	if (!d)
 		return false;
 	d->kind = CT_VALUE_BOOL;

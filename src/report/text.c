@@ -380,8 +380,8 @@ int ct_write_text(FILE *f, const struct ct_report *r, const struct ct_write_opti
 	write_header(&w, r);
 	write_crash(&w, r);
 	bool any = false;
-	for (size_t i = 0; i < r->num_diagnostics; i++) {
-		const struct ct_diagnostic *d = &r->diagnostics[i];
+	for (size_t i = 0; i < r->diagnostics.count; i++) {
+		const struct ct_diagnostic *d = &r->diagnostics.items[i];
 		if (d->severity < CT_SEVERITY_WARNING)
 			continue;
 		if (!any)

@@ -42,7 +42,7 @@ static void lock_state(FILE *out, const struct ct_report *r, long index, enum ct
 		return;
 	}
 	fputs(" -> ", out);
-	put_safe(out, ct_report_lock_label(r, index, label, sizeof(label)), rule);
+	put_safe(out, ct_hang_lock_label(&r->hang, index, label, sizeof(label)), rule);
 	if (l->type)
 		fprintf(out, " (%s%s%s", l->type, l->robust ? ", robust" : "", l->priority_inherit ? ", priority-inherit" : "");
 	if (l->type && l->has_count)
@@ -69,7 +69,7 @@ static void hang_lines(FILE *out, const struct ct_report *r, enum ct_text_rule r
 		for (size_t i = 0; i < c->length; i++) {
 			const struct ct_cycle_member *m = &h->members[c->start + i];
 			fprintf(out, "thread %d -> ", m->tid);
-			put_safe(out, ct_report_lock_label(r, m->lock, label, sizeof(label)), rule);
+			put_safe(out, ct_hang_lock_label(&r->hang, m->lock, label, sizeof(label)), rule);
 			fputs(" -> ", out);
 		}
 		fprintf(out, "thread %d\n", h->members[c->start].tid);

@@ -56,7 +56,7 @@ const char *ct_read_abort_msg(const struct ct_triage_input *s)
 		ct_error_destroy(err);
 		return NULL;
 	}
-	const char *pooled = ct_report_strdup(s->report, text);
+	const char *pooled = ct_strpool_intern(s->out.strings, text);
 	free(text);
 	return pooled;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "triage/facts.h"
+#include "triage/triage.h"
 
 /* ---- helpers over facts ---- */
 
@@ -188,70 +189,70 @@ static bool is_fill_pattern(uint64_t v)
 }
 
 /** Location of the blamed frame: "list_sum (crashme.c:63)". Pooled. */
-static const char *blame_location(const struct ct_facts *f, struct ct_report *r)
+static const char *blame_location(const struct ct_facts *f, struct ct_verdict *r)
 {
 	if (f->blame < 0 || (size_t)f->blame >= f->num_frames)
 		return NULL;
 	const struct ct_frame_fact *fr = &f->frames[f->blame];
 	const char *fn = fr->function ? fr->function
-		: fr->module && fr->has_module_offset ? ct_report_printf(r, "%s+0x%" PRIx64, fr->module, fr->module_offset)
+		: fr->module && fr->has_module_offset ? ct_strpool_printf(r->strings, "%s+0x%" PRIx64, fr->module, fr->module_offset)
 						      : "??";
 	if (fr->file && fr->line) {
 		const char *base = strrchr(fr->file, '/');
-		return ct_report_printf(r, "%s (%s:%d)", fn, base ? base + 1 : fr->file, fr->line);
+		return ct_strpool_printf(r->strings, "%s (%s:%d)", fn, base ? base + 1 : fr->file, fr->line);
 	}
-	return ct_report_printf(r, "%s", fn);
+	return ct_strpool_printf(r->strings, "%s", fn);
 }
 
 /**
  * What the thread was doing (docs/hangs.md): " while blocked in nanosleep(5 s) in slow_flush (x.c:9)",
  * " while in list_sum (crashme.c:63)" without a blocking call, or "". Pooled.
  */
-static const char *while_doing(const struct ct_facts *f, struct ct_report *r)
+static const char *while_doing(const struct ct_facts *f, struct ct_verdict *r)
 {
 	const char *loc = blame_location(f, r);
 	if (f->blocked_in)
-		return ct_report_printf(r, " while blocked in %s%s%s", f->blocked_in, loc ? " in " : "", loc ? loc : "");
-	return loc ? ct_report_printf(r, " while in %s", loc) : "";
+		return ct_strpool_printf(r->strings, " while blocked in %s%s%s", f->blocked_in, loc ? " in " : "", loc ? loc : "");
+	return loc ? ct_strpool_printf(r->strings, " while in %s", loc) : "";
 }
 
 /** " in list_sum (crashme.c:63)" or "". Pooled. */
-static const char *in_blame(const struct ct_facts *f, struct ct_report *r)
+static const char *in_blame(const struct ct_facts *f, struct ct_verdict *r)
 {
 	const char *loc = blame_location(f, r);
-	return loc ? ct_report_printf(r, " in %s", loc) : "";
+	return loc ? ct_strpool_printf(r->strings, " in %s", loc) : "";
 }
 
-static const char *perms(struct ct_report *r, uint32_t flags)
+static const char *perms(struct ct_verdict *r, uint32_t flags)
 {
-	return ct_report_printf(r, "%c%c%c", flags & CT_PF_R ? 'r' : '-', flags & CT_PF_W ? 'w' : '-',
+	return ct_strpool_printf(r->strings, "%c%c%c", flags & CT_PF_R ? 'r' : '-', flags & CT_PF_W ? 'w' : '-',
 				flags & CT_PF_X ? 'x' : '-');
 }
 
-static const char *mapping_text(struct ct_report *r, const struct ct_mapping_fact *m)
+static const char *mapping_text(struct ct_verdict *r, const struct ct_mapping_fact *m)
 {
-	return ct_report_printf(r, "0x%" PRIx64 "-0x%" PRIx64 " %s%s%s%s", m->start, m->end, perms(r, m->flags),
+	return ct_strpool_printf(r->strings, "0x%" PRIx64 "-0x%" PRIx64 " %s%s%s%s", m->start, m->end, perms(r, m->flags),
 				m->file ? " " : "", m->file ? m->file : (m->is_stack ? " [stack]" : " [anon]"), "");
 }
 
-static void evidence_address(struct ct_report *r, const char *what, const struct ct_address_facts *a)
+static void evidence_address(struct ct_verdict *r, const char *what, const struct ct_address_facts *a)
 {
 	if (!a || !a->valid)
 		return;
 	if (a->mapping.present) {
-		ct_crash_add_evidence(r, "%s 0x%" PRIx64 " is in mapping %s", what, a->address,
+		ct_crash_add_evidence(&r->crash, r->strings, "%s 0x%" PRIx64 " is in mapping %s", what, a->address,
 				      mapping_text(r, &a->mapping));
 	} else if (a->non_canonical) {
-		ct_crash_add_evidence(r, "%s 0x%" PRIx64 " is non-canonical", what, a->address);
+		ct_crash_add_evidence(&r->crash, r->strings, "%s 0x%" PRIx64 " is non-canonical", what, a->address);
 	} else if (a->nearest.present) {
-		ct_crash_add_evidence(r, "%s 0x%" PRIx64 " is unmapped; nearest mapping %s at distance 0x%" PRIx64, what,
+		ct_crash_add_evidence(&r->crash, r->strings, "%s 0x%" PRIx64 " is unmapped; nearest mapping %s at distance 0x%" PRIx64, what,
 				      a->address, mapping_text(r, &a->nearest), a->distance);
 	} else {
-		ct_crash_add_evidence(r, "%s 0x%" PRIx64 " is unmapped", what, a->address);
+		ct_crash_add_evidence(&r->crash, r->strings, "%s 0x%" PRIx64 " is unmapped", what, a->address);
 	}
 }
 
-static void evidence_insn(const struct ct_facts *f, struct ct_report *r)
+static void evidence_insn(const struct ct_facts *f, struct ct_verdict *r)
 {
 	const struct ct_insn_facts *in = &f->insn;
 	if (!in->decoded)
@@ -266,27 +267,27 @@ static void evidence_insn(const struct ct_facts *f, struct ct_report *r)
 		if (m->has_address && used < sizeof(ops))
 			used += (size_t)snprintf(ops + used, sizeof(ops) - used, ", address 0x%" PRIx64, m->address);
 	}
-	ct_crash_add_evidence(r, "instruction at 0x%" PRIx64 ": %s%s%s", in->address, in->text, ops,
+	ct_crash_add_evidence(&r->crash, r->strings, "instruction at 0x%" PRIx64 ": %s%s%s", in->address, in->text, ops,
 			      in->decoder && strcmp(in->decoder, "zydis") == 0
 				      ? " (decoded by Zydis: capstone 4 cannot decode this encoding)"
 				      : "");
 }
 
 /** Common verdict setter. */
-static void verdict(struct ct_report *r, enum ct_class cls, const char *subclass, enum ct_confidence c)
+static void verdict(struct ct_verdict *r, enum ct_class cls, const char *subclass, enum ct_confidence c)
 {
-	r->crash.class_id = ct_report_strdup(r, ct_class_to_string(cls));
-	r->crash.subclass = subclass ? ct_report_strdup(r, subclass) : NULL;
-	r->crash.confidence = ct_report_strdup(r, ct_confidence_to_string(c));
+	r->cls = cls;
+	r->crash.subclass = subclass ? ct_strpool_intern(r->strings, subclass) : NULL;
+	r->confidence = c;
 }
 
-static void set_address(struct ct_report *r, const struct ct_address_facts *a, enum ct_address_kind kind)
+static void set_address(struct ct_verdict *r, const struct ct_address_facts *a, enum ct_address_kind kind)
 {
 	if (!a || !a->valid)
 		return;
 	r->crash.has_address = true;
 	r->crash.address = a->address;
-	r->crash.address_kind = ct_report_strdup(r, ct_address_kind_to_string(kind));
+	r->crash.address_kind = ct_strpool_intern(r->strings, ct_address_kind_to_string(kind));
 }
 
 static enum ct_address_kind address_kind(const struct ct_address_facts *a)
@@ -308,17 +309,17 @@ static const char *access_or(const struct ct_facts *f, const char *fallback)
 	return a ? a : fallback;
 }
 
-static void set_access(const struct ct_facts *f, struct ct_report *r)
+static void set_access(const struct ct_facts *f, struct ct_verdict *r)
 {
 	const char *a = ct_access_to_string(f->insn.access);
-	r->crash.access = a ? ct_report_strdup(r, a) : NULL;
+	r->crash.access = a ? ct_strpool_intern(r->strings, a) : NULL;
 }
 
 /**
  * Compares the kernel's fault address with the computed one. Returns true when they disagree (and
  * says so in the evidence).
  */
-static bool addresses_disagree(const struct ct_facts *f, struct ct_report *r)
+static bool addresses_disagree(const struct ct_facts *f, struct ct_verdict *r)
 {
 	if (!kernel_address_usable(f) || !f->computed.valid)
 		return false;
@@ -329,7 +330,7 @@ static bool addresses_disagree(const struct ct_facts *f, struct ct_report *r)
 	// The kernel reports the first byte that faulted: at or just after the operand's start.
 	if (k >= c && k - c < size)
 		return false;
-	ct_crash_add_evidence(r,
+	ct_crash_add_evidence(&r->crash, r->strings,
 			      "conflict: the kernel's fault address 0x%" PRIx64
 			      " differs from the address the instruction computes, 0x%" PRIx64,
 			      k, c);
@@ -341,10 +342,10 @@ static enum ct_confidence lower(enum ct_confidence c)
 	return c == CT_CONFIDENCE_HIGH ? CT_CONFIDENCE_MEDIUM : CT_CONFIDENCE_LOW;
 }
 
-static const char *signal_name(const struct ct_facts *f, struct ct_report *r)
+static const char *signal_name(const struct ct_facts *f, struct ct_verdict *r)
 {
 	const char *n = ct_signal_name(f->sig.signo);
-	return n ? n : ct_report_printf(r, "signal %d", f->sig.signo);
+	return n ? n : ct_strpool_printf(r->strings, "signal %d", f->sig.signo);
 }
 
 /* ---- rules ---- */
@@ -354,19 +355,19 @@ static bool when_no_signal(const struct ct_facts *f)
 	return !f->sig.fatal;
 }
 
-static void fill_no_signal(const struct ct_facts *f, struct ct_report *r)
+static void fill_no_signal(const struct ct_facts *f, struct ct_verdict *r)
 {
 	verdict(r, CT_CLASS_NO_SIGNAL, NULL, CT_CONFIDENCE_HIGH);
-	ct_crash_add_evidence(r, "no thread's prstatus carries a signal (pr_cursig 0): a live snapshot");
+	ct_crash_add_evidence(&r->crash, r->strings, "no thread's prstatus carries a signal (pr_cursig 0): a live snapshot");
 	if (f->sig.signo)
-		ct_crash_add_evidence(r, "siginfo holds signal %d (%s) but no thread stopped on it (e.g. a debugger's attach)",
+		ct_crash_add_evidence(&r->crash, r->strings, "siginfo holds signal %d (%s) but no thread stopped on it (e.g. a debugger's attach)",
 				      f->sig.signo, signal_name(f, r));
 	const char *loc = blame_location(f, r);
 	if (f->blocked_in)
-		r->crash.summary = ct_report_printf(r, "no crash: snapshot of a running process, first thread blocked in %s%s%s",
+		r->crash.summary = ct_strpool_printf(r->strings, "no crash: snapshot of a running process, first thread blocked in %s%s%s",
 						    f->blocked_in, loc ? " in " : "", loc ? loc : "");
 	else
-		r->crash.summary = ct_report_printf(r, "no crash: snapshot of a running process%s%s",
+		r->crash.summary = ct_strpool_printf(r->strings, "no crash: snapshot of a running process%s%s",
 						    loc ? ", first thread in " : "", loc ? loc : "");
 }
 
@@ -378,20 +379,20 @@ static bool when_external_signal(const struct ct_facts *f)
 	return !f->sig.has_sender || !f->sig.has_pid || f->sig.sender_pid != f->sig.pid;
 }
 
-static void fill_external_signal(const struct ct_facts *f, struct ct_report *r)
+static void fill_external_signal(const struct ct_facts *f, struct ct_verdict *r)
 {
 	if (!f->sig.has_sender) {
 		verdict(r, CT_CLASS_EXTERNAL_SIGNAL, NULL, CT_CONFIDENCE_LOW);
-		ct_crash_add_evidence(r, "si_code says a process sent the signal, but the sender is not recorded");
-		r->crash.summary = ct_report_printf(r, "%s sent by a process (sender unknown)", signal_name(f, r));
+		ct_crash_add_evidence(&r->crash, r->strings, "si_code says a process sent the signal, but the sender is not recorded");
+		r->crash.summary = ct_strpool_printf(r->strings, "%s sent by a process (sender unknown)", signal_name(f, r));
 		return;
 	}
 	verdict(r, CT_CLASS_EXTERNAL_SIGNAL, NULL, f->sig.has_pid ? CT_CONFIDENCE_HIGH : CT_CONFIDENCE_MEDIUM);
-	ct_crash_add_evidence(r, "sender pid %d (uid %d) is not the dumped process (pid %d)", f->sig.sender_pid,
+	ct_crash_add_evidence(&r->crash, r->strings, "sender pid %d (uid %d) is not the dumped process (pid %d)", f->sig.sender_pid,
 			      f->sig.sender_uid, f->sig.pid);
-	ct_crash_add_detail_int(r, "sender_pid", f->sig.sender_pid);
-	ct_crash_add_detail_int(r, "sender_uid", f->sig.sender_uid);
-	r->crash.summary = ct_report_printf(r, "%s sent by another process (pid %d, uid %d)%s", signal_name(f, r),
+	ct_crash_add_detail_int(&r->crash, r->strings, "sender_pid", f->sig.sender_pid);
+	ct_crash_add_detail_int(&r->crash, r->strings, "sender_uid", f->sig.sender_uid);
+	r->crash.summary = ct_strpool_printf(r->strings, "%s sent by another process (pid %d, uid %d)%s", signal_name(f, r),
 					    f->sig.sender_pid, f->sig.sender_uid, while_doing(f, r));
 }
 
@@ -426,24 +427,24 @@ static const char *last_call_name(const struct ct_facts *f)
  * Evidence of the program's last call for a verdict of class @p cls. Returns true when it points
  * to another abort-family class (a conflict, said in the evidence).
  */
-static bool evidence_last_call(const struct ct_facts *f, struct ct_report *r, enum ct_class cls)
+static bool evidence_last_call(const struct ct_facts *f, struct ct_verdict *r, enum ct_class cls)
 {
 	const struct ct_call_facts *c = &f->last_call;
 	if (!c->present || !c->symbol)
 		return false;
-	ct_crash_add_evidence(r, "the blamed frame's last call, at 0x%" PRIx64 ", goes to %s@%s%s%s%s%s", c->site,
+	ct_crash_add_evidence(&r->crash, r->strings, "the blamed frame's last call, at 0x%" PRIx64 ", goes to %s@%s%s%s%s%s", c->site,
 			      last_call_name(f), c->via ? c->via : "plt", c->resolved_module ? " (bound to " : "",
 			      c->resolved_module ? c->resolved_module : "", c->resolved_module ? ")" : "",
 			      c->scanned ? "; that frame was found by stack scanning" : "");
-	ct_crash_add_detail_string(r, "last_call", last_call_name(f));
+	ct_crash_add_detail_string(&r->crash, r->strings, "last_call", last_call_name(f));
 	if (c->resolved_own) {
-		ct_crash_add_evidence(r, "%s is bound to the program's own code, so it is not library evidence",
+		ct_crash_add_evidence(&r->crash, r->strings, "%s is bound to the program's own code, so it is not library evidence",
 				      last_call_name(f));
 		return false;
 	}
 	enum ct_class ic = import_class(f);
 	if (ic != CT_CLASS_UNKNOWN && ic != cls) {
-		ct_crash_add_evidence(r, "conflict: the program's last call (%s) points to %s", last_call_name(f),
+		ct_crash_add_evidence(&r->crash, r->strings, "conflict: the program's last call (%s) points to %s", last_call_name(f),
 				      ct_class_to_string(ic));
 		return true;
 	}
@@ -456,35 +457,35 @@ static bool evidence_last_call(const struct ct_facts *f, struct ct_report *r, en
  * last call agree, or a library frame alone. Medium: the message alone, or the last call alone (a call
  * the program made, not the check that fired; without libc nothing else survives).
  */
-static enum ct_confidence abort_confidence(const struct ct_facts *f, struct ct_report *r, enum ct_class cls,
+static enum ct_confidence abort_confidence(const struct ct_facts *f, struct ct_verdict *r, enum ct_class cls,
 					   long frame, bool msg_matches, bool import_matches, const char *what)
 {
 	enum ct_confidence c;
 	if (frame >= 0)
-		ct_crash_add_evidence(r, "frame #%ld is %s (%s)", frame, f->frames[frame].function,
+		ct_crash_add_evidence(&r->crash, r->strings, "frame #%ld is %s (%s)", frame, f->frames[frame].function,
 				      f->frames[frame].module ? f->frames[frame].module : "?");
 	if (f->abort_msg.present)
-		ct_crash_add_evidence(r, "glibc __abort_msg: \"%s\"", f->abort_msg.text);
+		ct_crash_add_evidence(&r->crash, r->strings, "glibc __abort_msg: \"%s\"", f->abort_msg.text);
 	bool conflict = evidence_last_call(f, r, cls);
 	if (msg_matches && (frame >= 0 || import_matches)) {
 		c = CT_CONFIDENCE_HIGH;
 	} else if (frame >= 0 && f->abort_msg.present && !msg_matches) {
-		ct_crash_add_evidence(r, "conflict: the frames show %s but the abort message is of kind %s", what,
+		ct_crash_add_evidence(&r->crash, r->strings, "conflict: the frames show %s but the abort message is of kind %s", what,
 				      ct_abort_kind_to_string(f->abort_msg.kind));
 		c = CT_CONFIDENCE_MEDIUM;
 	} else if (msg_matches) {
 		if (library_frames_incomplete(f))
-			ct_crash_add_evidence(r, "the library frames are incomplete (unnamed, or skipped by a stack scan): only the abort message says %s",
+			ct_crash_add_evidence(&r->crash, r->strings, "the library frames are incomplete (unnamed, or skipped by a stack scan): only the abort message says %s",
 					      what);
 		else
-			ct_crash_add_evidence(r, "conflict: the abort message says %s but no such library frame was unwound",
+			ct_crash_add_evidence(&r->crash, r->strings, "conflict: the abort message says %s but no such library frame was unwound",
 					      what);
 		c = CT_CONFIDENCE_MEDIUM;
 	} else if (frame >= 0) {
 		// Frame only, no message (the message was not saved or not found): the frame is strong.
 		c = CT_CONFIDENCE_HIGH;
 	} else {
-		ct_crash_add_evidence(r, "only the program's last call says %s: no library frame names it and no abort message was found",
+		ct_crash_add_evidence(&r->crash, r->strings, "only the program's last call says %s: no library frame names it and no abort message was found",
 				      what);
 		c = CT_CONFIDENCE_MEDIUM;
 	}
@@ -497,7 +498,7 @@ static bool when_assertion(const struct ct_facts *f)
 				 import_says(f, CT_CLASS_ASSERTION_FAILURE));
 }
 
-static void fill_assertion(const struct ct_facts *f, struct ct_report *r)
+static void fill_assertion(const struct ct_facts *f, struct ct_verdict *r)
 {
 	long fr = find_frame(f, assert_frames);
 	bool msg = f->abort_msg.kind == CT_ABORT_ASSERTION;
@@ -506,25 +507,25 @@ static void fill_assertion(const struct ct_facts *f, struct ct_report *r)
 	const struct ct_abort_facts *a = &f->abort_msg;
 	if (msg) {
 		if (a->file)
-			ct_crash_add_detail_string(r, "assert_file", a->file);
+			ct_crash_add_detail_string(&r->crash, r->strings, "assert_file", a->file);
 		if (a->line)
-			ct_crash_add_detail_int(r, "assert_line", a->line);
+			ct_crash_add_detail_int(&r->crash, r->strings, "assert_line", a->line);
 		if (a->function)
-			ct_crash_add_detail_string(r, "assert_function", a->function);
+			ct_crash_add_detail_string(&r->crash, r->strings, "assert_function", a->function);
 		if (a->expression)
-			ct_crash_add_detail_string(r, "assert_expression", a->expression);
+			ct_crash_add_detail_string(&r->crash, r->strings, "assert_expression", a->expression);
 		// The assert's function and the blamed frame should be the same function.
 		if (a->function && f->blame >= 0 && f->frames[f->blame].function &&
 		    !strstr(f->frames[f->blame].function, a->function)) {
-			ct_crash_add_evidence(r, "conflict: the assertion names function %s but the blamed frame is %s",
+			ct_crash_add_evidence(&r->crash, r->strings, "conflict: the assertion names function %s but the blamed frame is %s",
 					      a->function, f->frames[f->blame].function);
-			r->crash.confidence = ct_confidence_to_string(CT_CONFIDENCE_MEDIUM);
+			r->confidence = CT_CONFIDENCE_MEDIUM;
 		}
-		r->crash.summary = ct_report_printf(r, "assertion `%s` failed in %s (%s:%d)",
+		r->crash.summary = ct_strpool_printf(r->strings, "assertion `%s` failed in %s (%s:%d)",
 						    a->expression ? a->expression : "?", a->function ? a->function : "?",
 						    a->file ? a->file : "?", a->line);
 	} else {
-		r->crash.summary = ct_report_printf(r, "assertion failed%s (the assertion's text was not recovered)",
+		r->crash.summary = ct_strpool_printf(r->strings, "assertion failed%s (the assertion's text was not recovered)",
 						    in_blame(f, r));
 	}
 }
@@ -535,16 +536,16 @@ static bool when_stack_smashing(const struct ct_facts *f)
 				 import_says(f, CT_CLASS_STACK_BUFFER_OVERFLOW));
 }
 
-static void fill_stack_smashing(const struct ct_facts *f, struct ct_report *r)
+static void fill_stack_smashing(const struct ct_facts *f, struct ct_verdict *r)
 {
 	long fr = find_frame(f, stack_chk_frames);
 	verdict(r, CT_CLASS_STACK_BUFFER_OVERFLOW, NULL,
 		abort_confidence(f, r, CT_CLASS_STACK_BUFFER_OVERFLOW, fr, f->abort_msg.kind == CT_ABORT_STACK_SMASHING,
 				 import_is(f, stack_chk_imports), "a stack-protector failure"));
 	if (f->abort_msg.present)
-		ct_crash_add_detail_string(r, "message", f->abort_msg.text);
+		ct_crash_add_detail_string(&r->crash, r->strings, "message", f->abort_msg.text);
 	const char *loc = blame_location(f, r);
-	r->crash.summary = ct_report_printf(r, "stack buffer overflow: the stack-protector canary of %s was overwritten",
+	r->crash.summary = ct_strpool_printf(r->strings, "stack buffer overflow: the stack-protector canary of %s was overwritten",
 					    loc ? loc : "a frame");
 }
 
@@ -555,22 +556,22 @@ static bool when_fortify(const struct ct_facts *f)
 }
 
 /** "memcpy" for __memcpy_chk; NULL for __chk_fail/__fortify_fail or a non-fortify import. Pooled. */
-static const char *checked_import(const struct ct_facts *f, struct ct_report *r)
+static const char *checked_import(const struct ct_facts *f, struct ct_verdict *r)
 {
 	const char *sym = f->last_call.symbol;
 	if (!import_is_fortify(f) || name_in(sym, fortify_imports))
 		return NULL;
-	return ct_report_printf(r, "%.*s", (int)(strlen(sym) - 6), sym + 2);
+	return ct_strpool_printf(r->strings, "%.*s", (int)(strlen(sym) - 6), sym + 2);
 }
 
-static void fill_fortify(const struct ct_facts *f, struct ct_report *r)
+static void fill_fortify(const struct ct_facts *f, struct ct_verdict *r)
 {
 	long fr = find_frame(f, fortify_frames);
 	verdict(r, CT_CLASS_FORTIFY_FAILURE, NULL,
 		abort_confidence(f, r, CT_CLASS_FORTIFY_FAILURE, fr, f->abort_msg.kind == CT_ABORT_FORTIFY, import_is_fortify(f),
 				 "a _FORTIFY_SOURCE check failure"));
 	if (f->abort_msg.present)
-		ct_crash_add_detail_string(r, "message", f->abort_msg.text);
+		ct_crash_add_detail_string(&r->crash, r->strings, "message", f->abort_msg.text);
 	// The checked call: the inlined fortify wrapper just inside the blamed frame (string_fortified.h's
 	// memcpy), else the checked function the program called (__memcpy_chk → memcpy), else the
 	// library frame just inside the blamed one.
@@ -583,16 +584,16 @@ static void fill_fortify(const struct ct_facts *f, struct ct_report *r)
 	if (!checked && inner && inner->function)
 		checked = inner->function;
 	if (checked)
-		ct_crash_add_detail_string(r, "checked_call", checked);
+		ct_crash_add_detail_string(&r->crash, r->strings, "checked_call", checked);
 	const char *what = f->abort_msg.kind == CT_ABORT_FORTIFY && !strstr(f->abort_msg.text, "buffer overflow")
 		? f->abort_msg.text
 		: "buffer overflow";
 	const char *loc = blame_location(f, r);
 	if (checked)
-		r->crash.summary = ct_report_printf(r, "%s detected by _FORTIFY_SOURCE in %s()%s%s", what, checked,
+		r->crash.summary = ct_strpool_printf(r->strings, "%s detected by _FORTIFY_SOURCE in %s()%s%s", what, checked,
 						    loc ? " called from " : "", loc ? loc : "");
 	else
-		r->crash.summary = ct_report_printf(r, "%s detected by _FORTIFY_SOURCE%s", what, in_blame(f, r));
+		r->crash.summary = ct_strpool_printf(r->strings, "%s detected by _FORTIFY_SOURCE%s", what, in_blame(f, r));
 }
 
 /** The innermost non-signal frames (before the first own frame) are allocator internals. */
@@ -623,7 +624,7 @@ static bool when_heap(const struct ct_facts *f)
 	return (sig_is(f, CT_SIGSEGV) || sig_is(f, CT_SIGBUS)) && kernel_fault(f) && allocator_fault_frame(f) >= 0;
 }
 
-static void fill_heap(const struct ct_facts *f, struct ct_report *r)
+static void fill_heap(const struct ct_facts *f, struct ct_verdict *r)
 {
 	if (self_abort(f)) {
 		long fr = find_frame(f, malloc_abort_frames);
@@ -632,23 +633,23 @@ static void fill_heap(const struct ct_facts *f, struct ct_report *r)
 							"a glibc malloc check failure");
 		verdict(r, CT_CLASS_HEAP_CORRUPTION, msg ? f->abort_msg.heap_subclass : NULL, c);
 		if (f->abort_msg.present)
-			ct_crash_add_detail_string(r, "message", f->abort_msg.text);
+			ct_crash_add_detail_string(&r->crash, r->strings, "message", f->abort_msg.text);
 		if (msg) {
 			const char *what = strcmp(f->abort_msg.heap_subclass, "double-free") == 0 ? "double free"
 				: strcmp(f->abort_msg.heap_subclass, "invalid-free") == 0 ? "free of an invalid pointer"
 											  : "corrupted heap metadata";
-			r->crash.summary = ct_report_printf(r, "%s (\"%s\")%s", what, f->abort_msg.text, in_blame(f, r));
+			r->crash.summary = ct_strpool_printf(r->strings, "%s (\"%s\")%s", what, f->abort_msg.text, in_blame(f, r));
 		} else if (fr < 0 && import_is_heap(f)) {
-			r->crash.summary = ct_report_printf(r, "heap corruption detected by the allocator during %s()%s",
+			r->crash.summary = ct_strpool_printf(r->strings, "heap corruption detected by the allocator during %s()%s",
 							    last_call_name(f), in_blame(f, r));
 		} else {
-			r->crash.summary = ct_report_printf(r, "heap corruption detected by glibc malloc%s", in_blame(f, r));
+			r->crash.summary = ct_strpool_printf(r->strings, "heap corruption detected by glibc malloc%s", in_blame(f, r));
 		}
 		return;
 	}
 	long fr = allocator_fault_frame(f);
 	verdict(r, CT_CLASS_HEAP_CORRUPTION, "corrupted-metadata", CT_CONFIDENCE_MEDIUM);
-	ct_crash_add_evidence(r, "the fault is inside the allocator: frame #%ld %s (%s)", fr, f->frames[fr].function,
+	ct_crash_add_evidence(&r->crash, r->strings, "the fault is inside the allocator: frame #%ld %s (%s)", fr, f->frames[fr].function,
 			      f->frames[fr].module ? f->frames[fr].module : "?");
 	evidence_insn(f, r);
 	const struct ct_address_facts *a = data_address(f);
@@ -656,7 +657,7 @@ static void fill_heap(const struct ct_facts *f, struct ct_report *r)
 	set_access(f, r);
 	if (a)
 		set_address(r, a, address_kind(a));
-	r->crash.summary = ct_report_printf(r, "heap metadata corrupted: %s faulted inside %s%s", signal_name(f, r),
+	r->crash.summary = ct_strpool_printf(r->strings, "heap metadata corrupted: %s faulted inside %s%s", signal_name(f, r),
 					    f->frames[fr].function, in_blame(f, r));
 }
 
@@ -664,20 +665,20 @@ static void fill_heap(const struct ct_facts *f, struct ct_report *r)
  * An exception that escaped a noexcept function (blamed at gathering): evidence and summary.
  * Returns false when this is not such a case.
  */
-static bool ct_noexcept_escape(const struct ct_facts *f, struct ct_report *r, const char *what)
+static bool ct_noexcept_escape(const struct ct_facts *f, struct ct_verdict *r, const char *what)
 {
 	if (!f->terminate_in_personality)
 		return false;
 	const struct ct_frame_fact *nf = &f->frames[f->noexcept_frame];
 	long thrower = ct_find_blame(f->frames, f->num_frames);
-	ct_crash_add_evidence(r, "std::terminate was called by the C++ personality routine (__gxx_personality_v0) while the exception unwound");
-	ct_crash_add_evidence(r, "frame #%ld %s has an LSDA with no call-site entry for its pc: the exception may not leave it (noexcept)",
+	ct_crash_add_evidence(&r->crash, r->strings, "std::terminate was called by the C++ personality routine (__gxx_personality_v0) while the exception unwound");
+	ct_crash_add_evidence(&r->crash, r->strings, "frame #%ld %s has an LSDA with no call-site entry for its pc: the exception may not leave it (noexcept)",
 			      f->noexcept_frame + (long)f->frame_base, nf->function ? nf->function : "??");
-	ct_crash_add_detail_string(r, "noexcept_function", nf->function ? nf->function : "??");
+	ct_crash_add_detail_string(&r->crash, r->strings, "noexcept_function", nf->function ? nf->function : "??");
 	const char *from = thrower >= 0 && thrower != f->noexcept_frame && f->frames[thrower].function
-		? ct_report_printf(r, ", thrown in %s", f->frames[thrower].function)
+		? ct_strpool_printf(r->strings, ", thrown in %s", f->frames[thrower].function)
 		: "";
-	r->crash.summary = ct_report_printf(r, "exception%s%s%s escaped noexcept function %s%s", f->exception_type ? " " : "",
+	r->crash.summary = ct_strpool_printf(r->strings, "exception%s%s%s escaped noexcept function %s%s", f->exception_type ? " " : "",
 					    f->exception_type ? f->exception_type : "", what, blame_location(f, r), from);
 	return true;
 }
@@ -688,42 +689,42 @@ static bool when_uncaught(const struct ct_facts *f)
 				 import_says(f, CT_CLASS_UNCAUGHT_EXCEPTION));
 }
 
-static void fill_uncaught(const struct ct_facts *f, struct ct_report *r)
+static void fill_uncaught(const struct ct_facts *f, struct ct_verdict *r)
 {
 	long term = find_frame(f, terminate_frames), thr = find_frame(f, throw_frames);
 	enum ct_confidence c = CT_CONFIDENCE_HIGH;
 	if (term >= 0)
-		ct_crash_add_evidence(r, "frame #%ld is %s", term, f->frames[term].function);
+		ct_crash_add_evidence(&r->crash, r->strings, "frame #%ld is %s", term, f->frames[term].function);
 	if (thr >= 0)
-		ct_crash_add_evidence(r, "frame #%ld is %s", thr, f->frames[thr].function);
+		ct_crash_add_evidence(&r->crash, r->strings, "frame #%ld is %s", thr, f->frames[thr].function);
 	bool conflict = evidence_last_call(f, r, CT_CLASS_UNCAUGHT_EXCEPTION);
 	if (term < 0 && thr < 0) {
-		ct_crash_add_evidence(r, "only the program's last call says an exception was thrown: no library frame names it");
+		ct_crash_add_evidence(&r->crash, r->strings, "only the program's last call says an exception was thrown: no library frame names it");
 		c = CT_CONFIDENCE_MEDIUM;
 	} else if (thr < 0 && !f->exception_type && !import_is(f, throw_imports)) {
-		ct_crash_add_evidence(r, "std::terminate was reached without a throw frame (noexcept violation or a direct call?)");
+		ct_crash_add_evidence(&r->crash, r->strings, "std::terminate was reached without a throw frame (noexcept violation or a direct call?)");
 		c = CT_CONFIDENCE_MEDIUM;
 	}
 	if (conflict)
 		c = lower(c);
 	if (f->exception_type) {
-		ct_crash_add_evidence(r, "exception type %s (from the std::type_info the throw left on the stack)",
+		ct_crash_add_evidence(&r->crash, r->strings, "exception type %s (from the std::type_info the throw left on the stack)",
 				      f->exception_type);
-		ct_crash_add_detail_string(r, "exception_type", f->exception_type);
+		ct_crash_add_detail_string(&r->crash, r->strings, "exception_type", f->exception_type);
 	}
 	verdict(r, CT_CLASS_UNCAUGHT_EXCEPTION, NULL, c);
 	if (f->exception_what) {
-		ct_crash_add_evidence(r, "what(): \"%s\" (the message of the thrown std::logic_error/std::runtime_error)",
+		ct_crash_add_evidence(&r->crash, r->strings, "what(): \"%s\" (the message of the thrown std::logic_error/std::runtime_error)",
 				      f->exception_what);
-		ct_crash_add_detail_string(r, "exception_what", f->exception_what);
+		ct_crash_add_detail_string(&r->crash, r->strings, "exception_what", f->exception_what);
 	}
-	const char *what = f->exception_what ? ct_report_printf(r, ": \"%s\"", f->exception_what) : "";
+	const char *what = f->exception_what ? ct_strpool_printf(r->strings, ": \"%s\"", f->exception_what) : "";
 	if (ct_noexcept_escape(f, r, what))
 		return;
 	const char *loc = blame_location(f, r);
-	r->crash.summary = ct_report_printf(r, "uncaught C++ exception%s%s%s%s", f->exception_type ? " of type " : "",
+	r->crash.summary = ct_strpool_printf(r->strings, "uncaught C++ exception%s%s%s%s", f->exception_type ? " of type " : "",
 					    f->exception_type ? f->exception_type : "", what,
-					    loc ? ct_report_printf(r, " thrown from %s", loc) : "");
+					    loc ? ct_strpool_printf(r->strings, " thrown from %s", loc) : "");
 }
 
 static bool when_abort(const struct ct_facts *f)
@@ -736,13 +737,13 @@ static bool when_abort(const struct ct_facts *f)
 	return f->sig.has_code && f->sig.code == CT_SI_TKILL && f->sig.from_self;
 }
 
-static void fill_abort(const struct ct_facts *f, struct ct_report *r)
+static void fill_abort(const struct ct_facts *f, struct ct_verdict *r)
 {
 	long fr = find_frame(f, abort_frames);
 	enum ct_confidence c = CT_CONFIDENCE_HIGH;
 	bool called_abort = fr >= 0 || import_is(f, abort_imports);
 	if (fr >= 0)
-		ct_crash_add_evidence(r, "frame #%ld is abort (%s)", fr, f->frames[fr].module ? f->frames[fr].module : "?");
+		ct_crash_add_evidence(&r->crash, r->strings, "frame #%ld is abort (%s)", fr, f->frames[fr].module ? f->frames[fr].module : "?");
 	bool conflict = evidence_last_call(f, r, CT_CLASS_ABORT);
 	if (fr < 0 && called_abort) {
 		// The program called abort() itself: as good as an abort frame, unless that frame's return
@@ -750,21 +751,21 @@ static void fill_abort(const struct ct_facts *f, struct ct_report *r)
 		if (f->last_call.scanned)
 			c = CT_CONFIDENCE_MEDIUM;
 	} else if (fr < 0) {
-		ct_crash_add_evidence(r, "no abort frame unwound; SIGABRT SI_TKILL from the process itself");
+		ct_crash_add_evidence(&r->crash, r->strings, "no abort frame unwound; SIGABRT SI_TKILL from the process itself");
 		c = CT_CONFIDENCE_MEDIUM;
 	}
 	if (conflict)
 		c = lower(c);
 	if (f->abort_msg.present) {
-		ct_crash_add_evidence(r, "glibc __abort_msg: \"%s\"", f->abort_msg.text);
-		ct_crash_add_detail_string(r, "message", f->abort_msg.text);
+		ct_crash_add_evidence(&r->crash, r->strings, "glibc __abort_msg: \"%s\"", f->abort_msg.text);
+		ct_crash_add_detail_string(&r->crash, r->strings, "message", f->abort_msg.text);
 	}
 	verdict(r, CT_CLASS_ABORT, NULL, c);
-	const char *msg = f->abort_msg.present ? ct_report_printf(r, ": \"%s\"", f->abort_msg.text) : "";
+	const char *msg = f->abort_msg.present ? ct_strpool_printf(r->strings, ": \"%s\"", f->abort_msg.text) : "";
 	if (called_abort || !f->last_call.symbol || f->last_call.resolved_own)
-		r->crash.summary = ct_report_printf(r, "abort() called%s%s", in_blame(f, r), msg);
+		r->crash.summary = ct_strpool_printf(r->strings, "abort() called%s%s", in_blame(f, r), msg);
 	else
-		r->crash.summary = ct_report_printf(r, "abort during %s()%s%s", last_call_name(f), in_blame(f, r), msg);
+		r->crash.summary = ct_strpool_printf(r->strings, "abort during %s()%s%s", last_call_name(f), in_blame(f, r), msg);
 }
 
 static bool when_self_signal(const struct ct_facts *f)
@@ -772,13 +773,13 @@ static bool when_self_signal(const struct ct_facts *f)
 	return f->sig.fatal && f->sig.user_sent && f->sig.has_sender && f->sig.from_self;
 }
 
-static void fill_self_signal(const struct ct_facts *f, struct ct_report *r)
+static void fill_self_signal(const struct ct_facts *f, struct ct_verdict *r)
 {
 	verdict(r, CT_CLASS_SELF_SIGNAL, NULL, CT_CONFIDENCE_HIGH);
-	ct_crash_add_evidence(r, "sender pid %d is the dumped process itself (%s)", f->sig.sender_pid,
+	ct_crash_add_evidence(&r->crash, r->strings, "sender pid %d is the dumped process itself (%s)", f->sig.sender_pid,
 			      f->sig.code_name ? f->sig.code_name : "user-sent");
-	ct_crash_add_detail_int(r, "sender_pid", f->sig.sender_pid);
-	r->crash.summary = ct_report_printf(r, "the process sent itself %s (%s, not a fault)%s", signal_name(f, r),
+	ct_crash_add_detail_int(&r->crash, r->strings, "sender_pid", f->sig.sender_pid);
+	r->crash.summary = ct_strpool_printf(r->strings, "the process sent itself %s (%s, not a fault)%s", signal_name(f, r),
 					    f->sig.code == CT_SI_TKILL ? "raise/tgkill" : f->sig.code_name ? f->sig.code_name : "kill",
 					    in_blame(f, r));
 }
@@ -793,12 +794,12 @@ static bool when_null_call(const struct ct_facts *f)
 	return segv_like(f) && f->has_pc && f->pc < CT_NEAR_NULL_LIMIT;
 }
 
-static void fill_null_call(const struct ct_facts *f, struct ct_report *r)
+static void fill_null_call(const struct ct_facts *f, struct ct_verdict *r)
 {
 	enum ct_confidence c = CT_CONFIDENCE_HIGH;
-	ct_crash_add_evidence(r, "pc 0x%" PRIx64 " is in the null page", f->pc);
+	ct_crash_add_evidence(&r->crash, r->strings, "pc 0x%" PRIx64 " is in the null page", f->pc);
 	if (f->has_sp_word) {
-		ct_crash_add_evidence(r, "return address at [sp]: 0x%" PRIx64 "%s", f->sp_word,
+		ct_crash_add_evidence(&r->crash, r->strings, "return address at [sp]: 0x%" PRIx64 "%s", f->sp_word,
 				      f->sp_word_after_call ? ", right after a call instruction" : "");
 		if (!f->sp_word_after_call)
 			c = CT_CONFIDENCE_MEDIUM;
@@ -806,8 +807,8 @@ static void fill_null_call(const struct ct_facts *f, struct ct_report *r)
 	verdict(r, CT_CLASS_NULL_CALL, NULL, c);
 	r->crash.access = ct_access_to_string(CT_ACCESS_EXEC);
 	set_address(r, &f->pc_addr, CT_ADDRESS_NULL);
-	r->crash.summary = ct_report_printf(r, "call through a NULL function pointer (pc 0x%" PRIx64 ")%s", f->pc,
-					    blame_location(f, r) ? ct_report_printf(r, " from %s", blame_location(f, r)) : "");
+	r->crash.summary = ct_strpool_printf(r->strings, "call through a NULL function pointer (pc 0x%" PRIx64 ")%s", f->pc,
+					    blame_location(f, r) ? ct_strpool_printf(r->strings, " from %s", blame_location(f, r)) : "");
 }
 
 static bool when_exec_nx(const struct ct_facts *f)
@@ -819,26 +820,26 @@ static bool when_exec_nx(const struct ct_facts *f)
 	return code_is(f, CT_SEGV_ACCERR) && f->sig.has_fault_address && f->sig.fault_address == f->pc;
 }
 
-static void fill_exec_nx(const struct ct_facts *f, struct ct_report *r)
+static void fill_exec_nx(const struct ct_facts *f, struct ct_verdict *r)
 {
 	verdict(r, CT_CLASS_EXEC_NON_EXECUTABLE, NULL, CT_CONFIDENCE_HIGH);
 	evidence_address(r, "pc", &f->pc_addr);
 	if (f->sig.has_fault_address && f->sig.fault_address == f->pc)
-		ct_crash_add_evidence(r, "the fault address equals pc: the instruction fetch faulted");
+		ct_crash_add_evidence(&r->crash, r->strings, "the fault address equals pc: the instruction fetch faulted");
 	if (f->has_sp_word && f->sp_word_after_call)
-		ct_crash_add_evidence(r, "return address at [sp]: 0x%" PRIx64 ", right after a call instruction", f->sp_word);
+		ct_crash_add_evidence(&r->crash, r->strings, "return address at [sp]: 0x%" PRIx64 ", right after a call instruction", f->sp_word);
 	r->crash.access = ct_access_to_string(CT_ACCESS_EXEC);
 	set_address(r, &f->pc_addr, CT_ADDRESS_MAPPED);
 	const struct ct_mapping_fact *m = &f->pc_addr.mapping;
 	if (m->present) {
-		ct_crash_add_detail_string(r, "mapping_permissions", perms(r, m->flags));
+		ct_crash_add_detail_string(&r->crash, r->strings, "mapping_permissions", perms(r, m->flags));
 		if (m->file)
-			ct_crash_add_detail_string(r, "mapping_file", m->file);
+			ct_crash_add_detail_string(&r->crash, r->strings, "mapping_file", m->file);
 	}
 	const char *what = !m->present ? "memory" : m->is_stack ? "the stack" : m->file ? m->file : "anonymous memory (heap)";
-	r->crash.summary = ct_report_printf(r, "jump into non-executable %s at 0x%" PRIx64 " (%s)%s", what, f->pc,
+	r->crash.summary = ct_strpool_printf(r->strings, "jump into non-executable %s at 0x%" PRIx64 " (%s)%s", what, f->pc,
 					    m->present ? perms(r, m->flags) : "?",
-					    blame_location(f, r) ? ct_report_printf(r, " from %s", blame_location(f, r)) : "");
+					    blame_location(f, r) ? ct_strpool_printf(r->strings, " from %s", blame_location(f, r)) : "");
 }
 
 static bool when_stack_overflow(const struct ct_facts *f)
@@ -855,33 +856,33 @@ static bool when_stack_overflow(const struct ct_facts *f)
 	       !f->stack.far_below;
 }
 
-static void fill_stack_overflow(const struct ct_facts *f, struct ct_report *r)
+static void fill_stack_overflow(const struct ct_facts *f, struct ct_verdict *r)
 {
 	const struct ct_address_facts *a = data_address(f);
 	enum ct_confidence c = CT_CONFIDENCE_HIGH;
 	if (a)
 		evidence_address(r, "fault address", a);
 	if (f->stack.valid && f->stack.has_stack)
-		ct_crash_add_evidence(r, "sp 0x%" PRIx64 ", stack mapping 0x%" PRIx64 "-0x%" PRIx64 "%s", f->stack.sp,
+		ct_crash_add_evidence(&r->crash, r->strings, "sp 0x%" PRIx64 ", stack mapping 0x%" PRIx64 "-0x%" PRIx64 "%s", f->stack.sp,
 				      f->stack.stack_start, f->stack.stack_end,
 				      f->stack.sp_outside ? " (sp is outside it)" : "");
 	if (f->stack.recursion_depth >= 2) {
-		ct_crash_add_evidence(r, "recursion: a cycle of %zu frame(s) repeats %zu times from frame #%zu",
+		ct_crash_add_evidence(&r->crash, r->strings, "recursion: a cycle of %zu frame(s) repeats %zu times from frame #%zu",
 				      f->stack.cycle_length, f->stack.recursion_depth, f->stack.cycle_start);
-		ct_crash_add_detail_int(r, "recursion_depth", (int64_t)f->stack.recursion_depth);
-		ct_crash_add_detail_int(r, "recursion_cycle_length", (int64_t)f->stack.cycle_length);
+		ct_crash_add_detail_int(&r->crash, r->strings, "recursion_depth", (int64_t)f->stack.recursion_depth);
+		ct_crash_add_detail_int(&r->crash, r->strings, "recursion_cycle_length", (int64_t)f->stack.cycle_length);
 	} else {
 		// A guard-gap hit without recursion: one huge frame (alloca, a large array) or a small stack.
 		c = CT_CONFIDENCE_MEDIUM;
 	}
 	if (f->stack.far_below) {
-		ct_crash_add_evidence(r, "sp is 0x%" PRIx64 " bytes below the stack mapping, beyond the guard gap, in unmapped space",
+		ct_crash_add_evidence(&r->crash, r->strings, "sp is 0x%" PRIx64 " bytes below the stack mapping, beyond the guard gap, in unmapped space",
 				      f->stack.stack_start - f->stack.sp);
-		ct_crash_add_evidence(r, "the faulting frame is %" PRIu64 " bytes (%" PRIu64 " MiB) from its caller's sp: one huge frame (a VLA or alloca)",
+		ct_crash_add_evidence(&r->crash, r->strings, "the faulting frame is %" PRIu64 " bytes (%" PRIu64 " MiB) from its caller's sp: one huge frame (a VLA or alloca)",
 				      f->stack.frame_size, f->stack.frame_size >> 20);
-		ct_crash_add_detail_int(r, "frame_size", (int64_t)f->stack.frame_size);
+		ct_crash_add_detail_int(&r->crash, r->strings, "frame_size", (int64_t)f->stack.frame_size);
 	}
-	ct_crash_add_detail_int(r, "frames", (int64_t)f->num_frames);
+	ct_crash_add_detail_int(&r->crash, r->strings, "frames", (int64_t)f->num_frames);
 	evidence_insn(f, r);
 	verdict(r, CT_CLASS_STACK_OVERFLOW, NULL, c);
 	set_access(f, r);
@@ -891,13 +892,13 @@ static void fill_stack_overflow(const struct ct_facts *f, struct ct_report *r)
 	    f->frames[f->stack.cycle_start].function)
 		cycle = f->frames[f->stack.cycle_start].function;
 	if (cycle)
-		r->crash.summary = ct_report_printf(r, "stack overflow: unbounded recursion in %s (%zu%s frames)", cycle,
+		r->crash.summary = ct_strpool_printf(r->strings, "stack overflow: unbounded recursion in %s (%zu%s frames)", cycle,
 						    f->num_frames, f->stack.truncated ? "+" : "");
 	else if (f->stack.far_below)
-		r->crash.summary = ct_report_printf(r, "stack overflow: one %" PRIu64 " MiB frame%s (a VLA or alloca)",
+		r->crash.summary = ct_strpool_printf(r->strings, "stack overflow: one %" PRIu64 " MiB frame%s (a VLA or alloca)",
 						    f->stack.frame_size >> 20, in_blame(f, r));
 	else
-		r->crash.summary = ct_report_printf(r, "stack overflow%s (%zu frames)", in_blame(f, r), f->num_frames);
+		r->crash.summary = ct_strpool_printf(r->strings, "stack overflow%s (%zu frames)", in_blame(f, r), f->num_frames);
 }
 
 static bool bad_code_address(const struct ct_facts *f, uint64_t v, const struct ct_address_facts *placed)
@@ -925,48 +926,47 @@ static bool when_stack_corruption(const struct ct_facts *f)
 	return f->has_pc && !f->pc_addr.mapping.present && is_fill_pattern(f->pc);
 }
 
-static void fill_stack_corruption(const struct ct_facts *f, struct ct_report *r)
+static void fill_stack_corruption(const struct ct_facts *f, struct ct_verdict *r)
 {
 	enum ct_confidence c = CT_CONFIDENCE_HIGH;
 	uint64_t target;
 	if (f->insn.decoded && f->insn.is_ret && !f->insn.has_return_address) {
 		evidence_insn(f, r);
 		evidence_address(r, "sp", &f->computed);
-		ct_crash_add_evidence(r, "ret faulted reading its return address: the stack pointer itself was corrupted");
+		ct_crash_add_evidence(&r->crash, r->strings, "ret faulted reading its return address: the stack pointer itself was corrupted");
 		verdict(r, CT_CLASS_STACK_CORRUPTION, NULL, CT_CONFIDENCE_HIGH);
 		r->crash.access = ct_access_to_string(CT_ACCESS_READ);
 		set_address(r, &f->computed, address_kind(&f->computed));
-		ct_crash_add_detail_address(r, "stack_pointer", f->computed.address);
-		r->crash.summary = ct_report_printf(r, "stack corruption: ret with a corrupted stack pointer 0x%" PRIx64 "%s",
+		ct_crash_add_detail_address(&r->crash, r->strings, "stack_pointer", f->computed.address);
+		r->crash.summary = ct_strpool_printf(r->strings, "stack corruption: ret with a corrupted stack pointer 0x%" PRIx64 "%s",
 						    f->computed.address, in_blame(f, r));
 		return;
 	}
 	if (f->insn.decoded && f->insn.is_ret && f->insn.has_return_address) {
 		target = f->insn.return_address;
 		evidence_insn(f, r);
-		ct_crash_add_evidence(r, "ret would return to 0x%" PRIx64 " (read at [sp]), which is %s", target,
+		ct_crash_add_evidence(&r->crash, r->strings, "ret would return to 0x%" PRIx64 " (read at [sp]), which is %s", target,
 				      f->computed.non_canonical ? "non-canonical"
 				      : !f->computed.mapping.present ? "unmapped" : "not executable");
 	} else {
 		target = f->pc;
 		evidence_address(r, "pc", &f->pc_addr);
 		if (f->has_popped_word && f->popped_word == f->pc)
-			ct_crash_add_evidence(r, "pc equals the word just below sp: a ret popped it from the stack");
+			ct_crash_add_evidence(&r->crash, r->strings, "pc equals the word just below sp: a ret popped it from the stack");
 		else
 			c = CT_CONFIDENCE_MEDIUM;
 	}
 	if (is_fill_pattern(target))
-		ct_crash_add_evidence(r, "0x%" PRIx64 " looks like a fill pattern (repeated bytes)", target);
-	ct_crash_add_detail_address(r, "return_address", target);
+		ct_crash_add_evidence(&r->crash, r->strings, "0x%" PRIx64 " looks like a fill pattern (repeated bytes)", target);
+	ct_crash_add_detail_address(&r->crash, r->strings, "return_address", target);
 	verdict(r, CT_CLASS_STACK_CORRUPTION, NULL, c);
 	r->crash.access = ct_access_to_string(CT_ACCESS_EXEC);
 	r->crash.has_address = true;
 	r->crash.address = target;
-	r->crash.address_kind = ct_report_strdup(
-		r, ct_address_kind_to_string(f->computed.non_canonical || (f->pc_addr.valid && f->pc_addr.non_canonical)
+	r->crash.address_kind = ct_strpool_intern(r->strings, ct_address_kind_to_string(f->computed.non_canonical || (f->pc_addr.valid && f->pc_addr.non_canonical)
 						     ? CT_ADDRESS_NON_CANONICAL
 						     : CT_ADDRESS_UNMAPPED));
-	r->crash.summary = ct_report_printf(r, "stack corruption: return address overwritten with 0x%" PRIx64 "%s", target,
+	r->crash.summary = ct_strpool_printf(r->strings, "stack corruption: return address overwritten with 0x%" PRIx64 "%s", target,
 					    in_blame(f, r));
 }
 
@@ -978,14 +978,14 @@ static bool when_null_deref(const struct ct_facts *f)
 	return a && a->near_null;
 }
 
-static void fill_null_deref(const struct ct_facts *f, struct ct_report *r)
+static void fill_null_deref(const struct ct_facts *f, struct ct_verdict *r)
 {
 	const struct ct_address_facts *a = data_address(f);
 	enum ct_confidence c = CT_CONFIDENCE_HIGH;
 	if (kernel_address_usable(f))
-		ct_crash_add_evidence(r, "fault address 0x%" PRIx64 " is below 64 KiB (near NULL)", f->fault.address);
+		ct_crash_add_evidence(&r->crash, r->strings, "fault address 0x%" PRIx64 " is below 64 KiB (near NULL)", f->fault.address);
 	else
-		ct_crash_add_evidence(r, "the kernel gave no fault address; the instruction computes 0x%" PRIx64, a->address);
+		ct_crash_add_evidence(&r->crash, r->strings, "the kernel gave no fault address; the instruction computes 0x%" PRIx64, a->address);
 	evidence_insn(f, r);
 	if (addresses_disagree(f, r))
 		c = lower(c);
@@ -994,15 +994,15 @@ static void fill_null_deref(const struct ct_facts *f, struct ct_report *r)
 	if (f->culprit) {
 		const struct ct_mem_operand *bm = f->insn.fault_mem >= 0 ? &f->insn.mem[f->insn.fault_mem] : NULL;
 		if (bm && bm->has_base_value && bm->base_value != 0)
-			ct_crash_add_evidence(r, "%s held the near-NULL pointer 0x%" PRIx64, f->culprit, bm->base_value);
+			ct_crash_add_evidence(&r->crash, r->strings, "%s held the near-NULL pointer 0x%" PRIx64, f->culprit, bm->base_value);
 		else
-			ct_crash_add_evidence(r, "%s held the NULL pointer", f->culprit);
-		ct_crash_add_detail_string(r, "culprit", f->culprit);
+			ct_crash_add_evidence(&r->crash, r->strings, "%s held the NULL pointer", f->culprit);
+		ct_crash_add_detail_string(&r->crash, r->strings, "culprit", f->culprit);
 	}
 	const struct ct_mem_operand *m = f->insn.fault_mem >= 0 ? &f->insn.mem[f->insn.fault_mem] : NULL;
 	if (m && m->base && m->has_base_value) {
-		ct_crash_add_detail_string(r, "base_register", m->base);
-		ct_crash_add_detail_int(r, "offset", m->disp);
+		ct_crash_add_detail_string(&r->crash, r->strings, "base_register", m->base);
+		ct_crash_add_detail_int(&r->crash, r->strings, "offset", m->disp);
 	}
 	verdict(r, CT_CLASS_NULL_DEREF, NULL, c);
 	set_access(f, r);
@@ -1011,18 +1011,18 @@ static void fill_null_deref(const struct ct_facts *f, struct ct_report *r)
 	// "is NULL" only when the register really held 0; a near-null base (&p->member of a NULL p, a
 	// small integer used as a pointer) is said as it is.
 	if (f->culprit && m && m->has_base_value && m->base_value == 0)
-		r->crash.summary = ct_report_printf(r, "NULL pointer %s at offset 0x%" PRIx64 ": %s is NULL%s", acc,
+		r->crash.summary = ct_strpool_printf(r->strings, "NULL pointer %s at offset 0x%" PRIx64 ": %s is NULL%s", acc,
 						    a->address, f->culprit, in_blame(f, r));
 	else if (f->culprit && m && m->has_base_value)
-		r->crash.summary = ct_report_printf(r, "NULL pointer %s at 0x%" PRIx64 ": %s holds 0x%" PRIx64 "%s", acc,
+		r->crash.summary = ct_strpool_printf(r->strings, "NULL pointer %s at 0x%" PRIx64 ": %s holds 0x%" PRIx64 "%s", acc,
 						    a->address, f->culprit, m->base_value, in_blame(f, r));
 	else if (f->culprit)
-		r->crash.summary = ct_report_printf(r, "NULL pointer %s at 0x%" PRIx64 " through %s%s", acc, a->address,
+		r->crash.summary = ct_strpool_printf(r->strings, "NULL pointer %s at 0x%" PRIx64 " through %s%s", acc, a->address,
 						    f->culprit, in_blame(f, r));
 	else
-		r->crash.summary = ct_report_printf(r, "NULL pointer %s at 0x%" PRIx64 "%s%s%s", acc, a->address,
+		r->crash.summary = ct_strpool_printf(r->strings, "NULL pointer %s at 0x%" PRIx64 "%s%s%s", acc, a->address,
 						    m && m->text[0] ? " (" : "", m && m->text[0] ? m->text : "",
-						    m && m->text[0] ? ct_report_printf(r, ")%s", in_blame(f, r)) : in_blame(f, r));
+						    m && m->text[0] ? ct_strpool_printf(r->strings, ")%s", in_blame(f, r)) : in_blame(f, r));
 }
 
 static bool misaligned(const struct ct_facts *f)
@@ -1038,12 +1038,12 @@ static bool when_misaligned(const struct ct_facts *f)
 	return sig_is(f, CT_SIGSEGV) && code_is(f, CT_SI_KERNEL) && misaligned(f);
 }
 
-static void fill_misaligned(const struct ct_facts *f, struct ct_report *r)
+static void fill_misaligned(const struct ct_facts *f, struct ct_verdict *r)
 {
 	enum ct_confidence c = CT_CONFIDENCE_HIGH;
 	evidence_insn(f, r);
 	if (misaligned(f))
-		ct_crash_add_evidence(r, "%s needs %u-byte alignment; address 0x%" PRIx64 " is off by %" PRIu64,
+		ct_crash_add_evidence(&r->crash, r->strings, "%s needs %u-byte alignment; address 0x%" PRIx64 " is off by %" PRIu64,
 				      f->insn.text, f->insn.alignment, f->computed.address,
 				      f->computed.address % f->insn.alignment);
 	else
@@ -1053,8 +1053,8 @@ static void fill_misaligned(const struct ct_facts *f, struct ct_report *r)
 	const struct ct_address_facts *a = f->computed.valid ? &f->computed : data_address(f);
 	set_address(r, a, CT_ADDRESS_MISALIGNED);
 	if (f->insn.needs_alignment)
-		ct_crash_add_detail_int(r, "alignment", f->insn.alignment);
-	r->crash.summary = ct_report_printf(r, "misaligned %s at 0x%" PRIx64 " by %s%s", access_or(f, "access"),
+		ct_crash_add_detail_int(&r->crash, r->strings, "alignment", f->insn.alignment);
+	r->crash.summary = ct_strpool_printf(r->strings, "misaligned %s at 0x%" PRIx64 " by %s%s", access_or(f, "access"),
 					    a ? a->address : 0, f->insn.decoded ? f->insn.text : "an alignment-checked access",
 					    in_blame(f, r));
 }
@@ -1077,26 +1077,26 @@ static bool when_wild(const struct ct_facts *f)
 	return a->mapping.present && !(a->mapping.flags & (CT_PF_R | CT_PF_W | CT_PF_X));
 }
 
-static void fill_wild(const struct ct_facts *f, struct ct_report *r)
+static void fill_wild(const struct ct_facts *f, struct ct_verdict *r)
 {
 	enum ct_confidence c = CT_CONFIDENCE_HIGH;
 	if (f->has_pc && f->pc_addr.valid && !f->pc_addr.mapping.present) {
 		evidence_address(r, "pc", &f->pc_addr);
 		if (f->has_sp_word && f->sp_word_after_call)
-			ct_crash_add_evidence(r, "return address at [sp]: 0x%" PRIx64 ", right after a call: a call through a wild function pointer",
+			ct_crash_add_evidence(&r->crash, r->strings, "return address at [sp]: 0x%" PRIx64 ", right after a call: a call through a wild function pointer",
 					      f->sp_word);
 		else
 			c = CT_CONFIDENCE_MEDIUM;
 		verdict(r, CT_CLASS_WILD_POINTER, NULL, c);
 		r->crash.access = ct_access_to_string(CT_ACCESS_EXEC);
 		set_address(r, &f->pc_addr, f->pc_addr.non_canonical ? CT_ADDRESS_NON_CANONICAL : CT_ADDRESS_UNMAPPED);
-		r->crash.summary = ct_report_printf(r, "jump to unmapped address 0x%" PRIx64 "%s", f->pc,
-						    blame_location(f, r) ? ct_report_printf(r, " from %s", blame_location(f, r)) : "");
+		r->crash.summary = ct_strpool_printf(r->strings, "jump to unmapped address 0x%" PRIx64 "%s", f->pc,
+						    blame_location(f, r) ? ct_strpool_printf(r->strings, " from %s", blame_location(f, r)) : "");
 		return;
 	}
 	const struct ct_address_facts *a = data_address(f);
 	if (!kernel_address_usable(f))
-		ct_crash_add_evidence(r, "the kernel gave no fault address (%s); the instruction computes 0x%" PRIx64,
+		ct_crash_add_evidence(&r->crash, r->strings, "the kernel gave no fault address (%s); the instruction computes 0x%" PRIx64,
 				      f->sig.code_name ? f->sig.code_name : "no si_addr", a->address);
 	evidence_insn(f, r);
 	evidence_address(r, "address", a);
@@ -1108,25 +1108,25 @@ static void fill_wild(const struct ct_facts *f, struct ct_report *r)
 	if (a->mapping.present)
 		c = lower(c);
 	if (!a->non_canonical && !a->mapping.present && a->nearest.present)
-		ct_crash_add_detail_address(r, "nearest_mapping", a->nearest.start);
+		ct_crash_add_detail_address(&r->crash, r->strings, "nearest_mapping", a->nearest.start);
 	if (is_fill_pattern(a->address))
-		ct_crash_add_evidence(r, "0x%" PRIx64 " looks like a fill pattern (repeated bytes)", a->address);
+		ct_crash_add_evidence(&r->crash, r->strings, "0x%" PRIx64 " looks like a fill pattern (repeated bytes)", a->address);
 	if (f->culprit) {
-		ct_crash_add_evidence(r, "%s held the bad pointer", f->culprit);
-		ct_crash_add_detail_string(r, "culprit", f->culprit);
+		ct_crash_add_evidence(&r->crash, r->strings, "%s held the bad pointer", f->culprit);
+		ct_crash_add_detail_string(&r->crash, r->strings, "culprit", f->culprit);
 	}
 	verdict(r, CT_CLASS_WILD_POINTER, NULL, c);
 	set_access(f, r);
 	set_address(r, a, kind);
 	if (f->insn.is_indirect_branch && f->insn.access == CT_ACCESS_READ) {
-		ct_crash_add_detail_bool(r, "indirect_branch", true);
-		r->crash.summary = ct_report_printf(r, "wild pointer: %s reads its target from %s address 0x%" PRIx64 "%s",
+		ct_crash_add_detail_bool(&r->crash, r->strings, "indirect_branch", true);
+		r->crash.summary = ct_strpool_printf(r->strings, "wild pointer: %s reads its target from %s address 0x%" PRIx64 "%s",
 						    f->insn.is_call ? "indirect call" : "indirect jump",
 						    ct_address_kind_to_string(kind), a->address,
 						    in_blame(f, r));
 		return;
 	}
-	r->crash.summary = ct_report_printf(r, "wild pointer %s at %s address 0x%" PRIx64 "%s%s%s",
+	r->crash.summary = ct_strpool_printf(r->strings, "wild pointer %s at %s address 0x%" PRIx64 "%s%s%s",
 					    access_or(f, "access"), ct_address_kind_to_string(kind), a->address,
 					    f->culprit ? " through " : "",
 					    f->culprit ? f->culprit : "", in_blame(f, r));
@@ -1142,14 +1142,14 @@ static bool when_readonly(const struct ct_facts *f)
 	return f->insn.access == CT_ACCESS_WRITE || !f->insn.decoded;
 }
 
-static void fill_readonly(const struct ct_facts *f, struct ct_report *r)
+static void fill_readonly(const struct ct_facts *f, struct ct_verdict *r)
 {
 	const struct ct_address_facts *a = data_address(f);
 	enum ct_confidence c = CT_CONFIDENCE_HIGH;
 	evidence_address(r, "fault address", a);
 	evidence_insn(f, r);
 	if (!f->insn.decoded) {
-		ct_crash_add_evidence(r, "instruction not decoded: a write is inferred from SEGV_ACCERR on a readable mapping");
+		ct_crash_add_evidence(&r->crash, r->strings, "instruction not decoded: a write is inferred from SEGV_ACCERR on a readable mapping");
 		c = CT_CONFIDENCE_MEDIUM;
 	}
 	if (addresses_disagree(f, r))
@@ -1157,10 +1157,10 @@ static void fill_readonly(const struct ct_facts *f, struct ct_report *r)
 	verdict(r, CT_CLASS_WRITE_TO_READONLY, NULL, c);
 	r->crash.access = ct_access_to_string(CT_ACCESS_WRITE);
 	set_address(r, a, CT_ADDRESS_MAPPED);
-	ct_crash_add_detail_string(r, "mapping_permissions", perms(r, a->mapping.flags));
+	ct_crash_add_detail_string(&r->crash, r->strings, "mapping_permissions", perms(r, a->mapping.flags));
 	if (a->mapping.file)
-		ct_crash_add_detail_string(r, "mapping_file", a->mapping.file);
-	r->crash.summary = ct_report_printf(r, "write to read-only memory at 0x%" PRIx64 " (%s%s%s)%s", a->address,
+		ct_crash_add_detail_string(&r->crash, r->strings, "mapping_file", a->mapping.file);
+	r->crash.summary = ct_strpool_printf(r->strings, "write to read-only memory at 0x%" PRIx64 " (%s%s%s)%s", a->address,
 					    perms(r, a->mapping.flags), a->mapping.file ? " " : "",
 					    a->mapping.file ? a->mapping.file : "", in_blame(f, r));
 }
@@ -1170,7 +1170,7 @@ static bool when_bus(const struct ct_facts *f)
 	return sig_is(f, CT_SIGBUS) && kernel_fault(f);
 }
 
-static void fill_bus(const struct ct_facts *f, struct ct_report *r)
+static void fill_bus(const struct ct_facts *f, struct ct_verdict *r)
 {
 	const struct ct_address_facts *a = data_address(f);
 	enum ct_confidence c = CT_CONFIDENCE_HIGH;
@@ -1181,24 +1181,24 @@ static void fill_bus(const struct ct_facts *f, struct ct_report *r)
 	const char *text;
 	if (code_is(f, CT_BUS_ADRERR) && a && a->mapping.present && a->mapping.file) {
 		uint64_t off = a->mapping.file_offset + (a->address - a->mapping.start);
-		ct_crash_add_detail_string(r, "mapped_file", a->mapping.file);
-		ct_crash_add_detail_address(r, "file_offset", off);
-		ct_crash_add_evidence(r, "offset 0x%" PRIx64 " of %s is past the end of the file", off, a->mapping.file);
-		text = ct_report_printf(r, "bus error: %s at offset 0x%" PRIx64 " past the end of the mapped file %s",
+		ct_crash_add_detail_string(&r->crash, r->strings, "mapped_file", a->mapping.file);
+		ct_crash_add_detail_address(&r->crash, r->strings, "file_offset", off);
+		ct_crash_add_evidence(&r->crash, r->strings, "offset 0x%" PRIx64 " of %s is past the end of the file", off, a->mapping.file);
+		text = ct_strpool_printf(r->strings, "bus error: %s at offset 0x%" PRIx64 " past the end of the mapped file %s",
 					access_or(f, "access"), off, a->mapping.file);
 	} else if (code_is(f, CT_BUS_MCEERR_AR) || code_is(f, CT_BUS_MCEERR_AO)) {
-		text = ct_report_printf(r, "bus error: hardware memory error (%s)", why);
+		text = ct_strpool_printf(r->strings, "bus error: hardware memory error (%s)", why);
 	} else {
 		if (!a || !a->mapping.present)
 			c = CT_CONFIDENCE_MEDIUM;
-		text = ct_report_printf(r, "bus error (%s)%s", why,
-					a ? ct_report_printf(r, " at 0x%" PRIx64, a->address) : "");
+		text = ct_strpool_printf(r->strings, "bus error (%s)%s", why,
+					a ? ct_strpool_printf(r->strings, " at 0x%" PRIx64, a->address) : "");
 	}
 	verdict(r, CT_CLASS_BUS_ERROR, NULL, c);
-	ct_crash_add_detail_string(r, "si_code", why);
+	ct_crash_add_detail_string(&r->crash, r->strings, "si_code", why);
 	if (a)
 		set_address(r, a, address_kind(a));
-	r->crash.summary = ct_report_printf(r, "%s%s", text, in_blame(f, r));
+	r->crash.summary = ct_strpool_printf(r->strings, "%s%s", text, in_blame(f, r));
 }
 
 static bool when_int_overflow(const struct ct_facts *f)
@@ -1211,25 +1211,25 @@ static bool when_int_overflow(const struct ct_facts *f)
 	return code_is(f, CT_FPE_INTDIV) && f->insn.has_divisor && f->insn.divisor != 0;
 }
 
-static void fill_int_overflow(const struct ct_facts *f, struct ct_report *r)
+static void fill_int_overflow(const struct ct_facts *f, struct ct_verdict *r)
 {
 	enum ct_confidence c = CT_CONFIDENCE_HIGH;
 	evidence_insn(f, r);
 	if (f->insn.has_divisor) {
-		ct_crash_add_detail_int(r, "divisor", f->insn.divisor);
+		ct_crash_add_detail_int(&r->crash, r->strings, "divisor", f->insn.divisor);
 		if (f->insn.has_dividend)
-			ct_crash_add_detail_int(r, "dividend", f->insn.dividend);
-		ct_crash_add_evidence(r, "divisor %" PRId64 ", dividend %s%" PRId64, f->insn.divisor,
+			ct_crash_add_detail_int(&r->crash, r->strings, "dividend", f->insn.dividend);
+		ct_crash_add_evidence(&r->crash, r->strings, "divisor %" PRId64 ", dividend %s%" PRId64, f->insn.divisor,
 				      f->insn.dividend_is_min ? "the minimum value " : "", f->insn.dividend);
 		if (code_is(f, CT_FPE_INTDIV))
-			ct_crash_add_evidence(r, "the kernel reports FPE_INTDIV for every #DE; the divisor is not 0, so the quotient overflowed");
+			ct_crash_add_evidence(&r->crash, r->strings, "the kernel reports FPE_INTDIV for every #DE; the divisor is not 0, so the quotient overflowed");
 	}
 	verdict(r, CT_CLASS_INTEGER_OVERFLOW, NULL, c);
 	if (f->insn.has_divisor && f->insn.divisor == -1 && f->insn.dividend_is_min)
-		r->crash.summary = ct_report_printf(r, "integer overflow: %u-bit minimum value divided by -1%s",
+		r->crash.summary = ct_strpool_printf(r->strings, "integer overflow: %u-bit minimum value divided by -1%s",
 						    f->insn.div_size * 8, in_blame(f, r));
 	else
-		r->crash.summary = ct_report_printf(r, "integer overflow (%s)%s",
+		r->crash.summary = ct_strpool_printf(r->strings, "integer overflow (%s)%s",
 						    f->sig.code_name ? f->sig.code_name : "SIGFPE", in_blame(f, r));
 }
 
@@ -1238,20 +1238,20 @@ static bool when_div_zero(const struct ct_facts *f)
 	return sig_is(f, CT_SIGFPE) && code_is(f, CT_FPE_INTDIV);
 }
 
-static void fill_div_zero(const struct ct_facts *f, struct ct_report *r)
+static void fill_div_zero(const struct ct_facts *f, struct ct_verdict *r)
 {
 	enum ct_confidence c = CT_CONFIDENCE_HIGH;
 	evidence_insn(f, r);
 	if (f->insn.has_divisor) {
-		ct_crash_add_evidence(r, "divisor is 0");
-		ct_crash_add_detail_int(r, "divisor", 0);
+		ct_crash_add_evidence(&r->crash, r->strings, "divisor is 0");
+		ct_crash_add_detail_int(&r->crash, r->strings, "divisor", 0);
 	} else {
-		ct_crash_add_evidence(r, "FPE_INTDIV; the divisor could not be read from the instruction");
+		ct_crash_add_evidence(&r->crash, r->strings, "FPE_INTDIV; the divisor could not be read from the instruction");
 		c = CT_CONFIDENCE_MEDIUM;
 	}
 	verdict(r, CT_CLASS_DIVIDE_BY_ZERO, NULL, c);
-	r->crash.summary = ct_report_printf(r, "integer division by zero%s%s%s", f->insn.decoded ? " (" : "",
-					    f->insn.decoded ? ct_report_printf(r, "%s)", f->insn.text) : "", in_blame(f, r));
+	r->crash.summary = ct_strpool_printf(r->strings, "integer division by zero%s%s%s", f->insn.decoded ? " (" : "",
+					    f->insn.decoded ? ct_strpool_printf(r->strings, "%s)", f->insn.text) : "", in_blame(f, r));
 }
 
 static bool when_fpe(const struct ct_facts *f)
@@ -1259,11 +1259,11 @@ static bool when_fpe(const struct ct_facts *f)
 	return sig_is(f, CT_SIGFPE);
 }
 
-static void fill_fpe(const struct ct_facts *f, struct ct_report *r)
+static void fill_fpe(const struct ct_facts *f, struct ct_verdict *r)
 {
 	evidence_insn(f, r);
 	verdict(r, CT_CLASS_FLOATING_POINT_EXCEPTION, NULL, f->sig.has_code ? CT_CONFIDENCE_HIGH : CT_CONFIDENCE_MEDIUM);
-	r->crash.summary = ct_report_printf(r, "floating-point exception (%s)%s",
+	r->crash.summary = ct_strpool_printf(r->strings, "floating-point exception (%s)%s",
 					    f->sig.code_name ? f->sig.code_name : "unknown si_code", in_blame(f, r));
 }
 
@@ -1274,24 +1274,24 @@ static bool when_trap(const struct ct_facts *f)
 	return sig_is(f, CT_SIGTRAP) && kernel_fault(f);
 }
 
-static void fill_trap(const struct ct_facts *f, struct ct_report *r)
+static void fill_trap(const struct ct_facts *f, struct ct_verdict *r)
 {
 	enum ct_confidence c = CT_CONFIDENCE_HIGH;
 	evidence_insn(f, r);
 	// aarch64's brk (what __builtin_trap emits there) raises SIGTRAP with pc at the brk itself.
 	bool trap_insn = f->insn.decoded && f->insn.is_trap;
 	if (sig_is(f, CT_SIGTRAP) && !f->insn.is_breakpoint && !trap_insn) {
-		ct_crash_add_evidence(r, "SIGTRAP (%s) without a breakpoint instruction at pc",
+		ct_crash_add_evidence(&r->crash, r->strings, "SIGTRAP (%s) without a breakpoint instruction at pc",
 				      f->sig.code_name ? f->sig.code_name : "?");
 		c = CT_CONFIDENCE_MEDIUM;
 	}
 	verdict(r, CT_CLASS_TRAP, NULL, c);
 	if (f->insn.is_breakpoint) {
-		ct_crash_add_evidence(r, "int3 breakpoint just before pc (SIGTRAP leaves pc after it)");
-		r->crash.summary = ct_report_printf(r, "deliberate trap (int3 breakpoint before 0x%" PRIx64 ")%s", f->pc,
+		ct_crash_add_evidence(&r->crash, r->strings, "int3 breakpoint just before pc (SIGTRAP leaves pc after it)");
+		r->crash.summary = ct_strpool_printf(r->strings, "deliberate trap (int3 breakpoint before 0x%" PRIx64 ")%s", f->pc,
 						    in_blame(f, r));
 	} else {
-		r->crash.summary = ct_report_printf(r, "deliberate trap (%s)%s",
+		r->crash.summary = ct_strpool_printf(r->strings, "deliberate trap (%s)%s",
 						    f->insn.decoded ? f->insn.text : signal_name(f, r), in_blame(f, r));
 	}
 }
@@ -1301,15 +1301,15 @@ static bool when_illegal(const struct ct_facts *f)
 	return sig_is(f, CT_SIGILL);
 }
 
-static void fill_illegal(const struct ct_facts *f, struct ct_report *r)
+static void fill_illegal(const struct ct_facts *f, struct ct_verdict *r)
 {
 	enum ct_confidence c = CT_CONFIDENCE_HIGH;
 	if (f->insn.have_bytes) {
 		char hex[3 * 16 + 1] = "";
 		for (size_t i = 0; i < f->insn.size && i < 16; i++)
 			snprintf(hex + 3 * i, 4, "%02x ", f->insn.bytes[i]);
-		ct_crash_add_evidence(r, "bytes at pc: %s%s", hex,
-				      f->insn.decoded ? ct_report_printf(r, "(%s)", f->insn.text) : "(undecodable)");
+		ct_crash_add_evidence(&r->crash, r->strings, "bytes at pc: %s%s", hex,
+				      f->insn.decoded ? ct_strpool_printf(r->strings, "(%s)", f->insn.text) : "(undecodable)");
 	} else {
 		c = CT_CONFIDENCE_MEDIUM;
 	}
@@ -1317,16 +1317,16 @@ static void fill_illegal(const struct ct_facts *f, struct ct_report *r)
 	// Name the instruction, or its first bytes: "undecodable" only where a decoder exists.
 	const char *what;
 	if (f->insn.decoded)
-		what = ct_report_printf(r, "%s %s", f->insn.is_privileged ? "privileged instruction" : "unsupported instruction",
+		what = ct_strpool_printf(r->strings, "%s %s", f->insn.is_privileged ? "privileged instruction" : "unsupported instruction",
 					f->insn.text);
 	else if (f->insn.have_bytes && f->insn.size >= 4)
-		what = ct_report_printf(r, "%s %02x %02x %02x %02x", f->insn.has_decoder ? "undecodable bytes" : "bytes",
+		what = ct_strpool_printf(r->strings, "%s %02x %02x %02x %02x", f->insn.has_decoder ? "undecodable bytes" : "bytes",
 					f->insn.bytes[0], f->insn.bytes[1], f->insn.bytes[2], f->insn.bytes[3]);
 	else if (f->insn.have_bytes)
-		what = ct_report_printf(r, "%s %02x", f->insn.has_decoder ? "undecodable byte" : "byte", f->insn.bytes[0]);
+		what = ct_strpool_printf(r->strings, "%s %02x", f->insn.has_decoder ? "undecodable byte" : "byte", f->insn.bytes[0]);
 	else
 		what = "instruction bytes not in the dump";
-	r->crash.summary = ct_report_printf(r, "illegal instruction: %s (%s)%s", what,
+	r->crash.summary = ct_strpool_printf(r->strings, "illegal instruction: %s (%s)%s", what,
 					    f->sig.code_name ? f->sig.code_name : "SIGILL", in_blame(f, r));
 }
 
@@ -1335,7 +1335,7 @@ static bool when_unknown(const struct ct_facts *f)
 	return true;
 }
 
-static void fill_unknown(const struct ct_facts *f, struct ct_report *r)
+static void fill_unknown(const struct ct_facts *f, struct ct_verdict *r)
 {
 	verdict(r, CT_CLASS_UNKNOWN, NULL, CT_CONFIDENCE_LOW);
 	evidence_insn(f, r);
@@ -1343,12 +1343,12 @@ static void fill_unknown(const struct ct_facts *f, struct ct_report *r)
 	if (a)
 		evidence_address(r, "address", a);
 	else if (sig_is(f, CT_SIGSEGV) && code_is(f, CT_SI_KERNEL))
-		ct_crash_add_evidence(r, "general-protection fault and the faulting address could not be computed from the instruction");
+		ct_crash_add_evidence(&r->crash, r->strings, "general-protection fault and the faulting address could not be computed from the instruction");
 	set_access(f, r);
 	if (a)
 		set_address(r, a, address_kind(a));
-	r->crash.summary = ct_report_printf(r, "%s%s%s%s", f->sig.fatal ? signal_name(f, r) : "no signal",
-					    f->sig.code_name ? ct_report_printf(r, " (%s)", f->sig.code_name) : "",
+	r->crash.summary = ct_strpool_printf(r->strings, "%s%s%s%s", f->sig.fatal ? signal_name(f, r) : "no signal",
+					    f->sig.code_name ? ct_strpool_printf(r->strings, " (%s)", f->sig.code_name) : "",
 					    " not classified", in_blame(f, r));
 }
 
@@ -1358,7 +1358,7 @@ struct rule {
 	/** The rule's name when it is not its class's id, else NULL. */
 	const char *name;
 	bool (*when)(const struct ct_facts *f);
-	void (*fill)(const struct ct_facts *f, struct ct_report *r);
+	void (*fill)(const struct ct_facts *f, struct ct_verdict *r);
 };
 
 // Order matters: the first rule that matches wins (docs/classes.md).
@@ -1399,7 +1399,7 @@ const char *ct_rule_name(size_t index)
 	return rules[index].name ? rules[index].name : ct_class_to_string(rules[index].cls);
 }
 
-static void signal_evidence(const struct ct_facts *f, struct ct_report *r)
+static void signal_evidence(const struct ct_facts *f, struct ct_verdict *r)
 {
 	if (!f->sig.fatal)
 		return;
@@ -1414,14 +1414,14 @@ static void signal_evidence(const struct ct_facts *f, struct ct_report *r)
 	if (f->sig.user_sent && f->sig.has_sender && n > 0 && (size_t)n < sizeof(buf))
 		snprintf(buf + n, sizeof(buf) - (size_t)n, ", sent by pid %d (uid %d)%s", f->sig.sender_pid,
 			 f->sig.sender_uid, f->sig.from_self ? ", the process itself" : "");
-	ct_crash_add_evidence(r, "%s", buf);
+	ct_crash_add_evidence(&r->crash, r->strings, "%s", buf);
 }
 
 /**
  * A fault whose frame is not the blamed one (a NULL read inside libc's strlen or a library called
  * by the program): the summary names both.
  */
-static void fault_frame_summary(const struct ct_facts *f, struct ct_report *r, long blame)
+static void fault_frame_summary(const struct ct_facts *f, struct ct_verdict *r, long blame)
 {
 	if (blame <= 0 || !f->num_frames || !kernel_fault(f) || !r->crash.summary || f->sig.signo == CT_SIGABRT)
 		return;
@@ -1431,15 +1431,15 @@ static void fault_frame_summary(const struct ct_facts *f, struct ct_report *r, l
 	if (ff->function && bf->function && strcmp(ff->function, bf->function) == 0)
 		return;
 	const char *where = ff->function ? ff->function
-		: ff->module && ff->has_module_offset ? ct_report_printf(r, "%s+0x%" PRIx64, ff->module, ff->module_offset)
+		: ff->module && ff->has_module_offset ? ct_strpool_printf(r->strings, "%s+0x%" PRIx64, ff->module, ff->module_offset)
 						      : NULL;
 	if (where)
-		r->crash.summary = ct_report_printf(r, "%s (faulted in %s%s%s)", r->crash.summary, where,
+		r->crash.summary = ct_strpool_printf(r->strings, "%s (faulted in %s%s%s)", r->crash.summary, where,
 						    ff->function && ff->module ? ", " : "",
 						    ff->function && ff->module ? ff->module : "");
 }
 
-size_t ct_classify(const struct ct_facts *f, struct ct_report *r)
+size_t ct_classify(const struct ct_facts *f, struct ct_verdict *r)
 {
 	if (f->reraised)
 		return ct_classify_reraised(f, r);
@@ -1456,21 +1456,21 @@ size_t ct_classify(const struct ct_facts *f, struct ct_report *r)
 	long blame = ct_effective_blame(f, r);
 	r->crash.blame_frame = blame >= 0 ? blame + (long)f->frame_base : -1;
 	if (blame != f->blame && blame >= 0)
-		ct_crash_add_evidence(r, "the recursion cycle, not the leaf the overflow hit, is blamed");
+		ct_crash_add_evidence(&r->crash, r->strings, "the recursion cycle, not the leaf the overflow hit, is blamed");
 	fault_frame_summary(f, r, blame);
 	if (blame >= 0) {
 		const struct ct_frame_fact *b = &f->frames[blame];
-		ct_crash_add_evidence(r, "blamed frame #%ld: %s (%s), the first frame in the program's own code",
+		ct_crash_add_evidence(&r->crash, r->strings, "blamed frame #%ld: %s (%s), the first frame in the program's own code",
 				      r->crash.blame_frame,
 				      b->function ? b->function : "??", b->module ? b->module : "?");
 	} else if (f->num_frames) {
-		ct_crash_add_evidence(r, "no frame in the program's own code was found");
+		ct_crash_add_evidence(&r->crash, r->strings, "no frame in the program's own code was found");
 	}
 	// The instruction matters for faults; for a sent signal or abort() it is only libc's syscall return.
 	if (f->insn.decoded && !r->crash.has_instruction && kernel_fault(f) && !sig_is(f, CT_SIGABRT)) {
 		r->crash.has_instruction = true;
 		r->crash.instruction_address = f->insn.address;
-		r->crash.instruction_text = ct_report_strdup(r, f->insn.text);
+		r->crash.instruction_text = ct_strpool_intern(r->strings, f->insn.text);
 	}
 	return i;
 }

@@ -150,7 +150,7 @@ static const char *search(const struct ct_triage_input *s, Dwarf_Die *scopes, in
 				if (t == DW_TAG_subprogram || t == DW_TAG_inlined_subroutine)
 					fn = die_name(&scopes[j]);
 			}
-			return ct_report_printf(s->report, "`%s` (%s of %s)", name,
+			return ct_strpool_printf(s->out.strings, "`%s` (%s of %s)", name,
 						tag == DW_TAG_formal_parameter ? "parameter" : "local variable", fn ? fn : "?");
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}

@@ -46,7 +46,7 @@ static const char *typeinfo_at(const struct ct_triage_input *s, uint64_t p)
 	buf[len] = '\0';
 	const char *d = ct_demangle(s->mods, buf);
 	if (d && strncmp(d, "typeinfo for ", 13) == 0)
-		return ct_report_strdup(s->report, d + 13);
+		return ct_strpool_intern(s->out.strings, d + 13);
 	return d;
 }
 
@@ -118,7 +118,7 @@ static const char *what_of(const struct ct_triage_input *s, uint64_t obj, uint64
 		ct_error_destroy(err);
 		return NULL;
 	}
-	const char *pooled = text && *text ? ct_report_strdup(s->report, text) : NULL;
+	const char *pooled = text && *text ? ct_strpool_intern(s->out.strings, text) : NULL;
 	free(text);
 	return pooled;
 }

@@ -71,12 +71,12 @@ void ct_place_address(uint64_t addr, const struct ct_mapping_fact *maps, size_t 
 
 /* ---- glibc abort message ---- */
 
-static const char *pool_len(struct ct_report *r, const char *s, size_t len)
+static const char *pool_len(struct ct_strpool *strings, const char *s, size_t len)
 {
-	return ct_strpool_intern_len(&r->strings, s, len);
+	return ct_strpool_intern_len(strings, s, len);
 }
 
-static void parse_assertion(struct ct_report *r, const char *text, const char *marker, struct ct_abort_facts *a)
+static void parse_assertion(struct ct_strpool *strings, const char *text, const char *marker, struct ct_abort_facts *a)
 {
 	// glibc assert/assert.c: "%s%s%s:%u: %s%sAssertion `%s' failed.\n" (progname, ": ", file, line,
 	// function, ": ", expression); assert-perr.c: "…%s%sUnexpected error: %s.\n".
@@ -86,7 +86,7 @@ static void parse_assertion(struct ct_report *r, const char *text, const char *m
 	const char *end = perror ? strrchr(expr, '.') : strstr(expr, "' failed");
 	if (!end || end < expr)
 		end = expr + strlen(expr);
-	a->expression = pool_len(r, expr, (size_t)(end - expr));
+	a->expression = pool_len(strings, expr, (size_t)(end - expr));
 	// Find ":<line>: " in the prefix; the file is before it (after "prog: "), the function after it.
 	for (size_t i = 0; i < prefix_len; i++) {
 		if (text[i] != ':' || !isdigit((unsigned char)text[i + 1]))
@@ -101,13 +101,13 @@ static void parse_assertion(struct ct_report *r, const char *text, const char *m
 		const char *sep = strstr(text, ": ");
 		if (sep && sep < text + i)
 			file = sep + 2;
-		a->file = pool_len(r, file, (size_t)(text + i - file));
+		a->file = pool_len(strings, file, (size_t)(text + i - file));
 		const char *fn = text + j + 2;
 		size_t fn_len = (size_t)(marker - fn);
 		if (fn_len >= 2 && fn[fn_len - 2] == ':' && fn[fn_len - 1] == ' ')
 			fn_len -= 2;
 		if (fn_len)
-			a->function = pool_len(r, fn, fn_len);
+			a->function = pool_len(strings, fn, fn_len);
 		break;
 	}
 }
@@ -132,7 +132,7 @@ static bool contains_any(const char *text, const char *const *list)
 	return false;
 }
 
-void ct_abort_parse(struct ct_report *r, const char *text, struct ct_abort_facts *ret)
+void ct_abort_parse(struct ct_strpool *strings, const char *text, struct ct_abort_facts *ret)
 {
 	struct ct_abort_facts a = { 0 };
 	if (!text || !*text) {
@@ -143,14 +143,14 @@ void ct_abort_parse(struct ct_report *r, const char *text, struct ct_abort_facts
 	while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
 		len--;
 	a.present = true;
-	a.text = pool_len(r, text, len);
+	a.text = pool_len(strings, text, len);
 	const char *t = a.text;
 	const char *marker = strstr(t, "Assertion `");
 	if (!marker)
 		marker = strstr(t, "Unexpected error: ");
 	if (marker) {
 		a.kind = CT_ABORT_ASSERTION;
-		parse_assertion(r, t, marker, &a);
+		parse_assertion(strings, t, marker, &a);
 	} else if (strstr(t, "stack smashing detected")) {
 		a.kind = CT_ABORT_STACK_SMASHING;
 	} else if (contains_any(t, double_free_msgs)) {
@@ -173,7 +173,7 @@ void ct_abort_parse(struct ct_report *r, const char *text, struct ct_abort_facts
 
 /* ---- names, modules, frames ---- */
 
-const char *ct_normalize_function(struct ct_report *r, const char *name)
+const char *ct_normalize_function(struct ct_strpool *strings, const char *name)
 {
 	if (!name)
 		return NULL;
@@ -189,20 +189,20 @@ const char *ct_normalize_function(struct ct_report *r, const char *name)
 	};
 	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++) {
 		if (strcmp(s, aliases[i].from) == 0)
-			return ct_report_strdup(r, aliases[i].to);
+			return ct_strpool_intern(strings, aliases[i].to);
 	}
 	// Rust's legacy mangling ends in a hash of the crate build ("::h0123456789abcdef"): not part of
 	// the name for rules and signatures.
 	size_t nlen = strlen(s);
 	if (nlen > 19 && strncmp(s + nlen - 19, "::h", 3) == 0 && strspn(s + nlen - 16, "0123456789abcdef") == 16)
-		return pool_len(r, s, nlen - 19);
+		return pool_len(strings, s, nlen - 19);
 	// Compiler clones: foo.constprop.0, foo.isra.0, foo.part.0, foo.cold, foo.lto_priv.0.
 	const char *dot = strchr(s, '.');
 	if (dot && dot != s &&
 	    (strncmp(dot, ".constprop", 10) == 0 || strncmp(dot, ".isra", 5) == 0 || strncmp(dot, ".part", 5) == 0 ||
 	     strncmp(dot, ".cold", 5) == 0 || strncmp(dot, ".lto_priv", 9) == 0 || strncmp(dot, ".localalias", 11) == 0))
-		return pool_len(r, s, (size_t)(dot - s));
-	return s == name ? name : ct_report_strdup(r, s);
+		return pool_len(strings, s, (size_t)(dot - s));
+	return s == name ? name : ct_strpool_intern(strings, s);
 }
 
 bool ct_path_is_system(const char *path)

@@ -18,6 +18,9 @@
 #include "arch/signal_numbers.h"
 #include "coretriage/report.h"
 
+/** Triage's output (triage/triage.h): the rules write the crash, abort message, hang and signature into it. */
+struct ct_verdict;
+
 /** Linux stack_guard_gap default: 256 pages (mm/mmap.c, Linux 4.12+). */
 #define CT_STACK_GUARD_GAP (256ULL * 4096)
 /** Memory operands per instruction kept (x86 has at most two, e.g. movs). */
@@ -363,25 +366,25 @@ void ct_sigframe_derive(struct ct_sigframe_facts *sf, bool x86, const struct ct_
 /**
  * Classifies the crash described by @p facts into @p report->crash (class, subclass, confidence,
  * summary, evidence, access, address, address_kind, instruction, blame_frame, details). Pure: reads
- * nothing but @p facts. Strings are pooled in @p report. Returns the index of the rule that matched.
+ * nothing but @p facts. Strings are pooled in @p strings. Returns the index of the rule that matched.
  */
-size_t ct_classify(const struct ct_facts *facts, struct ct_report *report);
+size_t ct_classify(const struct ct_facts *facts, struct ct_verdict *verdict);
 
 /**
  * Classifies a fault re-raised by its handler (@p facts->reraised set): the original fault with the
  * usual rules at the interrupted frame, then the handler and the re-raise as evidence
  * (src/triage/reraise.c). Returns the index of the rule that matched the original fault.
  */
-size_t ct_classify_reraised(const struct ct_facts *facts, struct ct_report *report);
+size_t ct_classify_reraised(const struct ct_facts *facts, struct ct_verdict *verdict);
 
 /** Finds the panic machinery in @p facts' frames into facts->panic (runtime, frame). Pure. */
 void ct_panic_find(struct ct_facts *facts);
 /** Rule "panic" (src/triage/panic.c): a Rust or Go panic that aborted the process. */
 bool ct_when_panic(const struct ct_facts *facts);
-void ct_fill_panic(const struct ct_facts *facts, struct ct_report *report);
+void ct_fill_panic(const struct ct_facts *facts, struct ct_verdict *verdict);
 /** Rule "go-fault": a fault Go's runtime.sigpanic turned into a panic, classified as the fault. */
 bool ct_when_go_fault(const struct ct_facts *facts);
-void ct_fill_go_fault(const struct ct_facts *facts, struct ct_report *report);
+void ct_fill_go_fault(const struct ct_facts *facts, struct ct_verdict *verdict);
 
 /**
  * Deadlock (src/triage/deadlock.c): true when @p facts hold a wait-for cycle and @p rule, the class
@@ -390,7 +393,7 @@ void ct_fill_go_fault(const struct ct_facts *facts, struct ct_report *report);
  */
 bool ct_deadlock_outranks(const struct ct_facts *facts, enum ct_class rule);
 /** Fills report->crash for a deadlock from facts->hang. */
-void ct_deadlock_fill(const struct ct_facts *facts, struct ct_report *report);
+void ct_deadlock_fill(const struct ct_facts *facts, struct ct_verdict *verdict);
 
 /** Name of rule @p index in the table ("null-deref"), for tests and evidence. */
 const char *ct_rule_name(size_t index);
@@ -409,10 +412,10 @@ void ct_place_address(uint64_t addr, const struct ct_mapping_fact *maps, size_t 
  * Parses a glibc abort message (__abort_msg text) into @p ret. Strings are pooled in @p report.
  * Pure otherwise.
  */
-void ct_abort_parse(struct ct_report *report, const char *text, struct ct_abort_facts *ret);
+void ct_abort_parse(struct ct_strpool *strings, const char *text, struct ct_abort_facts *ret);
 
 /** Normalizes a library function name for signatures and rules ("__GI_raise" → "raise"). */
-const char *ct_normalize_function(struct ct_report *report, const char *name);
+const char *ct_normalize_function(struct ct_strpool *strings, const char *name);
 
 /** True when @p path is a system library location (/lib, /usr/lib, …): not the program's code. */
 bool ct_path_is_system(const char *path);
@@ -440,20 +443,22 @@ void ct_find_recursion(const struct ct_frame_fact *frames, size_t n, struct ct_s
  * Builds report->signature from report->crash (class, subclass) and @p facts frames: versioned
  * text and FNV-1a 64 hash (docs/signature.md).
  */
-void ct_signature_build(const struct ct_facts *facts, struct ct_report *report);
+void ct_signature_build(const struct ct_facts *facts, struct ct_verdict *verdict);
 
 /**
  * The frame to blame for the verdict in @p report: for a stack overflow with recursion, the first own
  * frame of the repeating cycle (the recursing function, not the leaf the overflow hit); otherwise
  * facts->blame. Index into facts->frames, -1 when none.
  */
-long ct_effective_blame(const struct ct_facts *facts, const struct ct_report *report);
+long ct_effective_blame(const struct ct_facts *facts, const struct ct_verdict *verdict);
 
 /** FNV-1a 64 of @p s as 16 lowercase hex digits into @p buf (17 bytes). */
 void ct_fnv1a64_hex(const char *s, char buf[17]);
-/** Sets report->signature to @p text (versioned) and its FNV-1a 64 hash. */
-void ct_signature_set_text(struct ct_report *report, const char *text);
-/** The signature of the report's class over @p n function names, innermost first (kernel dumps). */
-void ct_signature_from_functions(struct ct_report *report, const char *const *functions, size_t n);
+/** Sets @p sig to @p text (versioned) and its FNV-1a 64 hash, pooled in @p strings. */
+void ct_signature_set_text(struct ct_signature *sig, struct ct_strpool *strings, const char *text);
+/** The signature of class @p class_id (and @p subclass, or NULL) over @p n function names, innermost
+ * first (kernel dumps). */
+void ct_signature_from_functions(struct ct_signature *sig, struct ct_strpool *strings, const char *class_id,
+				 const char *subclass, const char *const *functions, size_t n);
 
 #endif

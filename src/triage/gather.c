@@ -102,7 +102,7 @@ static void gather_maps(const struct ct_triage_input *s, struct ct_facts_storage
 		}
 		if (lo && m->start < files[lo - 1]->end) {
 			const struct ct_file_mapping *fm = files[lo - 1];
-			m->file = ct_report_strdup(s->report, fm->path);
+			m->file = ct_strpool_intern(s->out.strings, fm->path);
 			m->file_offset = fm->file_offset + (m->start - fm->start);
 		}
 	}
@@ -191,7 +191,7 @@ static const char *read_ld_preload(const struct ct_triage_input *s)
 	const char *found = NULL;
 	for (size_t i = 0; i + 11 < len; i++) {
 		if ((i == 0 || buf[i - 1] == '\0') && memcmp(buf + i, "LD_PRELOAD=", 11) == 0)
-			found = ct_report_strdup(s->report, buf + i + 11);
+			found = ct_strpool_intern(s->out.strings, buf + i + 11);
 	}
 	free(buf);
 	return found;
@@ -199,7 +199,6 @@ static const char *read_ld_preload(const struct ct_triage_input *s)
 
 static void gather_frames(const struct ct_triage_input *s, struct ct_facts *f, struct ct_facts_storage *st)
 {
-	struct ct_report *r = s->report;
 	const char *ld_preload = read_ld_preload(s);
 	const struct ct_thread *t = ct_stacks_subject(s->stacks);
 	if (!t || !t->num_frames)
@@ -216,7 +215,7 @@ static void gather_frames(const struct ct_triage_input *s, struct ct_facts *f, s
 		ff->pc = fr->pc;
 		if (i == 0 || fr->function != last_function) {
 			last_function = fr->function;
-			last_normalized = ct_normalize_function(r, fr->function);
+			last_normalized = ct_normalize_function(s->out.strings, fr->function);
 			last_is_runtime = ct_function_is_runtime(last_normalized);
 		}
 		ff->function = last_normalized;
@@ -297,7 +296,7 @@ static void diag_undecodable(const struct ct_triage_input *s, const struct ct_fa
 	char hex[3 * 16 + 1] = "";
 	for (size_t i = 0; i < in->size && i < 16; i++)
 		snprintf(hex + 3 * i, 4, "%02x ", in->bytes[i]);
-	ct_report_diag(s->report, CT_SEVERITY_INFO, s->crashed ? s->crashed->tid : 0, CT_DIAG_INSN_UNDECODABLE,
+	ct_sink_diag(&s->out, CT_SEVERITY_INFO, s->crashed ? s->crashed->tid : 0, CT_DIAG_INSN_UNDECODABLE,
 		       "the instruction at 0x%" PRIx64 " (%s) could not be decoded (capstone 4%s): no access kind or operand address",
 		       f->pc, hex, CT_HAVE_ZYDIS ? ", Zydis" : "; built without Zydis");
 }
@@ -457,13 +456,12 @@ static void gather_sigframes(const struct ct_triage_input *s, struct ct_facts *f
 
 void ct_facts_gather(const struct ct_triage_input *s, struct ct_facts *f, struct ct_facts_storage *st)
 {
-	struct ct_report *r = s->report;
 	const struct ct_core *core = s->core;
 	const struct ct_arch_info *arch = core->arch;
 	memset(f, 0, sizeof(*f));
 	f->blame = -1;
 	f->insn.fault_mem = -1;
-	f->arch = ct_report_strdup(r, core->arch_name ? core->arch_name : "unknown");
+	f->arch = ct_strpool_intern(s->out.strings, core->arch_name ? core->arch_name : "unknown");
 	f->pointer_size = arch ? arch->pointer_size : 8;
 	gather_signal(s, &f->sig);
 	gather_maps(s, st);
@@ -499,6 +497,6 @@ void ct_facts_gather(const struct ct_triage_input *s, struct ct_facts *f, struct
 	if (f->sig.signo == CT_SIGABRT || !f->sig.fatal) {
 		const char *msg = ct_read_abort_msg(s);
 		if (msg)
-			ct_abort_parse(r, msg, &f->abort_msg);
+			ct_abort_parse(s->out.strings, msg, &f->abort_msg);
 	}
 }

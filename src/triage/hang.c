@@ -9,6 +9,7 @@
 
 #include "modules/modules.h"
 #include "triage/hang.h"
+#include "triage/triage.h"
 
 /** Summary lines kept (one per contended object or blocking call). */
 #define MAX_SUMMARIES 32
@@ -17,10 +18,10 @@
 /** Thread ids listed in one summary line. */
 #define MAX_LISTED 8
 
-static const char *lock_label(struct ct_report *r, const struct ct_lock *l)
+static const char *lock_label(struct ct_verdict *r, const struct ct_lock *l)
 {
 	char buf[512];
-	return ct_report_strdup(r, ct_report_lock_label(r, (long)(l - r->hang.locks), buf, sizeof(buf)));
+	return ct_strpool_intern(r->strings, ct_hang_lock_label(&r->hang, (long)(l - r->hang.locks), buf, sizeof(buf)));
 }
 
 static void fmt_time(char *buf, size_t size, uint64_t ns)
@@ -34,7 +35,7 @@ static void fmt_time(char *buf, size_t size, uint64_t ns)
 }
 
 /** The one-line text of a wait: "futex_wait on 0x… <accounts>", "read(fd 0)", "nanosleep(5 s)". */
-static const char *wait_text(struct ct_report *r, const struct ct_wait *w)
+static const char *wait_text(struct ct_verdict *r, const struct ct_wait *w)
 {
 	char args[160] = "";
 	size_t used = 0;
@@ -53,8 +54,8 @@ static const char *wait_text(struct ct_report *r, const struct ct_wait *w)
 			snprintf(t, sizeof(t), w->absolute ? " (with a deadline)" : " (timeout %s)", d);
 		}
 		if (!w->has_address)
-			return ct_report_printf(r, "futex_%s%s", w->operation, t);
-		return ct_report_printf(r, "futex_%s on 0x%" PRIx64 "%s%s%s%s", w->operation, w->address, name ? " <" : "",
+			return ct_strpool_printf(r->strings, "futex_%s%s", w->operation, t);
+		return ct_strpool_printf(r->strings, "futex_%s on 0x%" PRIx64 "%s%s%s%s", w->operation, w->address, name ? " <" : "",
 					name ? name : "", name ? ">" : "", t);
 	}
 	if (w->has_fd)
@@ -76,13 +77,13 @@ static const char *wait_text(struct ct_report *r, const struct ct_wait *w)
 			ADD("%s%s", used ? ", " : "", d);
 	}
 #undef ADD
-	return used ? ct_report_printf(r, "%s(%s)", w->syscall, args) : ct_report_strdup(r, w->syscall);
+	return used ? ct_strpool_printf(r->strings, "%s(%s)", w->syscall, args) : ct_strpool_intern(r->strings, w->syscall);
 }
 
 /** "which is in nanosleep(5 s) in slow_flush" / "which is running" / "which is not in the dump". */
 static const char *holder_state(const struct ct_triage_input *s, const struct ct_lock *l)
 {
-	struct ct_report *r = s->report;
+	struct ct_strpool *strings = s->out.strings;
 	if (!l->owner_in_dump)
 		return "which is not a thread of the dump (it exited holding it?)";
 	const struct ct_thread *h = ct_stacks_find(s->stacks, l->owner);
@@ -94,11 +95,11 @@ static const char *holder_state(const struct ct_triage_input *s, const struct ct
 		fn = own >= 0 ? h->frames[own].function : NULL;
 	}
 	if (h->wait.present)
-		return ct_report_printf(r, "which is blocked in %s%s%s", h->wait.text, fn ? " in " : "", fn ? fn : "");
-	return ct_report_printf(r, "which is not in a blocking call%s%s", fn ? ", in " : "", fn ? fn : "");
+		return ct_strpool_printf(strings, "which is blocked in %s%s%s", h->wait.text, fn ? " in " : "", fn ? fn : "");
+	return ct_strpool_printf(strings, "which is not in a blocking call%s%s", fn ? ", in " : "", fn ? fn : "");
 }
 
-static void add_summary(struct ct_report *r, const char *line)
+static void add_summary(struct ct_verdict *r, const char *line)
 {
 	struct ct_hang *h = &r->hang;
 	if (!line || h->num_summaries >= MAX_SUMMARIES)
@@ -112,7 +113,7 @@ static void add_summary(struct ct_report *r, const char *line)
 }
 
 /** " (threads 12, 13, 14)": the waiters of lock @p index. */
-static const char *waiter_list(struct ct_report *r, const struct ct_stacks *st, long index)
+static const char *waiter_list(struct ct_verdict *r, const struct ct_stacks *st, long index)
 {
 	char buf[160];
 	size_t used = 0, listed = 0, total = 0;
@@ -127,7 +128,7 @@ static const char *waiter_list(struct ct_report *r, const struct ct_stacks *st, 
 			listed++;
 		}
 	}
-	return ct_report_printf(r, "%s %s%s", total == 1 ? "thread" : "threads", buf, listed < total ? ", …" : "");
+	return ct_strpool_printf(r->strings, "%s %s%s", total == 1 ? "thread" : "threads", buf, listed < total ? ", …" : "");
 }
 
 static int compare_int(const void *a, const void *b)
@@ -150,9 +151,9 @@ static bool same_call(const struct ct_wait *a, const struct ct_wait *b)
 	return a->function == b->function || (a->function && b->function && !strcmp(a->function, b->function));
 }
 
-static void summarize_locks(const struct ct_triage_input *s)
+static void summarize_locks(const struct ct_triage_input *s, struct ct_verdict *v)
 {
-	struct ct_report *r = s->report;
+	struct ct_verdict *r = v;
 	const struct ct_stacks *st = s->stacks;
 	struct ct_hang *h = &r->hang;
 	int *ctids = calloc(h->num_members ? h->num_members : 1, sizeof(int));
@@ -179,15 +180,15 @@ static void summarize_locks(const struct ct_triage_input *s)
 		const char *verb = l->num_waiters == 1 ? "thread waits" : "threads wait";
 		const char *line;
 		if (!strcmp(l->kind, "condition") || !strcmp(l->kind, "semaphore")) {
-			line = ct_report_printf(r, "%zu %s on %s (%s): idle until signalled", l->num_waiters, verb, label, who);
+			line = ct_strpool_printf(r->strings, "%zu %s on %s (%s): idle until signalled", l->num_waiters, verb, label, who);
 		} else if (!strcmp(l->kind, "thread") && l->has_owner) {
-			line = ct_report_printf(r, "%s %s for thread %d to exit (pthread_join), %s", who,
+			line = ct_strpool_printf(r->strings, "%s %s for thread %d to exit (pthread_join), %s", who,
 						l->num_waiters == 1 ? "waits" : "wait", l->owner, holder_state(s, l));
 		} else if (l->has_owner) {
-			line = ct_report_printf(r, "%zu %s for %s (%s), held by thread %d%s, %s", l->num_waiters, verb, label,
+			line = ct_strpool_printf(r->strings, "%zu %s for %s (%s), held by thread %d%s, %s", l->num_waiters, verb, label,
 						who, l->owner, l->owner_died ? " (owner died)" : "", holder_state(s, l));
 		} else {
-			line = ct_report_printf(r, "%zu %s for %s (%s), holder unknown: %s", l->num_waiters, verb, label, who,
+			line = ct_strpool_printf(r->strings, "%zu %s for %s (%s), holder unknown: %s", l->num_waiters, verb, label, who,
 						l->note ? l->note : "no owner recorded");
 		}
 		add_summary(r, line);
@@ -217,16 +218,16 @@ static void summarize_locks(const struct ct_triage_input *s)
 				listed++;
 			}
 		}
-		add_summary(r, ct_report_printf(r, "%zu %s blocked in %s%s%s (%s %s%s)", count,
+		add_summary(r, ct_strpool_printf(r->strings, "%zu %s blocked in %s%s%s (%s %s%s)", count,
 						count == 1 ? "thread" : "threads", w->syscall, w->function ? " in " : "",
 						w->function ? w->function : "", count == 1 ? "thread" : "threads", buf,
 						listed < count ? ", …" : ""));
 	}
 }
 
-static void build_cycles(const struct ct_triage_input *s)
+static void build_cycles(const struct ct_triage_input *s, struct ct_verdict *v)
 {
-	struct ct_report *r = s->report;
+	struct ct_verdict *r = v;
 	const struct ct_stacks *st = s->stacks;
 	struct ct_hang *h = &r->hang;
 	size_t n = st->count;
@@ -273,17 +274,17 @@ static void build_cycles(const struct ct_triage_input *s)
 	free(wl);
 }
 
-void ct_hang_analyze(const struct ct_triage_input *s)
+void ct_hang_analyze(const struct ct_triage_input *s, struct ct_verdict *v)
 {
-	struct ct_report *r = s->report;
+	struct ct_verdict *r = v;
 	const struct ct_stacks *st = s->stacks;
 	if (!s->core->arch)
 		return;
 	ct_waitstate_decode(s);
 	unsigned major = 0, minor = 0;
 	if (ct_glibc_version(s, &major, &minor))
-		r->hang.glibc = ct_report_printf(r, "%u.%u", major, minor);
-	ct_locks_build(s, ct_glibc_layout_find(s->core->arch->name, major, minor));
+		r->hang.glibc = ct_strpool_printf(r->strings, "%u.%u", major, minor);
+	ct_locks_build(s, ct_glibc_layout_find(s->core->arch->name, major, minor), v);
 	bool any = false;
 	for (size_t i = 0; i < st->count; i++) {
 		struct ct_wait *w = &st->items[i].wait;
@@ -295,11 +296,11 @@ void ct_hang_analyze(const struct ct_triage_input *s)
 	if (!any)
 		return;
 	r->hang.present = true;
-	build_cycles(s);
-	summarize_locks(s);
+	build_cycles(s, v);
+	summarize_locks(s, v);
 }
 
-const char *ct_hang_signature(struct ct_report *r)
+const char *ct_hang_signature(struct ct_verdict *r)
 {
 	const struct ct_hang *h = &r->hang;
 	if (!h->num_cycles)
@@ -324,7 +325,7 @@ const char *ct_hang_signature(struct ct_report *r)
 	size_t used = (size_t)snprintf(text, sizeof(text), "deadlock%s", c->length == 1 ? "/self-deadlock" : "");
 	for (size_t k = 0; k < n && used < sizeof(text); k++)
 		used += (size_t)snprintf(text + used, sizeof(text) - used, "|%s", keys[(best + k) % n]);
-	return ct_report_strdup(r, text);
+	return ct_strpool_intern(r->strings, text);
 }
 
 const char *ct_hang_blocked_in(const struct ct_triage_input *s)

@@ -128,13 +128,13 @@ Dwarf_Die *ct_dwarf_peel_type(Dwarf_Die *die, Dwarf_Die *buf);
 bool ct_lock_member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t size);
 
 /** Builds report->hang.locks from the threads' futex waits and links each wait to its lock (locks.c). */
-void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layout *layout);
+void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layout *layout, struct ct_verdict *verdict);
 
 /** glibc version of the process from libc's (or a static program's) version definitions; false when unknown. */
 bool ct_glibc_version(const struct ct_triage_input *s, unsigned *major, unsigned *minor);
 
 /** The hang analysis of a process core: wait states, locks, graph, summaries (hang.c). */
-void ct_hang_analyze(const struct ct_triage_input *s);
+void ct_hang_analyze(const struct ct_triage_input *s, struct ct_verdict *verdict);
 
 /**
  * The blocking call of the thread whose frames triage reads (the crashing thread, else the first
@@ -143,6 +143,6 @@ void ct_hang_analyze(const struct ct_triage_input *s);
 const char *ct_hang_blocked_in(const struct ct_triage_input *s);
 
 /** Deadlock signature text ("deadlock|f1@lock1|f2@lock2"), pooled; NULL without a cycle (hang.c). */
-const char *ct_hang_signature(struct ct_report *r);
+const char *ct_hang_signature(struct ct_verdict *verdict);
 
 #endif

@@ -163,7 +163,7 @@ void ct_find_last_call(const struct ct_triage_input *s, const struct ct_facts *f
 		*ret = c;
 		return;
 	}
-	c.symbol = ct_report_strdup(s->report, name);
+	c.symbol = ct_strpool_intern(s->out.strings, name);
 	const char *shown = ct_demangle(s->mods, name);
 	c.display = shown ? shown : c.symbol;
 	c.via = via;
@@ -176,7 +176,7 @@ void ct_find_last_call(const struct ct_triage_input *s, const struct ct_facts *f
 		const struct ct_module_state *bm = ct_modules_find(s->mods, bound);
 		bool unresolved = bm == m && bound - bias >= layout.lo && bound - bias < layout.hi;
 		if (bm && !unresolved) {
-			c.resolved_module = ct_report_strdup(s->report, bm->name);
+			c.resolved_module = ct_strpool_intern(s->out.strings, bm->name);
 			c.resolved_own = !bm->is_vdso && (bm->is_main || !ct_path_is_system(bm->path));
 		}
 	}

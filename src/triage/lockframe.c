@@ -92,14 +92,14 @@ static const char *through(const struct ct_triage_input *s, const char *name, Dw
 		    lock - p >= size)
 			return NULL;
 		if (lock == p && !ct_lock_member_path(&target, 0, path, sizeof(path)))
-			return ct_report_strdup(s->report, name);
+			return ct_strpool_intern(s->out.strings, name);
 		ct_lock_member_path(&target, lock - p, path, sizeof(path));
-		return path[0] == '.' ? ct_report_printf(s->report, "&%s->%s", name, path + 1) : NULL;
+		return path[0] == '.' ? ct_strpool_printf(s->out.strings, "&%s->%s", name, path + 1) : NULL;
 	}
 	if (dwarf_aggregate_size(t, &size) != 0 || lock < addr || lock - addr >= size)
 		return NULL;
 	ct_lock_member_path(t, lock - addr, path, sizeof(path));
-	return path[0] ? ct_report_printf(s->report, "&%s%s", name, path) : ct_report_printf(s->report, "&%s", name);
+	return path[0] ? ct_strpool_printf(s->out.strings, "&%s%s", name, path) : ct_strpool_printf(s->out.strings, "&%s", name);
 }
 
 const char *ct_lock_name_from_frame(const struct ct_triage_input *s, const struct ct_thread *t, long frame, uint64_t lock)

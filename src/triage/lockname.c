@@ -167,7 +167,7 @@ const char *ct_lock_name(const struct ct_triage_input *s, uint64_t address, bool
 		member_path(&type, off, buf, sizeof(buf), 0);
 	else if (off)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "+0x%" PRIx64, off);
-	return ct_report_strdup(s->report, buf);
+	return ct_strpool_intern(s->out.strings, buf);
 }
 
 bool ct_lock_member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t size)

@@ -10,6 +10,7 @@
 #include "dump/elfcore.h"
 #include "modules/modules.h"
 #include "triage/hang.h"
+#include "triage/triage.h"
 #include "util/bytes.h"
 
 /** Locks named from DWARF (each lookup walks the module's compilation units). */
@@ -123,11 +124,11 @@ static const char *const mutex_types[4] = { "normal", "recursive", "error-checki
 
 static void read_mutex(const struct ct_triage_input *s, const struct ct_glibc_layout *L, struct ct_lock *l)
 {
-	struct ct_report *r = s->report;
+	struct ct_strpool *strings = s->out.strings;
 	uint32_t word, count, owner, kind;
 	if (!read_u32(s, l->address + L->mutex_lock, &word) || !read_u32(s, l->address + L->mutex_count, &count) ||
 	    !read_u32(s, l->address + L->mutex_owner, &owner) || !read_u32(s, l->address + L->mutex_kind, &kind)) {
-		l->note = ct_report_strdup(r, "the mutex is not in the dump");
+		l->note = ct_strpool_intern(strings, "the mutex is not in the dump");
 		return;
 	}
 	l->has_word = true;
@@ -137,10 +138,10 @@ static void read_mutex(const struct ct_triage_input *s, const struct ct_glibc_la
 			 CT_MUTEX_PSHARED | CT_MUTEX_ELISION | CT_MUTEX_NO_ELISION |
 			 ((kind & CT_MUTEX_PRIO_PROTECT) ? 0x00fff000u : 0);
 	if (kind & ~known) {
-		l->note = ct_report_printf(r, "__kind 0x%x is not a glibc mutex kind: owner not read", kind);
+		l->note = ct_strpool_printf(strings, "__kind 0x%x is not a glibc mutex kind: owner not read", kind);
 		return;
 	}
-	l->type = ct_report_strdup(r, mutex_types[kind & CT_MUTEX_KIND_MASK]);
+	l->type = ct_strpool_intern(strings, mutex_types[kind & CT_MUTEX_KIND_MASK]);
 	l->robust = kind & CT_MUTEX_ROBUST;
 	l->priority_inherit = kind & CT_MUTEX_PRIO_INHERIT;
 	if ((kind & CT_MUTEX_KIND_MASK) == 1 && count) {
@@ -152,31 +153,31 @@ static void read_mutex(const struct ct_triage_input *s, const struct ct_glibc_la
 		if (word & CT_FUTEX_TID_MASK) {
 			l->has_owner = true;
 			l->owner = (int)(word & CT_FUTEX_TID_MASK);
-			l->owner_field = ct_report_strdup(r, "lock word");
+			l->owner_field = ct_strpool_intern(strings, "lock word");
 			l->owner_died = word & CT_FUTEX_OWNER_DIED;
 		} else {
-			l->note = ct_report_strdup(r, "unlocked in the dump");
+			l->note = ct_strpool_intern(strings, "unlocked in the dump");
 		}
 		return;
 	}
 	if (word == 0) {
-		l->note = ct_report_strdup(r, "unlocked in the dump (released just before it; the waiters were being woken)");
+		l->note = ct_strpool_intern(strings, "unlocked in the dump (released just before it; the waiters were being woken)");
 	} else if (owner && owner < CT_FUTEX_TID_MASK) {
 		l->has_owner = true;
 		l->owner = (int)owner;
-		l->owner_field = ct_report_strdup(r, "__owner");
+		l->owner_field = ct_strpool_intern(strings, "__owner");
 	} else {
-		l->note = ct_report_strdup(r, "locked, but __owner is 0 (taken a moment before the dump, or not through pthread_mutex_lock)");
+		l->note = ct_strpool_intern(strings, "locked, but __owner is 0 (taken a moment before the dump, or not through pthread_mutex_lock)");
 	}
 }
 
 static void read_rwlock(const struct ct_triage_input *s, const struct ct_glibc_layout *L, struct ct_lock *l)
 {
-	struct ct_report *r = s->report;
+	struct ct_strpool *strings = s->out.strings;
 	uint32_t readers, writer;
 	if (!read_u32(s, l->address + L->rwlock_readers, &readers) ||
 	    !read_u32(s, l->address + L->rwlock_cur_writer, &writer)) {
-		l->note = ct_report_strdup(r, "the rwlock is not in the dump");
+		l->note = ct_strpool_intern(strings, "the rwlock is not in the dump");
 		return;
 	}
 	l->has_word = true;
@@ -184,20 +185,20 @@ static void read_rwlock(const struct ct_triage_input *s, const struct ct_glibc_l
 	if ((readers & CT_RWLOCK_WRLOCKED) && writer && writer < CT_FUTEX_TID_MASK) {
 		l->has_owner = true;
 		l->owner = (int)writer;
-		l->owner_field = ct_report_strdup(r, "__cur_writer");
+		l->owner_field = ct_strpool_intern(strings, "__cur_writer");
 	} else if (!(readers & CT_RWLOCK_WRPHASE) && readers >> CT_RWLOCK_READER_SHIFT) {
 		l->has_readers = true;
 		l->readers = readers >> CT_RWLOCK_READER_SHIFT;
-		l->note = ct_report_printf(r, "read-locked by %u reader%s; glibc does not record which threads", l->readers,
+		l->note = ct_strpool_printf(strings, "read-locked by %u reader%s; glibc does not record which threads", l->readers,
 					   l->readers == 1 ? "" : "s");
 	} else {
-		l->note = ct_report_strdup(r, "no writer recorded in __cur_writer");
+		l->note = ct_strpool_intern(strings, "no writer recorded in __cur_writer");
 	}
 }
 
 static void read_lock(const struct ct_triage_input *s, const struct ct_glibc_layout *L, struct ct_lock *l)
 {
-	struct ct_report *r = s->report;
+	struct ct_strpool *strings = s->out.strings;
 	const char *k = l->kind;
 	if (!strcmp(k, "mutex")) {
 		read_mutex(s, L, l);
@@ -211,21 +212,21 @@ static void read_lock(const struct ct_triage_input *s, const struct ct_glibc_lay
 			l->word = tid;
 			l->has_owner = true;
 			l->owner = (int)tid;
-			l->owner_field = ct_report_strdup(r, "tid word");
+			l->owner_field = ct_strpool_intern(strings, "tid word");
 		}
 	} else if (!strcmp(k, "condition")) {
-		l->note = ct_report_strdup(r, "a condition variable has no owner: its waiters sleep until signalled");
+		l->note = ct_strpool_intern(strings, "a condition variable has no owner: its waiters sleep until signalled");
 	} else if (!strcmp(k, "semaphore")) {
 		uint32_t v;
 		if (read_u32(s, l->address + L->sem_value, &v)) {
 			l->has_word = true;
 			l->word = v;
 		}
-		l->note = ct_report_strdup(r, "a semaphore has no owner");
+		l->note = ct_strpool_intern(strings, "a semaphore has no owner");
 	} else if (!strcmp(k, "glibc-internal")) {
-		l->note = ct_report_strdup(r, "a glibc-internal lock (stdio, malloc, the dynamic loader): glibc records no owner");
+		l->note = ct_strpool_intern(strings, "a glibc-internal lock (stdio, malloc, the dynamic loader): glibc records no owner");
 	} else {
-		l->note = ct_report_strdup(r, "not recognized as a glibc object: no owner is read");
+		l->note = ct_strpool_intern(strings, "not recognized as a glibc object: no owner is read");
 	}
 }
 
@@ -266,9 +267,9 @@ static int compare_placed(const void *a, const void *b)
 	return x->thread < y->thread ? -1 : x->thread > y->thread;
 }
 
-void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layout *L)
+void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layout *L, struct ct_verdict *v)
 {
-	struct ct_report *r = s->report;
+	struct ct_verdict *r = v;
 	struct ct_stacks *st = s->stacks;
 	if (!L || !st->count)
 		return;
@@ -294,8 +295,8 @@ void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layou
 			if (!k && joins_thread(s, w, tids))
 				k = "join";
 			if (k) {
-				w->object = ct_report_strdup(r, k);
-				w->recognized_by = ct_report_strdup(r, "address");
+				w->object = ct_strpool_intern(r->strings, k);
+				w->recognized_by = ct_strpool_intern(r->strings, "address");
 			}
 		}
 		uint64_t base;
@@ -317,7 +318,7 @@ void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layou
 		if (i == 0 || p[i].base != p[i - 1].base || strcmp(p[i].kind, p[i - 1].kind) != 0) {
 			struct ct_lock *l = &r->hang.locks[r->hang.num_locks++];
 			l->address = p[i].base;
-			l->kind = ct_report_strdup(r, p[i].kind);
+			l->kind = ct_strpool_intern(r->strings, p[i].kind);
 			// DWARF member paths for the first locks; beyond, ELF symbol names only (bounded cost).
 			l->name = ct_lock_name(s, p[i].base, r->hang.num_locks <= MAX_DWARF_NAMES);
 			if (!l->name && r->hang.num_locks <= MAX_DWARF_NAMES) {
@@ -333,7 +334,7 @@ void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layou
 				// waiter went to sleep (futex_wait sleeps only while the word equals it).
 				l->has_owner = true;
 				l->owner = (int)w->value;
-				l->owner_field = ct_report_strdup(r, "futex value");
+				l->owner_field = ct_strpool_intern(r->strings, "futex value");
 			}
 			l->owner_in_dump = l->has_owner &&
 					   bsearch(&l->owner, tids, st->count, sizeof(*tids), compare_int) != NULL;

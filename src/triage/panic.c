@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "triage/facts.h"
+#include "triage/triage.h"
 
 static const char *const go_panic_frames[] = { "runtime.gopanic", "runtime.fatalpanic", "runtime.throw",
 					       "runtime.fatalthrow", NULL };
@@ -64,7 +65,7 @@ bool ct_when_panic(const struct ct_facts *f)
 	return self_abort(f) && f->panic.runtime && !f->panic.go_sigpanic;
 }
 
-static const char *where(const struct ct_facts *f, struct ct_report *r)
+static const char *where(const struct ct_facts *f, struct ct_verdict *r)
 {
 	if (f->blame < 0 || (size_t)f->blame >= f->num_frames)
 		return "";
@@ -72,46 +73,46 @@ static const char *where(const struct ct_facts *f, struct ct_report *r)
 	const char *fn = b->function ? b->function : b->module ? b->module : "??";
 	if (b->file && b->line) {
 		const char *base = strrchr(b->file, '/');
-		return ct_report_printf(r, " in %s (%s:%d)", fn, base ? base + 1 : b->file, b->line);
+		return ct_strpool_printf(r->strings, " in %s (%s:%d)", fn, base ? base + 1 : b->file, b->line);
 	}
-	return ct_report_printf(r, " in %s", fn);
+	return ct_strpool_printf(r->strings, " in %s", fn);
 }
 
-void ct_fill_panic(const struct ct_facts *f, struct ct_report *r)
+void ct_fill_panic(const struct ct_facts *f, struct ct_verdict *r)
 {
 	const struct ct_panic_facts *p = &f->panic;
 	bool rust = strcmp(p->runtime, "rust") == 0;
 	enum ct_confidence c = CT_CONFIDENCE_HIGH;
-	ct_crash_add_evidence(r, "frame #%ld is %s, %s's panic path", p->frame + (long)f->frame_base,
+	ct_crash_add_evidence(&r->crash, r->strings, "frame #%ld is %s, %s's panic path", p->frame + (long)f->frame_base,
 			      f->frames[p->frame].function, rust ? "Rust std" : "the Go runtime");
 	if (p->raiser)
-		ct_crash_add_evidence(r, "the panic was raised by %s", p->raiser);
+		ct_crash_add_evidence(&r->crash, r->strings, "the panic was raised by %s", p->raiser);
 	if (p->message) {
-		ct_crash_add_evidence(r, "panic message: \"%s\"", p->message);
-		ct_crash_add_detail_string(r, "message", p->message);
+		ct_crash_add_evidence(&r->crash, r->strings, "panic message: \"%s\"", p->message);
+		ct_crash_add_detail_string(&r->crash, r->strings, "message", p->message);
 	}
 	if (p->file) {
-		ct_crash_add_evidence(r, "panic location %s:%d:%d (core::panic::Location in the dump)", p->file, p->line,
+		ct_crash_add_evidence(&r->crash, r->strings, "panic location %s:%d:%d (core::panic::Location in the dump)", p->file, p->line,
 				      p->column);
-		ct_crash_add_detail_string(r, "panic_file", p->file);
-		ct_crash_add_detail_int(r, "panic_line", p->line);
+		ct_crash_add_detail_string(&r->crash, r->strings, "panic_file", p->file);
+		ct_crash_add_detail_int(&r->crash, r->strings, "panic_line", p->line);
 	}
 	if (f->blame < 0)
 		c = CT_CONFIDENCE_MEDIUM;
-	ct_crash_add_detail_string(r, "runtime", p->runtime);
-	r->crash.class_id = ct_report_strdup(r, ct_class_to_string(CT_CLASS_PANIC));
+	ct_crash_add_detail_string(&r->crash, r->strings, "runtime", p->runtime);
+	r->cls = CT_CLASS_PANIC;
 	r->crash.subclass = NULL;
-	r->crash.confidence = ct_report_strdup(r, ct_confidence_to_string(c));
-	const char *what = p->message ? ct_report_printf(r, ": %s", p->message)
-			   : p->raiser ? ct_report_printf(r, " (%s)", p->raiser) : "";
+	r->confidence = c;
+	const char *what = p->message ? ct_strpool_printf(r->strings, ": %s", p->message)
+			   : p->raiser ? ct_strpool_printf(r->strings, " (%s)", p->raiser) : "";
 	// The panic's own location when the dump has it, else the blamed frame's line.
 	const struct ct_frame_fact *b = f->blame >= 0 ? &f->frames[f->blame] : NULL;
 	if (p->file)
-		r->crash.summary = ct_report_printf(r, "%s panic%s at %s:%d:%d%s%s", rust ? "Rust" : "Go", what, p->file,
+		r->crash.summary = ct_strpool_printf(r->strings, "%s panic%s at %s:%d:%d%s%s", rust ? "Rust" : "Go", what, p->file,
 						    p->line, p->column, b && b->function ? " in " : "",
 						    b && b->function ? b->function : "");
 	else
-		r->crash.summary = ct_report_printf(r, "%s panic%s%s", rust ? "Rust" : "Go", what, where(f, r));
+		r->crash.summary = ct_strpool_printf(r->strings, "%s panic%s%s", rust ? "Rust" : "Go", what, where(f, r));
 }
 
 bool ct_when_go_fault(const struct ct_facts *f)
@@ -119,7 +120,7 @@ bool ct_when_go_fault(const struct ct_facts *f)
 	return self_abort(f) && f->panic.runtime && f->panic.go_sigpanic;
 }
 
-void ct_fill_go_fault(const struct ct_facts *f, struct ct_report *r)
+void ct_fill_go_fault(const struct ct_facts *f, struct ct_verdict *r)
 {
 	const struct ct_panic_facts *p = &f->panic;
 	const struct ct_frame_fact *at = &f->frames[p->sigpanic_caller];
@@ -131,24 +132,24 @@ void ct_fill_go_fault(const struct ct_facts *f, struct ct_report *r)
 			    : strstr(m, "floating point")	    ? CT_CLASS_FLOATING_POINT_EXCEPTION
 								    : CT_CLASS_UNKNOWN;
 	enum ct_confidence c = CT_CONFIDENCE_HIGH;
-	ct_crash_add_evidence(r, "frame #%ld %s faulted; Go's signal handler turned the fault into a call of runtime.sigpanic",
+	ct_crash_add_evidence(&r->crash, r->strings, "frame #%ld %s faulted; Go's signal handler turned the fault into a call of runtime.sigpanic",
 			      p->sigpanic_caller + (long)f->frame_base, at->function ? at->function : "??");
 	if (p->message)
-		ct_crash_add_evidence(r, "panic message: \"%s\"", p->message);
+		ct_crash_add_evidence(&r->crash, r->strings, "panic message: \"%s\"", p->message);
 	if (cls == CT_CLASS_UNKNOWN) {
 		// Without the message: Go faults are nil dereferences far more often than anything else,
 		// but the dump does not say so here.
-		ct_crash_add_evidence(r, "the panic message was not recovered: a memory fault is assumed");
+		ct_crash_add_evidence(&r->crash, r->strings, "the panic message was not recovered: a memory fault is assumed");
 		cls = CT_CLASS_NULL_DEREF;
 		c = CT_CONFIDENCE_MEDIUM;
 	}
 	if (p->message)
-		ct_crash_add_detail_string(r, "message", p->message);
-	ct_crash_add_detail_string(r, "runtime", "go");
-	r->crash.class_id = ct_report_strdup(r, ct_class_to_string(cls));
+		ct_crash_add_detail_string(&r->crash, r->strings, "message", p->message);
+	ct_crash_add_detail_string(&r->crash, r->strings, "runtime", "go");
+	r->cls = cls;
 	r->crash.subclass = NULL;
-	r->crash.confidence = ct_report_strdup(r, ct_confidence_to_string(c));
-	r->crash.summary = ct_report_printf(r, "Go %s%s%s (runtime.sigpanic, then GOTRACEBACK's abort)",
+	r->confidence = c;
+	r->crash.summary = ct_strpool_printf(r->strings, "Go %s%s%s (runtime.sigpanic, then GOTRACEBACK's abort)",
 					    cls == CT_CLASS_NULL_DEREF ? "nil pointer dereference" : ct_class_to_string(cls),
 					    p->message ? "" : "", where(f, r));
 }

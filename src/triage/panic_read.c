@@ -46,7 +46,7 @@ static const char *text_at(const struct ct_triage_input *s, uint64_t addr, uint6
 			return NULL;
 	}
 	buf[len] = '\0';
-	return ct_strpool_intern_len(&s->report->strings, buf, (size_t)len);
+	return ct_strpool_intern_len(s->out.strings, buf, (size_t)len);
 }
 
 static bool read_location(const struct ct_triage_input *s, uint64_t at, const char **file, int *line, int *col)
@@ -157,7 +157,7 @@ static void read_go(const struct ct_triage_input *s, const struct ct_thread *t, 
 		else
 			snprintf(xs, sizeof(xs), "%" PRIu64, x);
 		snprintf(ys, sizeof(ys), "%" PRId64, (int64_t)y);
-		p->message = ct_report_printf(s->report, "%s%s%s%s%s", pt[0], xs, pt[1], ys, pt[2]);
+		p->message = ct_strpool_printf(s->out.strings, "%s%s%s%s%s", pt[0], xs, pt[1], ys, pt[2]);
 		return;
 	}
 	for (uint64_t a = lo; a + 16 <= hi; a += 8) {

@@ -6,6 +6,7 @@
 
 #include "triage/facts.h"
 #include "triage/hang.h"
+#include "triage/triage.h"
 
 /** Frames in the key: enough to tell callers apart, few enough that unrelated callers do not split a bug. */
 #define SIGNATURE_FRAMES 3
@@ -20,11 +21,6 @@ void ct_fnv1a64_hex(const char *s, char buf[17])
 	snprintf(buf, 17, "%016" PRIx64, h);
 }
 
-/** The report's class is @p cls (the model keeps the class as its id string). */
-static bool is_class(const struct ct_report *r, enum ct_class cls)
-{
-	return r->crash.class_id && strcmp(r->crash.class_id, ct_class_to_string(cls)) == 0;
-}
 
 // Frames that say how a signal was delivered, not where the bug is.
 static const char *const noise[] = {
@@ -62,9 +58,9 @@ static const char *frame_key(const struct ct_frame_fact *fr, char *buf, size_t s
 	return NULL;
 }
 
-long ct_effective_blame(const struct ct_facts *f, const struct ct_report *r)
+long ct_effective_blame(const struct ct_facts *f, const struct ct_verdict *r)
 {
-	bool overflow = is_class(r, CT_CLASS_STACK_OVERFLOW);
+	bool overflow = r->cls == CT_CLASS_STACK_OVERFLOW;
 	if (!overflow || f->stack.recursion_depth < 2 || f->stack.cycle_start >= f->num_frames)
 		return f->blame;
 	size_t end = f->stack.cycle_start + f->stack.cycle_length;
@@ -79,7 +75,7 @@ long ct_effective_blame(const struct ct_facts *f, const struct ct_report *r)
  * A recursion cycle's key: its functions from the smallest name, so that where the overflow cut the
  * cycle does not matter. Writes "|a|b" into @p text at @p used. Returns the new length.
  */
-static size_t cycle_key(const struct ct_facts *f, struct ct_report *r, char *text, size_t size, size_t used)
+static size_t cycle_key(const struct ct_facts *f, struct ct_verdict *r, char *text, size_t size, size_t used)
 {
 	size_t n = f->stack.cycle_length, start = f->stack.cycle_start, best = 0;
 	char buf[128], bestbuf[128] = "";
@@ -99,26 +95,26 @@ static size_t cycle_key(const struct ct_facts *f, struct ct_report *r, char *tex
 	return used;
 }
 
-void ct_signature_build(const struct ct_facts *f, struct ct_report *r)
+void ct_signature_build(const struct ct_facts *f, struct ct_verdict *r)
 {
 	// A deadlock is keyed by its cycle: the functions taking the locks, and the locks (docs/signature.md).
-	const char *cycle = is_class(r, CT_CLASS_DEADLOCK) ? ct_hang_signature(r) : NULL;
+	const char *cycle = r->cls == CT_CLASS_DEADLOCK ? ct_hang_signature(r) : NULL;
 	if (cycle) {
 		char hash[17];
 		ct_fnv1a64_hex(cycle, hash);
 		r->signature.present = true;
 		r->signature.version = CT_SIGNATURE_VERSION;
 		r->signature.text = cycle;
-		r->signature.hash = ct_report_strdup(r, hash);
+		r->signature.hash = ct_strpool_intern(r->strings, hash);
 		return;
 	}
 	char text[1024];
-	size_t used = (size_t)snprintf(text, sizeof(text), "%s%s%s", r->crash.class_id ? r->crash.class_id : "unknown",
-				       r->crash.subclass ? "/" : "", r->crash.subclass ? r->crash.subclass : "");
+	size_t used = (size_t)snprintf(text, sizeof(text), "%s%s%s", ct_class_to_string(r->cls), r->crash.subclass ? "/" : "",
+				       r->crash.subclass ? r->crash.subclass : "");
 	const char *taken[SIGNATURE_FRAMES];
 	size_t ntaken = 0;
 	// Stack overflow through recursion: the cycle is the bug, wherever the overflow cut it.
-	bool overflow = is_class(r, CT_CLASS_STACK_OVERFLOW);
+	bool overflow = r->cls == CT_CLASS_STACK_OVERFLOW;
 	if (overflow && f->stack.recursion_depth >= 2 && f->stack.cycle_length <= SIGNATURE_FRAMES * 4 &&
 	    f->stack.cycle_start + f->stack.cycle_length <= f->num_frames) {
 		used = cycle_key(f, r, text, sizeof(text), used);
@@ -144,21 +140,21 @@ void ct_signature_build(const struct ct_facts *f, struct ct_report *r)
 			dup = dup || strcmp(taken[j], key) == 0;
 		if (dup)
 			continue;
-		const char *pooled = ct_report_strdup(r, key);
+		const char *pooled = ct_strpool_intern(r->strings, key);
 		if (!pooled)
 			break;
 		taken[ntaken++] = pooled;
 		used += (size_t)snprintf(text + used, sizeof(text) - used, "|%s", pooled);
 	}
-	ct_signature_set_text(r, text);
+	ct_signature_set_text(&r->signature, r->strings, text);
 }
 
-void ct_signature_set_text(struct ct_report *r, const char *text)
+void ct_signature_set_text(struct ct_signature *sig, struct ct_strpool *strings, const char *text)
 {
 	char hash[17];
 	ct_fnv1a64_hex(text, hash);
-	r->signature.present = true;
-	r->signature.version = CT_SIGNATURE_VERSION;
-	r->signature.text = ct_report_strdup(r, text);
-	r->signature.hash = ct_report_strdup(r, hash);
+	sig->present = true;
+	sig->version = CT_SIGNATURE_VERSION;
+	sig->text = ct_strpool_intern(strings, text);
+	sig->hash = ct_strpool_intern(strings, hash);
 }

@@ -8,15 +8,16 @@
 
 #define SIGNATURE_FRAMES 3
 
-void ct_signature_from_functions(struct ct_report *r, const char *const *functions, size_t n)
+void ct_signature_from_functions(struct ct_signature *sig, struct ct_strpool *strings, const char *class_id,
+				 const char *subclass, const char *const *functions, size_t n)
 {
 	char text[1024];
-	size_t used = (size_t)snprintf(text, sizeof(text), "%s%s%s", r->crash.class_id ? r->crash.class_id : "unknown",
-				       r->crash.subclass ? "/" : "", r->crash.subclass ? r->crash.subclass : "");
+	size_t used = (size_t)snprintf(text, sizeof(text), "%s%s%s", class_id ? class_id : "unknown", subclass ? "/" : "",
+				       subclass ? subclass : "");
 	const char *taken[SIGNATURE_FRAMES];
 	size_t ntaken = 0;
 	for (size_t i = 0; i < n && ntaken < SIGNATURE_FRAMES && used < sizeof(text); i++) {
-		const char *fn = functions[i] ? ct_normalize_function(r, functions[i]) : NULL;
+		const char *fn = functions[i] ? ct_normalize_function(strings, functions[i]) : NULL;
 		if (!fn)
 			continue;
 		bool dup = false;
@@ -27,5 +28,5 @@ void ct_signature_from_functions(struct ct_report *r, const char *const *functio
 		taken[ntaken++] = fn;
 		used += (size_t)snprintf(text + used, sizeof(text) - used, "|%s", fn);
 	}
-	ct_signature_set_text(r, text);
+	ct_signature_set_text(sig, strings, text);
 }

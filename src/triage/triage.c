@@ -1,30 +1,32 @@
 // Triage entry point for process cores: gather facts, run the ordered rules, build the signature,
-// copy the abort message into the report.
+// keep the abort message; the verdict moves into the report when the pipeline is done with it.
+#include <string.h>
+
 #include "triage/facts.h"
 #include "triage/gather.h"
 #include "triage/hang.h"
 #include "triage/triage.h"
 
-static void fill_abort_message(struct ct_report *r, const struct ct_abort_facts *a)
+static void fill_abort_message(struct ct_verdict *r, const struct ct_abort_facts *a)
 {
 	if (!a->present)
 		return;
 	struct ct_abort_message *m = &r->abort_message;
 	m->present = true;
 	m->text = a->text;
-	m->kind = ct_report_strdup(r, ct_abort_kind_to_string(a->kind));
+	m->kind = ct_strpool_intern(r->strings, ct_abort_kind_to_string(a->kind));
 	m->assert_file = a->file;
 	m->assert_function = a->function;
 	m->assert_expression = a->expression;
 	m->assert_line = a->line;
 }
 
-void ct_triage_process(const struct ct_triage_input *s)
+void ct_triage_process(const struct ct_triage_input *s, struct ct_verdict *r)
 {
-	struct ct_report *r = s->report;
+	ct_verdict_init(r, s->out.strings);
 	struct ct_facts facts;
 	struct ct_facts_storage storage = { 0 };
-	ct_hang_analyze(s);
+	ct_hang_analyze(s, r);
 	ct_facts_gather(s, &facts, &storage);
 	facts.hang = &r->hang;
 	facts.blocked_in = ct_hang_blocked_in(s);
@@ -33,4 +35,33 @@ void ct_triage_process(const struct ct_triage_input *s)
 	// A fault re-raised by its handler is keyed by the original fault's frames.
 	ct_signature_build(facts.reraised ? facts.reraised : &facts, r);
 	ct_facts_storage_deinit(&storage);
+}
+
+void ct_verdict_init(struct ct_verdict *v, struct ct_strpool *strings)
+{
+	memset(v, 0, sizeof(*v));
+	v->strings = strings;
+	v->cls = CT_CLASS_UNKNOWN;
+	v->confidence = CT_CONFIDENCE_LOW;
+	ct_crash_init(&v->crash, strings);
+}
+
+void ct_verdict_move_to_report(struct ct_verdict *v, struct ct_report *report)
+{
+	ct_crash_free(&report->crash);
+	ct_hang_free(&report->hang);
+	report->crash = v->crash;
+	report->crash.class_id = ct_strpool_intern(&report->strings, ct_class_to_string(v->cls));
+	report->crash.confidence = ct_strpool_intern(&report->strings, ct_confidence_to_string(v->confidence));
+	report->abort_message = v->abort_message;
+	report->hang = v->hang;
+	report->signature = v->signature;
+	memset(v, 0, sizeof(*v));
+}
+
+void ct_verdict_free(struct ct_verdict *v)
+{
+	ct_crash_free(&v->crash);
+	ct_hang_free(&v->hang);
+	memset(v, 0, sizeof(*v));
 }

@@ -1,9 +1,11 @@
 /**
  * @file triage.h
- * The triage stage of a process core: facts gathered from the stage outputs (the dump, its signal
- * facts, the module set, the symbolized stacks), the ordered rules, the signature. The process
- * pipeline calls it once, after unwinding and symbolizing, before the stacks move into the report:
- * triage reads no thread, frame or module of the report model (tests/check_layers.py checks it).
+ * The triage stage: facts gathered from the stage outputs (the dump, its signal facts, the module
+ * set, the symbolized stacks), the ordered rules, the signature, returned as a struct ct_verdict.
+ * The process pipeline calls it once, after unwinding and symbolizing, and hands the verdict to the
+ * report; the kernel pipeline fills the same type with its own rule table (kernel/kclass.c).
+ * Triage neither reads nor writes the report model (tests/check_layers.py checks it): its text goes
+ * to the sink of its input.
  */
 #ifndef CT_TRIAGE_H
 #define CT_TRIAGE_H
@@ -13,7 +15,7 @@
 #include "modules/modules.h"
 #include "unwind/stacks.h"
 
-/** What triage reads (all borrowed), and where its verdict goes. */
+/** What triage reads (all borrowed), and where its text goes. */
 struct ct_triage_input {
 	const struct ct_core *core; /**< the dump: memory, threads with registers, auxv */
 	/** The module set: symbols, DWARF, code bytes (debug files load lazily: not const). */
@@ -22,14 +24,38 @@ struct ct_triage_input {
 	 * for a snapshot such as gcore). */
 	const struct ct_signal_info *signal;
 	const struct ct_core_thread *crashed;
-	/** The symbolized stacks; the hang analysis sets each thread's wait state. */
+	/** The symbolized stacks; the hang analysis sets each thread's wait state (a fact of the
+	 * thread, shown with its frames). */
 	struct ct_stacks *stacks;
-	/** Where the verdict goes: the crash, abort message, signature, hang summary, diagnostics and
-	 * pooled strings. Its threads are still empty: they are the stacks above. */
-	struct ct_report *report;
+	/** Where triage's strings and diagnostics go (the report's pool and list). */
+	struct ct_sink out;
 };
 
-/** Classifies the crash into report->crash, fills the abort message, the hang summary and the signature. */
-void ct_triage_process(const struct ct_triage_input *in);
+/**
+ * Triage's output: why the process died. The class and confidence are typed (the pipeline and the
+ * signature compare them); `crash` holds the rest of the crash section (summary, evidence, access,
+ * address, instruction, blamed frame, details) with its class and confidence strings filled by
+ * ct_verdict_move_to_report(). Arrays are owned; strings live in the sink's pool.
+ */
+struct ct_verdict {
+	enum ct_class cls;
+	enum ct_confidence confidence;
+	struct ct_crash crash;
+	struct ct_abort_message abort_message;
+	/** The wait-for graph: locks, cycles, contention lines. */
+	struct ct_hang hang;
+	struct ct_signature signature;
+	/** The pool its strings live in (the input's sink's), for the rules that make text. */
+	struct ct_strpool *strings;
+};
+
+/** An empty verdict (class unknown, confidence low) whose strings go to @p strings. */
+void ct_verdict_init(struct ct_verdict *verdict, struct ct_strpool *strings);
+/** Gathers the facts, runs the rules and builds the signature into @p out (freed by the two below). */
+void ct_triage_process(const struct ct_triage_input *in, struct ct_verdict *out);
+/** Hands the verdict to @p report (the arrays move, the class and confidence become the model's strings). */
+void ct_verdict_move_to_report(struct ct_verdict *verdict, struct ct_report *report);
+/** Frees a verdict not moved into a report. */
+void ct_verdict_free(struct ct_verdict *verdict);
 
 #endif

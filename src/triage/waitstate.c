@@ -206,8 +206,8 @@ static void decode_args(const struct ct_triage_input *s, const struct ct_core_th
 			break;
 		uint32_t cmd = (uint32_t)a1 & FUTEX_CMD_MASK;
 		w->operation = cmd < sizeof(futex_ops) / sizeof(futex_ops[0])
-				       ? ct_report_strdup(s->report, futex_ops[cmd])
-				       : ct_report_printf(s->report, "op %u", cmd);
+				       ? ct_strpool_intern(s->out.strings, futex_ops[cmd])
+				       : ct_strpool_printf(s->out.strings, "op %u", cmd);
 		bool timed = cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET || cmd == FUTEX_LOCK_PI ||
 			     cmd == FUTEX_LOCK_PI2 || cmd == FUTEX_WAIT_REQUEUE_PI;
 		if (timed && ok3 && a3)
@@ -249,14 +249,14 @@ static void decode_thread(const struct ct_triage_input *s, const struct ct_core_
 	w->present = true;
 	w->number = (long)nr;
 	w->lock = -1;
-	w->syscall = sys != CT_SYS_UNKNOWN ? ct_report_strdup(s->report, ct_syscall_to_string(sys))
-					   : ct_report_printf(s->report, "syscall %" PRId64, nr);
+	w->syscall = sys != CT_SYS_UNKNOWN ? ct_strpool_intern(s->out.strings, ct_syscall_to_string(sys))
+					   : ct_strpool_printf(s->out.strings, "syscall %" PRId64, nr);
 	decode_args(s, ct, sys, flags, w);
 	if (sys == CT_SYS_FUTEX) {
 		bool write = false;
 		const char *obj = ct_waitstate_object_from_frames(t, &write);
-		w->object = ct_report_strdup(s->report, obj ? obj : "unknown");
-		w->recognized_by = obj ? ct_report_strdup(s->report, "frames") : NULL;
+		w->object = ct_strpool_intern(s->out.strings, obj ? obj : "unknown");
+		w->recognized_by = obj ? ct_strpool_intern(s->out.strings, "frames") : NULL;
 		w->wants_write = write;
 	}
 	w->frame = ct_waitstate_own_frame(s->mods, t);

@@ -1,5 +1,7 @@
 // String interning for the report model: arena blocks plus an open-addressing hash set.
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,4 +119,23 @@ const char *ct_strpool_intern_len(struct ct_strpool *pool, const char *s, size_t
 const char *ct_strpool_intern(struct ct_strpool *pool, const char *s)
 {
 	return s ? ct_strpool_intern_len(pool, s, strlen(s)) : NULL;
+}
+
+const char *ct_strpool_vprintf(struct ct_strpool *pool, const char *fmt, va_list ap)
+{
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		return NULL;
+	const char *ret = ct_strpool_intern(pool, s);
+	free(s);
+	return ret;
+}
+
+const char *ct_strpool_printf(struct ct_strpool *pool, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	const char *ret = ct_strpool_vprintf(pool, fmt, ap);
+	va_end(ap);
+	return ret;
 }

@@ -169,7 +169,7 @@ static const char *render(struct filler *f, Dwarf_Die *type, bool cxx)
 		ct_render_value(f->fc.s, &b, type, f->obj, 0, cxx, 0);
 		if (b.cut && b.len >= 3)
 			memcpy(buf + b.len - 3, "...", 4);
-		text = ct_report_strdup(f->fc.s->report, buf);
+		text = ct_strpool_intern(f->fc.s->out.strings, buf);
 		len = b.len;
 		if (m && text) {
 			*m = (struct ct_value_memo){ .type = type->addr, .size = (uint8_t)f->obj->size, .cxx = cxx,
@@ -262,13 +262,13 @@ static void describe(struct collector *c, Dwarf_Die *var, bool is_param)
 		c->per_level--;
 		return;
 	}
-	d->name = ct_report_strdup(c->s->report, name);
+	d->name = ct_strpool_intern(c->s->out.strings, name);
 	d->has_type = dwarf_attr_integrate(var, DW_AT_type, &attr) && dwarf_formref_die(&attr, &d->type_die);
 	char tbuf[CT_VALUE_MAX_TYPE];
 	struct ct_sbuf tb = { .buf = tbuf, .cap = sizeof(tbuf) };
 	tbuf[0] = 0;
 	ct_render_type_name(&tb, d->has_type ? &d->type_die : NULL, sc->cxx, 0);
-	d->type = ct_report_strdup(c->s->report, tbuf);
+	d->type = ct_strpool_intern(c->s->out.strings, tbuf);
 	Dwarf_Word size = 0;
 	Dwarf_Die full;
 	if (d->has_type && dwarf_aggregate_size(&d->type_die, &size) != 0 &&
@@ -389,7 +389,7 @@ static bool capped(struct filler *f)
 		return false;
 	if (s->values->text_total >= CT_VALUES_MAX_TEXT && !s->values->text_capped) {
 		s->values->text_capped = true;
-		ct_report_diag(s->report, CT_SEVERITY_WARNING, f->t->tid, CT_DIAG_VALUE_CAP,
+		ct_sink_diag(&s->out, CT_SEVERITY_WARNING, f->t->tid, CT_DIAG_VALUE_CAP,
 			       "values of arguments and locals stop at %u characters per report", CT_VALUES_MAX_TEXT);
 	}
 	return true;
@@ -423,15 +423,15 @@ static void add_variable(struct filler *f, const struct ct_var_desc *d, size_t *
 			if (r.status == CT_EXPR_OK) {
 				known = d->sized && read_location(f, &loc, d->size);
 			} else if (r.status == CT_EXPR_UNREADABLE) {
-				v->value = ct_report_printf(s->report, "<unreadable 0x%" PRIx64 ">", r.fault_address);
+				v->value = ct_strpool_printf(s->out.strings, "<unreadable 0x%" PRIx64 ">", r.fault_address);
 			} else if (r.status == CT_EXPR_UNSUPPORTED &&
 				   (r.atom == DW_OP_implicit_pointer || r.atom == DW_OP_GNU_implicit_pointer)) {
 				// A pointer optimized away whose target is still described: gdb's words for it.
-				v->value = ct_report_strdup(s->report, "<synthetic pointer>");
+				v->value = ct_strpool_intern(s->out.strings, "<synthetic pointer>");
 			} else if (r.status == CT_EXPR_UNSUPPORTED) {
-				v->value = ct_report_printf(s->report, "<unsupported DWARF operation 0x%x>", r.atom);
+				v->value = ct_strpool_printf(s->out.strings, "<unsupported DWARF operation 0x%x>", r.atom);
 			} else if (r.status == CT_EXPR_CORRUPT || r.status == CT_EXPR_LIMIT) {
-				v->value = ct_report_printf(s->report, "<error: %s>", ct_expr_status_to_string(r.status));
+				v->value = ct_strpool_printf(s->out.strings, "<error: %s>", ct_expr_status_to_string(r.status));
 			}
 			// Registers not saved in this frame and unknown entry values: optimized out, as gdb says.
 		}

@@ -39,7 +39,7 @@ static void add_type_name(const struct ct_values_input *s, struct ct_sbuf *b, Dw
 	if (v->qnames[slot].die != die->addr) {
 		char name[CT_VALUE_MAX_TYPE];
 		v->qnames[slot].die = die->addr;
-		v->qnames[slot].name = ct_dwarf_qualified_name(die, name, sizeof(name)) ? ct_report_strdup(s->report, name) : NULL;
+		v->qnames[slot].name = ct_dwarf_qualified_name(die, name, sizeof(name)) ? ct_strpool_intern(s->out.strings, name) : NULL;
 	}
 	if (v->qnames[slot].name)
 		add(b, v->qnames[slot].name);

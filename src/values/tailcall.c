@@ -144,12 +144,12 @@ void ct_values_tail_calls(const struct ct_values_input *s, struct ct_raw_stack *
 			insert_chain(arch, raw, i, &c);
 			i += c.len;
 		} else if (cr->num_found > 1 && fresh) {
-			ct_report_diag(s->report, CT_SEVERITY_INFO, tid, CT_DIAG_TAIL_CALL_AMBIGUOUS,
+			ct_sink_diag(&s->out, CT_SEVERITY_INFO, tid, CT_DIAG_TAIL_CALL_AMBIGUOUS,
 				       "thread %d: the call at 0x%" PRIx64 " calls 0x%" PRIx64
 				       " and more than one chain of tail calls leads from there to 0x%" PRIx64 ": no tail-call frames shown",
 				       tid, caller->pc, target, callee->pc);
 		} else if (cr->num_found == 0 && fresh && ts && ts->subprogram >= 0) {
-			ct_report_diag(s->report, CT_SEVERITY_INFO, tid, CT_DIAG_TAIL_CALL_UNKNOWN,
+			ct_sink_diag(&s->out, CT_SEVERITY_INFO, tid, CT_DIAG_TAIL_CALL_UNKNOWN,
 				       "thread %d: the call at 0x%" PRIx64 " calls 0x%" PRIx64
 				       ", but no chain of tail calls in its DWARF leads to 0x%" PRIx64,
 				       tid, caller->pc, target, callee->pc);

@@ -25,13 +25,14 @@ struct ct_values;
 /**
  * What the values stage reads (all borrowed): the dump's memory and registers, the module set
  * (DWARF, symbols; its debug files load lazily, so it is not const), the stage's own caches, and
- * where its text goes: the report's string pool and diagnostics, the work budget (may be NULL).
+ * where its text goes (a sink: the report's string pool and diagnostics, nothing else of the
+ * report), the work budget (may be NULL).
  */
 struct ct_values_input {
 	const struct ct_core *core;
 	struct ct_module_set *mods;
 	struct ct_values *values;
-	struct ct_report *report;
+	struct ct_sink out;
 	struct ct_budget *budget;
 };
 
@@ -49,7 +50,7 @@ void ct_values_tail_calls(const struct ct_values_input *s, struct ct_raw_stack *
 /**
  * Fills the parameters (and, when @p locals, the locals) of @p t's frames [@p first, @p first +
  * @p count), which are the inline expansion of raw frame @p index (innermost first) of the dumped
- * thread @p thread. Values go into @p t's variable pool; problems into the report's diagnostics.
+ * thread @p thread. Values go into @p t's variable pool; problems into the sink's diagnostics.
  */
 void ct_values_frame(const struct ct_values_input *s, const struct ct_raw_stack *raw, size_t index,
 		     const struct ct_core_thread *thread, struct ct_thread *t, size_t first, size_t count, bool locals);

@@ -8,6 +8,7 @@
 #include "arch/arch.h"
 #include "dump/format.h"
 #include "kernel/vmcore.h"
+#include "triage/triage.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -37,7 +38,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct ct_panic_record rec;
 		memset(&rec, 0, sizeof(rec));
 		ct_panic_parse(&report, log, &rec);
-		ct_kernel_classify(&report, &ct_arch_x86_64, &rec);
+		struct ct_verdict verdict;
+		ct_verdict_init(&verdict, &report.strings);
+		ct_kernel_classify(&verdict, &ct_arch_x86_64, &rec);
+		ct_verdict_move_to_report(&verdict, &report);
 		ct_panic_record_deinit(&rec);
 		ct_report_deinit(&report);
 	}

@@ -165,7 +165,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r.crash.confidence = "low";
 	r.crash.summary = text(&c, &r);
 	r.crash.blame_frame = 0;
-	ct_crash_add_evidence(&r, "%s", text(&c, &r));
+	ct_crash_add_evidence(&r.crash, &r.strings, "%s", text(&c, &r));
 	r.crash.has_instruction = true;
 	r.crash.instruction_text = text(&c, &r);
 	r.abort_message.present = true;

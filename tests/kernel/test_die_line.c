@@ -7,6 +7,7 @@
 #include "arch/arch.h"
 #include "kernel/vmcore.h"
 #include "test.h"
+#include "triage/triage.h"
 
 static bool die(const char *line, struct ct_die_header *d)
 {
@@ -69,7 +70,10 @@ static const char *classify(struct ct_report *r, const char *log)
 {
 	struct ct_panic_record rec;
 	ct_panic_parse(r, log, &rec);
-	ct_kernel_classify(r, &ct_arch_x86_64, &rec);
+	struct ct_verdict verdict;
+	ct_verdict_init(&verdict, &r->strings);
+	ct_kernel_classify(&verdict, &ct_arch_x86_64, &rec);
+	ct_verdict_move_to_report(&verdict, r);
 	ct_panic_record_deinit(&rec);
 	return r->crash.class_id;
 }

@@ -3,8 +3,10 @@
 
 #include "test.h"
 #include "triage/facts.h"
+#include "triage/triage.h"
 
-static struct ct_report report;
+static struct ct_report report; // owns the strings
+static struct ct_verdict verdict;
 
 static struct ct_report pool_report;
 static bool pool_ready;
@@ -19,8 +21,10 @@ static struct ct_report *pool(void)
 
 static void reset(void)
 {
+	ct_verdict_free(&verdict);
 	ct_report_deinit(&report);
 	ct_report_init(&report);
+	ct_verdict_init(&verdict, &report.strings);
 }
 
 /** A fault by the kernel in a process with pid 100. */
@@ -75,8 +79,8 @@ static const struct ct_frame_fact abort_frames[] = {
 static const char *cls(const struct ct_facts *f)
 {
 	reset();
-	ct_classify(f, &report);
-	return report.crash.class_id;
+	ct_classify(f, &verdict);
+	return ct_class_to_string(verdict.cls);
 }
 
 TEST(no_signal)
@@ -84,17 +88,17 @@ TEST(no_signal)
 	struct ct_facts f = { .blame = -1 };
 	f.sig.signo = 19; // gdb's SIGSTOP siginfo, but no thread carries a signal
 	CHECK_STR(cls(&f), "no-signal");
-	CHECK_STR(report.crash.confidence, "high");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
 }
 
 TEST(external_signal)
 {
 	struct ct_facts f = sent(CT_SIGSEGV, CT_SI_USER, 4242);
 	CHECK_STR(cls(&f), "external-signal");
-	CHECK_STR(report.crash.confidence, "high");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
 	bool found = false;
-	for (size_t i = 0; i < report.crash.num_details; i++)
-		found |= strcmp(report.crash.details[i].key, "sender_pid") == 0 && report.crash.details[i].integer == 4242;
+	for (size_t i = 0; i < verdict.crash.num_details; i++)
+		found |= strcmp(verdict.crash.details[i].key, "sender_pid") == 0 && verdict.crash.details[i].integer == 4242;
 	CHECK(found);
 }
 
@@ -102,7 +106,7 @@ TEST(external_signal_unknown_sender_is_low)
 {
 	struct ct_facts f = fault(CT_SIGSEGV, CT_SI_USER);
 	CHECK_STR(cls(&f), "external-signal");
-	CHECK_STR(report.crash.confidence, "low");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "low");
 }
 
 TEST(self_signal)
@@ -117,7 +121,7 @@ TEST(raise_sigabrt_without_abort_is_abort_medium)
 {
 	struct ct_facts f = sent(CT_SIGABRT, CT_SI_TKILL, 100);
 	CHECK_STR(cls(&f), "abort");
-	CHECK_STR(report.crash.confidence, "medium");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
 }
 
 TEST(abort_with_frames)
@@ -127,9 +131,9 @@ TEST(abort_with_frames)
 	f.num_frames = 5;
 	f.blame = 3;
 	CHECK_STR(cls(&f), "abort");
-	CHECK_STR(report.crash.confidence, "high");
-	CHECK_EQ(report.crash.blame_frame, 3);
-	CHECK(strstr(report.crash.summary, "shutdown_on_error (x.c:3)") != NULL);
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK_EQ(verdict.crash.blame_frame, 3);
+	CHECK(strstr(verdict.crash.summary, "shutdown_on_error (x.c:3)") != NULL);
 }
 
 TEST(assertion_message_and_frame_agree)
@@ -143,10 +147,10 @@ TEST(assertion_message_and_frame_agree)
 	f.frames = frames;
 	f.num_frames = 3;
 	f.blame = 2;
-	ct_abort_parse(pool(), "prog: t.c:3: checked_div: Assertion `b != 0' failed.\n", &f.abort_msg);
+	ct_abort_parse(&pool()->strings, "prog: t.c:3: checked_div: Assertion `b != 0' failed.\n", &f.abort_msg);
 	CHECK_STR(cls(&f), "assertion-failure");
-	CHECK_STR(report.crash.confidence, "high");
-	CHECK(strstr(report.crash.summary, "`b != 0`") != NULL);
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK(strstr(verdict.crash.summary, "`b != 0`") != NULL);
 }
 
 TEST(assertion_conflicts_lower_confidence)
@@ -156,12 +160,12 @@ TEST(assertion_conflicts_lower_confidence)
 	f.frames = abort_frames;
 	f.num_frames = 5;
 	f.blame = 3;
-	ct_abort_parse(pool(), "prog: t.c:3: other_fn: Assertion `x' failed.", &f.abort_msg);
+	ct_abort_parse(&pool()->strings, "prog: t.c:3: other_fn: Assertion `x' failed.", &f.abort_msg);
 	CHECK_STR(cls(&f), "assertion-failure");
-	CHECK_STR(report.crash.confidence, "medium");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
 	bool conflict = false;
-	for (size_t i = 0; i < report.crash.num_evidence; i++)
-		conflict |= strncmp(report.crash.evidence[i], "conflict:", 9) == 0;
+	for (size_t i = 0; i < verdict.crash.num_evidence; i++)
+		conflict |= strncmp(verdict.crash.evidence[i], "conflict:", 9) == 0;
 	CHECK(conflict);
 }
 
@@ -178,9 +182,9 @@ TEST(stack_smashing_before_fortify)
 	f.frames = frames;
 	f.num_frames = 4;
 	f.blame = 3;
-	ct_abort_parse(pool(), "*** stack smashing detected ***: terminated\n", &f.abort_msg);
+	ct_abort_parse(&pool()->strings, "*** stack smashing detected ***: terminated\n", &f.abort_msg);
 	CHECK_STR(cls(&f), "stack-buffer-overflow");
-	CHECK_STR(report.crash.confidence, "high");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
 }
 
 TEST(fortify)
@@ -196,9 +200,9 @@ TEST(fortify)
 	f.frames = frames;
 	f.num_frames = 5;
 	f.blame = 4;
-	ct_abort_parse(pool(), "*** buffer overflow detected ***: terminated", &f.abort_msg);
+	ct_abort_parse(&pool()->strings, "*** buffer overflow detected ***: terminated", &f.abort_msg);
 	CHECK_STR(cls(&f), "fortify-failure");
-	CHECK(strstr(report.crash.summary, "memcpy") != NULL);
+	CHECK(strstr(verdict.crash.summary, "memcpy") != NULL);
 }
 
 TEST(heap_abort_subclasses)
@@ -208,15 +212,15 @@ TEST(heap_abort_subclasses)
 	f.frames = frames;
 	f.num_frames = 2;
 	f.blame = 1;
-	ct_abort_parse(pool(), "free(): double free detected in tcache 2\n", &f.abort_msg);
+	ct_abort_parse(&pool()->strings, "free(): double free detected in tcache 2\n", &f.abort_msg);
 	CHECK_STR(cls(&f), "heap-corruption");
-	CHECK_STR(report.crash.subclass, "double-free");
-	ct_abort_parse(pool(), "free(): invalid pointer", &f.abort_msg);
+	CHECK_STR(verdict.crash.subclass, "double-free");
+	ct_abort_parse(&pool()->strings, "free(): invalid pointer", &f.abort_msg);
 	CHECK_STR(cls(&f), "heap-corruption");
-	CHECK_STR(report.crash.subclass, "invalid-free");
-	ct_abort_parse(pool(), "free(): invalid next size (normal)", &f.abort_msg);
+	CHECK_STR(verdict.crash.subclass, "invalid-free");
+	ct_abort_parse(&pool()->strings, "free(): invalid next size (normal)", &f.abort_msg);
 	CHECK_STR(cls(&f), "heap-corruption");
-	CHECK_STR(report.crash.subclass, "corrupted-metadata");
+	CHECK_STR(verdict.crash.subclass, "corrupted-metadata");
 }
 
 TEST(heap_fault_inside_allocator)
@@ -229,8 +233,8 @@ TEST(heap_fault_inside_allocator)
 	f.num_frames = 3;
 	f.blame = 2;
 	CHECK_STR(cls(&f), "heap-corruption");
-	CHECK_STR(report.crash.subclass, "corrupted-metadata");
-	CHECK_STR(report.crash.confidence, "medium");
+	CHECK_STR(verdict.crash.subclass, "corrupted-metadata");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
 }
 
 TEST(uncaught_exception)
@@ -245,8 +249,8 @@ TEST(uncaught_exception)
 	f.blame = 3;
 	f.exception_type = "std::runtime_error";
 	CHECK_STR(cls(&f), "uncaught-exception");
-	CHECK_STR(report.crash.confidence, "high");
-	CHECK(strstr(report.crash.summary, "std::runtime_error") != NULL);
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK(strstr(verdict.crash.summary, "std::runtime_error") != NULL);
 	// Own code named like a library function is not evidence: a program's own "abort" frame.
 	struct ct_frame_fact own[] = { { .function = "std::terminate()", .own = true } };
 	f.frames = own;
@@ -279,8 +283,8 @@ static struct ct_facts last_call_abort(const char *symbol)
 
 static bool has_evidence(const char *needle)
 {
-	for (size_t i = 0; i < report.crash.num_evidence; i++) {
-		if (strstr(report.crash.evidence[i], needle))
+	for (size_t i = 0; i < verdict.crash.num_evidence; i++) {
+		if (strstr(verdict.crash.evidence[i], needle))
 			return true;
 	}
 	return false;
@@ -306,31 +310,31 @@ TEST(last_call_names_the_abort_family)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct ct_facts f = last_call_abort(cases[i].symbol);
 		CHECK_STR(cls(&f), cases[i].class_id);
-		CHECK_STR(report.crash.confidence, cases[i].confidence);
+		CHECK_STR(ct_confidence_to_string(verdict.confidence), cases[i].confidence);
 		CHECK(has_evidence(cases[i].symbol));
 	}
 	struct ct_facts f = last_call_abort("__memcpy_chk");
 	cls(&f);
-	CHECK(strstr(report.crash.summary, "memcpy() called from main (t.c:30)") != NULL);
+	CHECK(strstr(verdict.crash.summary, "memcpy() called from main (t.c:30)") != NULL);
 	f = last_call_abort("free");
 	cls(&f);
-	CHECK(report.crash.subclass == NULL); // double free or invalid pointer: the call cannot tell
-	CHECK(strstr(report.crash.summary, "during free()") != NULL);
+	CHECK(verdict.crash.subclass == NULL); // double free or invalid pointer: the call cannot tell
+	CHECK(strstr(verdict.crash.summary, "during free()") != NULL);
 }
 
 TEST(last_call_is_weaker_than_message_and_frames)
 {
 	// The message says malloc: a stale __stack_chk_fail call must not override it.
 	struct ct_facts f = last_call_abort("__stack_chk_fail");
-	ct_abort_parse(pool(), "free(): double free detected in tcache 2\n", &f.abort_msg);
+	ct_abort_parse(&pool()->strings, "free(): double free detected in tcache 2\n", &f.abort_msg);
 	CHECK_STR(cls(&f), "heap-corruption");
 	CHECK(has_evidence("conflict: the program's last call"));
-	CHECK_STR(report.crash.confidence, "low"); // message alone (medium), lowered by the conflict
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "low"); // message alone (medium), lowered by the conflict
 	// The message and the last call agree: high.
 	f = last_call_abort("__stack_chk_fail");
-	ct_abort_parse(pool(), "*** stack smashing detected ***: terminated\n", &f.abort_msg);
+	ct_abort_parse(&pool()->strings, "*** stack smashing detected ***: terminated\n", &f.abort_msg);
 	CHECK_STR(cls(&f), "stack-buffer-overflow");
-	CHECK_STR(report.crash.confidence, "high");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
 	// A named __assert_fail frame wins over a free@plt last call.
 	struct ct_frame_fact frames[] = { { .function = "__assert_fail", .library = true },
 					  { .function = "f", .own = true, .pc = 0x5555 } };
@@ -343,7 +347,7 @@ TEST(last_call_is_weaker_than_message_and_frames)
 	f = last_call_abort("abort");
 	f.last_call.scanned = true;
 	CHECK_STR(cls(&f), "abort");
-	CHECK_STR(report.crash.confidence, "medium");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
 }
 
 TEST(last_call_bound_to_own_code_is_not_evidence)
@@ -353,7 +357,7 @@ TEST(last_call_bound_to_own_code_is_not_evidence)
 	f.last_call.resolved_own = true;
 	f.last_call.resolved_module = "prog";
 	CHECK_STR(cls(&f), "abort");
-	CHECK_STR(report.crash.confidence, "medium");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
 	CHECK(has_evidence("bound to the program's own code"));
 	// And the last call never decides a non-abort signal.
 	f = last_call_abort("__stack_chk_fail");
@@ -371,8 +375,8 @@ TEST(null_call)
 	f.sp_word = 0x555555555123;
 	f.sp_word_after_call = true;
 	CHECK_STR(cls(&f), "null-call");
-	CHECK_STR(report.crash.access, "exec");
-	CHECK_STR(report.crash.confidence, "high");
+	CHECK_STR(verdict.crash.access, "exec");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
 }
 
 TEST(exec_non_executable)
@@ -401,12 +405,12 @@ TEST(stack_overflow)
 	ct_find_recursion(frames, 8, &f.stack);
 	CHECK_EQ(f.stack.recursion_depth, 8);
 	CHECK_STR(cls(&f), "stack-overflow");
-	CHECK_STR(report.crash.confidence, "high");
-	CHECK(strstr(report.crash.summary, "recursion in expand") != NULL);
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK(strstr(verdict.crash.summary, "recursion in expand") != NULL);
 	// Without recursion: one huge frame; still a stack overflow, medium.
 	f.stack.recursion_depth = 0;
 	CHECK_STR(cls(&f), "stack-overflow");
-	CHECK_STR(report.crash.confidence, "medium");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
 }
 
 TEST(stack_corruption_at_ret)
@@ -420,7 +424,7 @@ TEST(stack_corruption_at_ret)
 	f.insn.return_address = 0x4141414141414141;
 	f.computed = (struct ct_address_facts){ .valid = true, .address = 0x4141414141414141, .non_canonical = true };
 	CHECK_STR(cls(&f), "stack-corruption");
-	CHECK_STR(report.crash.address_kind, "non-canonical");
+	CHECK_STR(verdict.crash.address_kind, "non-canonical");
 }
 
 TEST(stack_corruption_after_ret)
@@ -432,7 +436,7 @@ TEST(stack_corruption_after_ret)
 	f.has_popped_word = true;
 	f.popped_word = f.pc;
 	CHECK_STR(cls(&f), "stack-corruption");
-	CHECK_STR(report.crash.confidence, "high");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
 }
 
 TEST(null_deref_kernel_and_computed_agree)
@@ -448,9 +452,9 @@ TEST(null_deref_kernel_and_computed_agree)
 	f.computed = (struct ct_address_facts){ .valid = true, .address = 8, .near_null = true };
 	f.culprit = "`n` (parameter of node_key)";
 	CHECK_STR(cls(&f), "null-deref");
-	CHECK_STR(report.crash.access, "read");
-	CHECK_STR(report.crash.confidence, "high");
-	CHECK(strstr(report.crash.summary, "`n` (parameter of node_key) is NULL") != NULL);
+	CHECK_STR(verdict.crash.access, "read");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK(strstr(verdict.crash.summary, "`n` (parameter of node_key) is NULL") != NULL);
 }
 
 TEST(null_deref_conflict_lowers_confidence)
@@ -463,7 +467,7 @@ TEST(null_deref_conflict_lowers_confidence)
 	f.insn.mem[0] = (struct ct_mem_operand){ .has_address = true, .address = 0x5000, .size = 8 };
 	f.computed = (struct ct_address_facts){ .valid = true, .address = 0x5000, .near_null = true };
 	CHECK_STR(cls(&f), "null-deref");
-	CHECK_STR(report.crash.confidence, "medium");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
 }
 
 TEST(si_kernel_noncanonical_is_wild_not_null)
@@ -479,8 +483,8 @@ TEST(si_kernel_noncanonical_is_wild_not_null)
 						 .has_address = true, .address = 0xdeadbeefdeadbee0, .size = 8 };
 	f.computed = (struct ct_address_facts){ .valid = true, .address = 0xdeadbeefdeadbee0, .non_canonical = true };
 	CHECK_STR(cls(&f), "wild-pointer");
-	CHECK_STR(report.crash.address_kind, "non-canonical");
-	CHECK_EQ(report.crash.address, 0xdeadbeefdeadbee0);
+	CHECK_STR(verdict.crash.address_kind, "non-canonical");
+	CHECK_EQ(verdict.crash.address, 0xdeadbeefdeadbee0);
 }
 
 TEST(si_kernel_without_instruction_is_unknown)
@@ -488,7 +492,7 @@ TEST(si_kernel_without_instruction_is_unknown)
 	struct ct_facts f = fault(CT_SIGSEGV, CT_SI_KERNEL);
 	kernel_addr(&f, 0);
 	CHECK_STR(cls(&f), "unknown");
-	CHECK_STR(report.crash.confidence, "low");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "low");
 }
 
 TEST(misaligned)
@@ -511,7 +515,7 @@ TEST(wild_unmapped_and_exec)
 	struct ct_facts f = fault(CT_SIGSEGV, CT_SEGV_MAPERR);
 	kernel_addr(&f, 0x7f1fbe5b0c40);
 	CHECK_STR(cls(&f), "wild-pointer");
-	CHECK_STR(report.crash.address_kind, "unmapped");
+	CHECK_STR(verdict.crash.address_kind, "unmapped");
 	// A call to an unmapped address, with a return address right after a call.
 	f = fault(CT_SIGSEGV, CT_SEGV_MAPERR);
 	f.pc = 0x7f1fbe5b0c40;
@@ -520,7 +524,7 @@ TEST(wild_unmapped_and_exec)
 	f.has_sp_word = true;
 	f.sp_word_after_call = true;
 	CHECK_STR(cls(&f), "wild-pointer");
-	CHECK_STR(report.crash.access, "exec");
+	CHECK_STR(verdict.crash.access, "exec");
 }
 
 TEST(write_to_readonly)
@@ -532,11 +536,11 @@ TEST(write_to_readonly)
 	f.insn.decoded = true;
 	f.insn.access = CT_ACCESS_WRITE;
 	CHECK_STR(cls(&f), "write-to-readonly");
-	CHECK_STR(report.crash.confidence, "high");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
 	f.insn.decoded = false; // inferred only
 	f.insn.access = CT_ACCESS_NONE;
 	CHECK_STR(cls(&f), "write-to-readonly");
-	CHECK_STR(report.crash.confidence, "medium");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
 }
 
 TEST(bus_error_names_file)
@@ -546,8 +550,8 @@ TEST(bus_error_names_file)
 	f.fault.mapping = (struct ct_mapping_fact){ .present = true, .start = 0x7f0000000000, .end = 0x7f0000002000,
 						    .flags = CT_PF_R, .file = "/data/data.bin" };
 	CHECK_STR(cls(&f), "bus-error");
-	CHECK(strstr(report.crash.summary, "/data/data.bin") != NULL);
-	CHECK(strstr(report.crash.summary, "0x1010") != NULL);
+	CHECK(strstr(verdict.crash.summary, "/data/data.bin") != NULL);
+	CHECK(strstr(verdict.crash.summary, "0x1010") != NULL);
 }
 
 TEST(division)
@@ -558,7 +562,7 @@ TEST(division)
 	f.insn.has_divisor = true;
 	f.insn.divisor = 0;
 	CHECK_STR(cls(&f), "divide-by-zero");
-	CHECK_STR(report.crash.confidence, "high");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
 	f.insn.divisor = -1;
 	f.insn.dividend_is_min = true;
 	f.insn.has_dividend = true;
@@ -567,7 +571,7 @@ TEST(division)
 	CHECK_STR(cls(&f), "integer-overflow");
 	f.insn.has_divisor = false; // divisor unknown: FPE_INTDIV is most likely a zero divisor
 	CHECK_STR(cls(&f), "divide-by-zero");
-	CHECK_STR(report.crash.confidence, "medium");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
 	f = fault(CT_SIGFPE, CT_FPE_INTOVF);
 	CHECK_STR(cls(&f), "integer-overflow");
 	f = fault(CT_SIGFPE, 3); // FPE_FLTDIV
@@ -587,14 +591,14 @@ TEST(traps_and_illegal)
 	f.insn.size = 1;
 	f.insn.bytes[0] = 0x06;
 	CHECK_STR(cls(&f), "illegal-instruction");
-	CHECK_STR(report.crash.confidence, "high");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
 	f = fault(CT_SIGTRAP, CT_SI_KERNEL);
 	f.insn.is_breakpoint = true;
 	CHECK_STR(cls(&f), "trap");
-	CHECK_STR(report.crash.confidence, "high");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
 	f.insn.is_breakpoint = false;
 	CHECK_STR(cls(&f), "trap");
-	CHECK_STR(report.crash.confidence, "medium");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
 }
 
 TEST(rule_names)

@@ -5,27 +5,31 @@
 
 #include "test.h"
 #include "triage/facts.h"
+#include "triage/triage.h"
 #include "triage/insn.h"
 
-static struct ct_report report;
+static struct ct_report report; // owns the strings
+static struct ct_verdict verdict;
 
 static void reset(void)
 {
+	ct_verdict_free(&verdict);
 	ct_report_deinit(&report);
 	ct_report_init(&report);
+	ct_verdict_init(&verdict, &report.strings);
 }
 
 static const char *cls(const struct ct_facts *f)
 {
 	reset();
-	ct_classify(f, &report);
-	return report.crash.class_id;
+	ct_classify(f, &verdict);
+	return ct_class_to_string(verdict.cls);
 }
 
 static bool has_evidence(const char *needle)
 {
-	for (size_t i = 0; i < report.crash.num_evidence; i++) {
-		if (strstr(report.crash.evidence[i], needle))
+	for (size_t i = 0; i < verdict.crash.num_evidence; i++) {
+		if (strstr(verdict.crash.evidence[i], needle))
 			return true;
 	}
 	return false;
@@ -125,10 +129,10 @@ TEST(reraised_fault_is_the_original_fault)
 	f.num_sigframes = 1;
 	f.reraised = &in;
 	CHECK_STR(cls(&f), "null-deref");
-	CHECK_EQ(report.crash.blame_frame, 5);
+	CHECK_EQ(verdict.crash.blame_frame, 5);
 	CHECK(has_evidence("raised inside a signal handler: frame #3 crash_reporter"));
 	CHECK(has_evidence("trapno 14"));
-	CHECK(strstr(report.crash.summary, "re-raised as SIGABRT by the handler crash_reporter") != NULL);
+	CHECK(strstr(verdict.crash.summary, "re-raised as SIGABRT by the handler crash_reporter") != NULL);
 }
 
 /* ---- runtime panics ---- */
@@ -157,12 +161,12 @@ TEST(rust_panic)
 	f.panic.file = "src/main.rs";
 	f.panic.line = 7;
 	CHECK_STR(cls(&f), "panic");
-	CHECK_STR(report.crash.confidence, "high");
-	CHECK(strstr(report.crash.summary, "Rust panic: service must be configured") != NULL);
-	CHECK_EQ(report.crash.blame_frame, 6);
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK(strstr(verdict.crash.summary, "Rust panic: service must be configured") != NULL);
+	CHECK_EQ(verdict.crash.blame_frame, 6);
 	// The signature of another panic differs (another blamed function).
-	ct_signature_build(&f, &report);
-	CHECK(strstr(report.signature.text, "panic|prog::port_for") == report.signature.text);
+	ct_signature_build(&f, &verdict);
+	CHECK(strstr(verdict.signature.text, "panic|prog::port_for") == verdict.signature.text);
 	// The runtime lists: Rust's panic path is not code to blame, user code is.
 	CHECK(ct_function_is_rust_panic("std::panicking::rust_panic_with_hook::h57071e38e2bc223f"));
 	CHECK(ct_function_is_rust_panic("core::result::Result$LT$T$C$E$GT$::unwrap::h0d225e954070bae8"));
@@ -193,10 +197,10 @@ TEST(go_panic_and_go_fault)
 	CHECK_EQ(f.panic.sigpanic_caller, 5);
 	f.panic.message = "runtime error: invalid memory address or nil pointer dereference";
 	CHECK_STR(cls(&f), "null-deref");
-	CHECK_STR(report.crash.confidence, "high");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
 	f.panic.message = NULL;
 	CHECK_STR(cls(&f), "null-deref");
-	CHECK_STR(report.crash.confidence, "medium");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
 	// Index out of range: no sigpanic, a panic raised by runtime.goPanicIndex.
 	struct ct_frame_fact idx[7];
 	memcpy(idx, go_frames, sizeof(idx));
@@ -255,9 +259,9 @@ TEST(stack_overflow_blames_the_cycle)
 	f.sig.fault_address = 0x7ffe0000f000;
 	f.fault = (struct ct_address_facts){ .valid = true, .address = 0x7ffe0000f000, .in_stack_guard = true };
 	CHECK_STR(cls(&f), "stack-overflow");
-	CHECK_EQ(report.crash.blame_frame, 1); // expand, not the leaf format_token
-	ct_signature_build(&f, &report);
-	CHECK_STR(report.signature.text, "stack-overflow|expand|parse");
+	CHECK_EQ(verdict.crash.blame_frame, 1); // expand, not the leaf format_token
+	ct_signature_build(&f, &verdict);
+	CHECK_STR(verdict.signature.text, "stack-overflow|expand|parse");
 	// The overflow cut the cycle elsewhere: same key.
 	struct ct_facts g = f;
 	g.frames = overflow_frames + 1;
@@ -266,9 +270,9 @@ TEST(stack_overflow_blames_the_cycle)
 	ct_find_recursion(g.frames, g.num_frames, &g.stack);
 	g.stack.cycle_start = 1; // starts at parse
 	CHECK_STR(cls(&g), "stack-overflow");
-	ct_signature_build(&g, &report);
-	CHECK_STR(report.signature.text, "stack-overflow|expand|parse");
-	CHECK_EQ(report.signature.version, 2);
+	ct_signature_build(&g, &verdict);
+	CHECK_STR(verdict.signature.text, "stack-overflow|expand|parse");
+	CHECK_EQ(verdict.signature.version, 2);
 }
 
 TEST(one_frame_stack_overflow)
@@ -286,7 +290,7 @@ TEST(one_frame_stack_overflow)
 					   .stack_start = 0x7ffcc2656000, .stack_end = 0x7ffcc2677000,
 					   .sp_outside = true, .far_below = true, .frame_size = 67108944 };
 	CHECK_STR(cls(&f), "stack-overflow");
-	CHECK_STR(report.crash.confidence, "medium");
+	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
 	CHECK(has_evidence("one huge frame"));
 	// Without the far-below fact (a wild pointer somewhere unmapped): not an overflow.
 	f.stack.far_below = false;
@@ -308,14 +312,14 @@ TEST(signature_unsymbolized_frames_by_function_start)
 	f.sig.has_fault_address = true;
 	f.fault = (struct ct_address_facts){ .valid = true, .address = 0, .near_null = true };
 	cls(&f);
-	ct_signature_build(&f, &report);
-	CHECK_STR(report.signature.text, "null-deref|libx.so!0x1200");
+	ct_signature_build(&f, &verdict);
+	CHECK_STR(verdict.signature.text, "null-deref|libx.so!0x1200");
 	char h1[17];
-	strcpy(h1, report.signature.hash);
+	strcpy(h1, verdict.signature.hash);
 	f.frames = b;
 	cls(&f);
-	ct_signature_build(&f, &report);
-	CHECK_STR(report.signature.hash, h1);
+	ct_signature_build(&f, &verdict);
+	CHECK_STR(verdict.signature.hash, h1);
 }
 
 TEST(summary_names_the_faulting_frame)
@@ -333,8 +337,8 @@ TEST(summary_names_the_faulting_frame)
 	f.sig.has_fault_address = true;
 	f.fault = (struct ct_address_facts){ .valid = true, .address = 0, .near_null = true };
 	CHECK_STR(cls(&f), "null-deref");
-	CHECK_EQ(report.crash.blame_frame, 1);
-	CHECK(strstr(report.crash.summary, "in parse_line (p.c:9) (faulted in __strlen_avx2, libc.so.6)") != NULL);
+	CHECK_EQ(verdict.crash.blame_frame, 1);
+	CHECK(strstr(verdict.crash.summary, "in parse_line (p.c:9) (faulted in __strlen_avx2, libc.so.6)") != NULL);
 }
 
 /* ---- Zydis ---- */

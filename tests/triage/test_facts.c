@@ -3,6 +3,7 @@
 #include "test.h"
 #include "triage/facts.h"
 #include "triage/insn.h"
+#include "triage/triage.h"
 
 static struct ct_report report;
 
@@ -17,7 +18,7 @@ static struct ct_report *rep(void)
 TEST(abort_assertion_parts)
 {
 	struct ct_abort_facts a;
-	ct_abort_parse(rep(), "exe: testdata/src/crashme.c:181: checked_div: Assertion `b != 0 && \"divisor must be nonzero\"' failed.\n", &a);
+	ct_abort_parse(&rep()->strings, "exe: testdata/src/crashme.c:181: checked_div: Assertion `b != 0 && \"divisor must be nonzero\"' failed.\n", &a);
 	CHECK(a.present);
 	CHECK_EQ(a.kind, CT_ABORT_ASSERTION);
 	CHECK_STR(a.file, "testdata/src/crashme.c");
@@ -30,7 +31,7 @@ TEST(abort_assertion_parts)
 TEST(abort_assertion_cxx_function)
 {
 	struct ct_abort_facts a;
-	ct_abort_parse(rep(), "prog: a.cpp:7: int f(const char*): Assertion `p' failed.", &a);
+	ct_abort_parse(&rep()->strings, "prog: a.cpp:7: int f(const char*): Assertion `p' failed.", &a);
 	CHECK_STR(a.function, "int f(const char*)");
 	CHECK_STR(a.file, "a.cpp");
 	CHECK_EQ(a.line, 7);
@@ -40,7 +41,7 @@ TEST(abort_assertion_cxx_function)
 TEST(abort_assert_perror)
 {
 	struct ct_abort_facts a;
-	ct_abort_parse(rep(), "prog: io.c:12: main: Unexpected error: No such file or directory.\n", &a);
+	ct_abort_parse(&rep()->strings, "prog: io.c:12: main: Unexpected error: No such file or directory.\n", &a);
 	CHECK_EQ(a.kind, CT_ABORT_ASSERTION);
 	CHECK_STR(a.expression, "No such file or directory");
 	CHECK_STR(a.function, "main");
@@ -69,13 +70,13 @@ TEST(abort_kinds)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct ct_abort_facts a;
-		ct_abort_parse(rep(), cases[i].text, &a);
+		ct_abort_parse(&rep()->strings, cases[i].text, &a);
 		CHECK_EQ(a.kind, cases[i].kind);
 		if (cases[i].sub)
 			CHECK_STR(a.heap_subclass, cases[i].sub);
 	}
 	struct ct_abort_facts a;
-	ct_abort_parse(rep(), "", &a);
+	ct_abort_parse(&rep()->strings, "", &a);
 	CHECK(!a.present);
 }
 
@@ -113,13 +114,13 @@ TEST(place_address)
 
 TEST(normalize_names)
 {
-	CHECK_STR(ct_normalize_function(rep(), "__GI_raise"), "raise");
-	CHECK_STR(ct_normalize_function(rep(), "__GI___libc_free"), "free");
-	CHECK_STR(ct_normalize_function(rep(), "__libc_malloc"), "malloc");
-	CHECK_STR(ct_normalize_function(rep(), "parse.constprop.0"), "parse");
-	CHECK_STR(ct_normalize_function(rep(), "foo.cold"), "foo");
-	CHECK_STR(ct_normalize_function(rep(), "std::terminate()"), "std::terminate()");
-	CHECK(ct_normalize_function(rep(), NULL) == NULL);
+	CHECK_STR(ct_normalize_function(&rep()->strings, "__GI_raise"), "raise");
+	CHECK_STR(ct_normalize_function(&rep()->strings, "__GI___libc_free"), "free");
+	CHECK_STR(ct_normalize_function(&rep()->strings, "__libc_malloc"), "malloc");
+	CHECK_STR(ct_normalize_function(&rep()->strings, "parse.constprop.0"), "parse");
+	CHECK_STR(ct_normalize_function(&rep()->strings, "foo.cold"), "foo");
+	CHECK_STR(ct_normalize_function(&rep()->strings, "std::terminate()"), "std::terminate()");
+	CHECK(ct_normalize_function(&rep()->strings, NULL) == NULL);
 }
 
 TEST(system_paths)
@@ -153,14 +154,18 @@ TEST(recursion_cycle)
 	CHECK_EQ(st.cycle_start, 1);
 }
 
-static void sign(struct ct_frame_fact *fr, size_t n, long blame, const char *cls, char *text, size_t size, char *hash)
+static int sign(struct ct_frame_fact *fr, size_t n, long blame, enum ct_class cls, char *text, size_t size, char *hash)
 {
 	struct ct_facts f = { .frames = fr, .num_frames = n, .blame = blame };
-	report.crash.class_id = cls;
-	report.crash.subclass = NULL;
-	ct_signature_build(&f, rep());
-	snprintf(text, size, "%s", report.signature.text);
-	strcpy(hash, report.signature.hash);
+	struct ct_verdict v;
+	ct_verdict_init(&v, &rep()->strings);
+	v.cls = cls;
+	ct_signature_build(&f, &v);
+	snprintf(text, size, "%s", v.signature.text);
+	strcpy(hash, v.signature.hash);
+	int version = v.signature.version;
+	ct_verdict_free(&v);
+	return version;
 }
 
 TEST(signature_stable_and_distinct)
@@ -175,21 +180,20 @@ TEST(signature_stable_and_distinct)
 	struct ct_frame_fact b[] = { { .pc = 0x7e01, .function = "raise", .library = true },
 				     { .pc = 0x6601, .function = "walk", .own = true },
 				     { .pc = 0x6603, .function = "main", .own = true } };
-	sign(a, 4, 1, "null-deref", t1, sizeof(t1), h1);
-	sign(b, 3, 1, "null-deref", t2, sizeof(t2), h2);
+	sign(a, 4, 1, CT_CLASS_NULL_DEREF, t1, sizeof(t1), h1);
+	sign(b, 3, 1, CT_CLASS_NULL_DEREF, t2, sizeof(t2), h2);
 	CHECK_STR(t1, "null-deref|walk|main");
 	CHECK_STR(t1, t2);
 	CHECK_STR(h1, h2);
 	// Different class, same frames: different key.
-	sign(b, 3, 1, "wild-pointer", t3, sizeof(t3), h3);
+	sign(b, 3, 1, CT_CLASS_WILD_POINTER, t3, sizeof(t3), h3);
 	CHECK(strcmp(h1, h3) != 0);
 	// No own frame: library frames without delivery noise, and module+offset for unnamed frames.
 	struct ct_frame_fact c[] = { { .function = "raise", .library = true },
 				     { .function = "abort", .library = true },
 				     { .module = "libfoo.so", .has_module_offset = true, .module_offset = 0x1234, .library = true } };
-	sign(c, 3, -1, "abort", t3, sizeof(t3), h3);
+	CHECK_EQ(sign(c, 3, -1, CT_CLASS_ABORT, t3, sizeof(t3), h3), CT_SIGNATURE_VERSION);
 	CHECK_STR(t3, "abort|libfoo.so!?"); // no FDE known: never the pc offset
-	CHECK_EQ(report.signature.version, CT_SIGNATURE_VERSION);
 }
 
 TEST(fnv1a64)

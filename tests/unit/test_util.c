@@ -99,8 +99,8 @@ TEST(report_model_details_and_diagnostics)
 	CHECK(!ct_report_has_warnings(&r));
 	ct_report_diag(&r, CT_SEVERITY_WARNING, 7, CT_DIAG_NO_MEMORY, "warn");
 	CHECK(ct_report_has_warnings(&r));
-	ct_crash_add_detail_int(&r, "k", 1);
-	ct_crash_add_detail_string(&r, "k", "v"); // same key replaces
+	ct_crash_add_detail_int(&r.crash, &r.strings, "k", 1);
+	ct_crash_add_detail_string(&r.crash, &r.strings, "k", "v"); // same key replaces
 	CHECK_EQ(r.crash.num_details, 1);
 	CHECK_STR(r.crash.details[0].string, "v");
 	struct ct_module *m = ct_report_add_module(&r);

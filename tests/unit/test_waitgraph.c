@@ -8,6 +8,7 @@
 #include "test.h"
 #include "triage/facts.h"
 #include "triage/hang.h"
+#include "triage/triage.h"
 
 #define T(tid, lock) { tid, lock }
 #define OWNED(tid) { true, tid, false }
@@ -199,8 +200,10 @@ TEST(deadlock_outranks_only_signal_verdicts)
 
 TEST(deadlock_fill_and_signature)
 {
-	struct ct_report r;
-	CHECK(ct_report_init(&r));
+	struct ct_report rep;
+	CHECK(ct_report_init(&rep));
+	struct ct_verdict r;
+	ct_verdict_init(&r, &rep.strings);
 	struct ct_lock locks[2];
 	struct ct_cycle_member m[2];
 	struct ct_cycle c[1];
@@ -214,7 +217,7 @@ TEST(deadlock_fill_and_signature)
 	f.sig.has_sender = true;
 	f.sig.signo = 6;
 	ct_deadlock_fill(&f, &r);
-	CHECK_STR(r.crash.class_id, "deadlock");
+	CHECK_EQ(r.cls, CT_CLASS_DEADLOCK);
 	CHECK(r.crash.subclass == NULL);
 	CHECK(strstr(r.crash.summary, "thread 11 in transfer_funds waits for mutex `orders` held by thread 12") != NULL);
 	bool threads = false;
@@ -229,13 +232,16 @@ TEST(deadlock_fill_and_signature)
 	CHECK_STR(ct_hang_signature(&r), sig);
 	// The model's arrays here are the test's: detach them before deinit.
 	memset(&r.hang, 0, sizeof(r.hang));
-	ct_report_deinit(&r);
+	ct_verdict_free(&r);
+	ct_report_deinit(&rep);
 }
 
 TEST(self_deadlock_fill)
 {
-	struct ct_report r;
-	CHECK(ct_report_init(&r));
+	struct ct_report rep;
+	CHECK(ct_report_init(&rep));
+	struct ct_verdict r;
+	ct_verdict_init(&r, &rep.strings);
 	struct ct_lock locks[2];
 	struct ct_cycle_member m[2];
 	struct ct_cycle c[1];
@@ -247,11 +253,12 @@ TEST(self_deadlock_fill)
 	f.hang = &r.hang;
 	f.blame = -1;
 	ct_deadlock_fill(&f, &r);
-	CHECK_STR(r.crash.class_id, "deadlock");
+	CHECK_EQ(r.cls, CT_CLASS_DEADLOCK);
 	CHECK_STR(r.crash.subclass, "self-deadlock");
 	CHECK_STR(ct_hang_signature(&r), "deadlock/self-deadlock|refresh_entry@accounts");
 	memset(&r.hang, 0, sizeof(r.hang));
-	ct_report_deinit(&r);
+	ct_verdict_free(&r);
+	ct_report_deinit(&rep);
 }
 
 TEST_MAIN()
