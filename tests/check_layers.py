@@ -7,9 +7,11 @@ own folder and the folders of earlier stages only. Folders of the same stage (th
 include each other. A folder of src/ missing from STAGES fails too: a new folder takes its place in
 the order here and in docs/architecture.md.
 
-Triage reads stage outputs and returns its own type (struct ct_verdict, src/triage/triage.h): in
-src/triage/, `struct ct_report` and the report's functions (`ct_report_*()`) appear only in the
-hand-off, ct_verdict_move_to_report(); any other use fails (a read of the model or a write into it).
+The stages inside a pipeline (SINK_STAGES: modules, unwind, values, triage) return their own types
+and write text through a struct ct_sink: in their folders `struct ct_report` and the report's
+functions (`ct_report_*()`) appear only in a hand-off function (`…_to_report()`, e.g.
+ct_verdict_move_to_report, ct_stacks_move_to_report, ct_modules_to_report); any other use fails
+(a read of the model or a write into it).
 
 Usage: check_layers.py ROOT      check the tree at ROOT (the repository)
        check_layers.py --self-test   show that a violation is found (a tree made in a temporary directory)
@@ -39,36 +41,39 @@ STAGES = [
 RANK = {folder: i for i, stage in enumerate(STAGES) for folder in stage}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
-# The one function of src/triage/ that may name the report: the verdict's hand-off to the pipeline.
-HANDOFF = "ct_verdict_move_to_report"
+# The stages that see the report only through their hand-off functions.
+SINK_STAGES = ["modules", "unwind", "values", "triage"]
+HANDOFF = re.compile(r"\b\w+_to_report\s*\(")
 REPORT_USE = re.compile(r"\bstruct ct_report\b|\bct_report_\w+\s*\(")
 
 
-def check_triage_reads(root):
-    """Places in src/triage/ that use the report model instead of the stage outputs and the verdict."""
+def check_report_uses(root):
+    """Places in SINK_STAGES that use the report model outside a hand-off function."""
     problems = []
-    tdir = os.path.join(root, "src", "triage")
-    for fn in sorted(os.listdir(tdir)) if os.path.isdir(tdir) else []:
-        if not fn.endswith((".c", ".h")):
-            continue
-        path = os.path.join("src", "triage", fn)
-        in_handoff = False
-        with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
-            for lineno, line in enumerate(f, 1):
-                code = line.split("//", 1)[0]
-                if code.lstrip().startswith("*") or code.lstrip().startswith("/*"):
-                    continue
-                if HANDOFF + "(" in code:
-                    in_handoff = fn.endswith(".c") and not code.rstrip().endswith(";")
-                    continue
-                if in_handoff:
-                    in_handoff = line.rstrip("\n") != "}"
-                    continue
-                m = REPORT_USE.search(code)
-                if m:
-                    problems.append(f"{path}:{lineno}: uses the report model (`{m.group(0).rstrip('(').strip()}`): "
-                                    f"triage reads the stage outputs (struct ct_triage_input) and writes its verdict "
-                                    f"(struct ct_verdict, src/triage/triage.h)")
+    for stage in SINK_STAGES:
+        sdir = os.path.join(root, "src", stage)
+        for fn in sorted(os.listdir(sdir)) if os.path.isdir(sdir) else []:
+            if not fn.endswith((".c", ".h")):
+                continue
+            path = os.path.join("src", stage, fn)
+            in_handoff = False
+            with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
+                for lineno, line in enumerate(f, 1):
+                    code = line.split("//", 1)[0]
+                    if code.lstrip().startswith(("*", "/*")):
+                        continue
+                    if HANDOFF.search(code):
+                        # A definition opens the hand-off's body; a declaration or call is one line.
+                        in_handoff = fn.endswith(".c") and not code.rstrip().endswith(";")
+                        continue
+                    if in_handoff:
+                        in_handoff = line.rstrip("\n") != "}"
+                        continue
+                    m = REPORT_USE.search(code)
+                    if m:
+                        problems.append(f"{path}:{lineno}: uses the report model (`{m.group(0).rstrip('(').strip()}`) "
+                                        f"outside a …_to_report() hand-off: the {stage} stage returns its own type "
+                                        f"and writes text through its struct ct_sink")
     return problems
 
 
@@ -125,7 +130,7 @@ def check(root):
                         if RANK[other] >= RANK[own]:
                             why = "a later stage" if RANK[other] > RANK[own] else "another folder of the same stage"
                             problems.append(f"{path}:{lineno}: includes {target} ({other}/ is {why} than {own}/)")
-    return problems + check_triage_reads(root)
+    return problems + check_report_uses(root)
 
 
 def self_test():
@@ -143,6 +148,7 @@ def self_test():
                                    "void g(const struct ct_triage_input *s) { ct_report_crashing_thread(s->report); }\n",
             "src/triage/handoff.c": "void ct_verdict_move_to_report(struct ct_verdict *v, struct ct_report *r)\n{\n"
                                     "\tr->crash = v->crash;\n\tct_report_strdup(r, \"x\");\n}\n",
+            "src/values/v.c": "void f(struct ct_values_input *s) { ct_report_diag(s->report, 0, 0, 0, \"x\"); }\n",
         }
         for name, text in files.items():
             os.makedirs(os.path.join(tmp, os.path.dirname(name)), exist_ok=True)
@@ -150,12 +156,12 @@ def self_test():
                 f.write(text)
         problems = check(tmp)
         want = ["src/triage/triage.c:1:", "src/kernel/k.c:1:", "src/bogus/", "src/triage/gather.c:1:",
-                "src/triage/gather.c:2:"]
+                "src/triage/gather.c:2:", "src/values/v.c:1:"]
         missing = [w for w in want if not any(p.startswith(w) for p in problems)]
         if missing or len(problems) != len(want):
             print("self-test: expected violations", want, "got", problems)
             return 1
-        print("self-test: the five planted violations are found")
+        print("self-test: the six planted violations are found (and the hand-off is not one)")
         return 0
 
 

@@ -99,7 +99,7 @@ static size_t expand_frame(struct ct_report *report, struct ct_cu_index *index, 
 		return 1;
 	}
 	struct ct_source_frame chain[CT_MAX_INLINE_DEPTH];
-	size_t n = ct_inline_chain(report, index, mod, a, chain);
+	size_t n = ct_inline_chain(&report->strings, index, mod, a, chain);
 	for (size_t i = 0; i < n; i++) {
 		struct ct_frame *e = &out[i];
 		*e = base;

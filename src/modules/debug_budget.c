@@ -63,7 +63,7 @@ static uint64_t ct_debug_inflated_size(Elf *elf)
 
 static void refuse(struct ct_module_set *s, const char *what, uint64_t size)
 {
-	ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, CT_DIAG_BUDGET_DEBUG,
+	ct_sink_diag(&s->out, CT_SEVERITY_WARNING, 0, CT_DIAG_BUDGET_DEBUG,
 		       "%s: its compressed debug sections claim %" PRIu64 " bytes once inflated, more than the %" PRIu64
 		       " left in the work budget (--max-memory; tighter with --safe); its debug information is not used",
 		       what, size, ct_budget_left(s->budget, CT_BUDGET_DEBUG));
@@ -162,7 +162,7 @@ void ct_debug_check_unusable(struct ct_module_set *s, const struct ct_thread *th
 		const struct ct_module_state *m = &s->modules[i];
 		if (!m->dwfl_module || !m->file)
 			continue;
-		const char *name = ct_report_strdup(s->report, m->name);
+		const char *name = ct_strpool_intern(s->out.strings, m->name);
 		size_t h = ((uintptr_t)name >> 4) & (slots - 1);
 		while (used[h] && used[h] != name)
 			h = (h + 1) & (slots - 1);
@@ -185,7 +185,7 @@ void ct_debug_check_unusable(struct ct_module_set *s, const struct ct_thread *th
 		// No DWARF at all is normal (stripped files); DWARF that is there but unreadable (a
 		// section that does not inflate, a corrupt header) is a loss to report.
 		if (has_debug_info(dw ? dwarf_getelf(dw) : dwfl_module_getelf(m->dwfl_module, &bias)))
-			ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, CT_DIAG_DEBUG_INFO_UNUSABLE,
+			ct_sink_diag(&s->out, CT_SEVERITY_WARNING, 0, CT_DIAG_DEBUG_INFO_UNUSABLE,
 				       "%s: its debug information cannot be read (%s); its frames have no source lines",
 				       m->file, why ? why : "unknown error");
 	}

@@ -231,7 +231,7 @@ int ct_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dw
 		struct ct_error *err = ct_debuginfod_find_debuginfo(s->opts, bits, (size_t)len, &fd, &path);
 		if (err && (err->code == CT_ERROR_LIMIT || err->code == CT_ERROR_OS)) {
 			// One warning per analysis, and no module waits on a dead server again.
-			ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, CT_DIAG_DEBUGINFOD,
+			ct_sink_diag(&s->out, CT_SEVERITY_WARNING, 0, CT_DIAG_DEBUGINFOD,
 				       "%s; frames of modules without local debug info have no source lines",
 				       ct_error_message(err));
 			s->debuginfod_failed = true;

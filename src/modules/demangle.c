@@ -66,7 +66,7 @@ static const char *unversioned(const char *name, char *buf, size_t size)
 	return buf;
 }
 
-const char *ct_demangle_symbol(struct ct_report *report, const char *name)
+const char *ct_demangle_symbol(struct ct_strpool *strings, const char *name)
 {
 	if (!name)
 		return NULL;
@@ -75,25 +75,25 @@ const char *ct_demangle_symbol(struct ct_report *report, const char *name)
 	const char *p = unversioned(name, plain, sizeof(plain));
 	struct out *o = p && p[0] == '_' ? malloc(sizeof(*o)) : NULL;
 	if (o && demangle(p, true, o)) {
-		const char *r = ct_strpool_intern_len(&report->strings, o->buf, o->len);
+		const char *r = ct_strpool_intern_len(strings, o->buf, o->len);
 		free(o);
 		return r;
 	}
 	free(o);
 	size_t at = strcspn(name, "@");
 	if (at && name[at])
-		return ct_strpool_intern_len(&report->strings, name, at);
-	return ct_report_strdup(report, name);
+		return ct_strpool_intern_len(strings, name, at);
+	return ct_strpool_intern(strings, name);
 }
 
-const char *ct_demangle_function(struct ct_report *report, const char *linkage)
+const char *ct_demangle_function(struct ct_strpool *strings, const char *linkage)
 {
 	if (!linkage || linkage[0] != '_' || strnlen(linkage, CT_DEMANGLE_MAX_INPUT) >= CT_DEMANGLE_MAX_INPUT)
 		return NULL;
 	struct out *o = malloc(sizeof(*o));
 	const char *r = NULL;
 	if (o && demangle(linkage, false, o))
-		r = ct_strpool_intern_len(&report->strings, o->buf, o->len);
+		r = ct_strpool_intern_len(strings, o->buf, o->len);
 	free(o);
 	return r;
 }

@@ -7,6 +7,7 @@
 #define CT_DEMANGLE_H
 
 #include "coretriage/report.h"
+#include "coretriage/strpool.h"
 
 /** Mangled names longer than this are shown as they are (libiberty's demangler uses stack arrays). */
 #define CT_DEMANGLE_MAX_INPUT 16384
@@ -18,13 +19,13 @@
  * (C++ with its parameter list, Rust without the `::h…` hash and `$u7b$` escapes, D), the ELF
  * symbol version ("__libc_start_main@@GLIBC_2.34") removed; any other name unchanged.
  */
-const char *ct_demangle_symbol(struct ct_report *report, const char *name);
+const char *ct_demangle_symbol(struct ct_strpool *strings, const char *name);
 
 /**
  * A function's linkage name (DW_AT_linkage_name) as gdb names a frame with debug info, pooled:
  * qualified, without parameters, return type or `const` ("std::sort<int*>", "ns::C<int>::f",
  * "core::ptr::drop_in_place<alloc::string::String>"). NULL when @p linkage is not a mangled name.
  */
-const char *ct_demangle_function(struct ct_report *report, const char *linkage);
+const char *ct_demangle_function(struct ct_strpool *strings, const char *linkage);
 
 #endif

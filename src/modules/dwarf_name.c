@@ -98,7 +98,7 @@ static bool is_cxx(int lang)
 	       lang == DW_LANG_C_plus_plus_14 || lang == DW_LANG_ObjC_plus_plus;
 }
 
-const char *ct_dwarf_function_name(struct ct_report *report, Dwarf_Die *die)
+const char *ct_dwarf_function_name(struct ct_strpool *strings, Dwarf_Die *die)
 {
 	Dwarf_Die named;
 	bool have_name = origin(die, &named);
@@ -112,23 +112,23 @@ const char *ct_dwarf_function_name(struct ct_report *report, Dwarf_Die *die)
 		if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
 		    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
 			linkage = dwarf_formstring(&attr);
-		const char *d = ct_demangle_function(report, linkage);
+		const char *d = ct_demangle_function(strings, linkage);
 		if (d)
 			return d;
 		// C with an asm label (glibc's hidden aliases: "__GI___clock_nanosleep"): gdb prints that.
 		if (linkage && *linkage && strnlen(linkage, CT_DWARF_NAME_MAX) < CT_DWARF_NAME_MAX)
-			return ct_report_strdup(report, linkage);
+			return ct_strpool_intern(strings, linkage);
 	}
 	const char *name = have_name ? dwarf_diename(&named) : NULL;
 	if (!name)
 		return NULL;
 	if (lang != DW_LANG_Rust && lang != DW_LANG_D && !is_cxx(lang))
-		return ct_report_strdup(report, name);
+		return ct_strpool_intern(strings, name);
 	struct name_buf b = { .len = 0 };
 	b.text[0] = '\0';
 	enclosing_scopes(&named, &b);
 	put(&b, name);
-	return ct_strpool_intern_len(&report->strings, b.text, b.len);
+	return ct_strpool_intern_len(strings, b.text, b.len);
 }
 
 bool ct_dwarf_qualified_name(Dwarf_Die *die, char *buf, size_t cap)

@@ -16,12 +16,13 @@
 #include <stddef.h>
 
 #include "coretriage/report.h"
+#include "coretriage/strpool.h"
 
 /** Qualified names longer than this are cut. */
 #define CT_DWARF_NAME_MAX 4096
 
 /** The display name of function DIE @p die (subprogram or inlined subroutine), pooled; NULL without one. */
-const char *ct_dwarf_function_name(struct ct_report *report, Dwarf_Die *die);
+const char *ct_dwarf_function_name(struct ct_strpool *strings, Dwarf_Die *die);
 
 /** Namespaces, classes, structs, unions, enums and interfaces: the DIEs that qualify what they hold. */
 bool ct_dwarf_is_scope_tag(int tag);

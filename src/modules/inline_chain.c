@@ -9,7 +9,7 @@
 #include "modules/inline_chain.h"
 #include "modules/scopes.h"
 
-static const char *call_file(struct ct_report *report, Dwarf_Die *cudie, Dwarf_Die *inl)
+static const char *call_file(struct ct_strpool *strings, Dwarf_Die *cudie, Dwarf_Die *inl)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Word idx;
@@ -19,7 +19,7 @@ static const char *call_file(struct ct_report *report, Dwarf_Die *cudie, Dwarf_D
 		return NULL;
 	if (dwarf_getsrcfiles(cudie, &files, &nfiles) != 0 || idx >= nfiles)
 		return NULL;
-	return ct_report_strdup(report, dwarf_filesrc(files, idx, NULL, NULL));
+	return ct_strpool_intern(strings, dwarf_filesrc(files, idx, NULL, NULL));
 }
 
 static int attr_int(Dwarf_Die *die, int name)
@@ -45,7 +45,7 @@ static bool range_start(Dwarf_Die *die, Dwarf_Addr addr, Dwarf_Addr *ret)
 	return false;
 }
 
-size_t ct_inline_chain(struct ct_report *report, struct ct_cu_index *index, Dwfl_Module *mod, Dwarf_Addr addr,
+size_t ct_inline_chain(struct ct_strpool *strings, struct ct_cu_index *index, Dwfl_Module *mod, Dwarf_Addr addr,
 		       struct ct_source_frame *out)
 {
 	struct ct_source_frame base = { 0 };
@@ -57,7 +57,7 @@ size_t ct_inline_chain(struct ct_report *report, struct ct_cu_index *index, Dwfl
 		const char *file = dwarf_linesrc(line, NULL, NULL);
 		dwarf_lineno(line, &base.line);
 		dwarf_linecol(line, &base.column);
-		base.file = ct_report_strdup(report, file);
+		base.file = ct_strpool_intern(strings, file);
 	}
 	// The concrete nesting from the unit's root (modules/scopes.h): dwarf_getscopes gives up when an
 	// inlined call's origin is in another unit (LTO), and walks the whole unit again for parents.
@@ -72,7 +72,7 @@ size_t ct_inline_chain(struct ct_report *report, struct ct_cu_index *index, Dwfl
 			continue;
 		struct ct_source_frame *e = &out[count++];
 		*e = (struct ct_source_frame){
-			.function = ct_dwarf_function_name(report, &scopes[i]),
+			.function = ct_dwarf_function_name(strings, &scopes[i]),
 			.file = file,
 			.line = lineno,
 			.column = col,
@@ -82,7 +82,7 @@ size_t ct_inline_chain(struct ct_report *report, struct ct_cu_index *index, Dwfl
 		if (range_start(&scopes[i], addr - bias, &low))
 			e->offset = addr - bias - low;
 		// The next level out is located at this call's site.
-		file = call_file(report, cudie, &scopes[i]);
+		file = call_file(strings, cudie, &scopes[i]);
 		lineno = attr_int(&scopes[i], DW_AT_call_line);
 		col = attr_int(&scopes[i], DW_AT_call_column);
 	}
@@ -93,7 +93,7 @@ size_t ct_inline_chain(struct ct_report *report, struct ct_cu_index *index, Dwfl
 		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
 			continue;
 		Dwarf_Addr low;
-		phys->function = ct_dwarf_function_name(report, &scopes[i]);
+		phys->function = ct_dwarf_function_name(strings, &scopes[i]);
 		if (phys->function && range_start(&scopes[i], addr - bias, &low)) {
 			phys->offset = addr - bias - low;
 			phys->has_offset = true;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "coretriage/report.h"
+#include "coretriage/strpool.h"
 
 struct ct_cu_index;
 
@@ -42,7 +43,7 @@ struct ct_source_frame {
  * at least 1; without DWARF that one entry has no file. The unit is found through @p index
  * (cu_index.h; NULL: libdwfl's aranges lookup).
  */
-size_t ct_inline_chain(struct ct_report *report, struct ct_cu_index *index, Dwfl_Module *mod, Dwarf_Addr addr,
+size_t ct_inline_chain(struct ct_strpool *strings, struct ct_cu_index *index, Dwfl_Module *mod, Dwarf_Addr addr,
 		       struct ct_source_frame *out);
 
 #endif

@@ -177,7 +177,7 @@ static void describe_mismatch(struct ct_module_set *s, struct ct_module_state *m
 	char a[2 * CT_MAX_BUILD_ID + 1], b[2 * CT_MAX_BUILD_ID + 1];
 	ct_build_id_hex(m->build_id, m->build_id_len, a);
 	ct_build_id_hex(m->file_build_id, m->file_build_id_len, b);
-	ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, CT_DIAG_BUILD_ID_MISMATCH,
+	ct_sink_diag(&s->out, CT_SEVERITY_WARNING, 0, CT_DIAG_BUILD_ID_MISMATCH,
 		       "%s does not match the core: build-id %s in core, %s on disk; not used for symbols", file,
 		       a, m->file_build_id_len ? b : "(none)");
 }
@@ -300,13 +300,13 @@ static void attach_file(struct ct_module_set *s, struct ct_module_state *m)
 		m->file = candidates[i];
 		candidates[i] = NULL;
 		if (m->no_header)
-			ct_report_diag(s->report, CT_SEVERITY_INFO, 0, CT_DIAG_UNVERIFIED_FILE,
+			ct_sink_diag(&s->out, CT_SEVERITY_INFO, 0, CT_DIAG_UNVERIFIED_FILE,
 				       "%s: the dump holds no ELF header or build-id for this mapping; %s is used unverified",
 				       m->path, m->file);
 		m->dwfl_module = dwfl_report_elf(s->dwfl, m->name, m->file, fd, m->bias, true);
 		ct_debugfile_attach(s, m->dwfl_module);
 		if (!m->dwfl_module) {
-			ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, CT_DIAG_MODULE_UNUSABLE, "%s: %s", m->file,
+			ct_sink_diag(&s->out, CT_SEVERITY_WARNING, 0, CT_DIAG_MODULE_UNUSABLE, "%s: %s", m->file,
 				       dwfl_errmsg(-1));
 			close(fd);
 			free(m->file);
@@ -337,7 +337,7 @@ static void attach_file(struct ct_module_set *s, struct ct_module_state *m)
 			// A separate debug file (Debian's -dbg packages) has the symbols but its code and
 			// .eh_frame are NOBITS: frames through the module lose their unwind tables.
 			if (debug_only && m->path)
-				ct_report_diag(s->report, CT_SEVERITY_INFO, 0, CT_DIAG_MODULE_DEBUG_FILE_ONLY,
+				ct_sink_diag(&s->out, CT_SEVERITY_INFO, 0, CT_DIAG_MODULE_DEBUG_FILE_ONLY,
 					       "%s: file not found%s; its separate debug file %s gives the symbols, but it has "
 					       "no code or unwind tables: frames through it are found by the stack scan",
 					       m->path, o->sysroot && *o->sysroot ? " under --sysroot" : "", by_id);
@@ -355,11 +355,11 @@ static void attach_file(struct ct_module_set *s, struct ct_module_state *m)
 	m->dwfl_module = dwfl_report_module(s->dwfl, m->name, m->start, m->end);
 	if (!mismatch_seen && m->path && m->is_main && !o->safe) {
 		// The program itself: without it no frame of its own code has a name (issue 16).
-		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, CT_DIAG_EXECUTABLE_MISSING,
+		ct_sink_diag(&s->out, CT_SEVERITY_WARNING, 0, CT_DIAG_EXECUTABLE_MISSING,
 			       "%s: executable not found (moved or deleted since the crash?); give it on the command line",
 			       m->path);
 	} else if (!mismatch_seen && m->path && !m->is_vdso) {
-		ct_report_diag(s->report, CT_SEVERITY_INFO, 0, CT_DIAG_MODULE_FILE_MISSING,
+		ct_sink_diag(&s->out, CT_SEVERITY_INFO, 0, CT_DIAG_MODULE_FILE_MISSING,
 			       "%s: file not found%s; frames in it are not symbolized", m->path,
 			       o->safe ? " (--safe: files named in the dump are not opened)" : "");
 	}
@@ -514,7 +514,7 @@ static bool report_given_executable(struct ct_module_set *s)
 	char *name = basename_dup(exe);
 	Dwfl_Module *mod = name && place_by_file(s, &m, fd) ? dwfl_report_elf(s->dwfl, name, exe, fd, m.bias, true) : NULL;
 	if (mod)
-		ct_report_diag(s->report, CT_SEVERITY_INFO, 0, CT_DIAG_UNVERIFIED_FILE,
+		ct_sink_diag(&s->out, CT_SEVERITY_INFO, 0, CT_DIAG_UNVERIFIED_FILE,
 			       "the dump names no module: %s is placed by the entry point and used unverified", exe);
 	else
 		close(fd);
@@ -540,10 +540,10 @@ static char *debuginfo_path_for(const struct ct_options *o)
 	return p;
 }
 
-struct ct_error *ct_modules_load(const struct ct_options *opts, struct ct_core *core, struct ct_report *report,
+struct ct_error *ct_modules_load(const struct ct_options *opts, struct ct_core *core, struct ct_sink out,
 				 struct ct_budget *budget, struct ct_module_set *s)
 {
-	*s = (struct ct_module_set){ .opts = opts, .core = core, .report = report, .budget = budget };
+	*s = (struct ct_module_set){ .opts = opts, .core = core, .out = out, .budget = budget };
 	s->symcache = ct_symcache_create();
 	if (!s->symcache)
 		return &ct_enomem;
@@ -564,7 +564,7 @@ struct ct_error *ct_modules_load(const struct ct_options *opts, struct ct_core *
 			// Handed to the core, which frees its file list (elfcore.c).
 			core->files = files;
 			core->num_files = from_link_map;
-			ct_report_diag(s->report, CT_SEVERITY_INFO, 0, CT_DIAG_LINK_MAP,
+			ct_sink_diag(&s->out, CT_SEVERITY_INFO, 0, CT_DIAG_LINK_MAP,
 				       "the core has no NT_FILE note: %zu objects named by the dynamic linker's link_map in the dump",
 				       from_link_map);
 		}
@@ -573,7 +573,7 @@ struct ct_error *ct_modules_load(const struct ct_options *opts, struct ct_core *
 	// core reporting and its build-id checked lookup (objects whose headers the dump lacks).
 	bool link_map_mode = core->num_files == 0 && !s->opts->safe && core->num_segments <= CT_MAX_LINK_MAP_SEGMENTS;
 	if (core->num_files == 0 && core->num_segments > CT_MAX_LINK_MAP_SEGMENTS)
-		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, CT_DIAG_LIMIT,
+		ct_sink_diag(&s->out, CT_SEVERITY_WARNING, 0, CT_DIAG_LIMIT,
 			       "the core has no NT_FILE note and %zu segments, more than the %u its link_map is searched in",
 			       core->num_segments, CT_MAX_LINK_MAP_SEGMENTS);
 	s->callbacks.find_elf = link_map_mode ? dwfl_build_id_find_elf : find_elf_cb;
@@ -656,10 +656,10 @@ struct ct_error *ct_modules_load(const struct ct_options *opts, struct ct_core *
 	}
 	ct_module_index_destroy(index);
 	if (aliased)
-		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, CT_DIAG_ALIASED_MAPPINGS,
+		ct_sink_diag(&s->out, CT_SEVERITY_WARNING, 0, CT_DIAG_ALIASED_MAPPINGS,
 			       "%zu NT_FILE entries name a file at an address where another one is mapped; ignored", aliased);
 	if (s->num_modules >= CT_MAX_MODULES)
-		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, CT_DIAG_LIMIT, "more than %u modules; the rest are ignored",
+		ct_sink_diag(&s->out, CT_SEVERITY_WARNING, 0, CT_DIAG_LIMIT, "more than %u modules; the rest are ignored",
 			       CT_MAX_MODULES);
 	for (size_t i = 0; i < s->num_modules; i++)
 		attach_file(s, &s->modules[i]);
@@ -682,14 +682,14 @@ struct ct_error *ct_modules_load(const struct ct_options *opts, struct ct_core *
 		if (report_given_executable(s))
 			n++;
 		if (n <= 0)
-			ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_FILE_LIST,
+			ct_sink_diag(&s->out, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_FILE_LIST,
 				       "the core has no NT_FILE note and its link_map gave no modules%s: frames are not symbolized",
 				       s->opts->executable ? "" : " (no executable given)");
 		else
-			ct_report_diag(s->report, CT_SEVERITY_INFO, 0, CT_DIAG_LINK_MAP,
+			ct_sink_diag(&s->out, CT_SEVERITY_INFO, 0, CT_DIAG_LINK_MAP,
 				       "the core has no NT_FILE note: %d modules found from the dynamic linker's link_map", n);
 	} else if (core->num_files == 0) {
-		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_FILE_LIST,
+		ct_sink_diag(&s->out, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_FILE_LIST,
 			       "the core has no NT_FILE note and --safe forbids reading the paths in its link_map");
 	}
 	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0)
@@ -765,9 +765,8 @@ bool ct_modules_is_code(const struct ct_module_set *s, uint64_t addr)
 	return false;
 }
 
-void ct_modules_to_report(struct ct_module_set *s)
+void ct_modules_to_report(const struct ct_module_set *s, struct ct_report *r)
 {
-	struct ct_report *r = s->report;
 	for (size_t i = 0; i < s->num_modules; i++) {
 		const struct ct_module_state *m = &s->modules[i];
 		struct ct_module *rm = ct_report_add_module(r);
@@ -794,8 +793,8 @@ void ct_modules_to_report(struct ct_module_set *s)
 		rm->debug_info = ct_report_strdup(r, debugfile);
 		Dwarf_Addr bias;
 		Elf *elf = m->dwfl_module && !m->is_vdso ? dwfl_module_getelf(m->dwfl_module, &bias) : NULL;
-		if (!(elf && ct_pkgnote_from_elf(r, elf, &rm->package)) && m->package_note)
-			ct_pkgnote_parse(r, m->package_note, m->package_note_size, &rm->package);
+		if (!(elf && ct_pkgnote_from_elf(&r->strings, elf, &rm->package)) && m->package_note)
+			ct_pkgnote_parse(&r->strings, m->package_note, m->package_note_size, &rm->package);
 	}
 }
 

@@ -56,13 +56,13 @@ struct ct_module_state {
  * The module set of a process core: what the modules stage makes (ct_modules_load) and every later
  * stage reads: the Dwfl with the modules reported, their states, the symbolization cache, the
  * debuginfod state and the entry function's range. Debug files are found lazily, as frames land in
- * modules: that is why the set keeps the options, the report (its diagnostics, pooled names) and
- * the budget it was made with (all borrowed).
+ * modules: that is why the set keeps the options, the sink its text goes to (pooled names,
+ * diagnostics) and the budget it was made with (all borrowed).
  */
 struct ct_module_set {
 	const struct ct_options *opts; /**< borrowed */
 	struct ct_core *core; /**< borrowed */
-	struct ct_report *report; /**< borrowed */
+	struct ct_sink out; /**< where names and diagnostics go (borrowed pool and list) */
 	/** The analysis' work budget (util/budget.h); borrowed, may be NULL. Symbolization spends
 	 * names, debug files their inflated size. */
 	struct ct_budget *budget;
@@ -84,9 +84,9 @@ struct ct_module_set {
 /**
  * The modules stage: finds the modules in @p core, matches files, creates the Dwfl, into *@p ret
  * (zeroed first; release with ct_modules_unload() also after an error). Non-fatal problems become
- * diagnostics in @p report.
+ * diagnostics in @p out.
  */
-struct ct_error *ct_modules_load(const struct ct_options *opts, struct ct_core *core, struct ct_report *report,
+struct ct_error *ct_modules_load(const struct ct_options *opts, struct ct_core *core, struct ct_sink out,
 				 struct ct_budget *budget, struct ct_module_set *ret);
 /** Releases module state and the Dwfl. */
 void ct_modules_unload(struct ct_module_set *set);
@@ -94,8 +94,8 @@ void ct_modules_unload(struct ct_module_set *set);
 const struct ct_module_state *ct_modules_find(const struct ct_module_set *set, uint64_t addr);
 /** True when @p addr lies in executable memory: a module's code or an executable segment. */
 bool ct_modules_is_code(const struct ct_module_set *set, uint64_t addr);
-/** Copies module info into the report model. */
-void ct_modules_to_report(struct ct_module_set *set);
+/** Copies module info into @p report's modules (the pipeline's hand-off of the module list). */
+void ct_modules_to_report(const struct ct_module_set *set, struct ct_report *report);
 /** Lowercase hex of a build-id into @p buf (2*len+1 bytes). */
 void ct_build_id_hex(const uint8_t *id, size_t len, char *buf);
 

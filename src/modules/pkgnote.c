@@ -21,13 +21,13 @@ bool ct_note_find(const struct ct_bytes *notes, const char *owner, uint32_t type
 	return false;
 }
 
-static const char *member(struct ct_report *r, json_t *o, const char *key)
+static const char *member(struct ct_strpool *strings, json_t *o, const char *key)
 {
 	const char *s = json_string_value(json_object_get(o, key));
-	return s && *s ? ct_report_strdup(r, s) : NULL;
+	return s && *s ? ct_strpool_intern(strings, s) : NULL;
 }
 
-bool ct_pkgnote_parse(struct ct_report *r, const char *json, size_t len, struct ct_package *ret)
+bool ct_pkgnote_parse(struct ct_strpool *strings, const char *json, size_t len, struct ct_package *ret)
 {
 	// The descriptor is NUL-padded to the note's alignment.
 	while (len && json[len - 1] == '\0')
@@ -40,13 +40,13 @@ bool ct_pkgnote_parse(struct ct_report *r, const char *json, size_t len, struct 
 		return false;
 	}
 	struct ct_package p = { .present = true };
-	p.type = member(r, o, "type");
-	p.name = member(r, o, "name");
-	p.version = member(r, o, "version");
-	p.architecture = member(r, o, "architecture");
-	p.os = member(r, o, "os");
-	p.os_version = member(r, o, "osVersion");
-	p.debuginfo_url = member(r, o, "debugInfoUrl");
+	p.type = member(strings, o, "type");
+	p.name = member(strings, o, "name");
+	p.version = member(strings, o, "version");
+	p.architecture = member(strings, o, "architecture");
+	p.os = member(strings, o, "os");
+	p.os_version = member(strings, o, "osVersion");
+	p.debuginfo_url = member(strings, o, "debugInfoUrl");
 	json_decref(o);
 	if (!p.name && !p.type)
 		return false;
@@ -54,14 +54,14 @@ bool ct_pkgnote_parse(struct ct_report *r, const char *json, size_t len, struct 
 	return true;
 }
 
-static bool from_area(struct ct_report *r, const void *data, size_t size, bool be, struct ct_package *ret)
+static bool from_area(struct ct_strpool *strings, const void *data, size_t size, bool be, struct ct_package *ret)
 {
 	struct ct_bytes notes = { data, size, be }, desc;
 	return ct_note_find(&notes, "FDO", CT_NT_FDO_PACKAGING_METADATA, &desc) &&
-	       ct_pkgnote_parse(r, (const char *)desc.data, desc.size, ret);
+	       ct_pkgnote_parse(strings, (const char *)desc.data, desc.size, ret);
 }
 
-bool ct_pkgnote_from_elf(struct ct_report *r, Elf *elf, struct ct_package *ret)
+bool ct_pkgnote_from_elf(struct ct_strpool *strings, Elf *elf, struct ct_package *ret)
 {
 	GElf_Ehdr eh;
 	if (!elf || !gelf_getehdr(elf, &eh))
@@ -73,7 +73,7 @@ bool ct_pkgnote_from_elf(struct ct_report *r, Elf *elf, struct ct_package *ret)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
 			continue;
 		Elf_Data *d = elf_rawdata(scn, NULL);
-		if (d && d->d_buf && from_area(r, d->d_buf, d->d_size, be, ret))
+		if (d && d->d_buf && from_area(strings, d->d_buf, d->d_size, be, ret))
 			return true;
 	}
 	size_t phnum;
@@ -84,7 +84,7 @@ bool ct_pkgnote_from_elf(struct ct_report *r, Elf *elf, struct ct_package *ret)
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE || ph.p_filesz > (1u << 20))
 			continue;
 		Elf_Data *d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_BYTE);
-		if (d && d->d_buf && from_area(r, d->d_buf, d->d_size, be, ret))
+		if (d && d->d_buf && from_area(strings, d->d_buf, d->d_size, be, ret))
 			return true;
 	}
 	return false;

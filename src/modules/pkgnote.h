@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "coretriage/report.h"
+#include "coretriage/strpool.h"
 #include "util/bytes.h"
 
 /** NT_FDO_PACKAGING_METADATA (systemd's src/fundamental/elf-util.h… and binutils 2.39's readelf). */
@@ -27,9 +28,9 @@
 bool ct_note_find(const struct ct_bytes *notes, const char *owner, uint32_t type, struct ct_bytes *desc);
 
 /** Fills @p ret from the package note's JSON (@p len bytes, untrusted). False when it is no JSON object. */
-bool ct_pkgnote_parse(struct ct_report *report, const char *json, size_t len, struct ct_package *ret);
+bool ct_pkgnote_parse(struct ct_strpool *strings, const char *json, size_t len, struct ct_package *ret);
 
 /** Finds the package note of @p elf (SHT_NOTE sections, then PT_NOTE segments) and fills @p ret. */
-bool ct_pkgnote_from_elf(struct ct_report *report, Elf *elf, struct ct_package *ret);
+bool ct_pkgnote_from_elf(struct ct_strpool *strings, Elf *elf, struct ct_package *ret);
 
 #endif

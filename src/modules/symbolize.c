@@ -90,7 +90,7 @@ static bool cache_grow(struct ct_symcache *c)
 
 const char *ct_demangle(struct ct_module_set *s, const char *name)
 {
-	return ct_demangle_symbol(s->report, name);
+	return ct_demangle_symbol(s->out.strings, name);
 }
 
 // Fills entries for @p addr: the symbol, then inline expansion from the DWARF scopes.
@@ -100,14 +100,14 @@ static size_t resolve(struct ct_module_set *s, uint64_t addr, struct ct_sym *out
 	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
 	const struct ct_module_state *ms = ct_modules_find(s, addr);
 	if (ms)
-		base.module = ct_report_strdup(s->report, ms->name);
+		base.module = ct_strpool_intern(s->out.strings, ms->name);
 	if (!mod) {
 		out[0] = base;
 		return 1;
 	}
 	if (!base.module) {
 		const char *mname = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-		base.module = ct_report_strdup(s->report, mname);
+		base.module = ct_strpool_intern(s->out.strings, mname);
 	}
 	GElf_Off off = 0;
 	GElf_Sym sym;
@@ -123,7 +123,7 @@ static size_t resolve(struct ct_module_set *s, uint64_t addr, struct ct_sym *out
 		base.offset = off;
 	}
 	struct ct_source_frame chain[CT_MAX_INLINE_DEPTH];
-	size_t n = ct_inline_chain(s->report, s->symcache->cu_index, mod, addr, chain);
+	size_t n = ct_inline_chain(s->out.strings, s->symcache->cu_index, mod, addr, chain);
 	for (size_t i = 0; i < n; i++) {
 		out[i] = base;
 		out[i].file = chain[i].file;

@@ -14,7 +14,7 @@
 
 struct ct_module_set;
 
-/** One symbolized location; strings are pooled in the session's report. */
+/** One symbolized location; strings are pooled in the module set's sink. */
 struct ct_sym {
 	const char *function;
 	uint64_t offset;

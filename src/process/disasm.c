@@ -17,7 +17,7 @@
 /** Memory that must be free before capstone is called (it allocates its instruction array). */
 #define CT_DISASM_HEADROOM (1u << 20)
 
-void ct_process_disassemble(struct ct_module_set *mods, uint64_t pc)
+void ct_process_disassemble(struct ct_module_set *mods, uint64_t pc, struct ct_report *r)
 {
 	const struct ct_arch_info *arch = mods->core->arch;
 	if (!arch || arch->cs_arch < 0 || pc == 0)
@@ -40,7 +40,7 @@ void ct_process_disassemble(struct ct_module_set *mods, uint64_t pc)
 		return;
 	// capstone does not check its allocations: call it only with room to spare.
 	if (!ct_memory_headroom(CT_DISASM_HEADROOM)) {
-		ct_report_diag(mods->report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_MEMORY,
+		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_MEMORY,
 			       "out of memory: the disassembly around the pc is left out");
 		return;
 	}
@@ -68,7 +68,6 @@ void ct_process_disassemble(struct ct_module_set *mods, uint64_t pc)
 	}
 	size_t first = pc_index > LINES_BEFORE ? pc_index - LINES_BEFORE : 0;
 	size_t last = pc_index + LINES_AFTER < count ? pc_index + LINES_AFTER : count - 1;
-	struct ct_report *r = mods->report;
 	r->disasm = calloc(last - first + 1, sizeof(*r->disasm));
 	if (r->disasm) {
 		for (size_t i = first; i <= last; i++) {

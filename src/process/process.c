@@ -306,7 +306,7 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 		err = &ct_enomem;
 		goto out;
 	}
-	err = ct_modules_load(opts, s.core, report, &budget, &s.mods);
+	err = ct_modules_load(opts, s.core, ct_report_sink(report), &budget, &s.mods);
 	if (err)
 		goto out;
 	struct ct_dwfl_walker *walker;
@@ -314,13 +314,13 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 	if (err)
 		goto out;
 	unwind_all(&s, walker);
-	ct_modules_to_report(&s.mods);
+	ct_modules_to_report(&s.mods, report);
 	ct_debug_check_unusable(&s.mods, s.stacks.items, s.stacks.count);
 	// Said before triage, which weighs what was lost.
 	ct_budget_report(&budget, report);
 	const struct ct_thread *subject = ct_stacks_subject(&s.stacks);
 	if (subject && subject->num_frames)
-		ct_process_disassemble(&s.mods, subject->frames[0].pc);
+		ct_process_disassemble(&s.mods, subject->frames[0].pc, report);
 	const struct ct_triage_input triage = {
 		.core = s.core, .mods = &s.mods, .signal = &s.signal, .crashed = s.crashed,
 		.stacks = &s.stacks, .out = ct_report_sink(report)

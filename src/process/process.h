@@ -16,7 +16,7 @@
 struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct ct_mapped_file *file,
 				    struct ct_report *report);
 
-/** Fills the report's disasm (the module set's report) with instructions around @p pc (capstone). */
-void ct_process_disassemble(struct ct_module_set *mods, uint64_t pc);
+/** Fills @p report's disasm with the instructions around @p pc (capstone), read through @p mods. */
+void ct_process_disassemble(struct ct_module_set *mods, uint64_t pc, struct ct_report *report);
 
 #endif

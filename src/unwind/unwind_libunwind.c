@@ -728,7 +728,7 @@ struct ct_error *ct_unwind_thread_libunwind(struct ct_module_set *s, const struc
 	}
 	out->stop_reason = st.reason;
 	if (w.step_budget_hit)
-		ct_report_diag(s->report, CT_SEVERITY_WARNING, t->tid, CT_DIAG_UNWIND_STEP_BUDGET,
+		ct_sink_diag(&s->out, CT_SEVERITY_WARNING, t->tid, CT_DIAG_UNWIND_STEP_BUDGET,
 			       "thread %d: libunwind's step at frame %zu exceeded %u memory reads (looping unwind information in the dump); frames beyond it are lost",
 			       t->tid, out->count, LU_STEP_ACCESSES);
 	unw_destroy_addr_space(as);

@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ct_error *err = ct_core_open_memory(data, size, 16, &core);
 	if (!err) {
 		struct ct_module_set mods;
-		err = ct_modules_load(&opts, core, &report, NULL, &mods);
+		err = ct_modules_load(&opts, core, ct_report_sink(&report), NULL, &mods);
 		if (!err) {
 			uint8_t buf[16];
 			for (size_t i = 0; i < core->num_threads; i++) {
@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				ct_modules_is_code(&mods, core->threads[i].pc);
 				ct_modules_read_code(&mods, core->threads[i].pc, buf, sizeof(buf));
 			}
-			ct_modules_to_report(&mods);
+			ct_modules_to_report(&mods, &report);
 		}
 		ct_modules_unload(&mods);
 		ct_core_destroy(core);

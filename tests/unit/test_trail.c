@@ -156,15 +156,15 @@ TEST(package_note)
 	struct ct_bytes notes = { note, 16 + ((sizeof(json) + 3) & ~3u), false }, desc;
 	CHECK(ct_note_find(&notes, "FDO", CT_NT_FDO_PACKAGING_METADATA, &desc));
 	struct ct_package p;
-	CHECK(ct_pkgnote_parse(&r, (const char *)desc.data, desc.size, &p));
+	CHECK(ct_pkgnote_parse(&r.strings, (const char *)desc.data, desc.size, &p));
 	CHECK_STR(p.type, "rpm");
 	CHECK_STR(p.name, "libfoo");
 	CHECK_STR(p.version, "1.2-3.fc40");
 	CHECK_STR(p.debuginfo_url, "https://d.example");
 	CHECK(p.os == NULL);
 	// Not JSON, not an object, too short for its header.
-	CHECK(!ct_pkgnote_parse(&r, "not json", 8, &p));
-	CHECK(!ct_pkgnote_parse(&r, "[1,2]", 5, &p));
+	CHECK(!ct_pkgnote_parse(&r.strings, "not json", 8, &p));
+	CHECK(!ct_pkgnote_parse(&r.strings, "[1,2]", 5, &p));
 	struct ct_bytes shortn = { note, 10, false };
 	CHECK(!ct_note_find(&shortn, "FDO", CT_NT_FDO_PACKAGING_METADATA, &desc));
 	// A descriptor size past the end.

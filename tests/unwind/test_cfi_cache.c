@@ -123,7 +123,7 @@ static bool fixture_open(struct fixture *fx)
 	fx->opts.executable = exe;
 	fx->opts.debuginfod = false;
 	CHECK(ct_report_init(&fx->report));
-	err = ct_modules_load(&fx->opts, fx->core, &fx->report, NULL, &fx->mods);
+	err = ct_modules_load(&fx->opts, fx->core, ct_report_sink(&fx->report), NULL, &fx->mods);
 	CHECK(err == NULL);
 	ct_error_destroy(err);
 	if (err)
