@@ -11,6 +11,8 @@ Checked against them:
     each part's rule table name the rules in the order of the code's rule table;
   - docs/schema/report.schema.json: crash.class, confidence, access and address_kind enums;
   - docs/json-report.md: the address kinds of crash.address_kind;
+  - hang's wait.object and locks[].kind (src/report/hang_model.c): the schema's enums and their rows
+    in docs/json-report.md;
   - docs/diagnostics.md: one row per diagnostic code with its default severity, nothing else;
   - src/report/diag_codes.c: each code's enum name spells its string (CT_DIAG_NO_NOTES, "no-notes");
   - src/: every code of the table is passed somewhere (as its enum; the compiler checks the rest).
@@ -124,6 +126,23 @@ def check_schema(root, classes, kinds, confidences, accesses):
                  f"table {sorted(want)}")
 
 
+def check_hang_enums(root, objects, lock_kinds):
+    """hang's wait.object and locks[].kind: the schema's enums and docs/json-report.md's rows."""
+    schema = json.loads(read(root, "docs/schema/report.schema.json"))
+    defs = schema.get("definitions", {})
+    doc = read(root, "docs/json-report.md")
+    for where, prop, want in (("wait", "object", objects), ("lock", "kind", lock_kinds)):
+        have = set(defs.get(where, {}).get("properties", {}).get(prop, {}).get("enum") or [])
+        if have != set(want):
+            fail(f"docs/schema/report.schema.json: {where}.{prop} enum {sorted(have)} differs from the table {sorted(want)}")
+        rows = [l for l in doc.splitlines() if l.startswith(f"| `{prop}` |") and all(f"`{w}`" in l for w in want[:2])]
+        if not rows:
+            fail(f"docs/json-report.md: no row for {where}.{prop} listing the table {want}")
+        elif sorted(set(re.findall(r"`([a-z-]+)`", rows[0].split("|")[3]))) != sorted(want):
+            fail(f"docs/json-report.md: {where}.{prop} lists {re.findall(r'`([a-z-]+)`', rows[0].split('|')[3])}, "
+                 f"the table has {want}")
+
+
 def check_json_doc(root, kinds):
     doc = read(root, "docs/json-report.md")
     row = next((l for l in doc.splitlines() if l.startswith("| `address_kind`")), None)
@@ -161,6 +180,7 @@ def main():
     printer, root = sys.argv[1], sys.argv[2]
     out = subprocess.run([printer], check=True, capture_output=True, text=True).stdout
     classes, rules, kinds, confidences, accesses, codes = {}, {"process": [], "kernel": []}, [], [], [], {}
+    objects, lock_kinds = [], []
     for line in out.splitlines():
         f = line.split()
         if f[0] == "class":
@@ -173,6 +193,10 @@ def main():
             confidences.append(f[1])
         elif f[0] == "access":
             accesses.append(f[1])
+        elif f[0] == "wait-object":
+            objects.append(f[1])
+        elif f[0] == "lock-kind":
+            lock_kinds.append(f[1])
         elif f[0] == "diag":
             codes[f[1]] = f[2]
     if not classes or not codes or not rules["process"] or not rules["kernel"]:
@@ -180,6 +204,7 @@ def main():
     check_classes(root, classes, rules)
     check_schema(root, classes, kinds, confidences, accesses)
     check_json_doc(root, kinds)
+    check_hang_enums(root, objects, lock_kinds)
     check_diag_doc(root, codes)
     check_call_sites(root, codes)
     for e in errors:

@@ -204,6 +204,37 @@ struct ct_register {
 	uint64_t value;
 };
 
+/** What a futex word belongs to, as the hang analysis recognized it (JSON's wait.object). */
+enum ct_wait_object {
+	CT_WAIT_OBJECT_NONE, /**< not a futex wait */
+	CT_WAIT_OBJECT_MUTEX,
+	CT_WAIT_OBJECT_CONDITION,
+	CT_WAIT_OBJECT_RWLOCK,
+	CT_WAIT_OBJECT_SEMAPHORE,
+	CT_WAIT_OBJECT_JOIN, /**< pthread_join: the joined thread's tid word */
+	CT_WAIT_OBJECT_GLIBC_INTERNAL, /**< glibc's own lll locks (stdio, malloc, the dynamic loader) */
+	CT_WAIT_OBJECT_UNKNOWN, /**< a futex nothing recognized */
+	CT_WAIT_OBJECT_NUM_
+};
+/** "mutex", "condition", "rwlock", "semaphore", "join", "glibc-internal", "unknown"; NULL for none. */
+const char *ct_wait_object_to_string(enum ct_wait_object object);
+
+/** What a lock of the wait-for graph is (JSON's hang.locks[].kind). */
+enum ct_lock_kind {
+	CT_LOCK_MUTEX,
+	CT_LOCK_RWLOCK,
+	CT_LOCK_CONDITION,
+	CT_LOCK_SEMAPHORE,
+	CT_LOCK_THREAD, /**< a thread's exit, waited for by pthread_join */
+	CT_LOCK_GLIBC_INTERNAL,
+	CT_LOCK_UNKNOWN,
+	CT_LOCK_KIND_NUM_
+};
+/** "mutex", "rwlock", "condition", "semaphore", "thread", "glibc-internal", "unknown" ("unknown" out of range). */
+const char *ct_lock_kind_to_string(enum ct_lock_kind kind);
+/** The lock kind of what a wait waits on: a join waits for a thread, the others for their object. */
+enum ct_lock_kind ct_lock_kind_of_wait(enum ct_wait_object object);
+
 /**
  * What a thread is blocked in (docs/hangs.md): the system call the dump interrupted, decoded from its
  * number and argument registers, and for a futex the synchronization object it belongs to.
@@ -233,11 +264,8 @@ struct ct_wait {
 	uint32_t value;
 	bool has_pid;
 	int64_t pid;
-	/**
-	 * futex: what the word belongs to: "mutex", "condition", "rwlock", "semaphore", "join",
-	 * "glibc-internal", "unknown". NULL for other calls. Pooled.
-	 */
-	const char *object;
+	/** futex: what the word belongs to (ct_wait_object_to_string); CT_WAIT_OBJECT_NONE for other calls. */
+	enum ct_wait_object object;
 	/** How `object` was recognized: "frames" (glibc's functions on the stack) or "address". Pooled. */
 	const char *recognized_by;
 	/** rwlock: the thread waits to write (true) or to read. */
@@ -463,8 +491,8 @@ struct ct_input {
 struct ct_lock {
 	/** Address of the object (pthread_mutex_t, pthread_rwlock_t, …; the futex word when unknown). */
 	uint64_t address;
-	/** "mutex", "rwlock", "condition", "semaphore", "thread" (pthread_join), "glibc-internal", "unknown". Pooled. */
-	const char *kind;
+	/** What it is (ct_lock_kind_to_string: JSON's hang.locks[].kind). */
+	enum ct_lock_kind kind;
 	/** Where it lives: "accounts", "bank.lock", "locks[1]", "table+0x40"; NULL on the heap. Pooled. */
 	const char *name;
 	/** Mutex type: "normal", "recursive", "error-checking", "adaptive"; NULL when not read. Pooled. */

@@ -5,6 +5,50 @@
 
 #include "coretriage/report.h"
 
+static const char *const wait_object_names[CT_WAIT_OBJECT_NUM_] = {
+	[CT_WAIT_OBJECT_NONE] = NULL,
+	[CT_WAIT_OBJECT_MUTEX] = "mutex",
+	[CT_WAIT_OBJECT_CONDITION] = "condition",
+	[CT_WAIT_OBJECT_RWLOCK] = "rwlock",
+	[CT_WAIT_OBJECT_SEMAPHORE] = "semaphore",
+	[CT_WAIT_OBJECT_JOIN] = "join",
+	[CT_WAIT_OBJECT_GLIBC_INTERNAL] = "glibc-internal",
+	[CT_WAIT_OBJECT_UNKNOWN] = "unknown",
+};
+
+const char *ct_wait_object_to_string(enum ct_wait_object object)
+{
+	return (unsigned)object < CT_WAIT_OBJECT_NUM_ ? wait_object_names[object] : NULL;
+}
+
+static const char *const lock_kind_names[CT_LOCK_KIND_NUM_] = {
+	[CT_LOCK_MUTEX] = "mutex",
+	[CT_LOCK_RWLOCK] = "rwlock",
+	[CT_LOCK_CONDITION] = "condition",
+	[CT_LOCK_SEMAPHORE] = "semaphore",
+	[CT_LOCK_THREAD] = "thread",
+	[CT_LOCK_GLIBC_INTERNAL] = "glibc-internal",
+	[CT_LOCK_UNKNOWN] = "unknown",
+};
+
+const char *ct_lock_kind_to_string(enum ct_lock_kind kind)
+{
+	return (unsigned)kind < CT_LOCK_KIND_NUM_ ? lock_kind_names[kind] : "unknown";
+}
+
+enum ct_lock_kind ct_lock_kind_of_wait(enum ct_wait_object object)
+{
+	switch (object) {
+	case CT_WAIT_OBJECT_MUTEX: return CT_LOCK_MUTEX;
+	case CT_WAIT_OBJECT_CONDITION: return CT_LOCK_CONDITION;
+	case CT_WAIT_OBJECT_RWLOCK: return CT_LOCK_RWLOCK;
+	case CT_WAIT_OBJECT_SEMAPHORE: return CT_LOCK_SEMAPHORE;
+	case CT_WAIT_OBJECT_JOIN: return CT_LOCK_THREAD;
+	case CT_WAIT_OBJECT_GLIBC_INTERNAL: return CT_LOCK_GLIBC_INTERNAL;
+	default: return CT_LOCK_UNKNOWN;
+	}
+}
+
 const char *ct_hang_lock_label(const struct ct_hang *h, long index, char *buf, size_t size)
 {
 	if (index < 0 || (size_t)index >= h->num_locks) {
@@ -12,7 +56,7 @@ const char *ct_hang_lock_label(const struct ct_hang *h, long index, char *buf, s
 		return buf;
 	}
 	const struct ct_lock *l = &h->locks[index];
-	const char *kind = l->kind && !strcmp(l->kind, "thread") ? "thread exit" : l->kind ? l->kind : "lock";
+	const char *kind = l->kind == CT_LOCK_THREAD ? "thread exit" : ct_lock_kind_to_string(l->kind);
 	if (l->name && l->name_from_frame)
 		snprintf(buf, size, "%s `%s` (0x%" PRIx64 ")", kind, l->name, l->address);
 	else if (l->name)

@@ -37,9 +37,9 @@ json_t *ct_json_thread_wait(const struct ct_thread *t)
 		json_object_set_new(j, "value", json_integer(w->value));
 	if (w->has_pid)
 		json_object_set_new(j, "pid", json_integer(w->pid));
-	set_str(j, "object", w->object);
+	set_str(j, "object", ct_wait_object_to_string(w->object));
 	set_str(j, "recognized_by", w->recognized_by);
-	if (w->object && !strcmp(w->object, "rwlock"))
+	if (w->object == CT_WAIT_OBJECT_RWLOCK)
 		json_object_set_new(j, "wants_write", json_boolean(w->wants_write));
 	json_object_set_new(j, "lock", w->lock >= 0 ? json_integer(w->lock) : json_null());
 	json_object_set_new(j, "frame", w->frame >= 0 ? json_integer(w->frame) : json_null());
@@ -51,7 +51,7 @@ static json_t *lock_json(const struct ct_lock *l)
 {
 	json_t *j = json_object();
 	json_object_set_new(j, "address", ct_json_hex_value(l->address));
-	json_object_set_new(j, "kind", ct_json_string_value(l->kind));
+	json_object_set_new(j, "kind", ct_json_string_value(ct_lock_kind_to_string(l->kind)));
 	json_object_set_new(j, "name", ct_json_string_value(l->name));
 	json_object_set_new(j, "name_from_frame", json_boolean(l->name_from_frame));
 	set_str(j, "type", l->type);

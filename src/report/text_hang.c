@@ -34,7 +34,7 @@ static void lock_state(FILE *out, const struct ct_report *r, long index, enum ct
 		return;
 	const struct ct_lock *l = &r->hang.locks[index];
 	char label[256];
-	if (!strcmp(l->kind, "thread")) {
+	if (l->kind == CT_LOCK_THREAD) {
 		if (l->has_owner)
 			fprintf(out, " -> exit of thread %d%s", l->owner, l->owner_in_dump ? "" : " (not in the dump)");
 		else
@@ -52,7 +52,7 @@ static void lock_state(FILE *out, const struct ct_report *r, long index, enum ct
 	if (l->has_owner) {
 		fprintf(out, " held by thread %d (%s%s%s)", l->owner, l->owner_field ? l->owner_field : "",
 			l->owner_in_dump ? "" : ", not in the dump", l->owner_died ? ", owner died" : "");
-	} else if (l->note && strcmp(l->kind, "condition") != 0 && strcmp(l->kind, "semaphore") != 0) {
+	} else if (l->note && l->kind != CT_LOCK_CONDITION && l->kind != CT_LOCK_SEMAPHORE) {
 		fputs(": ", out);
 		put_safe(out, l->note, rule);
 	}

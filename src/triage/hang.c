@@ -179,9 +179,9 @@ static void summarize_locks(const struct ct_triage_input *s, struct ct_verdict *
 		const char *label = lock_label(r, l);
 		const char *verb = l->num_waiters == 1 ? "thread waits" : "threads wait";
 		const char *line;
-		if (!strcmp(l->kind, "condition") || !strcmp(l->kind, "semaphore")) {
+		if (l->kind == CT_LOCK_CONDITION || l->kind == CT_LOCK_SEMAPHORE) {
 			line = ct_strpool_printf(r->strings, "%zu %s on %s (%s): idle until signalled", l->num_waiters, verb, label, who);
-		} else if (!strcmp(l->kind, "thread") && l->has_owner) {
+		} else if (l->kind == CT_LOCK_THREAD && l->has_owner) {
 			line = ct_strpool_printf(r->strings, "%s %s for thread %d to exit (pthread_join), %s", who,
 						l->num_waiters == 1 ? "waits" : "wait", l->owner, holder_state(s, l));
 		} else if (l->has_owner) {
@@ -314,7 +314,7 @@ const char *ct_hang_signature(struct ct_verdict *r)
 		const struct ct_cycle_member *m = &h->members[c->start + k];
 		const struct ct_lock *l = m->lock >= 0 ? &h->locks[m->lock] : NULL;
 		snprintf(keys[k], sizeof(keys[k]), "%s@%s", m->function ? m->function : "??",
-			 l && l->name ? l->name : l ? l->kind : "?");
+			 l && l->name ? l->name : l ? ct_lock_kind_to_string(l->kind) : "?");
 	}
 	size_t best = 0;
 	for (size_t k = 1; k < n; k++) {

@@ -18,7 +18,7 @@
 
 struct placed {
 	uint64_t base;
-	const char *kind; /**< literal */
+	enum ct_lock_kind kind;
 	size_t thread;
 };
 
@@ -39,45 +39,45 @@ static bool symbol_is(const struct ct_triage_input *s, uint64_t base, unsigned s
 }
 
 /** Recognizes an unknown futex by the symbol holding it: its size and the word's offset in it. */
-static const char *kind_from_symbol(const struct ct_triage_input *s, const struct ct_glibc_layout *L, uint64_t addr,
-				    uint64_t *base_ret)
+static enum ct_wait_object kind_from_symbol(const struct ct_triage_input *s, const struct ct_glibc_layout *L,
+					    uint64_t addr, uint64_t *base_ret)
 {
 	struct ct_data_symbol sym;
 	if (!ct_data_symbol(s, addr, &sym))
-		return NULL;
+		return CT_WAIT_OBJECT_NONE;
 	uint64_t off = addr - sym.start;
 	*base_ret = sym.start;
 	if (sym.size == L->mutex_size && off == L->mutex_lock)
-		return "mutex";
+		return CT_WAIT_OBJECT_MUTEX;
 	if (L->cond_size && sym.size == L->cond_size && (off == L->cond_signals || off == L->cond_signals + 4))
-		return "condition";
+		return CT_WAIT_OBJECT_CONDITION;
 	if (L->rwlock_size && sym.size == L->rwlock_size &&
 	    (off == L->rwlock_readers || off == L->rwlock_wrphase || off == L->rwlock_writers_futex))
-		return "rwlock";
+		return CT_WAIT_OBJECT_RWLOCK;
 	if (sym.size == L->sem_size && off == L->sem_value)
-		return "semaphore";
-	return NULL;
+		return CT_WAIT_OBJECT_SEMAPHORE;
+	return CT_WAIT_OBJECT_NONE;
 }
 
 /** The start of the object holding futex word @p addr, for a recognized kind. False: not placed. */
 static bool place(const struct ct_triage_input *s, const struct ct_glibc_layout *L, const struct ct_wait *w, uint64_t *ret)
 {
 	uint64_t a = w->address;
-	const char *k = w->object;
+	enum ct_wait_object k = w->object;
 	bool wide = s->core->arch->pointer_size == 8;
-	if (!strcmp(k, "mutex")) {
+	if (k == CT_WAIT_OBJECT_MUTEX) {
 		*ret = a - L->mutex_lock;
 		return true;
 	}
-	if (!strcmp(k, "semaphore")) {
+	if (k == CT_WAIT_OBJECT_SEMAPHORE) {
 		*ret = a - L->sem_value;
 		return true;
 	}
-	if (!strcmp(k, "join") || !strcmp(k, "glibc-internal") || !strcmp(k, "unknown")) {
+	if (k == CT_WAIT_OBJECT_JOIN || k == CT_WAIT_OBJECT_GLIBC_INTERNAL || k == CT_WAIT_OBJECT_UNKNOWN) {
 		*ret = a;
 		return true;
 	}
-	if (!strcmp(k, "condition")) {
+	if (k == CT_WAIT_OBJECT_CONDITION) {
 		if (!L->cond_size)
 			return false;
 		// Waiters sleep on __g_signals[0] or [1]: the 8-byte alignment of the object tells which.
@@ -92,7 +92,7 @@ static bool place(const struct ct_triage_input *s, const struct ct_glibc_layout 
 		*ret = a - L->cond_signals - ((a - L->cond_signals) % 8 ? 4 : 0);
 		return true;
 	}
-	if (!strcmp(k, "rwlock")) {
+	if (k == CT_WAIT_OBJECT_RWLOCK) {
 		if (!L->rwlock_size)
 			return false;
 		// Writers sleep on __writers_futex or __wrphase_futex, readers on __wrphase_futex or on
@@ -199,12 +199,14 @@ static void read_rwlock(const struct ct_triage_input *s, const struct ct_glibc_l
 static void read_lock(const struct ct_triage_input *s, const struct ct_glibc_layout *L, struct ct_lock *l)
 {
 	struct ct_strpool *strings = s->out.strings;
-	const char *k = l->kind;
-	if (!strcmp(k, "mutex")) {
+	switch (l->kind) {
+	case CT_LOCK_MUTEX:
 		read_mutex(s, L, l);
-	} else if (!strcmp(k, "rwlock")) {
+		break;
+	case CT_LOCK_RWLOCK:
 		read_rwlock(s, L, l);
-	} else if (!strcmp(k, "thread")) {
+		break;
+	case CT_LOCK_THREAD: {
 		// pthread_join sleeps on the joined thread's tid word, which the kernel clears at its exit.
 		uint32_t tid;
 		if (read_u32(s, l->address, &tid) && tid && tid < CT_FUTEX_TID_MASK) {
@@ -214,19 +216,26 @@ static void read_lock(const struct ct_triage_input *s, const struct ct_glibc_lay
 			l->owner = (int)tid;
 			l->owner_field = ct_strpool_intern(strings, "tid word");
 		}
-	} else if (!strcmp(k, "condition")) {
+		break;
+	}
+	case CT_LOCK_CONDITION:
 		l->note = ct_strpool_intern(strings, "a condition variable has no owner: its waiters sleep until signalled");
-	} else if (!strcmp(k, "semaphore")) {
+		break;
+	case CT_LOCK_SEMAPHORE: {
 		uint32_t v;
 		if (read_u32(s, l->address + L->sem_value, &v)) {
 			l->has_word = true;
 			l->word = v;
 		}
 		l->note = ct_strpool_intern(strings, "a semaphore has no owner");
-	} else if (!strcmp(k, "glibc-internal")) {
+		break;
+	}
+	case CT_LOCK_GLIBC_INTERNAL:
 		l->note = ct_strpool_intern(strings, "a glibc-internal lock (stdio, malloc, the dynamic loader): glibc records no owner");
-	} else {
+		break;
+	default:
 		l->note = ct_strpool_intern(strings, "not recognized as a glibc object: no owner is read");
+		break;
 	}
 }
 
@@ -261,9 +270,8 @@ static int compare_placed(const void *a, const void *b)
 	const struct placed *x = a, *y = b;
 	if (x->base != y->base)
 		return x->base < y->base ? -1 : 1;
-	int c = strcmp(x->kind, y->kind);
-	if (c)
-		return c;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
 	return x->thread < y->thread ? -1 : x->thread > y->thread;
 }
 
@@ -287,27 +295,27 @@ void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layou
 	for (size_t i = 0; i < st->count; i++) {
 		struct ct_thread *t = &st->items[i];
 		struct ct_wait *w = &t->wait;
-		if (!w->present || !w->object || !w->has_address)
+		if (!w->present || w->object == CT_WAIT_OBJECT_NONE || !w->has_address)
 			continue;
-		if (!strcmp(w->object, "unknown")) {
+		if (w->object == CT_WAIT_OBJECT_UNKNOWN) {
 			uint64_t base;
-			const char *k = kind_from_symbol(s, L, w->address, &base);
-			if (!k && joins_thread(s, w, tids))
-				k = "join";
-			if (k) {
-				w->object = ct_strpool_intern(r->strings, k);
+			enum ct_wait_object k = kind_from_symbol(s, L, w->address, &base);
+			if (k == CT_WAIT_OBJECT_NONE && joins_thread(s, w, tids))
+				k = CT_WAIT_OBJECT_JOIN;
+			if (k != CT_WAIT_OBJECT_NONE) {
+				w->object = k;
 				w->recognized_by = ct_strpool_intern(r->strings, "address");
 			}
 		}
 		uint64_t base;
 		if (!place(s, L, w, &base))
 			base = w->address;
-		p[n++] = (struct placed){ base, !strcmp(w->object, "join") ? "thread" : w->object, i };
+		p[n++] = (struct placed){ base, ct_lock_kind_of_wait(w->object), i };
 	}
 	qsort(p, n, sizeof(*p), compare_placed);
 	size_t groups = 0;
 	for (size_t i = 0; i < n; i++)
-		groups += i == 0 || p[i].base != p[i - 1].base || strcmp(p[i].kind, p[i - 1].kind) != 0;
+		groups += i == 0 || p[i].base != p[i - 1].base || p[i].kind != p[i - 1].kind;
 	r->hang.locks = groups ? calloc(groups, sizeof(*r->hang.locks)) : NULL;
 	if (groups && !r->hang.locks) {
 		free(p);
@@ -315,10 +323,10 @@ void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layou
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (i == 0 || p[i].base != p[i - 1].base || strcmp(p[i].kind, p[i - 1].kind) != 0) {
+		if (i == 0 || p[i].base != p[i - 1].base || p[i].kind != p[i - 1].kind) {
 			struct ct_lock *l = &r->hang.locks[r->hang.num_locks++];
 			l->address = p[i].base;
-			l->kind = ct_strpool_intern(r->strings, p[i].kind);
+			l->kind = p[i].kind;
 			// DWARF member paths for the first locks; beyond, ELF symbol names only (bounded cost).
 			l->name = ct_lock_name(s, p[i].base, r->hang.num_locks <= MAX_DWARF_NAMES);
 			if (!l->name && r->hang.num_locks <= MAX_DWARF_NAMES) {
@@ -328,7 +336,7 @@ void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layou
 			}
 			read_lock(s, L, l);
 			const struct ct_wait *w = &st->items[p[i].thread].wait;
-			if (!strcmp(l->kind, "thread") && !l->has_owner && !l->has_word && w->has_value && w->value &&
+			if (l->kind == CT_LOCK_THREAD && !l->has_owner && !l->has_word && w->has_value && w->value &&
 			    w->value < CT_FUTEX_TID_MASK) {
 				// The tid word is not in the dump: the wait's `val` is what it held when the
 				// waiter went to sleep (futex_wait sleeps only while the word equals it).

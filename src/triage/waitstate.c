@@ -81,7 +81,7 @@ static bool starts(const char *s, const char *prefix)
 /** Frames of glibc's waiting code looked at, innermost first, before giving up. */
 #define OBJECT_FRAMES 12
 
-static const char *ct_waitstate_object_from_frames(const struct ct_thread *t, bool *wants_write)
+static enum ct_wait_object ct_waitstate_object_from_frames(const struct ct_thread *t, bool *wants_write)
 {
 	*wants_write = false;
 	for (size_t i = 0; i < t->num_frames && i < OBJECT_FRAMES; i++) {
@@ -89,28 +89,28 @@ static const char *ct_waitstate_object_from_frames(const struct ct_thread *t, bo
 			continue;
 		const char *fn = bare(t->frames[i].function);
 		if (starts(fn, "lll_lock_wait_private"))
-			return "glibc-internal";
+			return CT_WAIT_OBJECT_GLIBC_INTERNAL;
 		if (starts(fn, "pthread_mutex_") && strstr(fn, "lock") && !strstr(fn, "unlock"))
-			return "mutex";
+			return CT_WAIT_OBJECT_MUTEX;
 		if (starts(fn, "pthread_cond_") && strstr(fn, "wait"))
-			return "condition";
+			return CT_WAIT_OBJECT_CONDITION;
 		if (starts(fn, "pthread_rwlock_") && (strstr(fn, "wrlock") || strstr(fn, "rdlock"))) {
 			*wants_write = strstr(fn, "wrlock") != NULL;
-			return "rwlock";
+			return CT_WAIT_OBJECT_RWLOCK;
 		}
 		if (starts(fn, "new_sem_wait") || starts(fn, "sem_wait") || starts(fn, "sem_timedwait") ||
 		    starts(fn, "sem_clockwait"))
-			return "semaphore";
+			return CT_WAIT_OBJECT_SEMAPHORE;
 		if (starts(fn, "pthread_clockjoin") || starts(fn, "pthread_join") || starts(fn, "pthread_timedjoin") ||
 		    starts(fn, "pthread_tryjoin"))
-			return "join";
+			return CT_WAIT_OBJECT_JOIN;
 		// __lll_lock_wait: a mutex unless a caller above says otherwise (checked on the next frames).
 	}
 	for (size_t i = 0; i < t->num_frames && i < OBJECT_FRAMES; i++) {
 		if (t->frames[i].function && starts(bare(t->frames[i].function), "lll_lock_wait"))
-			return "mutex";
+			return CT_WAIT_OBJECT_MUTEX;
 	}
-	return NULL;
+	return CT_WAIT_OBJECT_NONE;
 }
 
 long ct_waitstate_own_frame(const struct ct_module_set *mods, const struct ct_thread *t)
@@ -254,9 +254,9 @@ static void decode_thread(const struct ct_triage_input *s, const struct ct_core_
 	decode_args(s, ct, sys, flags, w);
 	if (sys == CT_SYS_FUTEX) {
 		bool write = false;
-		const char *obj = ct_waitstate_object_from_frames(t, &write);
-		w->object = ct_strpool_intern(s->out.strings, obj ? obj : "unknown");
-		w->recognized_by = obj ? ct_strpool_intern(s->out.strings, "frames") : NULL;
+		enum ct_wait_object obj = ct_waitstate_object_from_frames(t, &write);
+		w->object = obj != CT_WAIT_OBJECT_NONE ? obj : CT_WAIT_OBJECT_UNKNOWN;
+		w->recognized_by = obj != CT_WAIT_OBJECT_NONE ? ct_strpool_intern(s->out.strings, "frames") : NULL;
 		w->wants_write = write;
 	}
 	w->frame = ct_waitstate_own_frame(s->mods, t);

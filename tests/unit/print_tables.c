@@ -1,5 +1,5 @@
 // Prints the verdict and diagnostic-code tables, one entry a line ("class null-deref process",
-// "rule kernel kernel-oops", "diag no-notes error"), for tests/check_tables.py.
+// "rule kernel kernel-oops", "lock-kind mutex", "diag no-notes error"), for tests/check_tables.py.
 #include <stdio.h>
 
 #include "coretriage/report.h"
@@ -26,6 +26,10 @@ int main(void)
 		printf("confidence %s\n", ct_confidence_to_string((enum ct_confidence)i));
 	for (int i = CT_ACCESS_READ; i < CT_ACCESS_NUM_; i++)
 		printf("access %s\n", ct_access_to_string((enum ct_access)i));
+	for (int i = CT_WAIT_OBJECT_NONE + 1; i < CT_WAIT_OBJECT_NUM_; i++)
+		printf("wait-object %s\n", ct_wait_object_to_string((enum ct_wait_object)i));
+	for (int i = 0; i < CT_LOCK_KIND_NUM_; i++)
+		printf("lock-kind %s\n", ct_lock_kind_to_string((enum ct_lock_kind)i));
 	for (int i = 0; i < CT_DIAG_NUM_; i++)
 		printf("diag %s %s\n", ct_diag_code_to_string((enum ct_diag_code)i),
 		       ct_severity_to_string(ct_diag_code_severity((enum ct_diag_code)i)));

@@ -161,9 +161,9 @@ TEST(glibc_layouts)
 static void hand_built_hang(struct ct_hang *h, struct ct_lock *locks, struct ct_cycle_member *m, struct ct_cycle *c)
 {
 	memset(h, 0, sizeof(*h));
-	locks[0] = (struct ct_lock){ .address = 0x1000, .kind = "mutex", .name = "accounts", .has_owner = true, .owner = 11,
+	locks[0] = (struct ct_lock){ .address = 0x1000, .kind = CT_LOCK_MUTEX, .name = "accounts", .has_owner = true, .owner = 11,
 				     .owner_field = "__owner", .owner_in_dump = true };
-	locks[1] = (struct ct_lock){ .address = 0x1040, .kind = "mutex", .name = "orders", .has_owner = true, .owner = 12,
+	locks[1] = (struct ct_lock){ .address = 0x1040, .kind = CT_LOCK_MUTEX, .name = "orders", .has_owner = true, .owner = 12,
 				     .owner_field = "__owner", .owner_in_dump = true };
 	m[0] = (struct ct_cycle_member){ 11, 1, "transfer_funds", NULL };
 	m[1] = (struct ct_cycle_member){ 12, 0, "restock", NULL };
