@@ -283,6 +283,8 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 	struct ct_budget budget;
 	ct_budget_init(&budget, opts);
 	struct ct_session s = { .opts = opts, .report = report, .budget = &budget };
+	struct ct_verdict verdict;
+	bool triaged = false;
 	struct ct_error *err = ct_core_open_memory(file->data, file->size, opts->max_threads, &s.core);
 	if (err)
 		return err;
@@ -325,8 +327,8 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 		.core = s.core, .mods = &s.mods, .signal = &s.signal, .crashed = s.crashed,
 		.stacks = &s.stacks, .out = ct_report_sink(report)
 	};
-	struct ct_verdict verdict;
 	ct_triage_process(&triage, &verdict);
+	triaged = true;
 	// A verdict on part of the notes is never certain: the crashing thread or the signal may be
 	// among those not read ("no crash: snapshot, confidence high" from a padded core).
 	if (s.core->notes_capped && verdict.confidence != CT_CONFIDENCE_LOW) {
@@ -335,11 +337,13 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 				      "only the first %u notes of the core were read: the verdict may miss the crashing thread",
 				      CT_MAX_NOTES);
 	}
-	ct_verdict_move_to_report(&verdict, report);
 	ct_budget_report(&budget, report);
 out:
-	// The report model gets the stacks last: no stage before reads threads from it.
+	// The report model gets the stacks and the verdict last: no stage before reads threads from
+	// it. The stacks go first: the verdict's wait states go to their threads.
 	ct_stacks_move_to_report(&s.stacks, report);
+	if (triaged)
+		ct_verdict_move_to_report(&verdict, report);
 	ct_modules_unload(&s.mods);
 	ct_values_destroy(s.values);
 	ct_core_destroy(s.core);

@@ -81,7 +81,7 @@ static const char *wait_text(struct ct_verdict *r, const struct ct_wait *w)
 }
 
 /** "which is in nanosleep(5 s) in slow_flush" / "which is running" / "which is not in the dump". */
-static const char *holder_state(const struct ct_triage_input *s, const struct ct_lock *l)
+static const char *holder_state(const struct ct_triage_input *s, const struct ct_verdict *v, const struct ct_lock *l)
 {
 	struct ct_strpool *strings = s->out.strings;
 	if (!l->owner_in_dump)
@@ -89,13 +89,14 @@ static const char *holder_state(const struct ct_triage_input *s, const struct ct
 	const struct ct_thread *h = ct_stacks_find(s->stacks, l->owner);
 	if (!h)
 		return "";
-	const char *fn = h->wait.present ? h->wait.function : NULL;
+	const struct ct_wait *hw = &v->waits[h - s->stacks->items];
+	const char *fn = hw->present ? hw->function : NULL;
 	if (!fn) {
 		long own = ct_waitstate_own_frame(s->mods, h);
 		fn = own >= 0 ? h->frames[own].function : NULL;
 	}
-	if (h->wait.present)
-		return ct_strpool_printf(strings, "which is blocked in %s%s%s", h->wait.text, fn ? " in " : "", fn ? fn : "");
+	if (hw->present)
+		return ct_strpool_printf(strings, "which is blocked in %s%s%s", hw->text, fn ? " in " : "", fn ? fn : "");
 	return ct_strpool_printf(strings, "which is not in a blocking call%s%s", fn ? ", in " : "", fn ? fn : "");
 }
 
@@ -119,7 +120,7 @@ static const char *waiter_list(struct ct_verdict *r, const struct ct_stacks *st,
 	size_t used = 0, listed = 0, total = 0;
 	buf[0] = 0;
 	for (size_t i = 0; i < st->count; i++) {
-		const struct ct_wait *w = &st->items[i].wait;
+		const struct ct_wait *w = &r->waits[i];
 		if (!w->present || w->lock != index)
 			continue;
 		total++;
@@ -168,7 +169,7 @@ static void summarize_locks(const struct ct_triage_input *s, struct ct_verdict *
 		if (l->has_owner && in_cycle(ctids, nc, l->owner)) {
 			bool all = true;
 			for (size_t j = 0; j < st->count && all; j++) {
-				const struct ct_wait *w = &st->items[j].wait;
+				const struct ct_wait *w = &r->waits[j];
 				if (w->present && w->lock == (long)i && !in_cycle(ctids, nc, st->items[j].tid))
 					all = false;
 			}
@@ -183,10 +184,10 @@ static void summarize_locks(const struct ct_triage_input *s, struct ct_verdict *
 			line = ct_strpool_printf(r->strings, "%zu %s on %s (%s): idle until signalled", l->num_waiters, verb, label, who);
 		} else if (l->kind == CT_LOCK_THREAD && l->has_owner) {
 			line = ct_strpool_printf(r->strings, "%s %s for thread %d to exit (pthread_join), %s", who,
-						l->num_waiters == 1 ? "waits" : "wait", l->owner, holder_state(s, l));
+						l->num_waiters == 1 ? "waits" : "wait", l->owner, holder_state(s, r, l));
 		} else if (l->has_owner) {
 			line = ct_strpool_printf(r->strings, "%zu %s for %s (%s), held by thread %d%s, %s", l->num_waiters, verb, label,
-						who, l->owner, l->owner_died ? " (owner died)" : "", holder_state(s, l));
+						who, l->owner, l->owner_died ? " (owner died)" : "", holder_state(s, r, l));
 		} else {
 			line = ct_strpool_printf(r->strings, "%zu %s for %s (%s), holder unknown: %s", l->num_waiters, verb, label, who,
 						l->note ? l->note : "no owner recorded");
@@ -196,12 +197,12 @@ static void summarize_locks(const struct ct_triage_input *s, struct ct_verdict *
 	free(ctids);
 	// Blocking calls other than futex waits, one line per call and waiting function.
 	for (size_t i = 0; i < st->count && h->num_summaries < MAX_SUMMARIES; i++) {
-		const struct ct_wait *w = &st->items[i].wait;
+		const struct ct_wait *w = &r->waits[i];
 		if (!w->present || w->operation)
 			continue;
 		bool seen = false;
 		for (size_t j = 0; j < i && !seen; j++)
-			seen = same_call(&st->items[j].wait, w);
+			seen = same_call(&r->waits[j], w);
 		if (seen)
 			continue;
 		size_t count = 0;
@@ -209,7 +210,7 @@ static void summarize_locks(const struct ct_triage_input *s, struct ct_verdict *
 		size_t used = 0, listed = 0;
 		buf[0] = 0;
 		for (size_t j = i; j < st->count; j++) {
-			if (!same_call(&st->items[j].wait, w))
+			if (!same_call(&r->waits[j], w))
 				continue;
 			count++;
 			if (listed < MAX_LISTED && used < sizeof(buf)) {
@@ -236,7 +237,7 @@ static void build_cycles(const struct ct_triage_input *s, struct ct_verdict *v)
 	struct ct_wg_result res = { 0 };
 	if (wt && wl) {
 		for (size_t i = 0; i < n; i++)
-			wt[i] = (struct ct_wg_thread){ st->items[i].tid, st->items[i].wait.present ? st->items[i].wait.lock : -1 };
+			wt[i] = (struct ct_wg_thread){ st->items[i].tid, r->waits[i].present ? r->waits[i].lock : -1 };
 		for (size_t i = 0; i < h->num_locks; i++) {
 			const struct ct_lock *l = &h->locks[i];
 			// Recursive and error-checking mutexes never block their own holder.
@@ -247,8 +248,9 @@ static void build_cycles(const struct ct_triage_input *s, struct ct_verdict *v)
 			h->members = calloc(res.num_order, sizeof(*h->members));
 			if (h->members) {
 				for (size_t k = 0; k < res.num_order; k++) {
-					const struct ct_thread *t = &st->items[res.order[k]];
-					h->members[k] = (struct ct_cycle_member){ t->tid, t->wait.lock, t->wait.function, NULL };
+					const struct ct_wait *w = &r->waits[res.order[k]];
+					h->members[k] = (struct ct_cycle_member){ st->items[res.order[k]].tid, w->lock, w->function,
+										   NULL };
 				}
 				h->num_members = res.num_order;
 				// Where each member holds its lock, when its own frame refers to it.
@@ -260,7 +262,7 @@ static void build_cycles(const struct ct_triage_input *s, struct ct_verdict *v)
 						const struct ct_thread *t = &st->items[res.order[k]];
 						if (held >= 0 && (size_t)held < h->num_locks)
 							h->members[k].holds_as = ct_lock_name_from_frame(
-								s, t, t->wait.frame, h->locks[held].address);
+								s, t, r->waits[res.order[k]].frame, h->locks[held].address);
 					}
 				}
 				h->cycles = res.cycles; // ownership moves to the report
@@ -280,14 +282,16 @@ void ct_hang_analyze(const struct ct_triage_input *s, struct ct_verdict *v)
 	const struct ct_stacks *st = s->stacks;
 	if (!s->core->arch)
 		return;
-	ct_waitstate_decode(s);
+	ct_waitstate_decode(s, v);
+	if (!v->waits)
+		return;
 	unsigned major = 0, minor = 0;
 	if (ct_glibc_version(s, &major, &minor))
 		r->hang.glibc = ct_strpool_printf(r->strings, "%u.%u", major, minor);
 	ct_locks_build(s, ct_glibc_layout_find(s->core->arch->name, major, minor), v);
 	bool any = false;
 	for (size_t i = 0; i < st->count; i++) {
-		struct ct_wait *w = &st->items[i].wait;
+		struct ct_wait *w = &r->waits[i];
 		if (w->present) {
 			w->text = wait_text(r, w);
 			any = true;
@@ -328,9 +332,10 @@ const char *ct_hang_signature(struct ct_verdict *r)
 	return ct_strpool_intern(r->strings, text);
 }
 
-const char *ct_hang_blocked_in(const struct ct_triage_input *s)
+const char *ct_hang_blocked_in(const struct ct_triage_input *s, const struct ct_verdict *v)
 {
 	int tid = s->crashed ? s->crashed->tid : s->core->num_threads ? s->core->threads[0].tid : 0;
 	const struct ct_thread *t = ct_stacks_find(s->stacks, tid);
-	return t && t->wait.present ? t->wait.text : NULL;
+	const struct ct_wait *w = t && v->waits ? &v->waits[t - s->stacks->items] : NULL;
+	return w && w->present ? w->text : NULL;
 }

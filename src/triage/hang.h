@@ -3,7 +3,7 @@
  * Hangs and deadlocks (docs/hangs.md): what every thread is blocked in (waitstate.c), the objects
  * the futex waits belong to and their owners as glibc recorded them (locks.c, with the layouts of
  * glibc_layout.c), their names (lockname.c), and the wait-for graph with its cycles (waitgraph.c).
- * hang.c runs them in order and fills report->hang and each thread's wait state.
+ * hang.c runs them in order and fills the verdict's hang and its waits (one per thread).
  */
 #ifndef CT_TRIAGE_HANG_H
 #define CT_TRIAGE_HANG_H
@@ -89,10 +89,11 @@ void ct_wg_result_deinit(struct ct_wg_result *res);
 /* ---- steps over the stage outputs (waitstate.c, locks.c, lockname.c, hang.c) ---- */
 
 /**
- * Decodes the blocking system call of every thread of the stacks into its `wait`
- * (syscall, arguments, futex object from glibc's frames). Needs the arch table's syscall fields.
+ * Decodes the blocking system call of every thread of the stacks into verdict->waits (one per
+ * thread, in the stacks' order: syscall, arguments, futex object from glibc's frames). Needs the
+ * arch table's syscall fields; leaves waits NULL without them.
  */
-void ct_waitstate_decode(const struct ct_triage_input *s);
+void ct_waitstate_decode(const struct ct_triage_input *s, struct ct_verdict *verdict);
 
 
 /** The index of the first frame in the program's own code, -1 when none. */
@@ -140,7 +141,7 @@ void ct_hang_analyze(const struct ct_triage_input *s, struct ct_verdict *verdict
  * The blocking call of the thread whose frames triage reads (the crashing thread, else the first
  * thread of the notes), with its waiting function: "nanosleep(5 s)". Pooled, NULL when none.
  */
-const char *ct_hang_blocked_in(const struct ct_triage_input *s);
+const char *ct_hang_blocked_in(const struct ct_triage_input *s, const struct ct_verdict *verdict);
 
 /** Deadlock signature text ("deadlock|f1@lock1|f2@lock2"), pooled; NULL without a cycle (hang.c). */
 const char *ct_hang_signature(struct ct_verdict *verdict);

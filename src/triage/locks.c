@@ -278,8 +278,8 @@ static int compare_placed(const void *a, const void *b)
 void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layout *L, struct ct_verdict *v)
 {
 	struct ct_verdict *r = v;
-	struct ct_stacks *st = s->stacks;
-	if (!L || !st->count)
+	const struct ct_stacks *st = s->stacks;
+	if (!L || !st->count || !r->waits)
 		return;
 	struct placed *p = calloc(st->count, sizeof(*p));
 	int *tids = calloc(st->count, sizeof(*tids));
@@ -293,8 +293,7 @@ void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layou
 		tids[i] = st->items[i].tid;
 	qsort(tids, st->count, sizeof(*tids), compare_int);
 	for (size_t i = 0; i < st->count; i++) {
-		struct ct_thread *t = &st->items[i];
-		struct ct_wait *w = &t->wait;
+		struct ct_wait *w = &r->waits[i];
 		if (!w->present || w->object == CT_WAIT_OBJECT_NONE || !w->has_address)
 			continue;
 		if (w->object == CT_WAIT_OBJECT_UNKNOWN) {
@@ -331,11 +330,11 @@ void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layou
 			l->name = ct_lock_name(s, p[i].base, r->hang.num_locks <= MAX_DWARF_NAMES);
 			if (!l->name && r->hang.num_locks <= MAX_DWARF_NAMES) {
 				const struct ct_thread *t = &st->items[p[i].thread];
-				l->name = ct_lock_name_from_frame(s, t, t->wait.frame, p[i].base);
+				l->name = ct_lock_name_from_frame(s, t, r->waits[p[i].thread].frame, p[i].base);
 				l->name_from_frame = l->name != NULL;
 			}
 			read_lock(s, L, l);
-			const struct ct_wait *w = &st->items[p[i].thread].wait;
+			const struct ct_wait *w = &r->waits[p[i].thread];
 			if (l->kind == CT_LOCK_THREAD && !l->has_owner && !l->has_word && w->has_value && w->value &&
 			    w->value < CT_FUTEX_TID_MASK) {
 				// The tid word is not in the dump: the wait's `val` is what it held when the
@@ -349,7 +348,7 @@ void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layou
 		}
 		struct ct_lock *l = &r->hang.locks[r->hang.num_locks - 1];
 		l->num_waiters++;
-		st->items[p[i].thread].wait.lock = (long)(r->hang.num_locks - 1);
+		r->waits[p[i].thread].lock = (long)(r->hang.num_locks - 1);
 	}
 	free(p);
 	free(tids);

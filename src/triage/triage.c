@@ -1,5 +1,6 @@
 // Triage entry point for process cores: gather facts, run the ordered rules, build the signature,
 // keep the abort message; the verdict moves into the report when the pipeline is done with it.
+#include <stdlib.h>
 #include <string.h>
 
 #include "triage/facts.h"
@@ -29,7 +30,7 @@ void ct_triage_process(const struct ct_triage_input *s, struct ct_verdict *r)
 	ct_hang_analyze(s, r);
 	ct_facts_gather(s, &facts, &storage);
 	facts.hang = &r->hang;
-	facts.blocked_in = ct_hang_blocked_in(s);
+	facts.blocked_in = ct_hang_blocked_in(s, r);
 	ct_classify(&facts, r);
 	fill_abort_message(r, &facts.abort_msg);
 	// A fault re-raised by its handler is keyed by the original fault's frames.
@@ -56,6 +57,10 @@ void ct_verdict_move_to_report(struct ct_verdict *v, struct ct_report *report)
 	report->abort_message = v->abort_message;
 	report->hang = v->hang;
 	report->signature = v->signature;
+	// The threads are the stacks triage read, in the same order.
+	for (size_t i = 0; i < v->num_waits && i < report->num_threads; i++)
+		report->threads[i].wait = v->waits[i];
+	free(v->waits);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -63,5 +68,6 @@ void ct_verdict_free(struct ct_verdict *v)
 {
 	ct_crash_free(&v->crash);
 	ct_hang_free(&v->hang);
+	free(v->waits);
 	memset(v, 0, sizeof(*v));
 }

@@ -24,9 +24,8 @@ struct ct_triage_input {
 	 * for a snapshot such as gcore). */
 	const struct ct_signal_info *signal;
 	const struct ct_core_thread *crashed;
-	/** The symbolized stacks; the hang analysis sets each thread's wait state (a fact of the
-	 * thread, shown with its frames). */
-	struct ct_stacks *stacks;
+	/** The symbolized stacks (read only: each thread's wait state goes into the verdict). */
+	const struct ct_stacks *stacks;
 	/** Where triage's strings and diagnostics go (the report's pool and list). */
 	struct ct_sink out;
 };
@@ -44,6 +43,10 @@ struct ct_verdict {
 	struct ct_abort_message abort_message;
 	/** The wait-for graph: locks, cycles, contention lines. */
 	struct ct_hang hang;
+	/** Each thread's blocking call, in the order of the input's stacks (owned; NULL when the dump's
+	 * architecture has no system call table). The hand-off puts them into the report's threads. */
+	struct ct_wait *waits;
+	size_t num_waits;
 	struct ct_signature signature;
 	/** The pool its strings live in (the input's sink's), for the rules that make text. */
 	struct ct_strpool *strings;
@@ -53,7 +56,8 @@ struct ct_verdict {
 void ct_verdict_init(struct ct_verdict *verdict, struct ct_strpool *strings);
 /** Gathers the facts, runs the rules and builds the signature into @p out (freed by the two below). */
 void ct_triage_process(const struct ct_triage_input *in, struct ct_verdict *out);
-/** Hands the verdict to @p report (the arrays move, the class and confidence become the model's strings). */
+/** Hands the verdict to @p report (the arrays move, the class and confidence become the model's
+ * strings, each wait goes to its thread): call it after the stacks moved into the report. */
 void ct_verdict_move_to_report(struct ct_verdict *verdict, struct ct_report *report);
 /** Frees a verdict not moved into a report. */
 void ct_verdict_free(struct ct_verdict *verdict);

@@ -12,6 +12,7 @@
 #include "modules/modules.h"
 #include "triage/facts.h"
 #include "triage/hang.h"
+#include "triage/triage.h"
 #include "util/bytes.h"
 
 /* Return values of an interrupted call (include/linux/errno.h). */
@@ -220,7 +221,8 @@ static void decode_args(const struct ct_triage_input *s, const struct ct_core_th
 	}
 }
 
-static void decode_thread(const struct ct_triage_input *s, const struct ct_core_thread *ct, struct ct_thread *t)
+static void decode_thread(const struct ct_triage_input *s, const struct ct_core_thread *ct, const struct ct_thread *t,
+			  struct ct_wait *w)
 {
 	const struct ct_arch_info *a = s->core->arch;
 	if (!ct->has_regs || a->syscall_nr_index < 0 || (size_t)a->syscall_nr_index >= ct->num_values ||
@@ -245,7 +247,6 @@ static void decode_thread(const struct ct_triage_input *s, const struct ct_core_
 	}
 	unsigned flags = 0;
 	enum ct_syscall sys = ct_syscall_lookup(a->syscalls, *a->num_syscalls, (uint64_t)nr, &flags);
-	struct ct_wait *w = &t->wait;
 	w->present = true;
 	w->number = (long)nr;
 	w->lock = -1;
@@ -274,12 +275,16 @@ static int compare_slot(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-void ct_waitstate_decode(const struct ct_triage_input *s)
+void ct_waitstate_decode(const struct ct_triage_input *s, struct ct_verdict *v)
 {
 	const struct ct_core *core = s->core;
-	struct ct_stacks *st = s->stacks;
-	if (!core->arch || !core->arch->syscalls || !core->num_threads)
+	const struct ct_stacks *st = s->stacks;
+	if (!core->arch || !core->arch->syscalls || !core->num_threads || !st->count)
 		return;
+	v->waits = calloc(st->count, sizeof(*v->waits));
+	if (!v->waits)
+		return;
+	v->num_waits = st->count;
 	// The stacks are sorted (crashing thread first), core threads are in note order: match by tid.
 	struct tid_slot *slots = calloc(core->num_threads, sizeof(*slots));
 	if (!slots)
@@ -288,11 +293,11 @@ void ct_waitstate_decode(const struct ct_triage_input *s)
 		slots[j] = (struct tid_slot){ core->threads[j].tid, j };
 	qsort(slots, core->num_threads, sizeof(*slots), compare_slot);
 	for (size_t i = 0; i < st->count; i++) {
-		struct ct_thread *t = &st->items[i];
+		const struct ct_thread *t = &st->items[i];
 		struct tid_slot key = { t->tid, 0 };
 		const struct tid_slot *hit = bsearch(&key, slots, core->num_threads, sizeof(*slots), compare_slot);
 		if (hit)
-			decode_thread(s, &core->threads[hit->index], t);
+			decode_thread(s, &core->threads[hit->index], t, &v->waits[i]);
 	}
 	free(slots);
 }

@@ -4,9 +4,9 @@
  * struct ct_thread (the model's thread type) per dumped thread: frames innermost first with pc,
  * function, module, file:line, trust, inline and signal-frame flags and sp, their parameters and
  * locals, the stop reason; the crashing thread first, then by tid. The pipeline makes it (unwind →
- * symbolize → values), triage reads it and adds each thread's wait state (the hang analysis), then
- * the pipeline moves the threads into the report: no frame is copied, so a 262k-frame overflow
- * costs its frames once.
+ * symbolize → values), triage reads it (its wait states go into the verdict), then the pipeline
+ * moves the threads into the report: no frame is copied, so a 262k-frame overflow costs its frames
+ * once.
  */
 #ifndef CT_STACKS_H
 #define CT_STACKS_H
