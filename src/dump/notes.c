@@ -10,6 +10,7 @@
 #include "dump/elfcore.h"
 #include "dump/elfview.h"
 #include "util/bytes.h"
+#include "util/grow.h"
 
 #ifndef NT_SIGINFO
 #define NT_SIGINFO 0x53494749
@@ -62,15 +63,9 @@ static void parse_prstatus(struct note_ctx *ctx, const struct ct_bytes *desc)
 		core->threads_capped = true;
 		return;
 	}
-	if (core->num_threads == ctx->threads_capacity) {
-		size_t n = ctx->threads_capacity ? ctx->threads_capacity * 2 : 4;
-		struct ct_core_thread *t = reallocarray(core->threads, n, sizeof(*t));
-		if (!t) {
-			ct_core_problem(core, CT_DIAG_NO_MEMORY, "out of memory reading threads");
-			return;
-		}
-		core->threads = t;
-		ctx->threads_capacity = n;
+	if (!CT_GROW(core->threads, ctx->threads_capacity, core->num_threads + 1, 4, 0)) {
+		ct_core_problem(core, CT_DIAG_NO_MEMORY, "out of memory reading threads");
+		return;
 	}
 	struct ct_core_thread *t = &core->threads[core->num_threads];
 	memset(t, 0, sizeof(*t));

@@ -10,6 +10,7 @@
 #include "modules/cu_index.h"
 #include "modules/scope_table.h"
 #include "modules/scopes.h"
+#include "util/grow.h"
 
 /** Top-level DIEs looked at in a unit that has no range attribute of its own. */
 #define MAX_FALLBACK_CHILDREN 1000000
@@ -82,15 +83,9 @@ static void add_range(struct builder *b, Dwarf_Addr lo, Dwarf_Addr hi, uint32_t 
 {
 	if (hi <= lo || b->full)
 		return;
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 256;
-		struct ct_addr_range *r = cap <= CT_CU_INDEX_MAX_RANGES ? reallocarray(b->r, cap, sizeof(*r)) : NULL;
-		if (!r) {
-			b->full = true;
-			return;
-		}
-		b->r = r;
-		b->cap = cap;
+	if (!CT_GROW(b->r, b->cap, b->n + 1, 256, CT_CU_INDEX_MAX_RANGES)) {
+		b->full = true;
+		return;
 	}
 	b->r[b->n++] = (struct ct_addr_range){ lo, hi, unit };
 }
@@ -142,14 +137,8 @@ static void build(struct module_index *m)
 			continue;
 		if (m->num_units >= CT_CU_INDEX_MAX_UNITS || b.full)
 			break;
-		if (m->num_units == cap_units) {
-			size_t cap = cap_units ? cap_units * 2 : 64;
-			Dwarf_Die *u = reallocarray(m->units, cap, sizeof(*u));
-			if (!u)
-				break;
-			m->units = u;
-			cap_units = cap;
-		}
+		if (!CT_GROW(m->units, cap_units, m->num_units + 1, 64, 0))
+			break;
 		uint32_t idx = (uint32_t)m->num_units;
 		// Scopes live in the split unit (.dwo) of a skeleton; its ranges are the skeleton's.
 		bool split = unit_type == DW_UT_skeleton && dwarf_tag(&subdie) == DW_TAG_compile_unit;
@@ -187,14 +176,8 @@ static struct module_index *module_for(struct ct_cu_index *index, Dwfl_Module *m
 			return &index->mods[i];
 		}
 	}
-	if (index->num_mods == index->cap_mods) {
-		size_t cap = index->cap_mods ? index->cap_mods * 2 : 16;
-		struct module_index *m = reallocarray(index->mods, cap, sizeof(*m));
-		if (!m)
-			return NULL;
-		index->mods = m;
-		index->cap_mods = cap;
-	}
+	if (!CT_GROW(index->mods, index->cap_mods, index->num_mods + 1, 16, 0))
+		return NULL;
 	struct module_index *m = &index->mods[index->num_mods];
 	*m = (struct module_index){ .mod = mod };
 	m->have_dwarf = dwfl_module_getdwarf(mod, &m->bias) != NULL;
@@ -219,14 +202,8 @@ static struct aranges_unit *found_unit(struct module_index *m, Dwarf_Die *cudie)
 		return &m->found[lo];
 	if (m->num_found >= CT_CU_INDEX_MAX_UNITS)
 		return NULL;
-	if (m->num_found == m->cap_found) {
-		size_t cap = m->cap_found ? m->cap_found * 2 : 16;
-		struct aranges_unit *f = reallocarray(m->found, cap, sizeof(*f));
-		if (!f)
-			return NULL;
-		m->found = f;
-		m->cap_found = cap;
-	}
+	if (!CT_GROW(m->found, m->cap_found, m->num_found + 1, 16, 0))
+		return NULL;
 	memmove(&m->found[lo + 1], &m->found[lo], (m->num_found - lo) * sizeof(*m->found));
 	m->num_found++;
 	struct aranges_unit *u = &m->found[lo];

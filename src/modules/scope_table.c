@@ -6,6 +6,7 @@
 #include "modules/die_skip.h"
 #include "modules/scope_table.h"
 #include "modules/scopes.h"
+#include "util/grow.h"
 
 /** Children of one DIE looked at, as in scopes.c (a hostile file could chain millions). */
 #define MAX_CHILDREN (1 << 22)
@@ -39,28 +40,16 @@ static bool add_range(struct ct_scope_table *t, Dwarf_Addr lo, Dwarf_Addr hi, ui
 {
 	if (hi <= lo)
 		return true;
-	if (t->num_ranges == t->cap_ranges) {
-		size_t cap = t->cap_ranges ? t->cap_ranges * 2 : 256;
-		struct ct_addr_range *r = cap <= CT_SCOPE_TABLE_MAX_RANGES ? reallocarray(t->ranges, cap, sizeof(*r)) : NULL;
-		if (!r)
-			return false;
-		t->ranges = r;
-		t->cap_ranges = cap;
-	}
+	if (!CT_GROW(t->ranges, t->cap_ranges, t->num_ranges + 1, 256, CT_SCOPE_TABLE_MAX_RANGES))
+		return false;
 	t->ranges[t->num_ranges++] = (struct ct_addr_range){ lo, hi, die };
 	return true;
 }
 
 static bool add_scope(struct ct_scope_table *t, Dwarf_Die *die)
 {
-	if (t->num_dies == t->cap_dies) {
-		size_t cap = t->cap_dies ? t->cap_dies * 2 : 64;
-		Dwarf_Die *d = cap <= CT_SCOPE_TABLE_MAX_RANGES ? reallocarray(t->dies, cap, sizeof(*d)) : NULL;
-		if (!d)
-			return false;
-		t->dies = d;
-		t->cap_dies = cap;
-	}
+	if (!CT_GROW(t->dies, t->cap_dies, t->num_dies + 1, 64, CT_SCOPE_TABLE_MAX_RANGES))
+		return false;
 	uint32_t idx = (uint32_t)t->num_dies;
 	t->dies[t->num_dies++] = *die;
 	Dwarf_Addr base, lo, hi;

@@ -8,6 +8,7 @@
 #include "modules/modules.h"
 #include "modules/scopes.h"
 #include "modules/symbolize.h"
+#include "util/grow.h"
 
 #define MAX_INLINE_DEPTH CT_MAX_INLINE_DEPTH
 
@@ -152,14 +153,8 @@ size_t ct_symbolize(struct ct_module_set *s, uint64_t addr, const struct ct_sym 
 			return c->slots[j].count;
 		}
 	}
-	if (c->num_entries + MAX_INLINE_DEPTH > c->cap_entries) {
-		size_t n = c->cap_entries ? c->cap_entries * 2 : 4096;
-		struct ct_sym *e = reallocarray(c->entries, n, sizeof(*e));
-		if (!e)
-			goto uncached;
-		c->entries = e;
-		c->cap_entries = n;
-	}
+	if (!CT_GROW(c->entries, c->cap_entries, c->num_entries + MAX_INLINE_DEPTH, 4096, 0))
+		goto uncached;
 	size_t count = resolve(s, addr, &c->entries[c->num_entries]);
 	c->slots[j].used = true;
 	c->slots[j].addr = addr;

@@ -6,6 +6,7 @@
 #include "modules/die_skip.h"
 #include "modules/dwarf_name.h"
 #include "modules/type_index.h"
+#include "util/grow.h"
 #include "util/keyhash.h"
 
 /** Nesting of namespaces and types followed while building. */
@@ -41,14 +42,8 @@ static void add(struct builder *b, int tag, Dwarf_Off off, size_t len)
 	struct ct_type_index *ix = b->ix;
 	if (ix->count == CT_TYPE_INDEX_MAX_TYPES)
 		return;
-	if (ix->count == ix->cap) {
-		size_t n = ix->cap ? ix->cap * 2 : 1024;
-		struct entry *e = reallocarray(ix->entries, n, sizeof(*e));
-		if (!e)
-			return;
-		ix->entries = e;
-		ix->cap = n;
-	}
+	if (!CT_GROW(ix->entries, ix->cap, ix->count + 1, 1024, 0))
+		return;
 	ix->entries[ix->count++] = (struct entry){ .hash = ct_hash_bytes(b->path, len, ix->key), .offset = off, .tag = tag };
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
 #include "util/keyhash.h"
 
 void ct_buckets_init(struct ct_buckets *t)
@@ -48,14 +49,8 @@ static bool grow_slots(struct ct_buckets *t)
 
 static bool add_member(struct ct_bucket_entry *e, size_t core)
 {
-	if (e->num_members == e->cap_members) {
-		size_t n = e->cap_members ? 2 * e->cap_members : 4;
-		size_t *m = reallocarray(e->members, n, sizeof(*m));
-		if (!m)
-			return false;
-		e->members = m;
-		e->cap_members = n;
-	}
+	if (!CT_GROW(e->members, e->cap_members, e->num_members + 1, 4, 0))
+		return false;
 	e->members[e->num_members++] = core;
 	return true;
 }
@@ -85,16 +80,10 @@ struct ct_bucket_entry *ct_buckets_add(struct ct_buckets *t, struct ct_bucket *b
 		}
 		return e;
 	}
-	if (t->num == t->cap) {
-		size_t n = t->cap ? 2 * t->cap : 16;
-		struct ct_bucket_entry *e = reallocarray(t->entries, n, sizeof(*e));
-		if (!e) {
-			free((void *)b->stack);
-			b->stack = NULL;
-			return NULL;
-		}
-		t->entries = e;
-		t->cap = n;
+	if (!CT_GROW(t->entries, t->cap, t->num + 1, 16, 0)) {
+		free((void *)b->stack);
+		b->stack = NULL;
+		return NULL;
 	}
 	struct ct_bucket_entry *e = &t->entries[t->num];
 	memset(e, 0, sizeof(*e));

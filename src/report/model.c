@@ -6,6 +6,7 @@
 
 #include "coretriage/report.h"
 #include "report/diag_codes.h"
+#include "util/grow.h"
 
 static const char *const trust_names[CT_TRUST_NUM_] = {
 	[CT_TRUST_CONTEXT] = "context",	  [CT_TRUST_CFI] = "cfi",
@@ -102,14 +103,8 @@ const char *ct_report_printf(struct ct_report *report, const char *fmt, ...)
 // Grows a report-owned array by one element; returns the new zeroed element or NULL.
 static void *array_push(void **array, size_t *count, size_t *capacity, size_t elem)
 {
-	if (*count == *capacity) {
-		size_t n = *capacity ? *capacity * 2 : 8;
-		void *p = reallocarray(*array, n, elem);
-		if (!p)
-			return NULL;
-		*array = p;
-		*capacity = n;
-	}
+	if (!ct_grow(array, capacity, *count + 1, elem, 8, 0))
+		return NULL;
 	void *slot = (char *)*array + *count * elem;
 	memset(slot, 0, elem);
 	(*count)++;

@@ -14,6 +14,7 @@
 #include "unwind/cfi_cache.h"
 #include "unwind/step.h"
 #include "unwind/unwind.h"
+#include "util/grow.h"
 
 /** Restarts of the libdwfl walk after a recovery step; each must move sp outward. */
 #define MAX_RESTARTS 256
@@ -22,14 +23,8 @@
 
 bool ct_raw_stack_push(struct ct_raw_stack *st, const struct ct_raw_frame *f)
 {
-	if (st->count == st->capacity) {
-		size_t n = st->capacity ? st->capacity * 2 : 64;
-		struct ct_raw_frame *p = reallocarray(st->frames, n, sizeof(*p));
-		if (!p)
-			return false;
-		st->frames = p;
-		st->capacity = n;
-	}
+	if (!CT_GROW(st->frames, st->capacity, st->count + 1, 64, 0))
+		return false;
 	st->frames[st->count++] = *f;
 	return true;
 }
@@ -53,14 +48,8 @@ bool ct_raw_stack_set_regs(struct ct_raw_stack *st, size_t index, const bool *va
 	// The pool is indexed by 32 bits: a stack that large keeps its frames but not their registers.
 	if (st->num_regs + (size_t)num > UINT32_MAX)
 		return false;
-	if (st->num_regs + (size_t)num > st->capacity_regs) {
-		size_t n = st->capacity_regs ? st->capacity_regs * 2 : 1024;
-		uint64_t *p = reallocarray(st->regs, n, sizeof(*p));
-		if (!p)
-			return false;
-		st->regs = p;
-		st->capacity_regs = n;
-	}
+	if (!CT_GROW(st->regs, st->capacity_regs, st->num_regs + (size_t)num, 1024, 0))
+		return false;
 	for (int r = 0; r < num; r++) {
 		if (!valid[r])
 			continue;

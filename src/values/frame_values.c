@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/budget.h"
+#include "util/grow.h"
 #include "values/internal.h"
 
 struct filler {
@@ -237,14 +238,8 @@ static void describe(struct collector *c, Dwarf_Die *var, bool is_param)
 	// A declaration (extern int x; inside a function) has no storage of its own here.
 	if (c->per_level >= CT_VALUES_MAX_PER_FRAME || dwarf_hasattr(var, DW_AT_declaration))
 		return;
-	if (sc->num_vars == sc->cap_vars) {
-		size_t n = sc->cap_vars ? sc->cap_vars * 2 : 8;
-		struct ct_var_desc *p = reallocarray(sc->vars, n, sizeof(*p));
-		if (!p)
-			return;
-		sc->vars = p;
-		sc->cap_vars = n;
-	}
+	if (!CT_GROW(sc->vars, sc->cap_vars, sc->num_vars + 1, 8, 0))
+		return;
 	struct ct_var_desc *d = &sc->vars[sc->num_vars++];
 	c->per_level++;
 	memset(d, 0, sizeof(*d));

@@ -6,6 +6,7 @@
 #include "report/writers.h"
 #include "test.h"
 #include "util/bytes.h"
+#include "util/grow.h"
 
 TEST(error_wrap_prepends_context)
 {
@@ -109,6 +110,31 @@ TEST(report_model_details_and_diagnostics)
 	CHECK(ct_report_find_module(&r, 0x1fff) == m);
 	CHECK(ct_report_find_module(&r, 0x2000) == NULL);
 	ct_report_deinit(&r);
+}
+
+TEST(grow_doubles_under_a_cap)
+{
+	int *a = NULL;
+	size_t cap = 0;
+	CHECK(CT_GROW(a, cap, 1, 4, 0));
+	CHECK_EQ(cap, 4);
+	a[3] = 7;
+	CHECK(CT_GROW(a, cap, 4, 4, 0)); // enough already: unchanged
+	CHECK_EQ(cap, 4);
+	CHECK(CT_GROW(a, cap, 5, 4, 0));
+	CHECK_EQ(cap, 8);
+	CHECK_EQ(a[3], 7);
+	CHECK(CT_GROW(a, cap, 33, 4, 0)); // several doublings at once
+	CHECK_EQ(cap, 64);
+	CHECK(CT_GROW(a, cap, 65, 4, 100)); // the last doubling stops at the cap
+	CHECK_EQ(cap, 100);
+	int *before = a;
+	CHECK(!CT_GROW(a, cap, 101, 4, 100)); // beyond the cap: refused, the array kept
+	CHECK(a == before);
+	CHECK_EQ(cap, 100);
+	CHECK(!CT_GROW(a, cap, (size_t)-1, 4, 0)); // a count no doubling reaches
+	CHECK_EQ(cap, 100);
+	free(a);
 }
 
 TEST_MAIN()
