@@ -25,6 +25,12 @@ void ct_strpool_init(struct ct_strpool *pool);
 void ct_strpool_deinit(struct ct_strpool *pool);
 /** Interns @p len bytes of @p s (need not be NUL-terminated). NULL when out of memory. */
 const char *ct_strpool_intern_len(struct ct_strpool *pool, const char *s, size_t len);
+/**
+ * Copies @p len bytes of @p s (cut at a NUL) into the pool without interning: for text that is
+ * seldom repeated (rendered values), where the hash table would cost more than it saves. Equal
+ * texts stored twice are two copies. NULL when out of memory.
+ */
+const char *ct_strpool_store_len(struct ct_strpool *pool, const char *s, size_t len);
 /** Interns a NUL-terminated string; NULL in gives NULL out. */
 const char *ct_strpool_intern(struct ct_strpool *pool, const char *s);
 /** Interns the printf-formatted text; NULL when out of memory. */

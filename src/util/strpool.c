@@ -116,6 +116,19 @@ const char *ct_strpool_intern_len(struct ct_strpool *pool, const char *s, size_t
 	return copy;
 }
 
+const char *ct_strpool_store_len(struct ct_strpool *pool, const char *s, size_t len)
+{
+	if (!s)
+		return NULL;
+	len = strnlen(s, len);
+	char *copy = arena_alloc(pool, len + 1);
+	if (!copy)
+		return NULL;
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	return copy;
+}
+
 const char *ct_strpool_intern(struct ct_strpool *pool, const char *s)
 {
 	return s ? ct_strpool_intern_len(pool, s, strlen(s)) : NULL;

@@ -170,7 +170,8 @@ static const char *render(struct filler *f, Dwarf_Die *type, bool cxx)
 		ct_render_value(f->fc.s, &b, type, f->obj, 0, cxx, 0);
 		if (b.cut && b.len >= 3)
 			memcpy(buf + b.len - 3, "...", 4);
-		text = ct_strpool_intern(f->fc.s->out.strings, buf);
+		// Values are seldom repeated (the memo above catches those that are): stored, not interned.
+		text = ct_strpool_store_len(f->fc.s->out.strings, buf, b.len);
 		len = b.len;
 		if (m && text) {
 			*m = (struct ct_value_memo){ .type = type->addr, .size = (uint8_t)f->obj->size, .cxx = cxx,

@@ -39,6 +39,13 @@ TEST(strpool_interns)
 	CHECK(ct_strpool_intern(&p, "main") == a);
 	// Embedded NUL: interned up to it.
 	CHECK(ct_strpool_intern_len(&p, "main\0xyz", 8) == a);
+	// Stored text is a copy of its own, not interned, and not found by a later intern.
+	const char *v = ct_strpool_store_len(&p, "main\0xyz", 8);
+	CHECK_STR(v, "main");
+	CHECK(v != a);
+	CHECK(ct_strpool_intern(&p, "main") == a);
+	CHECK(ct_strpool_store_len(&p, NULL, 3) == NULL);
+	CHECK_STR(ct_strpool_printf(&p, "%s-%d", "x", 42), "x-42");
 	ct_strpool_deinit(&p);
 }
 
