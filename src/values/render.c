@@ -83,7 +83,7 @@ void ct_sbuf_hex(struct ct_sbuf *b, uint64_t v)
 }
 
 // Strips typedefs and qualifiers (for values; names keep them). False for void.
-static bool strip(Dwarf_Die *type, Dwarf_Die *ret)
+bool ct_render_strip(Dwarf_Die *type, Dwarf_Die *ret)
 {
 	Dwarf_Die cur = *type;
 	for (int i = 0; i < 16; i++) {
@@ -100,13 +100,13 @@ static bool strip(Dwarf_Die *type, Dwarf_Die *ret)
 	return false;
 }
 
-static bool type_of(Dwarf_Die *die, Dwarf_Die *ret)
+bool ct_render_type_of(Dwarf_Die *die, Dwarf_Die *ret)
 {
 	Dwarf_Attribute attr;
 	return dwarf_attr_integrate(die, DW_AT_type, &attr) && dwarf_formref_die(&attr, ret);
 }
 
-static uint64_t udata(Dwarf_Die *die, int name, uint64_t dflt)
+uint64_t ct_render_udata(Dwarf_Die *die, int name, uint64_t dflt)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Word w;
@@ -129,7 +129,7 @@ static void decl(struct ct_sbuf *b, Dwarf_Die *type, const char *inner, bool cxx
 		}
 		return;
 	}
-	Dwarf_Die target, *tp = type_of(type, &target) ? &target : NULL;
+	Dwarf_Die target, *tp = ct_render_type_of(type, &target) ? &target : NULL;
 	const char *name = dwarf_diename(type);
 	int tag = dwarf_tag(type);
 	switch (tag) {
@@ -149,7 +149,7 @@ static void decl(struct ct_sbuf *b, Dwarf_Die *type, const char *inner, bool cxx
 	case DW_TAG_volatile_type: {
 		const char *q = tag == DW_TAG_const_type ? "const" : "volatile";
 		Dwarf_Die st;
-		if (tp && strip(tp, &st) && dwarf_tag(tp) == DW_TAG_pointer_type) {
+		if (tp && ct_render_strip(tp, &st) && dwarf_tag(tp) == DW_TAG_pointer_type) {
 			snprintf(tmp, sizeof(tmp), " %s%s%s", q, *inner ? " " : "", inner);
 			decl(b, tp, tmp + 1, cxx, depth + 1);
 			return;
@@ -199,7 +199,7 @@ static void decl(struct ct_sbuf *b, Dwarf_Die *type, const char *inner, bool cxx
 					Dwarf_Die pt;
 					if (any)
 						add(&args, ", ");
-					ct_render_type_name(&args, type_of(&p, &pt) ? &pt : NULL, cxx, depth + 1);
+					ct_render_type_name(&args, ct_render_type_of(&p, &pt) ? &pt : NULL, cxx, depth + 1);
 					any = true;
 				}
 			} while (++guard < 32 && dwarf_siblingof(&p, &p) == 0);
@@ -238,7 +238,7 @@ void ct_render_type_name(struct ct_sbuf *b, Dwarf_Die *type, bool cxx, int depth
 /* ---- values ---- */
 
 // Checks bytes [off, off + n) of @p obj; appends gdb's marker and returns false when not all known.
-static bool available(struct ct_sbuf *b, const struct ct_object *obj, size_t off, size_t n)
+bool ct_render_available(struct ct_sbuf *b, const struct ct_object *obj, size_t off, size_t n)
 {
 	if (off > obj->size || n > obj->size - off) {
 		add(b, "<unavailable>");
@@ -257,7 +257,7 @@ static bool available(struct ct_sbuf *b, const struct ct_object *obj, size_t off
 	return true;
 }
 
-static uint64_t get_uint(const uint8_t *p, size_t n, bool big_endian)
+uint64_t ct_render_uint(const uint8_t *p, size_t n, bool big_endian)
 {
 	uint64_t v = 0;
 	for (size_t i = 0; i < n && i < 8; i++) {
@@ -344,9 +344,9 @@ static void add_chars(struct ct_sbuf *b, const uint8_t *s, size_t n, bool more)
 static bool is_char_type(Dwarf_Die *type)
 {
 	Dwarf_Die t;
-	if (!strip(type, &t) || dwarf_tag(&t) != DW_TAG_base_type || udata(&t, DW_AT_byte_size, 0) != 1)
+	if (!ct_render_strip(type, &t) || dwarf_tag(&t) != DW_TAG_base_type || ct_render_udata(&t, DW_AT_byte_size, 0) != 1)
 		return false;
-	uint64_t enc = udata(&t, DW_AT_encoding, 0);
+	uint64_t enc = ct_render_udata(&t, DW_AT_encoding, 0);
 	return enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char || enc == DW_ATE_UTF;
 }
 
@@ -408,25 +408,25 @@ static void render_at(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_
 static void render_base(const struct ct_values_input *s, struct ct_sbuf *b, size_t size, uint64_t enc,
 			const struct ct_object *obj, size_t off)
 {
-	if (size == 0 || !available(b, obj, off, size))
+	if (size == 0 || !ct_render_available(b, obj, off, size))
 		return;
 	bool be = s->core->big_endian;
 	const uint8_t *p = obj->data + off;
 	if (enc == DW_ATE_float) {
 		if (size == 4) {
-			uint32_t u = (uint32_t)get_uint(p, 4, be);
+			uint32_t u = (uint32_t)ct_render_uint(p, 4, be);
 			float f;
 			memcpy(&f, &u, 4);
 			ct_sbuf_printf(b, "%.9g", (double)f);
 		} else if (size == 8) {
-			uint64_t u = get_uint(p, 8, be);
+			uint64_t u = ct_render_uint(p, 8, be);
 			double d;
 			memcpy(&d, &u, 8);
 			ct_sbuf_printf(b, "%.17g", d);
 		} else if ((size == 10 || size == 12 || size == 16) && !be) {
 			// x87 extended precision (x86 long double): 64-bit mantissa, 15-bit exponent.
-			uint64_t mant = get_uint(p, 8, false);
-			unsigned se = (unsigned)get_uint(p + 8, 2, false);
+			uint64_t mant = ct_render_uint(p, 8, false);
+			unsigned se = (unsigned)ct_render_uint(p + 8, 2, false);
 			int exp = (int)(se & 0x7fff);
 			long double v = exp == 0x7fff ? (mant << 1 ? NAN : INFINITY)
 						      : ldexpl((long double)mant, exp ? exp - 16383 - 63 : -16382 - 63);
@@ -436,7 +436,7 @@ static void render_base(const struct ct_values_input *s, struct ct_sbuf *b, size
 		}
 		return;
 	}
-	uint64_t u = get_uint(p, size, be);
+	uint64_t u = ct_render_uint(p, size, be);
 	switch (enc) {
 	case DW_ATE_boolean:
 		if (u <= 1)
@@ -469,10 +469,10 @@ static void render_base(const struct ct_values_input *s, struct ct_sbuf *b, size
 static void render_enum(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_Die *t, const struct ct_object *obj,
 			size_t off)
 {
-	size_t size = udata(t, DW_AT_byte_size, 4);
-	if (!available(b, obj, off, size))
+	size_t size = ct_render_udata(t, DW_AT_byte_size, 4);
+	if (!ct_render_available(b, obj, off, size))
 		return;
-	uint64_t u = get_uint(obj->data + off, size, s->core->big_endian);
+	uint64_t u = ct_render_uint(obj->data + off, size, s->core->big_endian);
 	const char *name = ct_render_enumerator(t, u, size);
 	if (name)
 		add(b, name);
@@ -504,12 +504,12 @@ const char *ct_render_enumerator(Dwarf_Die *t, uint64_t u, size_t size)
 static void render_pointer(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_Die *t, const struct ct_object *obj,
 			   size_t off, bool cxx, int depth)
 {
-	size_t size = udata(t, DW_AT_byte_size, s->core->arch->pointer_size);
-	if (!available(b, obj, off, size))
+	size_t size = ct_render_udata(t, DW_AT_byte_size, s->core->arch->pointer_size);
+	if (!ct_render_available(b, obj, off, size))
 		return;
-	uint64_t v = get_uint(obj->data + off, size, s->core->big_endian);
+	uint64_t v = ct_render_uint(obj->data + off, size, s->core->big_endian);
 	Dwarf_Die target, st;
-	bool has_target = type_of(t, &target);
+	bool has_target = ct_render_type_of(t, &target);
 	int tag = dwarf_tag(t);
 	if (tag == DW_TAG_reference_type || tag == DW_TAG_rvalue_reference_type) {
 		// gdb: @0x7ffc…: value
@@ -523,7 +523,7 @@ static void render_pointer(const struct ct_values_input *s, struct ct_sbuf *b, D
 	ct_sbuf_hex(b, v);
 	if (!v)
 		return;
-	bool function = has_target && strip(&target, &st) && dwarf_tag(&st) == DW_TAG_subroutine_type;
+	bool function = has_target && ct_render_strip(&target, &st) && dwarf_tag(&st) == DW_TAG_subroutine_type;
 	add_symbol(s, b, v, function);
 	if (has_target && is_char_type(&target))
 		add_string_at(s, b, v);
@@ -549,7 +549,7 @@ static void render_aggregate(const struct ct_values_input *s, struct ct_sbuf *b,
 			if (dwarf_hasattr(&m, DW_AT_external) || dwarf_hasattr(&m, DW_AT_declaration))
 				continue;
 			Dwarf_Die mt;
-			if (!type_of(&m, &mt))
+			if (!ct_render_type_of(&m, &mt))
 				continue;
 			if (!ct_render_next_element(b, &shown))
 				break;
@@ -557,26 +557,26 @@ static void render_aggregate(const struct ct_values_input *s, struct ct_sbuf *b,
 			Dwarf_Die mts;
 			if (tag == DW_TAG_inheritance) {
 				add(b, "<");
-				const char *bn = strip(&mt, &mts) ? dwarf_diename(&mts) : NULL;
+				const char *bn = ct_render_strip(&mt, &mts) ? dwarf_diename(&mts) : NULL;
 				add(b, bn ? bn : "?");
 				add(b, "> = ");
 			} else if (name) {
 				add(b, name);
 				add(b, " = ");
 			}
-			uint64_t moff = udata(&m, DW_AT_data_member_location, 0);
-			uint64_t bits = udata(&m, DW_AT_bit_size, 0);
+			uint64_t moff = ct_render_udata(&m, DW_AT_data_member_location, 0);
+			uint64_t bits = ct_render_udata(&m, DW_AT_bit_size, 0);
 			if (bits) {
 				// A bit-field: DW_AT_data_bit_offset (DWARF 4+) counts from the object's start.
-				uint64_t bit_off = udata(&m, DW_AT_data_bit_offset, moff * 8);
+				uint64_t bit_off = ct_render_udata(&m, DW_AT_data_bit_offset, moff * 8);
 				size_t first = (size_t)(bit_off / 8), last = (size_t)((bit_off + bits + 7) / 8);
-				if (bits > 64 || last - first > 8 || !available(b, obj, off + first, last - first))
+				if (bits > 64 || last - first > 8 || !ct_render_available(b, obj, off + first, last - first))
 					continue;
-				uint64_t word = get_uint(obj->data + off + first, last - first, false);
+				uint64_t word = ct_render_uint(obj->data + off + first, last - first, false);
 				uint64_t v = (word >> (bit_off % 8)) & (bits == 64 ? UINT64_MAX : (1ULL << bits) - 1);
-				bool is_signed = strip(&mt, &mts) && dwarf_tag(&mts) == DW_TAG_base_type &&
-						 (udata(&mts, DW_AT_encoding, 0) == DW_ATE_signed ||
-						  udata(&mts, DW_AT_encoding, 0) == DW_ATE_signed_char);
+				bool is_signed = ct_render_strip(&mt, &mts) && dwarf_tag(&mts) == DW_TAG_base_type &&
+						 (ct_render_udata(&mts, DW_AT_encoding, 0) == DW_ATE_signed ||
+						  ct_render_udata(&mts, DW_AT_encoding, 0) == DW_ATE_signed_char);
 				if (is_signed && bits < 64 && (v >> (bits - 1)) & 1)
 					ct_sbuf_printf(b, "%" PRId64, (int64_t)(v | ~((1ULL << bits) - 1)));
 				else
@@ -638,7 +638,7 @@ static void render_array_dim(const struct ct_values_input *s, struct ct_sbuf *b,
 			n = have;
 		if (n > CT_VALUE_MAX_STRING)
 			n = CT_VALUE_MAX_STRING;
-		if (!available(b, obj, off, n))
+		if (!ct_render_available(b, obj, off, n))
 			return;
 		// gdb leaves out the terminating NUL of a char array that ends in one.
 		if (!more && n && obj->data[off + n - 1] == 0)
@@ -719,15 +719,15 @@ static const struct ct_type_memo *type_info(const struct ct_values_input *s, Dwa
 	if (m->type == type->addr)
 		return m;
 	*m = (struct ct_type_memo){ .type = type->addr };
-	m->ok = strip(type, &m->stripped);
+	m->ok = ct_render_strip(type, &m->stripped);
 	if (m->ok) {
 		Dwarf_Die full;
 		if (dwarf_hasattr(&m->stripped, DW_AT_declaration) && ct_values_complete_type(s->values, &m->stripped, &full))
 			m->stripped = full;
 		m->tag = dwarf_tag(&m->stripped);
 		if (m->tag == DW_TAG_base_type) {
-			m->size = udata(&m->stripped, DW_AT_byte_size, 0);
-			m->encoding = udata(&m->stripped, DW_AT_encoding, 0);
+			m->size = ct_render_udata(&m->stripped, DW_AT_byte_size, 0);
+			m->encoding = ct_render_udata(&m->stripped, DW_AT_encoding, 0);
 		}
 		int lang = unit_language(&m->stripped);
 		m->rust = lang == DW_LANG_Rust;
@@ -773,7 +773,7 @@ void ct_render_value(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_D
 		int64_t dims[8];
 		int nd = array_dims(&t, dims);
 		Dwarf_Word esize;
-		if (!type_of(&t, &elem) || nd == 0 || dwarf_aggregate_size(&elem, &esize) != 0) {
+		if (!ct_render_type_of(&t, &elem) || nd == 0 || dwarf_aggregate_size(&elem, &esize) != 0) {
 			add(b, "{...}");
 			return;
 		}
@@ -825,16 +825,6 @@ bool ct_die_is_rust(Dwarf_Die *die)
 	return unit_language(die) == DW_LANG_Rust;
 }
 
-bool ct_render_available(struct ct_sbuf *b, const struct ct_object *obj, size_t off, size_t n)
-{
-	return available(b, obj, off, n);
-}
-
-uint64_t ct_render_uint(const uint8_t *p, size_t n, bool big_endian)
-{
-	return get_uint(p, n, big_endian);
-}
-
 void ct_render_counted_string(const struct ct_values_input *s, struct ct_sbuf *b, uint64_t addr, uint64_t length)
 {
 	uint8_t text[CT_VALUE_MAX_STRING];
@@ -844,21 +834,6 @@ void ct_render_counted_string(const struct ct_values_input *s, struct ct_sbuf *b
 		return;
 	}
 	add_chars(b, text, n, length > n);
-}
-
-bool ct_render_strip(Dwarf_Die *type, Dwarf_Die *ret)
-{
-	return strip(type, ret);
-}
-
-bool ct_render_type_of(Dwarf_Die *die, Dwarf_Die *ret)
-{
-	return type_of(die, ret);
-}
-
-uint64_t ct_render_udata(Dwarf_Die *die, int name, uint64_t dflt)
-{
-	return udata(die, name, dflt);
 }
 
 void ct_render_at(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_Die *type, uint64_t addr, int depth)
