@@ -69,6 +69,16 @@ struct ct_wg_lock {
 	bool recursive;
 };
 
+/** A tid and where it is (an index into some array of threads), for lookups by tid. */
+struct ct_tid_index {
+	int tid;
+	size_t index;
+};
+/** Sorts @p n entries by tid, for ct_tid_index_find (waitgraph.c). */
+void ct_tid_index_sort(struct ct_tid_index *entries, size_t n);
+/** The index recorded for @p tid in @p sorted, -1 when none. */
+long ct_tid_index_find(const struct ct_tid_index *sorted, size_t n, int tid);
+
 /** Cycles found: order[] holds thread indices, cycle k is order[cycles[k].start .. +length). */
 struct ct_wg_result {
 	size_t *order; /**< owned */

@@ -6,21 +6,21 @@
 
 #include "triage/hang.h"
 
-struct tid_index {
-	int tid;
-	size_t index;
-};
-
 static int compare_tid(const void *a, const void *b)
 {
-	const struct tid_index *x = a, *y = b;
+	const struct ct_tid_index *x = a, *y = b;
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-static long find_tid(const struct tid_index *sorted, size_t n, int tid)
+void ct_tid_index_sort(struct ct_tid_index *entries, size_t n)
 {
-	struct tid_index key = { tid, 0 };
-	const struct tid_index *hit = bsearch(&key, sorted, n, sizeof(*sorted), compare_tid);
+	qsort(entries, n, sizeof(*entries), compare_tid);
+}
+
+long ct_tid_index_find(const struct ct_tid_index *sorted, size_t n, int tid)
+{
+	struct ct_tid_index key = { tid, 0 };
+	const struct ct_tid_index *hit = bsearch(&key, sorted, n, sizeof(*sorted), compare_tid);
 	return hit ? (long)hit->index : -1;
 }
 
@@ -56,7 +56,7 @@ bool ct_waitgraph_cycles(const struct ct_wg_thread *threads, size_t n, const str
 	*ret = res;
 	if (!n)
 		return true;
-	struct tid_index *sorted = calloc(n, sizeof(*sorted));
+	struct ct_tid_index *sorted = calloc(n, sizeof(*sorted));
 	long *next = calloc(n, sizeof(*next));
 	unsigned char *color = calloc(n, 1);
 	res.order = calloc(n, sizeof(*res.order));
@@ -65,14 +65,14 @@ bool ct_waitgraph_cycles(const struct ct_wg_thread *threads, size_t n, const str
 	bool ok = sorted && next && color && res.order && res.cycles && path;
 	if (ok) {
 		for (size_t i = 0; i < n; i++)
-			sorted[i] = (struct tid_index){ threads[i].tid, i };
-		qsort(sorted, n, sizeof(*sorted), compare_tid);
+			sorted[i] = (struct ct_tid_index){ threads[i].tid, i };
+		ct_tid_index_sort(sorted, n);
 		for (size_t i = 0; i < n; i++) {
 			next[i] = -1;
 			long l = threads[i].lock;
 			if (l < 0 || (size_t)l >= nl || !locks[l].has_owner)
 				continue;
-			long owner = find_tid(sorted, n, locks[l].owner);
+			long owner = ct_tid_index_find(sorted, n, locks[l].owner);
 			// A recursive lock's holder takes it again without waiting: no edge.
 			if (owner == (long)i && locks[l].recursive)
 				continue;

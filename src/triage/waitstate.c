@@ -264,17 +264,6 @@ static void decode_thread(const struct ct_triage_input *s, const struct ct_core_
 	w->function = w->frame >= 0 ? t->frames[w->frame].function : NULL;
 }
 
-struct tid_slot {
-	int tid;
-	size_t index;
-};
-
-static int compare_slot(const void *a, const void *b)
-{
-	const struct tid_slot *x = a, *y = b;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
 void ct_waitstate_decode(const struct ct_triage_input *s, struct ct_verdict *v)
 {
 	const struct ct_core *core = s->core;
@@ -286,18 +275,17 @@ void ct_waitstate_decode(const struct ct_triage_input *s, struct ct_verdict *v)
 		return;
 	v->num_waits = st->count;
 	// The stacks are sorted (crashing thread first), core threads are in note order: match by tid.
-	struct tid_slot *slots = calloc(core->num_threads, sizeof(*slots));
+	struct ct_tid_index *slots = calloc(core->num_threads, sizeof(*slots));
 	if (!slots)
 		return;
 	for (size_t j = 0; j < core->num_threads; j++)
-		slots[j] = (struct tid_slot){ core->threads[j].tid, j };
-	qsort(slots, core->num_threads, sizeof(*slots), compare_slot);
+		slots[j] = (struct ct_tid_index){ core->threads[j].tid, j };
+	ct_tid_index_sort(slots, core->num_threads);
 	for (size_t i = 0; i < st->count; i++) {
 		const struct ct_thread *t = &st->items[i];
-		struct tid_slot key = { t->tid, 0 };
-		const struct tid_slot *hit = bsearch(&key, slots, core->num_threads, sizeof(*slots), compare_slot);
-		if (hit)
-			decode_thread(s, &core->threads[hit->index], t, &v->waits[i]);
+		long hit = ct_tid_index_find(slots, core->num_threads, t->tid);
+		if (hit >= 0)
+			decode_thread(s, &core->threads[hit], t, &v->waits[i]);
 	}
 	free(slots);
 }
