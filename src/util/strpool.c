@@ -70,6 +70,17 @@ static char *arena_alloc(struct ct_strpool *pool, size_t n)
 	return p;
 }
 
+/** @p len bytes of @p s, NUL-terminated, in the arena. */
+static char *arena_copy(struct ct_strpool *pool, const char *s, size_t len)
+{
+	char *copy = arena_alloc(pool, len + 1);
+	if (copy) {
+		memcpy(copy, s, len);
+		copy[len] = '\0';
+	}
+	return copy;
+}
+
 static bool grow(struct ct_strpool *pool)
 {
 	size_t n = pool->num_slots ? pool->num_slots * 2 : 1024;
@@ -106,11 +117,9 @@ const char *ct_strpool_intern_len(struct ct_strpool *pool, const char *s, size_t
 		if (strncmp(t, s, len) == 0 && t[len] == '\0')
 			return t;
 	}
-	char *copy = arena_alloc(pool, len + 1);
+	char *copy = arena_copy(pool, s, len);
 	if (!copy)
 		return NULL;
-	memcpy(copy, s, len);
-	copy[len] = '\0';
 	pool->slots[j] = copy;
 	pool->count++;
 	return copy;
@@ -120,13 +129,7 @@ const char *ct_strpool_store_len(struct ct_strpool *pool, const char *s, size_t 
 {
 	if (!s)
 		return NULL;
-	len = strnlen(s, len);
-	char *copy = arena_alloc(pool, len + 1);
-	if (!copy)
-		return NULL;
-	memcpy(copy, s, len);
-	copy[len] = '\0';
-	return copy;
+	return arena_copy(pool, s, strnlen(s, len));
 }
 
 const char *ct_strpool_intern(struct ct_strpool *pool, const char *s)
