@@ -132,17 +132,6 @@ static const char *waiter_list(struct ct_verdict *r, const struct ct_stacks *st,
 	return ct_strpool_printf(r->strings, "%s %s%s", total == 1 ? "thread" : "threads", buf, listed < total ? ", …" : "");
 }
 
-static int compare_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return x < y ? -1 : x > y;
-}
-
-/** @p cycle_tids: the members' tids, sorted. */
-static bool in_cycle(const int *cycle_tids, size_t n, int tid)
-{
-	return n && bsearch(&tid, cycle_tids, n, sizeof(int), compare_int) != NULL;
-}
 
 /** Two non-futex waits in the same call from the same function (arguments aside). */
 static bool same_call(const struct ct_wait *a, const struct ct_wait *b)
@@ -152,9 +141,8 @@ static bool same_call(const struct ct_wait *a, const struct ct_wait *b)
 	return a->function == b->function || (a->function && b->function && !strcmp(a->function, b->function));
 }
 
-static void summarize_locks(const struct ct_triage_input *s, struct ct_verdict *v)
+static void summarize_locks(const struct ct_triage_input *s, struct ct_verdict *r)
 {
-	struct ct_verdict *r = v;
 	const struct ct_stacks *st = s->stacks;
 	struct ct_hang *h = &r->hang;
 	int *ctids = calloc(h->num_members ? h->num_members : 1, sizeof(int));
@@ -162,15 +150,15 @@ static void summarize_locks(const struct ct_triage_input *s, struct ct_verdict *
 	for (size_t i = 0; ctids && i < h->num_members; i++)
 		ctids[nc++] = h->members[i].tid;
 	if (ctids)
-		qsort(ctids, nc, sizeof(int), compare_int);
+		ct_tids_sort(ctids, nc);
 	for (size_t i = 0; i < h->num_locks && h->num_summaries < MAX_SUMMARIES; i++) {
 		const struct ct_lock *l = &h->locks[i];
 		// Locks of a cycle are told by the cycle, unless threads outside it queue for them too.
-		if (l->has_owner && in_cycle(ctids, nc, l->owner)) {
+		if (l->has_owner && ct_tids_contain(ctids, nc, l->owner)) {
 			bool all = true;
 			for (size_t j = 0; j < st->count && all; j++) {
 				const struct ct_wait *w = &r->waits[j];
-				if (w->present && w->lock == (long)i && !in_cycle(ctids, nc, st->items[j].tid))
+				if (w->present && w->lock == (long)i && !ct_tids_contain(ctids, nc, st->items[j].tid))
 					all = false;
 			}
 			if (all)
@@ -226,9 +214,8 @@ static void summarize_locks(const struct ct_triage_input *s, struct ct_verdict *
 	}
 }
 
-static void build_cycles(const struct ct_triage_input *s, struct ct_verdict *v)
+static void build_cycles(const struct ct_triage_input *s, struct ct_verdict *r)
 {
-	struct ct_verdict *r = v;
 	const struct ct_stacks *st = s->stacks;
 	struct ct_hang *h = &r->hang;
 	size_t n = st->count;
@@ -276,19 +263,18 @@ static void build_cycles(const struct ct_triage_input *s, struct ct_verdict *v)
 	free(wl);
 }
 
-void ct_hang_analyze(const struct ct_triage_input *s, struct ct_verdict *v)
+void ct_hang_analyze(const struct ct_triage_input *s, struct ct_verdict *r)
 {
-	struct ct_verdict *r = v;
 	const struct ct_stacks *st = s->stacks;
 	if (!s->core->arch)
 		return;
-	ct_waitstate_decode(s, v);
-	if (!v->waits)
+	ct_waitstate_decode(s, r);
+	if (!r->waits)
 		return;
 	unsigned major = 0, minor = 0;
 	if (ct_glibc_version(s, &major, &minor))
 		r->hang.glibc = ct_strpool_printf(r->strings, "%u.%u", major, minor);
-	ct_locks_build(s, ct_glibc_layout_find(s->core->arch->name, major, minor), v);
+	ct_locks_build(s, ct_glibc_layout_find(s->core->arch->name, major, minor), r);
 	bool any = false;
 	for (size_t i = 0; i < st->count; i++) {
 		struct ct_wait *w = &r->waits[i];
@@ -300,8 +286,8 @@ void ct_hang_analyze(const struct ct_triage_input *s, struct ct_verdict *v)
 	if (!any)
 		return;
 	r->hang.present = true;
-	build_cycles(s, v);
-	summarize_locks(s, v);
+	build_cycles(s, r);
+	summarize_locks(s, r);
 }
 
 const char *ct_hang_signature(struct ct_verdict *r)

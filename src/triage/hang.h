@@ -78,6 +78,10 @@ struct ct_tid_index {
 void ct_tid_index_sort(struct ct_tid_index *entries, size_t n);
 /** The index recorded for @p tid in @p sorted, -1 when none. */
 long ct_tid_index_find(const struct ct_tid_index *sorted, size_t n, int tid);
+/** Sorts @p n tids, for ct_tids_contain (waitgraph.c). */
+void ct_tids_sort(int *tids, size_t n);
+/** True when the sorted @p tids hold @p tid. */
+bool ct_tids_contain(const int *tids, size_t n, int tid);
 
 /** Cycles found: order[] holds thread indices, cycle k is order[cycles[k].start .. +length). */
 struct ct_wg_result {

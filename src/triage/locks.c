@@ -242,15 +242,9 @@ static void read_lock(const struct ct_triage_input *s, const struct ct_glibc_lay
 /**
  * pthread_join without glibc's frames: the wait expects the word to hold a tid of the dump and it
  * does (glibc waits on the joined thread's tid word while it is that tid; a lock word never equals a
- * tid unless it is a PI/robust mutex, which waits with FUTEX_LOCK_PI instead).
+ * tid unless it is a PI/robust mutex, which waits with FUTEX_LOCK_PI instead). @p tids: the dump's
+ * tids, sorted.
  */
-static int compare_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return x < y ? -1 : x > y;
-}
-
-/** @p tids: the dump's tids, sorted. */
 static bool joins_thread(const struct ct_triage_input *s, const struct ct_wait *w, const int *tids)
 {
 	uint32_t word;
@@ -261,8 +255,7 @@ static bool joins_thread(const struct ct_triage_input *s, const struct ct_wait *
 	// the dump it must still hold it.
 	if (read_u32(s, w->address, &word) && word != w->value)
 		return false;
-	int tid = (int)w->value;
-	return bsearch(&tid, tids, s->stacks->count, sizeof(*tids), compare_int) != NULL;
+	return ct_tids_contain(tids, s->stacks->count, (int)w->value);
 }
 
 static int compare_placed(const void *a, const void *b)
@@ -275,9 +268,8 @@ static int compare_placed(const void *a, const void *b)
 	return x->thread < y->thread ? -1 : x->thread > y->thread;
 }
 
-void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layout *L, struct ct_verdict *v)
+void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layout *L, struct ct_verdict *r)
 {
-	struct ct_verdict *r = v;
 	const struct ct_stacks *st = s->stacks;
 	if (!L || !st->count || !r->waits)
 		return;
@@ -291,7 +283,7 @@ void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layou
 	size_t n = 0;
 	for (size_t i = 0; i < st->count; i++)
 		tids[i] = st->items[i].tid;
-	qsort(tids, st->count, sizeof(*tids), compare_int);
+	ct_tids_sort(tids, st->count);
 	for (size_t i = 0; i < st->count; i++) {
 		struct ct_wait *w = &r->waits[i];
 		if (!w->present || w->object == CT_WAIT_OBJECT_NONE || !w->has_address)
@@ -343,8 +335,7 @@ void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layou
 				l->owner = (int)w->value;
 				l->owner_field = ct_strpool_intern(r->strings, "futex value");
 			}
-			l->owner_in_dump = l->has_owner &&
-					   bsearch(&l->owner, tids, st->count, sizeof(*tids), compare_int) != NULL;
+			l->owner_in_dump = l->has_owner && ct_tids_contain(tids, st->count, l->owner);
 		}
 		struct ct_lock *l = &r->hang.locks[r->hang.num_locks - 1];
 		l->num_waiters++;

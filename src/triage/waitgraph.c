@@ -24,6 +24,23 @@ long ct_tid_index_find(const struct ct_tid_index *sorted, size_t n, int tid)
 	return hit ? (long)hit->index : -1;
 }
 
+static int compare_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return x < y ? -1 : x > y;
+}
+
+void ct_tids_sort(int *tids, size_t n)
+{
+	if (n)
+		qsort(tids, n, sizeof(*tids), compare_int);
+}
+
+bool ct_tids_contain(const int *tids, size_t n, int tid)
+{
+	return n && bsearch(&tid, tids, n, sizeof(*tids), compare_int) != NULL;
+}
+
 void ct_wg_result_deinit(struct ct_wg_result *res)
 {
 	free(res->order);
