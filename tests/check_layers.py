@@ -63,8 +63,9 @@ def check_report_uses(root):
                     if code.lstrip().startswith(("*", "/*")):
                         continue
                     if HANDOFF.search(code):
-                        # A definition opens the hand-off's body; a declaration or call is one line.
-                        in_handoff = fn.endswith(".c") and not code.rstrip().endswith(";")
+                        # A definition (at the line's start, not ending in ';') opens the hand-off's
+                        # body; a declaration or a call, even one continued on the next lines, does not.
+                        in_handoff = fn.endswith(".c") and not code[:1].isspace() and not code.rstrip().endswith(";")
                         continue
                     if in_handoff:
                         in_handoff = line.rstrip("\n") != "}"
