@@ -44,8 +44,9 @@ foreach(kind softlockup rcu hung bug gpf warn overflow divide canary)
   add_test(NAME kernel_kind_${kind} COMMAND ${CT_PYTHON} ${CT_KTEST}/check_kinds.py ${CT_BIN} ${CT_VMCORE_DIR} ${kind})
   set_tests_properties(kernel_kind_${kind} PROPERTIES FIXTURES_REQUIRED vmcores SKIP_RETURN_CODE 77 TIMEOUT 120)
 endforeach()
-# --tasks against the guest's own listing (ct-ps lines): the 300-task hung guest and an Oops guest.
-foreach(kind hung bug)
+# --tasks against the guest's own listing (ct-ps lines): the 300-task hung guest, an Oops guest, and the
+# hung-task guest's genuine kdump capture filtered by makedumpfile -d 31.
+foreach(kind hung bug kdump-hung)
   add_test(NAME kernel_tasks_${kind} COMMAND ${CT_PYTHON} ${CT_KTEST}/check_tasks.py ${CT_BIN} ${CT_VMCORE_DIR} ${kind}
            ${PROJECT_SOURCE_DIR}/docs/schema/report.schema.json)
   set_tests_properties(kernel_tasks_${kind} PROPERTIES FIXTURES_REQUIRED vmcores SKIP_RETURN_CODE 77 TIMEOUT 120)

@@ -2,10 +2,12 @@
 // between __start_BTF and __stop_BTF (kallsyms); libbpf parses it. This is the only file that talks to
 // libbpf: the rest of src/kernel/ asks for member offsets and type sizes by name.
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernel/vmcore.h"
+#include "util/budget.h"
 
 #if CT_HAVE_LIBBPF
 #include <bpf/btf.h>
@@ -18,9 +20,21 @@
 struct ct_kbtf {
 	struct btf *btf;
 	void *raw;
+	struct ct_budget *budget; /**< borrowed from the analysis; may be NULL */
+	/**
+	 * The lookup each composite type was last searched in (by type id): a type searched once in a
+	 * lookup is not searched again. Anonymous members whose type is an outer struct (libbpf accepts
+	 * that) otherwise make the search exponential in the nesting (issue 22).
+	 */
+	uint32_t *searched;
+	uint32_t num_types;
+	uint32_t lookup;
+	/** The first lookup the budget stopped ("task_struct.pid"); "" while none did. */
+	char stopped[96];
 };
 
-struct ct_error *ct_kbtf_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struct ct_kbtf **ret)
+struct ct_error *ct_kbtf_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struct ct_budget *budget,
+			      struct ct_kbtf **ret)
 {
 	*ret = NULL;
 	uint64_t start, stop;
@@ -46,13 +60,20 @@ struct ct_error *ct_kbtf_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks
 		return ct_error_create(CT_ERROR_CORRUPT, ".BTF (%zu bytes) does not parse: %s", size, strerror(e));
 	}
 	struct ct_kbtf *k = calloc(1, sizeof(*k));
-	if (!k) {
+	uint32_t num_types = btf__type_cnt(btf);
+	uint32_t *searched = calloc(num_types ? num_types : 1, sizeof(*searched));
+	if (!k || !searched) {
+		free(k);
+		free(searched);
 		btf__free(btf);
 		free(raw);
 		return ct_error_create(CT_ERROR_NO_MEMORY, "BTF handle");
 	}
 	k->btf = btf;
 	k->raw = raw;
+	k->budget = budget;
+	k->searched = searched;
+	k->num_types = num_types;
 	*ret = k;
 	return NULL;
 }
@@ -63,6 +84,7 @@ void ct_kbtf_free(struct ct_kbtf *k)
 		return;
 	btf__free(k->btf);
 	free(k->raw);
+	free(k->searched);
 	free(k);
 }
 
@@ -83,19 +105,36 @@ static const struct btf_type *resolve(const struct btf *btf, uint32_t *id)
 	return t;
 }
 
-/* Member @p name of composite @p id, looking into anonymous members; offset in bits. */
-static bool find_member(const struct btf *btf, uint32_t id, const char *name, size_t name_len, int depth,
-			uint64_t *bit_off, uint32_t *member_type)
+/** One member lookup: the name looked for, and whether the budget stopped it. */
+struct search {
+	struct ct_kbtf *k;
+	const char *name;
+	size_t name_len;
+	bool out_of_budget;
+};
+
+/* Member s->name of composite @p id, looking into anonymous members; offset in bits. Each member
+ * looked at costs one node of the budget; a composite already searched in this lookup is skipped (it
+ * did not have the member then and does not now). */
+static bool find_member(struct search *s, uint32_t id, int depth, uint64_t *bit_off, uint32_t *member_type)
 {
+	const struct btf *btf = s->k->btf;
 	const struct btf_type *t = resolve(btf, &id);
-	if (!t || !btf_is_composite(t) || depth > MAX_NESTING)
+	if (!t || !btf_is_composite(t) || depth > MAX_NESTING || id >= s->k->num_types)
 		return false;
+	if (s->k->searched[id] == s->k->lookup)
+		return false;
+	s->k->searched[id] = s->k->lookup;
 	const struct btf_member *m = btf_members(t);
 	for (uint16_t i = 0; i < btf_vlen(t); i++, m++) {
+		if (!ct_budget_take(s->k->budget, CT_BUDGET_NODES, 1)) {
+			s->out_of_budget = true;
+			return false;
+		}
 		const char *mn = btf__name_by_offset(btf, m->name_off);
 		uint64_t off = btf_member_bit_offset(t, i);
 		if (mn && *mn) {
-			if (strlen(mn) == name_len && memcmp(mn, name, name_len) == 0) {
+			if (strlen(mn) == s->name_len && memcmp(mn, s->name, s->name_len) == 0) {
 				*bit_off = off;
 				*member_type = m->type;
 				return true;
@@ -103,15 +142,17 @@ static bool find_member(const struct btf *btf, uint32_t id, const char *name, si
 			continue;
 		}
 		uint64_t inner;
-		if (find_member(btf, m->type, name, name_len, depth + 1, &inner, member_type)) {
+		if (find_member(s, m->type, depth + 1, &inner, member_type)) {
 			*bit_off = off + inner;
 			return true;
 		}
+		if (s->out_of_budget)
+			return false;
 	}
 	return false;
 }
 
-bool ct_kbtf_member(const struct ct_kbtf *k, const char *type, const char *path, uint64_t *offset, uint64_t *size)
+bool ct_kbtf_member(struct ct_kbtf *k, const char *type, const char *path, uint64_t *offset, uint64_t *size)
 {
 	if (!k)
 		return false;
@@ -125,7 +166,16 @@ bool ct_kbtf_member(const struct ct_kbtf *k, const char *type, const char *path,
 		size_t n = dot ? (size_t)(dot - p) : strlen(p);
 		uint64_t bits;
 		uint32_t mt;
-		if (!find_member(k->btf, cur, p, n, 0, &bits, &mt) || bits % 8 != 0)
+		// A new lookup stamp for each path component; on wrap-around, forget every stamp.
+		if (++k->lookup == 0) {
+			memset(k->searched, 0, (size_t)k->num_types * sizeof(*k->searched));
+			k->lookup = 1;
+		}
+		struct search s = { .k = k, .name = p, .name_len = n };
+		bool found = find_member(&s, cur, 0, &bits, &mt);
+		if (s.out_of_budget && !k->stopped[0])
+			snprintf(k->stopped, sizeof(k->stopped), "%s.%s", type, path);
+		if (!found || bits % 8 != 0)
 			return false;
 		total += bits / 8;
 		cur = mt;
@@ -141,7 +191,15 @@ bool ct_kbtf_member(const struct ct_kbtf *k, const char *type, const char *path,
 	return true;
 }
 
-bool ct_kbtf_size(const struct ct_kbtf *k, const char *type, uint64_t *size)
+const char *ct_kbtf_budget_stop(const struct ct_kbtf *k, uint32_t *num_types)
+{
+	if (!k || !k->stopped[0])
+		return NULL;
+	*num_types = k->num_types;
+	return k->stopped;
+}
+
+bool ct_kbtf_size(struct ct_kbtf *k, const char *type, uint64_t *size)
 {
 	if (!k)
 		return false;
@@ -155,7 +213,7 @@ bool ct_kbtf_size(const struct ct_kbtf *k, const char *type, uint64_t *size)
 	return true;
 }
 
-bool ct_kbtf_enum_value(const struct ct_kbtf *k, const char *name, int64_t *ret)
+bool ct_kbtf_enum_value(struct ct_kbtf *k, const char *name, int64_t *ret)
 {
 	if (!k)
 		return false;
@@ -177,10 +235,12 @@ bool ct_kbtf_enum_value(const struct ct_kbtf *k, const char *name, int64_t *ret)
 }
 #else
 // Built without libbpf: every dump is a dump without BTF (the report says so with a diagnostic).
-struct ct_error *ct_kbtf_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struct ct_kbtf **ret)
+struct ct_error *ct_kbtf_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struct ct_budget *budget,
+			      struct ct_kbtf **ret)
 {
 	(void)vm;
 	(void)ks;
+	(void)budget;
 	*ret = NULL;
 	return ct_error_create(CT_ERROR_UNSUPPORTED, "built without libbpf: the dump's BTF is not read");
 }
@@ -190,21 +250,27 @@ void ct_kbtf_free(struct ct_kbtf *btf)
 	(void)btf;
 }
 
-bool ct_kbtf_member(const struct ct_kbtf *btf, const char *type, const char *path, uint64_t *offset, uint64_t *size)
+bool ct_kbtf_member(struct ct_kbtf *btf, const char *type, const char *path, uint64_t *offset, uint64_t *size)
 {
 	(void)btf, (void)type, (void)path, (void)offset, (void)size;
 	return false;
 }
 
-bool ct_kbtf_size(const struct ct_kbtf *btf, const char *type, uint64_t *size)
+bool ct_kbtf_size(struct ct_kbtf *btf, const char *type, uint64_t *size)
 {
 	(void)btf, (void)type, (void)size;
 	return false;
 }
 
-bool ct_kbtf_enum_value(const struct ct_kbtf *btf, const char *name, int64_t *ret)
+bool ct_kbtf_enum_value(struct ct_kbtf *btf, const char *name, int64_t *ret)
 {
 	(void)btf, (void)name, (void)ret;
 	return false;
+}
+
+const char *ct_kbtf_budget_stop(const struct ct_kbtf *btf, uint32_t *num_types)
+{
+	(void)btf, (void)num_types;
+	return NULL;
 }
 #endif

@@ -12,6 +12,7 @@
 #include "kernel/vmcore.h"
 #include "triage/triage.h"
 #include "unwind/unwind.h"
+#include "util/budget.h"
 
 static void fill_kernel_facts(struct ct_vmcore *vm, struct ct_report *r)
 {
@@ -257,8 +258,12 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const struct c
 	// tables, and the task list. Without it, today's report (module frames scanned, no tasks).
 	struct ct_kbtf *btf = NULL;
 	struct ct_kmodules kmods = { 0 };
+	// The readers of lists and BTF spend one work budget (budget.h: nodes), so that a hostile dump
+	// ends the reader that meets it, not the report.
+	struct ct_budget budget;
+	ct_budget_init(&budget, opts);
 	if (ks.num_syms) {
-		err = ct_kbtf_load(&vm, &ks, &btf);
+		err = ct_kbtf_load(&vm, &ks, &budget, &btf);
 		if (!err)
 			err = ct_kmodules_load(&vm, &ks, btf, &kmods);
 		if (err) {
@@ -335,17 +340,36 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const struct c
 	// tasks.c reads a sleeping task's saved context as x86-64's struct inactive_task_frame.
 	bool tasks = vm.arch == &ct_arch_x86_64;
 	if (btf && tasks)
-		ct_ktasks_collect(&vm, &ks, btf, opts->kernel_tasks, opts->max_frames, report);
+		ct_ktasks_collect(&vm, &ks, btf, &budget, opts->kernel_tasks, rec.hung_task && rec.has_blocked_pid ? rec.blocked_pid : -1,
+				  opts->max_frames, report);
 	else if (opts->kernel_tasks)
 		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_TASKS, "--tasks: the task list needs the dump's BTF%s",
 			       tasks ? "" : " and an x86-64 dump");
+	bool blocked_listed = false;
 	for (size_t i = 0; rec.hung_task && rec.has_blocked_pid && i < report->kernel.num_tasks; i++) {
 		const struct ct_kernel_task *t = &report->kernel.tasks[i];
+		blocked_listed = blocked_listed || t->pid == rec.blocked_pid;
 		if (t->pid == rec.blocked_pid && t->stack.num_frames)
 			compare_with_log(report, &t->stack, ct_report_printf(report, "the blocked task %d (%s)", t->pid, t->comm));
 	}
+	// The hung-task report's blocked task is always listed when the dump holds it; say so when not.
+	if (btf && tasks && rec.hung_task && rec.has_blocked_pid && !blocked_listed)
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_UNREADABLE,
+			       "the blocked task %d (%s) of the hung-task report is not among the tasks read from the dump",
+			       rec.blocked_pid, rec.blocked_comm ? rec.blocked_comm : "?");
 	if (opts->executable)
 		ct_vmlinux_symbolize(&vm, opts, report);
+	uint32_t num_types;
+	const char *stopped = ct_kbtf_budget_stop(btf, &num_types);
+	if (stopped) {
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_BUDGET_NODES,
+			       "BTF member search: the work budget of %" PRIu64 " nodes (list nodes and BTF members, "
+			       "halved by --safe) ran out looking up %s in the dump's .BTF (%" PRIu32 " types); "
+			       "that member and later ones are unknown",
+			       budget.limit[CT_BUDGET_NODES], stopped, num_types);
+		budget.reported[CT_BUDGET_NODES] = true;
+	}
+	ct_budget_report(&budget, report);
 	ct_kmodules_deinit(&kmods);
 	ct_kbtf_free(btf);
 	ct_kallsyms_deinit(&ks);

@@ -30,7 +30,7 @@ struct layout {
 	uint64_t orc_ip, orc, num_orcs;
 };
 
-static bool learn(const struct ct_kbtf *b, struct layout *l)
+static bool learn(struct ct_kbtf *b, struct layout *l)
 {
 	memset(l, 0, sizeof(*l));
 	if (!ct_kbtf_size(b, "module", &l->size) || l->size > MAX_MODULE_STRUCT ||
@@ -155,7 +155,7 @@ static void load_symbols(struct ct_vmcore *vm, const struct layout *l, const uin
 	qsort(m->syms, m->num_syms, sizeof(*m->syms), cmp_sym);
 }
 
-struct ct_error *ct_kmodules_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_kbtf *btf,
+struct ct_error *ct_kmodules_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struct ct_kbtf *btf,
 				  struct ct_kmodules *ret)
 {
 	memset(ret, 0, sizeof(*ret));

@@ -12,13 +12,24 @@
 #include "arch/arch.h"
 #include "arch/x86_dwarf.h"
 #include "kernel/vmcore.h"
+#include "util/budget.h"
 #include "util/bytes.h"
+#include "util/cleanup.h"
 
 // Tasks listed at most: a corrupt list must end; real systems have tens of thousands at most.
 #define MAX_TASKS 65536
 #define MAX_TASK_STRUCT (64u * 1024)
 #define TASK_COMM_LEN 16
+// Open-addressing sets at most half full: the tasks listed, and the list nodes walked (a task list
+// node and a thread list node per task, and the nodes of lists that turn out to be corrupt).
 #define SEEN_SLOTS (2u * MAX_TASKS)
+#define NODE_SLOTS (8u * MAX_TASKS)
+// A task_struct is read in pieces of this size: makedumpfile excludes whole pages (4 KiB or larger),
+// so a piece is in the dump or not as a whole.
+#define PIECE 4096u
+#define MAX_PIECES (MAX_TASK_STRUCT / PIECE + 2)
+// Diagnostics naming one unreadable task or one broken list each; the rest are counted in one more.
+#define MAX_NAMED 16
 #define MAX_CPUS 8192
 // Frames per task stack (a 16 KiB stack rarely holds 40), and for all tasks together.
 #define MAX_TASK_FRAMES 128
@@ -44,7 +55,7 @@ struct layout {
 	bool has_rq;
 };
 
-static bool learn(const struct ct_kbtf *b, struct layout *l, const char **missing)
+static bool learn(struct ct_kbtf *b, struct layout *l, const char **missing)
 {
 	memset(l, 0, sizeof(*l));
 #define NEED(ok, what)                \
@@ -109,34 +120,103 @@ static char state_letter(uint32_t state, uint32_t exit_state)
 	return idx < sizeof(state_letters) - 1 ? state_letters[idx] : '?';
 }
 
+/** A set of nonzero addresses (open addressing, linear probing). */
+struct addr_set {
+	uint64_t *slots;
+	size_t mask, count;
+};
+
+static bool set_init(struct addr_set *set, size_t slots)
+{
+	set->slots = calloc(slots, sizeof(*set->slots));
+	set->mask = slots - 1;
+	set->count = 0;
+	return set->slots != NULL;
+}
+
+/* 1 when @p a was added, 0 when it was in already, -1 when the set is half full (probes stay short). */
+static int set_add(struct addr_set *set, uint64_t a)
+{
+	size_t i = (size_t)((a >> 3) * 0x9e3779b97f4a7c15ull >> 40) & set->mask;
+	while (set->slots[i]) {
+		if (set->slots[i] == a)
+			return 0;
+		i = (i + 1) & set->mask;
+	}
+	if (set->count >= (set->mask + 1) / 2)
+		return -1;
+	set->slots[i] = a;
+	set->count++;
+	return 1;
+}
+
 struct walk {
 	struct ct_vmcore *vm;
 	const struct ct_kallsyms *ks;
 	const struct layout *l;
 	struct ct_report *r;
+	struct ct_budget *budget; /**< borrowed */
 	bool all;
+	int must_pid; /**< listed whatever its state (the hung-task report's blocked task); -1 for none */
 	size_t max_frames;
 	uint8_t *buf;
-	uint64_t *seen; /**< hash set of the task addresses listed (idle tasks are also in the list; cycles) */
-	size_t num_seen;
+	/** Which PIECE-sized pieces of the task in buf were read; all of them when whole. */
+	bool piece_ok[MAX_PIECES];
+	bool whole;
+	struct addr_set seen; /**< the task addresses listed (idle tasks are also in the list) */
+	struct addr_set nodes; /**< the list nodes walked: a list that comes back to one ends there */
 	uint64_t *curr; /**< rq->curr of each CPU */
 	size_t num_curr;
 	size_t cap_tasks;
 	size_t frames_left; /**< of MAX_ALL_TASK_FRAMES */
 	bool truncated;
+	bool out_of_budget;
+	size_t num_unreadable, num_broken; /**< tasks and lists reported (MAX_NAMED by name) */
 };
 
-/* Marks @p task listed; false when it already was. Open addressing over 2 * MAX_TASKS slots. */
-static bool mark(struct walk *w, uint64_t task)
+/* One diagnostic per unreadable task, MAX_NAMED of them; the count of the rest comes at the end. */
+static void task_unreadable(struct walk *w, uint64_t task, const char *what)
 {
-	size_t mask = SEEN_SLOTS - 1, i = (size_t)((task >> 6) * 0x9e3779b97f4a7c15ull >> 40) & mask;
-	while (w->seen[i]) {
-		if (w->seen[i] == task)
-			return false;
-		i = (i + 1) & mask;
+	if (w->num_unreadable++ < MAX_NAMED)
+		ct_report_diag(w->r, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_UNREADABLE,
+			       "task 0x%016" PRIx64 ": %s not in the dump (a page excluded from it, e.g. by makedumpfile -d); "
+			       "the walk goes on",
+			       task, what);
+}
+
+/* Reads the task_struct at @p task into w->buf, piece by piece when it is not in the dump whole
+ * (unread pieces are zero); false when no piece is. */
+static bool read_task(struct walk *w, uint64_t task)
+{
+	uint64_t size = w->l->size;
+	w->whole = ct_vmcore_try_read(w->vm, task, w->buf, size);
+	if (w->whole)
+		return true;
+	memset(w->buf, 0, size);
+	memset(w->piece_ok, 0, sizeof(w->piece_ok));
+	bool any = false;
+	uint64_t first = task & ~(uint64_t)(PIECE - 1), end = task + size;
+	for (size_t i = 0; i < MAX_PIECES && first + i * PIECE < end; i++) {
+		uint64_t lo = first + i * PIECE, hi = lo + PIECE < end ? lo + PIECE : end;
+		if (lo < task)
+			lo = task;
+		w->piece_ok[i] = ct_vmcore_try_read(w->vm, lo, w->buf + (lo - task), hi - lo);
+		any = any || w->piece_ok[i];
 	}
-	w->seen[i] = task;
-	w->num_seen++;
+	return any;
+}
+
+/* True when bytes [off, off + width) of the task read by read_task() are in the dump. */
+static bool have(const struct walk *w, uint64_t task, uint64_t off, uint64_t width)
+{
+	// A member the BTF places outside the struct reads as 0 (field()); it is "in the dump" like that.
+	if (w->whole || off > w->l->size || width > w->l->size - off)
+		return true;
+	uint64_t first = task & ~(uint64_t)(PIECE - 1);
+	for (uint64_t a = (task + off) & ~(uint64_t)(PIECE - 1); a < task + off + width; a += PIECE) {
+		if (!w->piece_ok[(a - first) / PIECE])
+			return false;
+	}
 	return true;
 }
 
@@ -185,22 +265,74 @@ static void unwind_sleeping(struct walk *w, struct ct_kernel_task *t, uint64_t s
 	}
 }
 
+/** The fields of one task that are not in the dump, by name ("pid, comm"). */
+struct lost {
+	const struct walk *w;
+	uint64_t task;
+	char names[128];
+	size_t len;
+};
+
+/* True when bytes [off, off + width) of the task are in the dump; else adds @p name to @p lost. */
+static bool keep(struct lost *lost, uint64_t off, uint64_t width, const char *name)
+{
+	if (have(lost->w, lost->task, off, width))
+		return true;
+	size_t n = strlen(name);
+	if (lost->len + n + 3 < sizeof(lost->names)) {
+		if (lost->len) {
+			memcpy(lost->names + lost->len, ", ", 2);
+			lost->len += 2;
+		}
+		memcpy(lost->names + lost->len, name, n + 1);
+		lost->len += n;
+	}
+	return false;
+}
+
 static void add_task(struct walk *w, uint64_t task)
 {
 	const struct layout *l = w->l;
-	if (w->num_seen >= MAX_TASKS) {
+	if (!task)
+		return;
+	if (w->seen.count >= MAX_TASKS) {
 		w->truncated = true;
 		return;
 	}
-	if (!task || !mark(w, task))
+	int added = set_add(&w->seen, task);
+	if (added < 0)
+		w->truncated = true;
+	if (added <= 0)
 		return;
-	if (!ct_vmcore_try_read(w->vm, task, w->buf, l->size))
+	if (task > UINT64_MAX - l->size || !read_task(w, task)) {
+		task_unreadable(w, task, "its task_struct is");
 		return;
+	}
 	w->r->kernel.num_tasks_total++;
+	// What a filtered dump lost of this task: named in one diagnostic, the task listed with the rest.
+	struct lost lost = { .w = w, .task = task };
+	bool has_pid = keep(&lost, l->pid, 4, "pid");
+	bool has_tgid = keep(&lost, l->tgid, 4, "tgid");
+	bool has_comm = keep(&lost, l->comm, TASK_COMM_LEN, "comm");
+	bool has_state = keep(&lost, l->state, l->state_size >= 8 ? 8 : 4, "__state");
+	has_state = keep(&lost, l->exit_state, 4, "exit_state") && has_state;
+	bool has_cpu = keep(&lost, l->cpu, 4, "cpu");
+	bool has_parent = keep(&lost, l->real_parent, 8, "real_parent");
+	bool has_sp = keep(&lost, l->thread_sp, 8, "thread.sp");
+	if (l->has_threads)
+		(void)keep(&lost, l->signal, 8, "signal");
+	if (!has_pid && !has_state) {
+		task_unreadable(w, task, "pid and state of its task_struct are");
+		return;
+	}
+	if (lost.len)
+		task_unreadable(w, task, ct_report_printf(w->r, "fields %s of its task_struct are", lost.names));
 	uint32_t st = (uint32_t)field(w->buf, l->size, l->state, l->state_size >= 8 ? 8 : 4);
 	uint32_t ex = (uint32_t)field(w->buf, l->size, l->exit_state, 4);
-	char letter = state_letter(st, ex);
-	if (!w->all && letter != 'D')
+	// A state that is not in the dump is '?': it may be D, so it is listed with the D-state tasks.
+	char letter = has_state ? state_letter(st, ex) : '?';
+	int pid = has_pid ? (int)(int32_t)field(w->buf, l->size, l->pid, 4) : -1;
+	if (!w->all && letter != 'D' && letter != '?' && !(has_pid && pid == w->must_pid))
 		return;
 	struct ct_kernel *k = &w->r->kernel;
 	if (k->num_tasks == w->cap_tasks) {
@@ -214,21 +346,23 @@ static void add_task(struct walk *w, uint64_t task)
 	struct ct_kernel_task *t = &k->tasks[k->num_tasks++];
 	memset(t, 0, sizeof(*t));
 	t->address = task;
-	t->pid = (int)(int32_t)field(w->buf, l->size, l->pid, 4);
-	t->tgid = (int)(int32_t)field(w->buf, l->size, l->tgid, 4);
+	t->pid = pid;
+	t->tgid = has_tgid ? (int)(int32_t)field(w->buf, l->size, l->tgid, 4) : -1;
 	t->stack.tid = t->pid;
 	t->state = letter;
-	t->cpu = (int)(int32_t)field(w->buf, l->size, l->cpu, 4);
-	char comm[TASK_COMM_LEN + 1];
-	memcpy(comm, w->buf + l->comm, TASK_COMM_LEN);
-	comm[TASK_COMM_LEN] = '\0';
+	t->cpu = has_cpu ? (int)(int32_t)field(w->buf, l->size, l->cpu, 4) : -1;
+	char comm[TASK_COMM_LEN + 1] = "?";
+	if (has_comm) {
+		memcpy(comm, w->buf + l->comm, TASK_COMM_LEN);
+		comm[TASK_COMM_LEN] = '\0';
+	}
 	// As ps shows it: a control byte in a name set by prctl(PR_SET_NAME) becomes '?'.
 	for (char *q = comm; *q; q++) {
 		if ((unsigned char)*q < 0x20 || *q == 0x7f)
 			*q = '?';
 	}
 	t->comm = ct_report_strdup(w->r, comm);
-	uint64_t parent = field(w->buf, l->size, l->real_parent, 8);
+	uint64_t parent = has_parent ? field(w->buf, l->size, l->real_parent, 8) : 0;
 	uint8_t pb[4];
 	// The parent's tgid, as /proc/PID/stat has it; init_task is its own parent, and the idle tasks'
 	// ppid is 0 like ps shows it.
@@ -239,8 +373,123 @@ static void add_task(struct walk *w, uint64_t task)
 	uint64_t sp = field(w->buf, l->size, l->thread_sp, 8);
 	if (t->on_cpu) // CT_STOP_TASK_ON_CPU, with the CPU
 		t->stack.stop_reason = ct_report_printf(w->r, "running on CPU %d: its stack is that CPU's", t->cpu);
+	else if (!has_sp)
+		t->stack.stop_reason = ct_report_strdup(w->r, "its saved context (thread.sp) is not in the dump");
 	else if (letter != 'X' && letter != 'Z')
 		unwind_sleeping(w, t, sp);
+}
+
+/** One list of tasks: the task list from init_task, or a process's thread list. */
+struct list_walk {
+	uint64_t owner; /**< the leader whose thread list it is; 0 for the task list */
+	uint64_t head; /**< the list_head the list starts and ends at */
+	uint64_t node_off; /**< offset of the list's node in task_struct */
+	bool processes; /**< a node is a process: its threads are walked too */
+	uint64_t at; /**< where follow() ended: the link it could not read, or the node it met again */
+	size_t count; /**< nodes walked */
+};
+
+enum list_end { LIST_DONE, LIST_MET, LIST_UNREADABLE, LIST_STOPPED };
+
+static void add_process(struct walk *w, uint64_t leader);
+static const char *list_name(struct walk *w, const struct list_walk *lw);
+
+/* Follows the links at offset @p link (0: next, 8: prev) from lw->head until the head comes back
+ * (LIST_DONE), a node walked before comes again (LIST_MET, at it), a link is not in the dump
+ * (LIST_UNREADABLE, at its address), or the budget or a cap ends it (LIST_STOPPED). Each node read
+ * spends one node of the budget, and no node is walked twice in a dump, so that a list whose nodes
+ * loop back into it (or into another list) costs its length once, not its length times the others. */
+static enum list_end follow(struct walk *w, struct list_walk *lw, unsigned link)
+{
+	uint64_t node = lw->head;
+	for (;;) {
+		if (w->out_of_budget || w->truncated)
+			return LIST_STOPPED;
+		if (!ct_budget_take(w->budget, CT_BUDGET_NODES, 1)) {
+			w->out_of_budget = true;
+			ct_report_diag(w->r, CT_SEVERITY_WARNING, 0, CT_DIAG_BUDGET_NODES,
+				       "%s: the work budget of %" PRIu64 " nodes (list nodes and BTF members, halved by --safe) "
+				       "ran out after %zu tasks; the rest are not listed",
+				       list_name(w, lw), w->budget ? w->budget->limit[CT_BUDGET_NODES] : 0, w->seen.count);
+			if (w->budget)
+				w->budget->reported[CT_BUDGET_NODES] = true;
+			return LIST_STOPPED;
+		}
+		uint64_t next;
+		struct ct_error *err = node <= UINT64_MAX - link ? ct_vmcore_read_u64(w->vm, node + link, &next)
+								 : ct_error_create(CT_ERROR_FAULT, "no address");
+		if (err) {
+			ct_error_destroy(err);
+			lw->at = node + link;
+			return LIST_UNREADABLE;
+		}
+		if (next == lw->head)
+			return LIST_DONE;
+		int added = set_add(&w->nodes, next);
+		if (added < 0) {
+			w->truncated = true;
+			return LIST_STOPPED;
+		}
+		if (added == 0) {
+			lw->at = next;
+			return LIST_MET;
+		}
+		lw->count++;
+		uint64_t task = next - lw->node_off;
+		if (lw->processes)
+			add_process(w, task);
+		else
+			add_task(w, task);
+		node = next;
+	}
+}
+
+/* "task list", "thread list of task 0x…" (pooled). */
+static const char *list_name(struct walk *w, const struct list_walk *lw)
+{
+	if (!lw->owner)
+		return "task list";
+	return ct_report_printf(w->r, "thread list of task 0x%016" PRIx64, lw->owner);
+}
+
+/* Walks the list forward; when it does not come back to its head (a link not in the dump, a loop), from
+ * the head backwards (prev links) to where the forward walk stopped, so that a filtered dump loses only
+ * the tasks it does not hold and a corrupt list is walked as far as either direction reaches. */
+static void walk_list(struct walk *w, struct list_walk *lw)
+{
+	enum list_end fwd = follow(w, lw, 0);
+	if (fwd == LIST_DONE || fwd == LIST_STOPPED)
+		return;
+	uint64_t fwd_at = lw->at;
+	size_t fwd_count = lw->count;
+	lw->count = 0;
+	enum list_end back = follow(w, lw, 8);
+	if (w->num_broken++ >= MAX_NAMED)
+		return;
+	const char *name = list_name(w, lw);
+	if (fwd == LIST_UNREADABLE && back == LIST_MET && lw->at == fwd_at) {
+		// The backward walk came to the node whose next link is missing: nothing between is lost.
+		ct_report_diag(w->r, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_UNREADABLE,
+			       "%s: the next link at 0x%016" PRIx64 " is not in the dump after %zu nodes; the other %zu "
+			       "were walked backwards from its head up to that node: the list is whole",
+			       name, fwd_at, fwd_count, lw->count);
+		return;
+	}
+	const char *how = fwd == LIST_UNREADABLE
+				  ? ct_report_printf(w->r, "the next link at 0x%016" PRIx64 " is not in the dump", fwd_at)
+				  : ct_report_printf(w->r, "it loops back to node 0x%016" PRIx64 " without returning to its head",
+						     fwd_at);
+	const char *until = "";
+	if (back == LIST_UNREADABLE)
+		until = ct_report_printf(w->r, ", until the prev link at 0x%016" PRIx64 " (not in the dump): tasks between "
+					 "may be missing", lw->at);
+	else if (back == LIST_MET)
+		until = ct_report_printf(w->r, ", until node 0x%016" PRIx64 " (walked before)", lw->at);
+	else if (back == LIST_STOPPED)
+		until = ", until a limit (see the other diagnostics)";
+	ct_report_diag(w->r, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_LIST_CUT,
+		       "%s: %s after %zu nodes; walked backwards from its head, %zu more nodes%s", name, how, fwd_count,
+		       lw->count, until);
 }
 
 /* The threads of the process at @p leader (signal->thread_head), the leader included. */
@@ -251,16 +500,16 @@ static void add_process(struct walk *w, uint64_t leader)
 	if (!l->has_threads)
 		return;
 	uint64_t signal;
-	if (ct_vmcore_read_u64(w->vm, leader + l->signal, &signal) != NULL || !signal)
+	struct ct_error *err = ct_vmcore_read_u64(w->vm, leader + l->signal, &signal);
+	if (err) {
+		// Not in the dump: the leader's own diagnostic (add_task) names the missing field.
+		ct_error_destroy(err);
 		return;
-	uint64_t head = signal + l->thread_head, node;
-	if (ct_vmcore_read_u64(w->vm, head, &node) != NULL)
-		return;
-	for (size_t n = 0; node != head && n < MAX_TASKS && w->num_seen < MAX_TASKS; n++) {
-		add_task(w, node - l->thread_node);
-		if (ct_vmcore_read_u64(w->vm, node, &node) != NULL)
-			return;
 	}
+	if (!signal || signal > UINT64_MAX - l->thread_head)
+		return;
+	struct list_walk lw = { .owner = leader, .head = signal + l->thread_head, .node_off = l->thread_node };
+	walk_list(w, &lw);
 }
 
 static int cmp_task(const void *a, const void *b)
@@ -271,48 +520,52 @@ static int cmp_task(const void *a, const void *b)
 	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
 }
 
-void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_kbtf *btf, bool all,
-		       size_t max_frames, struct ct_report *r)
+void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struct ct_kbtf *btf, struct ct_budget *budget,
+		       bool all, int must_pid, size_t max_frames, struct ct_report *r)
 {
 	struct layout l;
 	const char *missing = NULL;
 	uint64_t init_task;
+	uint32_t num_types;
 	if (!learn(btf, &l, &missing)) {
-		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_TASK_LAYOUT, "tasks not listed: the BTF has no %s", missing);
+		const char *stopped = ct_kbtf_budget_stop(btf, &num_types);
+		if (stopped)
+			ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_TASK_LAYOUT,
+				       "tasks not listed: %s is unknown, the work budget stopped the BTF member search at %s",
+				       missing, stopped);
+		else
+			ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_TASK_LAYOUT, "tasks not listed: the BTF has no %s",
+				       missing);
 		return;
 	}
 	if (!ct_kallsyms_find(ks, "init_task", &init_task)) {
 		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_INIT_TASK, "tasks not listed: no init_task in kallsyms");
 		return;
 	}
-	struct walk w = { .vm = vm, .ks = ks, .l = &l, .r = r, .all = all, .max_frames = max_frames,
-			  .frames_left = MAX_ALL_TASK_FRAMES };
-	w.buf = malloc(l.size);
-	w.seen = calloc(SEEN_SLOTS, sizeof(*w.seen));
-	if (!w.buf || !w.seen) {
-		free(w.buf);
-		free(w.seen);
-		return;
-	}
+	struct walk w = { .vm = vm, .ks = ks, .l = &l, .r = r, .budget = budget, .all = all, .must_pid = must_pid,
+			  .max_frames = max_frames, .frames_left = MAX_ALL_TASK_FRAMES };
 	// Each CPU's runqueue: its current task (running, no saved context) and its idle task.
-	uint64_t rq_base, pcpu;
 	size_t ncpu = vm->num_cpus < MAX_CPUS ? vm->num_cpus : MAX_CPUS, num_idle = 0;
-	uint64_t *idle = calloc(ncpu ? ncpu : 1, sizeof(*idle));
-	w.curr = calloc(ncpu ? ncpu : 1, sizeof(*w.curr));
-	if (!idle || !w.curr) {
-		free(idle);
-		free(w.curr);
-		free(w.buf);
-		free(w.seen);
+	_cleanup_free_ uint64_t *idle = calloc(ncpu ? ncpu : 1, sizeof(*idle));
+	_cleanup_free_ uint64_t *curr = calloc(ncpu ? ncpu : 1, sizeof(*curr));
+	_cleanup_free_ uint8_t *buf = malloc(l.size);
+	bool sets = set_init(&w.seen, SEEN_SLOTS) && set_init(&w.nodes, NODE_SLOTS);
+	_cleanup_free_ uint64_t *seen_slots = w.seen.slots;
+	_cleanup_free_ uint64_t *node_slots = w.nodes.slots;
+	if (!idle || !curr || !buf || !sets) {
+		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_MEMORY, "tasks not listed: out of memory");
 		return;
 	}
+	w.buf = buf;
+	w.curr = curr;
+	uint64_t rq_base, pcpu;
 	if (l.has_rq && ct_kallsyms_find(ks, "runqueues", &rq_base) && ct_kallsyms_find(ks, "__per_cpu_offset", &pcpu)) {
 		for (size_t c = 0; c < ncpu; c++) {
-			uint64_t off, curr, id;
-			if (ct_vmcore_read_u64(vm, pcpu + 8 * c, &off) != NULL)
+			uint64_t off, cur, id;
+			if (!ct_vmcore_try_read(vm, pcpu + 8 * c, &off, 8))
 				break;
-			if (ct_vmcore_try_read(vm, rq_base + off + l.rq_curr, &curr, 8))
-				w.curr[w.num_curr++] = curr;
+			if (ct_vmcore_try_read(vm, rq_base + off + l.rq_curr, &cur, 8))
+				w.curr[w.num_curr++] = cur;
 			if (ct_vmcore_try_read(vm, rq_base + off + l.rq_idle, &id, 8))
 				idle[num_idle++] = id;
 		}
@@ -322,25 +575,19 @@ void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const
 	add_task(&w, init_task);
 	for (size_t i = 0; i < num_idle; i++)
 		add_task(&w, idle[i]);
-	uint64_t node;
-	struct ct_error *err = ct_vmcore_read_u64(vm, init_task + l.tasks, &node);
-	for (size_t n = 0; !err && node != init_task + l.tasks && n < MAX_TASKS && w.num_seen < MAX_TASKS; n++) {
-		uint64_t task = node - l.tasks;
-		add_process(&w, task);
-		err = ct_vmcore_read_u64(vm, node, &node);
-	}
-	if (err) {
-		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_LIST_CUT, "task list cut after %zu tasks: %s", w.num_seen,
-			       ct_error_message(err));
-		ct_error_destroy(err);
-	}
+	struct list_walk tasks = { .head = init_task + l.tasks, .node_off = l.tasks, .processes = true };
+	walk_list(&w, &tasks);
+	if (w.num_unreadable > MAX_NAMED)
+		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_UNREADABLE,
+			       "%zu more tasks with parts not in the dump (the first %u are named above)",
+			       w.num_unreadable - MAX_NAMED, MAX_NAMED);
+	if (w.num_broken > MAX_NAMED)
+		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_LIST_CUT,
+			       "%zu more task or thread lists that do not return to their head (the first %u are named above)",
+			       w.num_broken - MAX_NAMED, MAX_NAMED);
 	if (w.truncated)
 		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_CAP, "more than %u tasks: the rest are not listed", MAX_TASKS);
 	r->kernel.tasks_all = all;
 	if (r->kernel.num_tasks > 1)
 		qsort(r->kernel.tasks, r->kernel.num_tasks, sizeof(*r->kernel.tasks), cmp_task);
-	free(w.buf);
-	free(w.seen);
-	free(w.curr);
-	free(idle);
 }

@@ -275,17 +275,23 @@ bool ct_kallsyms_is_sched(const struct ct_kallsyms *ks, uint64_t addr);
 /** The dumped kernel's BTF (its .BTF section, read from kernel memory). */
 struct ct_kbtf;
 
+struct ct_budget;
 /** Reads __start_BTF..__stop_BTF and parses it. CT_ERROR_NOT_FOUND without those symbols,
- * CT_ERROR_CORRUPT when it does not parse. */
-struct ct_error *ct_kbtf_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struct ct_kbtf **ret);
+ * CT_ERROR_CORRUPT when it does not parse. Member lookups spend @p budget's nodes (borrowed: it must
+ * outlive the handle; NULL for none). */
+struct ct_error *ct_kbtf_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struct ct_budget *budget,
+			      struct ct_kbtf **ret);
 void ct_kbtf_free(struct ct_kbtf *btf);
 /** Byte offset (and size, when @p size) of member @p path ("thread.sp", anonymous members looked into)
  * of struct or union @p type. False when unknown, or for a bitfield. NULL @p btf gives false. */
-bool ct_kbtf_member(const struct ct_kbtf *btf, const char *type, const char *path, uint64_t *offset, uint64_t *size);
+bool ct_kbtf_member(struct ct_kbtf *btf, const char *type, const char *path, uint64_t *offset, uint64_t *size);
 /** sizeof(struct/union @p type). */
-bool ct_kbtf_size(const struct ct_kbtf *btf, const char *type, uint64_t *size);
+bool ct_kbtf_size(struct ct_kbtf *btf, const char *type, uint64_t *size);
 /** The value of enumerator @p name (MOD_TEXT, …). */
-bool ct_kbtf_enum_value(const struct ct_kbtf *btf, const char *name, int64_t *ret);
+bool ct_kbtf_enum_value(struct ct_kbtf *btf, const char *name, int64_t *ret);
+/** The first member lookup ("task_struct.pid") the node budget stopped, and the BTF's type count
+ * (@p num_types); NULL while none was stopped. The string lives as long as @p btf. */
+const char *ct_kbtf_budget_stop(const struct ct_kbtf *btf, uint32_t *num_types);
 
 /* --- kmodules.c ---------------------------------------------------------------------------------- */
 
@@ -307,7 +313,7 @@ struct ct_kmodules {
 };
 
 /** Walks the kernel's module list (layouts from @p btf). */
-struct ct_error *ct_kmodules_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_kbtf *btf,
+struct ct_error *ct_kmodules_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struct ct_kbtf *btf,
 				  struct ct_kmodules *ret);
 void ct_kmodules_deinit(struct ct_kmodules *mods);
 /** The module whose core or init text holds @p addr, or NULL. */
@@ -331,11 +337,14 @@ void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const 
 
 /**
  * Lists the kernel's tasks into report->kernel.tasks (layouts from @p btf): every task with @p all, else
- * the D-state ones; each sleeping task's stack unwound from its saved context with ORC. Tasks running
- * on a CPU get no stack here (their CPU's thread has it). Problems are diagnostics.
+ * the D-state ones, those whose state is not in the dump ('?') and the one whose pid is @p must_pid
+ * (the hung-task report's blocked task; -1 for none); each sleeping task's stack unwound from its saved
+ * context with ORC. Tasks running on a CPU get no stack here (their CPU's thread has it). Every list node
+ * read spends one node of @p budget (borrowed; NULL for none). Problems are diagnostics: a task or a
+ * list link not in the dump (filtered) is named and the walk goes on from the list's other end.
  */
-void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_kbtf *btf, bool all,
-		       size_t max_frames, struct ct_report *report);
+void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struct ct_kbtf *btf, struct ct_budget *budget,
+		       bool all, int must_pid, size_t max_frames, struct ct_report *report);
 
 /* --- vmlinux.c ----------------------------------------------------------------------------------- */
 

@@ -14,12 +14,19 @@
 
 /** Bytes one kept frame costs in all (report frame, raw frame, unwinder and symbol cache share). */
 #define FRAME_COST 1024
+/**
+ * Nodes are work, not memory: a fixed number. 65,536 tasks (tasks.c's cap) with a thread node each and
+ * the BTF lookups of a distribution kernel (tens of thousands of members) need under 2^18; 2^22 takes
+ * about a second at the speed a dump's pages are read.
+ */
+#define NODES_LIMIT (UINT64_C(1) << 22)
 
 static const char *const kind_names[CT_BUDGET_NUM_] = {
 	[CT_BUDGET_FRAMES] = "frames",
 	[CT_BUDGET_TEXT] = "text",
 	[CT_BUDGET_DEBUG] = "debug",
 	[CT_BUDGET_TEMP] = "temp",
+	[CT_BUDGET_NODES] = "nodes",
 };
 
 // The diagnostic each kind raises when it is reached ("budget-frames", …: its name after "budget-").
@@ -28,6 +35,7 @@ static const enum ct_diag_code kind_codes[CT_BUDGET_NUM_] = {
 	[CT_BUDGET_TEXT] = CT_DIAG_BUDGET_TEXT,
 	[CT_BUDGET_DEBUG] = CT_DIAG_BUDGET_DEBUG,
 	[CT_BUDGET_TEMP] = CT_DIAG_BUDGET_TEMP,
+	[CT_BUDGET_NODES] = CT_DIAG_BUDGET_NODES,
 };
 
 static const char *const kind_what[CT_BUDGET_NUM_] = {
@@ -35,6 +43,7 @@ static const char *const kind_what[CT_BUDGET_NUM_] = {
 	[CT_BUDGET_TEXT] = "bytes of names and values",
 	[CT_BUDGET_DEBUG] = "bytes of decompressed debug sections",
 	[CT_BUDGET_TEMP] = "bytes of temporary space for the decompressed core",
+	[CT_BUDGET_NODES] = "list nodes visited and BTF members searched",
 };
 
 const char *ct_budget_kind_to_string(enum ct_budget_kind kind)
@@ -67,6 +76,7 @@ void ct_budget_init(struct ct_budget *b, const struct ct_options *opts)
 	if (opts->max_core_size)
 		temp = opts->max_core_size;
 	b->limit[CT_BUDGET_TEMP] = temp;
+	b->limit[CT_BUDGET_NODES] = NODES_LIMIT / tight;
 	for (int k = 0; k < CT_BUDGET_NUM_; k++) {
 		if (opts->budget[k])
 			b->limit[k] = opts->budget[k];

@@ -2,6 +2,9 @@
 """--tasks against the guest's own view of its tasks.
 
 usage: check_tasks.py CORETRIAGE VMCORE_DIR KIND [SCHEMA]
+KIND is a QEMU-dumped guest (qemu-KIND.kdump) or kdump-hung: the genuine kdump capture of the hung-task
+guest kept as `makedumpfile -c -d 31` keeps it (kdump-hung.zlib), where user, cache and free pages are
+not in the dump; its D-state task must be listed all the same, with --tasks and without.
 The guest's init wrote /proc/PID/task/TID/stat of every task into the kernel log ("ct-ps: " lines)
 just before crashing; the dump's log and the serial console hold them. coretriage --tasks must list each
 of those tasks with the same pid, comm, parent, state (as ps spells it) and CPU, and unwind every
@@ -36,11 +39,12 @@ def main():
     if os.environ.get("CT_NO_VMCORE") == "1":
         print("CT_NO_VMCORE=1: vmcore tests skipped")
         return 77
-    path = os.path.join(d, "qemu-%s.kdump" % kind)
+    stem = kind if kind.startswith("kdump-") else "qemu-" + kind
+    path = os.path.join(d, stem + (".zlib" if kind.startswith("kdump-") else ".kdump"))
     if not os.path.exists(path):
         print("FAIL: %s missing: scripts/make-vmcores did not run or failed" % path)
         return 1
-    guest = guest_tasks(os.path.join(d, "qemu-%s.console" % kind))
+    guest = guest_tasks(os.path.join(d, stem + ".console"))
     check(len(guest) >= 40, "only %d ct-ps lines on the console" % len(guest))
     p = subprocess.run([bin_, "--tasks", "--format", "json", path], capture_output=True, text=True)
     if not check(p.returncode in (0, 1), "exit status %d: %s" % (p.returncode, p.stderr.strip())):
@@ -100,7 +104,15 @@ def main():
     user = [t for t in sleeping if t["comm"] in ("sleep", "init")]
     check(all(any(f["function"] == "entry_SYSCALL_64_after_hwframe" for f in t["frames"]) for t in user),
           "user tasks whose stacks do not reach the system call entry")
-    if kind == "hung":
+    if kind in ("hung", "kdump-hung"):
+        # The blocked task of the hung-task panic: listed in D state, with --tasks and without.
+        blocked = [t for t in tasks if t["comm"] == "insmod"]
+        check(len(blocked) == 1 and blocked[0]["state"] == "D", "the blocked insmod: %r"
+              % [(t["pid"], t["state"]) for t in blocked])
+        p = subprocess.run([bin_, "--format", "json", path], capture_output=True, text=True)
+        d_only = json.loads(p.stdout)["kernel"].get("tasks") or [] if p.returncode in (0, 1) else []
+        check([t["comm"] for t in d_only if t["state"] == "D"] == ["insmod"],
+              "without --tasks, the D-state tasks are %r" % [(t["pid"], t["comm"], t["state"]) for t in d_only])
         check(len(tasks) >= 300, "only %d tasks" % len(tasks))
         sleeps = [t for t in tasks if t["comm"] == "sleep"]
         check(len(sleeps) == 300, "%d sleep tasks" % len(sleeps))
