@@ -52,6 +52,14 @@ foreach(kind hung bug kdump-hung)
   set_tests_properties(kernel_tasks_${kind} PROPERTIES FIXTURES_REQUIRED vmcores SKIP_RETURN_CODE 77 TIMEOUT 120)
 endforeach()
 
+# Hostile and filtered task lists and BTF, in synthetic dumps the test writes (no guest needed): each run
+# under 2 s with a report and the diagnostic that names what the reader met (issues 21 and 22).
+if(CT_KERNEL_SUPPORT AND BPF_FOUND)
+  add_test(NAME kernel_hostile_tasks COMMAND ${CT_PYTHON} ${CT_KTEST}/check_hostile_tasks.py ${CT_BIN}
+           ${CMAKE_CURRENT_BINARY_DIR}/hostile_tasks ${PROJECT_SOURCE_DIR}/docs/schema/report.schema.json)
+  set_tests_properties(kernel_hostile_tasks PROPERTIES TIMEOUT 300)
+endif()
+
 # A dump whose BTF does not parse: today's report plus a diagnostic.
 add_test(NAME kernel_nobtf COMMAND ${CT_PYTHON} ${CT_KTEST}/check_nobtf.py ${CT_BIN} ${CT_VMCORE_DIR})
 set_tests_properties(kernel_nobtf PROPERTIES FIXTURES_REQUIRED vmcores SKIP_RETURN_CODE 77 TIMEOUT 120)

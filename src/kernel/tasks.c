@@ -319,8 +319,13 @@ static void add_task(struct walk *w, uint64_t task)
 	bool has_cpu = keep(&lost, l->cpu, 4, "cpu");
 	bool has_parent = keep(&lost, l->real_parent, 8, "real_parent");
 	bool has_sp = keep(&lost, l->thread_sp, 8, "thread.sp");
-	if (l->has_threads)
+	// The links are read by the list walks; they are named here so that the task's one diagnostic
+	// says all that its missing pages cost.
+	(void)keep(&lost, l->tasks, 16, "tasks");
+	if (l->has_threads) {
 		(void)keep(&lost, l->signal, 8, "signal");
+		(void)keep(&lost, l->thread_node, 16, "thread_node");
+	}
 	if (!has_pid && !has_state) {
 		task_unreadable(w, task, "pid and state of its task_struct are");
 		return;
@@ -389,14 +394,15 @@ struct list_walk {
 	size_t count; /**< nodes walked */
 };
 
-enum list_end { LIST_DONE, LIST_MET, LIST_UNREADABLE, LIST_STOPPED };
+enum list_end { LIST_DONE, LIST_MET, LIST_UNREADABLE, LIST_NULL, LIST_STOPPED };
 
 static void add_process(struct walk *w, uint64_t leader);
 static const char *list_name(struct walk *w, const struct list_walk *lw);
 
 /* Follows the links at offset @p link (0: next, 8: prev) from lw->head until the head comes back
  * (LIST_DONE), a node walked before comes again (LIST_MET, at it), a link is not in the dump
- * (LIST_UNREADABLE, at its address), or the budget or a cap ends it (LIST_STOPPED). Each node read
+ * (LIST_UNREADABLE, at its address) or NULL (LIST_NULL, at its address), or the budget or a cap ends
+ * it (LIST_STOPPED). Each node read
  * spends one node of the budget, and no node is walked twice in a dump, so that a list whose nodes
  * loop back into it (or into another list) costs its length once, not its length times the others. */
 static enum list_end follow(struct walk *w, struct list_walk *lw, unsigned link)
@@ -425,6 +431,12 @@ static enum list_end follow(struct walk *w, struct list_walk *lw, unsigned link)
 		}
 		if (next == lw->head)
 			return LIST_DONE;
+		// makedumpfile -E writes excluded pages as zeros (p_memsz past p_filesz), and libkdumpfile reads
+		// them so: a NULL link is a page lost, like one not in the dump.
+		if (!next) {
+			lw->at = node + link;
+			return LIST_NULL;
+		}
 		int added = set_add(&w->nodes, next);
 		if (added < 0) {
 			w->truncated = true;
@@ -467,22 +479,24 @@ static void walk_list(struct walk *w, struct list_walk *lw)
 	if (w->num_broken++ >= MAX_NAMED)
 		return;
 	const char *name = list_name(w, lw);
-	if (fwd == LIST_UNREADABLE && back == LIST_MET && lw->at == fwd_at) {
-		// The backward walk came to the node whose next link is missing: nothing between is lost.
-		ct_report_diag(w->r, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_UNREADABLE,
-			       "%s: the next link at 0x%016" PRIx64 " is not in the dump after %zu nodes; the other %zu "
-			       "were walked backwards from its head up to that node: the list is whole",
-			       name, fwd_at, fwd_count, lw->count);
-		return;
-	}
 	const char *how = fwd == LIST_UNREADABLE
 				  ? ct_report_printf(w->r, "the next link at 0x%016" PRIx64 " is not in the dump", fwd_at)
+			  : fwd == LIST_NULL
+				  ? ct_report_printf(w->r, "the next link at 0x%016" PRIx64 " is NULL (a zero-filled page?)", fwd_at)
 				  : ct_report_printf(w->r, "it loops back to node 0x%016" PRIx64 " without returning to its head",
 						     fwd_at);
+	// The node whose next link was lost is where the backward walk must arrive for nothing to be lost.
+	if (fwd != LIST_MET && back == LIST_MET && lw->at == fwd_at) {
+		ct_report_diag(w->r, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_UNREADABLE,
+			       "%s: %s after %zu nodes; the other %zu were walked backwards from its head up to that node: "
+			       "the list is whole",
+			       name, how, fwd_count, lw->count);
+		return;
+	}
 	const char *until = "";
-	if (back == LIST_UNREADABLE)
-		until = ct_report_printf(w->r, ", until the prev link at 0x%016" PRIx64 " (not in the dump): tasks between "
-					 "may be missing", lw->at);
+	if (back == LIST_UNREADABLE || back == LIST_NULL)
+		until = ct_report_printf(w->r, ", until the prev link at 0x%016" PRIx64 " (%s): tasks between may be missing",
+					 lw->at, back == LIST_NULL ? "NULL" : "not in the dump");
 	else if (back == LIST_MET)
 		until = ct_report_printf(w->r, ", until node 0x%016" PRIx64 " (walked before)", lw->at);
 	else if (back == LIST_STOPPED)
