@@ -33,26 +33,9 @@ struct ct_kbtf {
 	char stopped[96];
 };
 
-struct ct_error *ct_kbtf_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struct ct_budget *budget,
-			      struct ct_kbtf **ret)
+/* Parses @p raw (owned: kept by the handle, freed on failure) into *ret. */
+static struct ct_error *parse(void *raw, size_t size, struct ct_budget *budget, struct ct_kbtf **ret)
 {
-	*ret = NULL;
-	uint64_t start, stop;
-	if (!ct_kallsyms_find(ks, "__start_BTF", &start) || !ct_kallsyms_find(ks, "__stop_BTF", &stop))
-		return ct_error_create(CT_ERROR_NOT_FOUND, "no __start_BTF/__stop_BTF in kallsyms (kernel built without "
-				       "CONFIG_DEBUG_INFO_BTF, or without CONFIG_KALLSYMS_ALL as Debian's arm64 one?)");
-	if (stop <= start || stop - start > MAX_BTF_SIZE)
-		return ct_error_create(CT_ERROR_CORRUPT, "implausible .BTF bounds 0x%llx..0x%llx", (unsigned long long)start,
-				       (unsigned long long)stop);
-	size_t size = (size_t)(stop - start);
-	void *raw = malloc(size);
-	if (!raw)
-		return ct_error_create(CT_ERROR_NO_MEMORY, "%zu bytes for .BTF", size);
-	struct ct_error *err = ct_vmcore_read(vm, start, raw, size);
-	if (err) {
-		free(raw);
-		return ct_error_wrap(err, ".BTF at 0x%llx", (unsigned long long)start);
-	}
 	struct btf *btf = btf__new(raw, (uint32_t)size);
 	if (!btf) {
 		int e = errno;
@@ -76,6 +59,41 @@ struct ct_error *ct_kbtf_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks
 	k->num_types = num_types;
 	*ret = k;
 	return NULL;
+}
+
+struct ct_error *ct_kbtf_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struct ct_budget *budget,
+			      struct ct_kbtf **ret)
+{
+	*ret = NULL;
+	uint64_t start, stop;
+	if (!ct_kallsyms_find(ks, "__start_BTF", &start) || !ct_kallsyms_find(ks, "__stop_BTF", &stop))
+		return ct_error_create(CT_ERROR_NOT_FOUND, "no __start_BTF/__stop_BTF in kallsyms (kernel built without "
+				       "CONFIG_DEBUG_INFO_BTF, or without CONFIG_KALLSYMS_ALL as Debian's arm64 one?)");
+	if (stop <= start || stop - start > MAX_BTF_SIZE)
+		return ct_error_create(CT_ERROR_CORRUPT, "implausible .BTF bounds 0x%llx..0x%llx", (unsigned long long)start,
+				       (unsigned long long)stop);
+	size_t size = (size_t)(stop - start);
+	void *raw = malloc(size);
+	if (!raw)
+		return ct_error_create(CT_ERROR_NO_MEMORY, "%zu bytes for .BTF", size);
+	struct ct_error *err = ct_vmcore_read(vm, start, raw, size);
+	if (err) {
+		free(raw);
+		return ct_error_wrap(err, ".BTF at 0x%llx", (unsigned long long)start);
+	}
+	return parse(raw, size, budget, ret);
+}
+
+struct ct_error *ct_kbtf_from_bytes(const void *data, size_t size, struct ct_budget *budget, struct ct_kbtf **ret)
+{
+	*ret = NULL;
+	if (size > MAX_BTF_SIZE)
+		return ct_error_create(CT_ERROR_CORRUPT, "%zu bytes of BTF is implausible", size);
+	void *raw = malloc(size ? size : 1);
+	if (!raw)
+		return ct_error_create(CT_ERROR_NO_MEMORY, "%zu bytes for BTF", size);
+	memcpy(raw, data, size);
+	return parse(raw, size, budget, ret);
 }
 
 void ct_kbtf_free(struct ct_kbtf *k)
@@ -272,5 +290,12 @@ const char *ct_kbtf_budget_stop(const struct ct_kbtf *btf, uint32_t *num_types)
 {
 	(void)btf, (void)num_types;
 	return NULL;
+}
+
+struct ct_error *ct_kbtf_from_bytes(const void *data, size_t size, struct ct_budget *budget, struct ct_kbtf **ret)
+{
+	(void)data, (void)size, (void)budget;
+	*ret = NULL;
+	return ct_error_create(CT_ERROR_UNSUPPORTED, "built without libbpf: BTF is not read");
 }
 #endif

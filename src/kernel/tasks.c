@@ -534,6 +534,12 @@ static int cmp_task(const void *a, const void *b)
 	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
 }
 
+bool ct_ktasks_layout(struct ct_kbtf *btf, const char **missing)
+{
+	struct layout l;
+	return learn(btf, &l, missing);
+}
+
 void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struct ct_kbtf *btf, struct ct_budget *budget,
 		       bool all, int must_pid, size_t max_frames, struct ct_report *r)
 {

@@ -281,6 +281,9 @@ struct ct_budget;
  * outlive the handle; NULL for none). */
 struct ct_error *ct_kbtf_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struct ct_budget *budget,
 			      struct ct_kbtf **ret);
+/** Parses @p size bytes of raw BTF at @p data (copied) as ct_kbtf_load() parses the dump's: for the
+ * fuzz target. CT_ERROR_CORRUPT when it does not parse, CT_ERROR_UNSUPPORTED without libbpf. */
+struct ct_error *ct_kbtf_from_bytes(const void *data, size_t size, struct ct_budget *budget, struct ct_kbtf **ret);
 void ct_kbtf_free(struct ct_kbtf *btf);
 /** Byte offset (and size, when @p size) of member @p path ("thread.sp", anonymous members looked into)
  * of struct or union @p type. False when unknown, or for a bitfield. NULL @p btf gives false. */
@@ -334,6 +337,10 @@ void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const 
 		      struct ct_report *report, struct ct_thread *thread, size_t max_frames);
 
 /* --- tasks.c ------------------------------------------------------------------------------------- */
+
+/** True when @p btf describes every struct member ct_ktasks_collect() reads; else *missing names
+ * the first that it does not (static string). */
+bool ct_ktasks_layout(struct ct_kbtf *btf, const char **missing);
 
 /**
  * Lists the kernel's tasks into report->kernel.tasks (layouts from @p btf): every task with @p all, else

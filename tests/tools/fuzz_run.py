@@ -134,8 +134,8 @@ def make_seeds(target, cores, shared, seeddir):
     if target == "unwind":
         os.makedirs(seeddir, exist_ok=True)
         return unwind_seeds(seeddir)
-    if target in ("writers", "dwarf_expr"):
-        # The regression inputs (hostile strings, operation sequences) are the seeds.
+    if target in ("writers", "dwarf_expr", "btf"):
+        # The regression inputs (hostile strings, operation sequences, hand-built BTF) are the seeds.
         os.makedirs(seeddir, exist_ok=True)
         return 0
     if target == "insn":
