@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/diag_codes.h"
 #include "report/hang_writers.h"
 #include "report/present.h"
 #include "report/sanitize.h"
@@ -329,6 +330,23 @@ static void write_thread_title(const struct out *w, const struct ct_report *r, c
 	fprintf(f, "%s%s\n", listed < group ? ", …" : "", c(w, C_RESET));
 }
 
+/* True when a warning says that the dump's task list was not read whole (tasks.c). */
+static bool tasks_incomplete(const struct ct_report *r)
+{
+	static const enum ct_diag_code cut[] = { CT_DIAG_TASK_LIST_CUT, CT_DIAG_TASK_UNREADABLE, CT_DIAG_TASK_CAP,
+						 CT_DIAG_BUDGET_NODES };
+	for (size_t i = 0; i < r->diagnostics.count; i++) {
+		enum ct_diag_code code;
+		if (!ct_diag_code_from_string(r->diagnostics.items[i].code, &code))
+			continue;
+		for (size_t j = 0; j < sizeof(cut) / sizeof(cut[0]); j++) {
+			if (code == cut[j])
+				return true;
+		}
+	}
+	return false;
+}
+
 /* Kernel tasks: the ps-like table, then each distinct sleeping stack once with the tasks that share it. */
 static void write_tasks(const struct out *w, const struct ct_report *r)
 {
@@ -336,8 +354,10 @@ static void write_tasks(const struct out *w, const struct ct_report *r)
 	FILE *f = w->f;
 	if (!k->num_tasks && !k->tasks_all)
 		return;
-	fprintf(f, "\n%s%s%s (%zu of %zu tasks)\n", c(w, C_BOLD), k->tasks_all ? "Tasks" : "Tasks in D state (uninterruptible)",
-		c(w, C_RESET), k->num_tasks, k->num_tasks_total);
+	// "N of M" counts the tasks read; a list not read whole must not look complete.
+	fprintf(f, "\n%s%s%s (%zu of %zu tasks%s)\n", c(w, C_BOLD), k->tasks_all ? "Tasks" : "Tasks in D state (uninterruptible)",
+		c(w, C_RESET), k->num_tasks, k->num_tasks_total,
+		tasks_incomplete(r) ? " read; the task list is incomplete, see the warnings" : "");
 	fprintf(f, "     PID    PPID  CPU ST COMM             WCHAN\n");
 	for (size_t i = 0; i < k->num_tasks; i++) {
 		const struct ct_kernel_task *t = &k->tasks[i];
