@@ -197,7 +197,7 @@ static bool read_task(struct walk *w, uint64_t task)
 	bool any = false;
 	uint64_t first = task & ~(uint64_t)(PIECE - 1), end = task + size;
 	for (size_t i = 0; i < MAX_PIECES && first + i * PIECE < end; i++) {
-		uint64_t lo = first + i * PIECE, hi = lo + PIECE < end ? lo + PIECE : end;
+		uint64_t lo = first + i * PIECE, hi = end - lo <= PIECE ? end : lo + PIECE;
 		if (lo < task)
 			lo = task;
 		w->piece_ok[i] = ct_vmcore_try_read(w->vm, lo, w->buf + (lo - task), hi - lo);
@@ -212,9 +212,12 @@ static bool have(const struct walk *w, uint64_t task, uint64_t off, uint64_t wid
 	// A member the BTF places outside the struct reads as 0 (field()); it is "in the dump" like that.
 	if (w->whole || off > w->l->size || width > w->l->size - off)
 		return true;
+	if (!width)
+		return true;
+	// No overflow: read_task() took only a task with task + size <= UINT64_MAX.
 	uint64_t first = task & ~(uint64_t)(PIECE - 1);
-	for (uint64_t a = (task + off) & ~(uint64_t)(PIECE - 1); a < task + off + width; a += PIECE) {
-		if (!w->piece_ok[(a - first) / PIECE])
+	for (uint64_t i = (task + off - first) / PIECE; i <= (task + off + width - 1 - first) / PIECE; i++) {
+		if (!w->piece_ok[i])
 			return false;
 	}
 	return true;

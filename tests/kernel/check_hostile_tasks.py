@@ -18,6 +18,7 @@ SCHEMA when given, and text), and carry the diagnostic that says what the reader
                      the D-state one with and without --tasks, and task-unreadable names it
   filtered-two-holes a second task excluded whole: the task between the holes is lost, and said to be
   null-link          a task whose tasks.next is NULL (a zero-filled page): the rest walked backwards, said
+  wild-link          a next link whose task_struct would wrap past 2^64, a thread list pointing there too
   budget-btf         40 anonymous members of 40 structs of 65,535 members each: the node budget (2^21 with
                      --safe, 2^22 without) ends the member search with a budget-nodes warning naming the lookup
 """
@@ -192,6 +193,27 @@ def case_null_link(path):
     return [("--tasks",)], verify
 
 
+def case_wild_link(path):
+    k = sv.Kernel()
+    ts = sv.Tasks(k)
+    tasks = [ts.task(i, "t%d" % i) for i in range(1, 5)]
+    ts.task_list(tasks)
+    # A next link near the top of the address space: its task_struct would wrap past 2^64.
+    k.u64(tasks[1] + sv.T_TASKS, 2**64 - 0x800)
+    # And a thread list whose only node is there too.
+    sig = k.alloc(0x40, align=64)
+    k.u64(tasks[2] + sv.T_SIGNAL, sig)
+    k.u64(sig + sv.SIG_THREAD_HEAD, 2**64 - 8)
+    k.save(path)
+
+    def verify(j, extra):
+        t = tasks_of(j)
+        check(sorted(t) == list(range(5)), "wild-link: tasks %r" % sorted(t))
+        check(has_diag(j, "task-unreadable", "task 0x%016x" % (2**64 - 0x800 - sv.T_TASKS)),
+              "wild-link: the wild task is not named: %r" % diags(j))
+    return [("--tasks",)], verify
+
+
 def case_budget_btf(path):
     k = sv.Kernel()
     b = k.btf
@@ -220,6 +242,7 @@ CASES = [
     ("filtered", lambda p: filtered(p, False)),
     ("filtered-two-holes", lambda p: filtered(p, True)),
     ("null-link", case_null_link),
+    ("wild-link", case_wild_link),
     ("budget-btf", case_budget_btf),
 ]
 
