@@ -59,8 +59,9 @@ def make_case(cores, case, exe, core):
     return d
 
 
-def eu_stack_names(exe, core, debug_dir=None):
-    """The crashing thread's frames as eu-stack -i names them (innermost inline first), or None."""
+def eu_stack_frames(exe, core, debug_dir=None):
+    """The crashing thread's frames as eu-stack -i prints them: (pc, name), innermost inline first;
+    None when it printed no thread."""
     argv = ["eu-stack", "-i", "--core", core, "-e", exe]
     if debug_dir:
         argv += ["--debuginfo-path", f"+:{debug_dir}"]
@@ -74,7 +75,7 @@ def eu_stack_names(exe, core, debug_dir=None):
             continue
         parts = line.split()
         if seen and len(parts) >= 3 and parts[0].startswith("#"):
-            frames.append(parts[2] if parts[2] != "??" else None)
+            frames.append((int(parts[1], 16), parts[2] if parts[2] != "??" else None))
     return frames if seen else None
 
 
@@ -86,21 +87,34 @@ def our_frames(tool, exe, core, args=()):
     return report, (crashed or {}).get("frames") or []
 
 
+def _by_pc(frames):
+    groups = {}
+    for pc, name in frames:
+        groups.setdefault(pc, []).append(name)
+    return groups
+
+
 def compare_eu_stack(label, exe, core, frames, debug_dir=None):
-    """Each frame eu-stack names must have that name in coretriage's report at the same depth."""
-    eu = eu_stack_names(exe, core, debug_dir)
+    """At each pc both unwinders reach, the names (the inline chain, then the function) must be
+    eu-stack's. Matched by pc, not depth: eu-stack's unwinder loses frames gdb and coretriage find."""
+    eu = eu_stack_frames(exe, core, debug_dir)
     if eu is None:
         return 1, [f"  FAIL {label}: eu-stack printed no thread"]
-    out, failures = [], 0
-    ours = [f.get("function") for f in frames]
-    for i, name in enumerate(eu):
-        if i >= len(ours):
-            out.append(f"  FAIL {label}: eu-stack #{i} {name!r} is missing")
+    ours = _by_pc([(int(f["pc"], 16) if isinstance(f.get("pc"), str) else f.get("pc"), f.get("function"))
+                   for f in frames])
+    out, failures, compared = [], 0, 0
+    for pc, names in _by_pc(eu).items():
+        mine = ours.get(pc)
+        if mine is None:
+            continue
+        compared += len(names)
+        if len(mine) != len(names) or any(n is not None and m != n for m, n in zip(mine, names)):
+            out.append(f"  FAIL {label}: at 0x{pc:x} coretriage says {mine}, eu-stack {names}")
             failures += 1
-        elif name is not None and ours[i] != name:
-            out.append(f"  FAIL {label}: #{i} {ours[i]!r} where eu-stack says {name!r}")
-            failures += 1
-    head = f"{'FAIL' if failures else 'ok  '} {label}: {len(eu)} frames compared with eu-stack"
+    if compared == 0:
+        out.append(f"  FAIL {label}: no pc of eu-stack's is coretriage's")
+        failures += 1
+    head = f"{'FAIL' if failures else 'ok  '} {label}: {compared} of eu-stack's {len(eu)} frames compared by pc"
     return (1 if failures else 0), [head] + out
 
 
