@@ -329,9 +329,20 @@ static int find_alt(struct ct_module_set *s, Dwfl_Module *mod, const char *modna
 		*debuginfo_file_name = path;
 		return fd;
 	}
-	// libdw reads every alt name as NULL now (it checks the build-id of what it finds itself):
-	// the module is named from its ELF symbol table (symbolize.c), once warned about.
-	if (m && !m->alt_missing) {
+	// libdw must not look by itself: elfutils 0.188's dwarf_getalt (libdw/dwarf_getalt.c,
+	// find_debug_altlink) opens /usr/lib/debug/.build-id/ of the alt build-id and then the name
+	// relative to the debug file, and takes either without checking its build-id, so it would
+	// take the very files refused above. (void *)-1 is its own "searched, none found" mark:
+	// dwarf_getalt then answers NULL at once (every alt name and reference fails), and dwarf_end
+	// frees no alt it did not open. libdwfl has set the module's Dwarf before this second call, so
+	// dwfl_module_getdwarf returns it here without loading again.
+	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
+	if (dw)
+		dwarf_setalt(dw, (Dwarf *)-1);
+	// The module is named from its ELF symbol table (symbolize.c), once warned about (libdwfl
+	// asks once per module; the mark guards a module it reported by itself, without a state).
+	if (!m || !m->alt_missing) {
 		char hex[2 * CT_ALTLINK_MAX_ID + 1];
 		ct_build_id_hex(l->id, l->id_len, hex);
 		ct_sink_diag(&s->out, CT_SEVERITY_WARNING, 0, CT_DIAG_DWZ_FILE_MISSING,

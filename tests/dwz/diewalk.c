@@ -223,6 +223,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", exe, dwfl_errmsg(-1));
 		return 2;
 	}
+	// The module's state, where the callback records what it found (modules.h).
+	struct ct_module_state state = { .name = (char *)"exe", .dwfl_module = mod };
+	s.modules = &state;
+	s.num_modules = 1;
 	ct_debugfile_attach(&s, mod);
 	Dwarf_Addr bias;
 	Dwarf *ours = dwfl_module_getdwarf(mod, &bias);
@@ -279,6 +283,7 @@ int main(int argc, char **argv)
 		c.errors++;
 	}
 	dwfl_end(dwfl);
+	free(state.debug_found);
 	free(diags.items);
 	ct_strpool_deinit(&pool);
 	return c.errors ? 1 : 0;

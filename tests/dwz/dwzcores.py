@@ -34,14 +34,20 @@ def kill_core(argv, workdir, sig, after, env=None):
             os.unlink(os.path.join(workdir, f))
     proc = subprocess.Popen(argv, cwd=workdir, preexec_fn=_unlimited_core, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(after)
-    proc.send_signal(sig)
+    if sig is not None:
+        time.sleep(after)
+        proc.send_signal(sig)
     proc.wait(timeout=60)
     for name in ("core", f"core.{proc.pid}"):
         path = os.path.join(workdir, name)
         if os.path.exists(path):
             return path
     raise RuntimeError(f"{argv[0]} killed by signal {sig} left no core in {workdir} (exit {proc.returncode})")
+
+
+def crash_core(argv, workdir):
+    """Runs @argv (a program that crashes by itself) in @workdir, returns its core's path."""
+    return kill_core(argv, workdir, None, 0)
 
 
 def make_case(cores, case, exe, core):
@@ -64,7 +70,7 @@ def eu_stack_frames(exe, core, debug_dir=None):
     None when it printed no thread."""
     argv = ["eu-stack", "-i", "--core", core, "-e", exe]
     if debug_dir:
-        argv += ["--debuginfo-path", f"+:{debug_dir}"]
+        argv += [f"--debuginfo-path={debug_dir}:/usr/lib/debug"]
     proc = subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=300, check=False)
     frames, seen = [], False
     for line in proc.stdout.splitlines():
