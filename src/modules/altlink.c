@@ -31,12 +31,13 @@ static Elf_Data *section(Elf *elf, const char *want)
 	return NULL;
 }
 
-// "name\0" at @p p of @p n bytes into ret->name; the bytes after the NUL through *@p rest.
-static bool take_name(const uint8_t *p, size_t n, struct ct_altlink *ret, const uint8_t **rest)
+// "name\0" at @p p of @p n bytes into ret->name (empty allowed when @p empty_ok); the bytes after the
+// NUL through *@p rest.
+static bool take_name(const uint8_t *p, size_t n, bool empty_ok, struct ct_altlink *ret, const uint8_t **rest)
 {
 	const uint8_t *z = memchr(p, 0, n);
 	size_t len = z ? (size_t)(z - p) : 0;
-	if (!z || len == 0 || len >= sizeof(ret->name))
+	if (!z || (len == 0 && !empty_ok) || len >= sizeof(ret->name))
 		return false;
 	memcpy(ret->name, p, len);
 	ret->name[len] = '\0';
@@ -47,7 +48,7 @@ static bool take_name(const uint8_t *p, size_t n, struct ct_altlink *ret, const 
 static bool gnu_altlink(Elf_Data *d, struct ct_altlink *ret)
 {
 	const uint8_t *p = d->d_buf, *end = p + d->d_size, *id;
-	if (!take_name(p, d->d_size, ret, &id))
+	if (!take_name(p, d->d_size, false, ret, &id))
 		return false;
 	size_t n = (size_t)(end - id);
 	if (n == 0 || n > sizeof(ret->id))
@@ -58,13 +59,15 @@ static bool gnu_altlink(Elf_Data *d, struct ct_altlink *ret)
 	return true;
 }
 
-static bool debug_sup(Elf_Data *d, struct ct_altlink *ret)
+// A .debug_sup of the file that refers to a supplementary file (@p supplementary false: a name is
+// required) or of the supplementary file itself (true: its own checksum, the name empty).
+static bool debug_sup(Elf_Data *d, bool supplementary, struct ct_altlink *ret)
 {
 	const uint8_t *p = d->d_buf, *end = p + d->d_size, *q;
-	// version (uhalf, 5 in either byte order), is_supplementary (0: this file refers to one)
-	if (d->d_size < 4 || !((p[0] == 5 && p[1] == 0) || (p[0] == 0 && p[1] == 5)) || p[2] != 0)
+	// version (uhalf, 5 in either byte order), is_supplementary
+	if (d->d_size < 4 || !((p[0] == 5 && p[1] == 0) || (p[0] == 0 && p[1] == 5)) || p[2] != supplementary)
 		return false;
-	if (!take_name(p + 3, d->d_size - 3, ret, &q))
+	if (!take_name(p + 3, d->d_size - 3, supplementary, ret, &q))
 		return false;
 	uint64_t len = 0;
 	unsigned shift = 0;
@@ -84,6 +87,17 @@ static bool debug_sup(Elf_Data *d, struct ct_altlink *ret)
 	return true;
 }
 
+bool ct_altlink_sup_checksum(Elf *elf, uint8_t *id, size_t *len)
+{
+	struct ct_altlink self;
+	Elf_Data *d = elf && elf_kind(elf) == ELF_K_ELF ? section(elf, ".debug_sup") : NULL;
+	if (!d || !debug_sup(d, true, &self))
+		return false;
+	memcpy(id, self.id, self.id_len);
+	*len = self.id_len;
+	return true;
+}
+
 bool ct_altlink_read(Elf *elf, struct ct_altlink *ret)
 {
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
@@ -92,7 +106,7 @@ bool ct_altlink_read(Elf *elf, struct ct_altlink *ret)
 	if (d)
 		return gnu_altlink(d, ret);
 	d = section(elf, ".debug_sup");
-	return d && debug_sup(d, ret);
+	return d && debug_sup(d, false, ret);
 }
 
 bool ct_altlink_read_path(const char *path, struct ct_altlink *ret)

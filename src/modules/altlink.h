@@ -38,6 +38,13 @@ struct ct_altlink {
  */
 bool ct_altlink_read(Elf *elf, struct ct_altlink *ret);
 
+/**
+ * The checksum a DWARF 5 supplementary file carries in its own `.debug_sup` (is_supplementary 1):
+ * what the referring file's `.debug_sup` names it by (`dwz -5` writes no build-id note into it).
+ * Into @p id (CT_ALTLINK_MAX_ID bytes) and *@p len; false when @p elf has none.
+ */
+bool ct_altlink_sup_checksum(Elf *elf, uint8_t *id, size_t *len);
+
 /** Same for the file at @p path (false when it cannot be opened as ELF). */
 bool ct_altlink_read_path(const char *path, struct ct_altlink *ret);
 

@@ -38,8 +38,12 @@ static int open_matching(const char *path, const uint8_t *id, size_t len)
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	const void *bid = NULL;
 	ssize_t n = elf && elf_kind(elf) == ELF_K_ELF ? dwelf_elf_gnu_build_id(elf, &bid) : -1;
+	uint8_t sum[CT_ALTLINK_MAX_ID];
+	size_t sum_len = 0;
+	// A DWARF 5 supplementary file is known by its .debug_sup checksum instead (altlink.h).
 	bool ok = elf && elf_kind(elf) == ELF_K_ELF &&
-		  (len == 0 || (n == (ssize_t)len && memcmp(bid, id, len) == 0));
+		  (len == 0 || (n == (ssize_t)len && memcmp(bid, id, len) == 0) ||
+		   (n <= 0 && ct_altlink_sup_checksum(elf, sum, &sum_len) && sum_len == len && memcmp(sum, id, len) == 0));
 	elf_end(elf);
 	if (!ok) {
 		close(fd);
@@ -307,28 +311,10 @@ static int find_alt_local(struct ct_module_set *s, const char *origin, const str
 	return fd >= 0 ? fd : by_build_id(o, l->id, l->id_len, path_ret);
 }
 
-/*
- * libdwfl's second call for a module (elfutils 0.188 libdwfl/dwfl_module_getdwarf.c,
- * find_debug_altlink): @p file_name is the debug file libdwfl opened, @p l what it names. The
- * module's own build-id must not be searched for here: that finds the module's debug file again,
- * whose .debug_str then answers every alt offset with a wrong string.
- */
-static int find_alt(struct ct_module_set *s, Dwfl_Module *mod, const char *modname, const char *file_name,
-		    const struct ct_altlink *l, char **debuginfo_file_name)
+// The shared file @p l of module @p mod (state @p m, may be NULL) is not found.
+static void alt_missing(struct ct_module_set *s, struct ct_module_state *m, Dwfl_Module *mod, const char *modname,
+			const char *origin, const struct ct_altlink *l)
 {
-	struct ct_module_state *m = ct_modules_state_of(s, mod);
-	// The cache copy lives elsewhere: a relative name is relative to the file as it was found.
-	const char *origin = m && m->debug_found ? m->debug_found : file_name;
-	char *path = NULL;
-	int fd = find_alt_local(s, origin, l, &path);
-	if (fd < 0)
-		fd = from_debuginfod(s, l->id, l->id_len, &path);
-	if (fd >= 0)
-		fd = admit(s, fd, &path, l->name, l->id, l->id_len);
-	if (fd >= 0) {
-		*debuginfo_file_name = path;
-		return fd;
-	}
 	// libdw must not look by itself: elfutils 0.188's dwarf_getalt (libdw/dwarf_getalt.c,
 	// find_debug_altlink) opens /usr/lib/debug/.build-id/ of the alt build-id and then the name
 	// relative to the debug file, and takes either without checking its build-id, so it would
@@ -352,6 +338,31 @@ static int find_alt(struct ct_module_set *s, Dwfl_Module *mod, const char *modna
 	}
 	if (m)
 		m->alt_missing = true;
+}
+
+/*
+ * libdwfl's second call for a module (elfutils 0.188 libdwfl/dwfl_module_getdwarf.c,
+ * find_debug_altlink): @p file_name is the debug file libdwfl opened, @p l what it names. The
+ * module's own build-id must not be searched for here: that finds the module's debug file again,
+ * whose .debug_str then answers every alt offset with a wrong string.
+ */
+static int find_alt(struct ct_module_set *s, Dwfl_Module *mod, const char *modname, const char *file_name,
+		    const struct ct_altlink *l, char **debuginfo_file_name)
+{
+	struct ct_module_state *m = ct_modules_state_of(s, mod);
+	// The cache copy lives elsewhere: a relative name is relative to the file as it was found.
+	const char *origin = m && m->debug_found ? m->debug_found : file_name;
+	char *path = NULL;
+	int fd = find_alt_local(s, origin, l, &path);
+	if (fd < 0)
+		fd = from_debuginfod(s, l->id, l->id_len, &path);
+	if (fd >= 0)
+		fd = admit(s, fd, &path, l->name, l->id, l->id_len);
+	if (fd >= 0) {
+		*debuginfo_file_name = path;
+		return fd;
+	}
+	alt_missing(s, m, mod, modname, origin, l);
 	return -1;
 }
 
@@ -389,4 +400,37 @@ int ct_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dw
 	if (fd >= 0)
 		*debuginfo_file_name = path;
 	return fd;
+}
+
+void ct_debugfile_sup(struct ct_module_set *s, Dwfl_Module *mod, Dwarf *dw)
+{
+	struct ct_module_state *m = ct_modules_state_of(s, mod);
+	struct ct_altlink l;
+	if (!m || m->sup_checked)
+		return;
+	m->sup_checked = true;
+	if (!ct_altlink_read(dwarf_getelf(dw), &l) || !l.dwarf5 || dwarf_getalt(dw))
+		return;
+	const char *origin = m->debug_found ? m->debug_found : m->file;
+	char *path = NULL;
+	int fd = find_alt_local(s, origin, &l, &path);
+	if (fd < 0)
+		fd = from_debuginfod(s, l.id, l.id_len, &path);
+	if (fd >= 0)
+		fd = admit(s, fd, &path, l.name, l.id, l.id_len);
+	free(path);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	Dwarf *alt = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+	if (alt) {
+		dwarf_setalt(dw, alt);
+		m->sup_dwarf = alt;
+		m->sup_elf = elf;
+		m->sup_fd = fd;
+		return;
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	alt_missing(s, m, mod, m->name, origin, &l);
 }

@@ -718,6 +718,13 @@ void ct_modules_unload(struct ct_module_set *s)
 		free(m->image);
 		free(m->package_note);
 		free(m->debug_found);
+		// After dwfl_end: the module's Dwarf pointed at it.
+		if (m->sup_dwarf)
+			dwarf_end(m->sup_dwarf);
+		if (m->sup_elf) {
+			elf_end(m->sup_elf);
+			close(m->sup_fd);
+		}
 	}
 	free(s->modules);
 	s->modules = NULL;

@@ -53,6 +53,13 @@ struct ct_module_state {
 	/** The debug file needs a shared dwz file that is not found: its DWARF names nothing
 	 * (symbolize.c uses the ELF symbol table), since libdw reads those names as NULL. */
 	bool alt_missing;
+	/** A DWARF 5 supplementary file (.debug_sup) was looked for (ct_debugfile_sup). */
+	bool sup_checked;
+	/** That file, opened by us (libdwfl opens only .gnu_debugaltlink's): owned, ended after the
+	 * Dwfl (whose Dwarf borrows it through dwarf_setalt). NULL when none. */
+	Dwarf *sup_dwarf;
+	void *sup_elf; /**< owned Elf * of sup_dwarf */
+	int sup_fd; /**< owned descriptor of sup_elf; meaningful only when sup_elf is set */
 	/** The FDO package note's descriptor found in the dump's memory (owned), NULL when none. */
 	char *package_note;
 	size_t package_note_size;

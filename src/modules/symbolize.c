@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "modules/cu_index.h"
+#include "modules/debugfile.h"
 #include "modules/demangle.h"
 #include "modules/inline_chain.h"
 #include "modules/modules.h"
@@ -58,8 +59,10 @@ void ct_symcache_destroy(struct ct_symcache *c)
 static bool dwarf_names_ok(struct ct_module_set *s, Dwfl_Module *mod)
 {
 	Dwarf_Addr bias;
-	if (!mod || !dwfl_module_getdwarf(mod, &bias))
+	Dwarf *dw = mod ? dwfl_module_getdwarf(mod, &bias) : NULL;
+	if (!dw)
 		return true;
+	ct_debugfile_sup(s, mod, dw);
 	const struct ct_module_state *m = ct_modules_state_of(s, mod);
 	return !m || !m->alt_missing;
 }
