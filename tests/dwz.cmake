@@ -8,7 +8,8 @@
 #                  with gdb and eu-stack, every DIE walked by ct_diewalk
 #   dwz_debian     real cores of Debian's lua5.4 (liblua5.4-0-dbg, built with dwz) killed in the middle
 #                  of real work, every frame's function and inline chain compared with gdb and
-#                  eu-stack; ct_diewalk over the -dbg files (77 when the packages are not installed)
+#                  eu-stack; a program of ours running Lua in liblua5.4.so.0 (the other shared file,
+#                  liblua5.4-dev); ct_diewalk over the -dbg files (77 when the packages are not installed)
 #
 # ct_diewalk (tests/dwz/diewalk.c) compares coretriage's name readers with libdw's, DIE by DIE.
 add_executable(ct_diewalk ${CMAKE_CURRENT_SOURCE_DIR}/dwz/diewalk.c)
