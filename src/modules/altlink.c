@@ -9,7 +9,8 @@
 /** Largest link section read: a path, a NUL and a build-id. */
 #define MAX_SECTION (CT_ALTLINK_MAX_NAME + 16 + CT_ALTLINK_MAX_ID)
 
-static Elf_Data *section(Elf *elf, const char *want)
+// The section named @p want (any type), NULL when none.
+static Elf_Scn *section_header(Elf *elf, const char *want)
 {
 	size_t shstrndx;
 	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
@@ -17,18 +18,26 @@ static Elf_Data *section(Elf *elf, const char *want)
 	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
 		GElf_Shdr sh;
 		const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
-		if (!name || strcmp(name, want) != 0 || sh.sh_type == SHT_NOBITS)
-			continue;
-		// objcopy --compress-debug-sections compresses .debug_sup with the rest: inflated when
-		// its header claims a size a path and a build-id can have (a hostile one claims GiB).
-		GElf_Chdr ch;
-		if ((sh.sh_flags & SHF_COMPRESSED) &&
-		    (!gelf_getchdr(scn, &ch) || ch.ch_size > MAX_SECTION || elf_compress(scn, 0, 0) < 0))
-			return NULL;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		return d && d->d_buf && d->d_size ? d : NULL;
+		if (name && strcmp(name, want) == 0)
+			return scn;
 	}
 	return NULL;
+}
+
+static Elf_Data *section(Elf *elf, const char *want)
+{
+	Elf_Scn *scn = section_header(elf, want);
+	GElf_Shdr sh;
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+		return NULL;
+	// objcopy --compress-debug-sections compresses .debug_sup with the rest: inflated when its
+	// header claims a size a path and a build-id can have (a hostile one claims GiB).
+	GElf_Chdr ch;
+	if ((sh.sh_flags & SHF_COMPRESSED) &&
+	    (!gelf_getchdr(scn, &ch) || ch.ch_size > MAX_SECTION || elf_compress(scn, 0, 0) < 0))
+		return NULL;
+	Elf_Data *d = elf_getdata(scn, NULL);
+	return d && d->d_buf && d->d_size ? d : NULL;
 }
 
 // "name\0" at @p p of @p n bytes into ret->name (empty allowed when @p empty_ok); the bytes after the
@@ -109,14 +118,14 @@ bool ct_altlink_read(Elf *elf, struct ct_altlink *ret)
 	return d && debug_sup(d, false, ret);
 }
 
-bool ct_altlink_read_path(const char *path, struct ct_altlink *ret)
+int ct_altlink_read_path(const char *path, struct ct_altlink *ret)
 {
 	int fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
 	if (fd < 0)
-		return false;
+		return -1;
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	bool ok = ct_altlink_read(elf, ret);
+	int found = ct_altlink_read(elf, ret) ? 1 : elf && section_header(elf, ".gnu_debugaltlink") ? 0 : -1;
 	elf_end(elf);
 	close(fd);
-	return ok;
+	return found;
 }

@@ -45,7 +45,11 @@ bool ct_altlink_read(Elf *elf, struct ct_altlink *ret);
  */
 bool ct_altlink_sup_checksum(Elf *elf, uint8_t *id, size_t *len);
 
-/** Same for the file at @p path (false when it cannot be opened as ELF). */
-bool ct_altlink_read_path(const char *path, struct ct_altlink *ret);
+/**
+ * Same for the file at @p path: 1 read into *@p ret; 0 the file has a `.gnu_debugaltlink` section
+ * that does not parse (libdwfl may still ask for its file: nothing must be guessed for it); -1 none,
+ * or the file cannot be opened as ELF.
+ */
+int ct_altlink_read_path(const char *path, struct ct_altlink *ret);
 
 #endif

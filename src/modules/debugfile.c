@@ -334,7 +334,7 @@ static void alt_missing(struct ct_module_set *s, struct ct_module_state *m, Dwfl
 		ct_sink_diag(&s->out, CT_SEVERITY_WARNING, 0, CT_DIAG_DWZ_FILE_MISSING,
 			     "%s: its debug file %s needs the shared dwz file %s (build-id %s), which is not found: "
 			     "its frames are named from the ELF symbol table, without inline frames or source lines",
-			     modname, origin ? origin : "?", l->name, hex);
+			     modname, origin ? origin : "?", l->name, l->id_len ? hex : "unreadable");
 	}
 	if (m)
 		m->alt_missing = true;
@@ -377,10 +377,18 @@ int ct_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dw
 						    debuglink_crc, debuginfo_file_name);
 	}
 	// The shared-file request: no CRC, and the name is the one the opened file's altlink gives.
+	// One whose altlink does not parse here (an id longer than CT_ALTLINK_MAX_ID) gets nothing:
+	// the module's own search below would hand back the module's debug file.
 	struct ct_altlink link;
-	if (debuglink_crc == 0 && debuglink_file && ct_altlink_read_path(file_name, &link) &&
-	    strcmp(link.name, debuglink_file) == 0)
+	int alt = debuglink_crc == 0 && debuglink_file ? ct_altlink_read_path(file_name, &link) : -1;
+	if (alt == 1 && strcmp(link.name, debuglink_file) == 0)
 		return find_alt(s, mod, modname, file_name, &link, debuginfo_file_name);
+	if (alt == 0) {
+		snprintf(link.name, sizeof(link.name), "%s", debuglink_file);
+		link.id_len = 0;
+		alt_missing(s, ct_modules_state_of(s, mod), mod, modname, file_name, &link);
+		return -1;
+	}
 	const unsigned char *bits = NULL;
 	GElf_Addr vaddr;
 	int len = dwfl_module_build_id(mod, &bits, &vaddr);

@@ -12,6 +12,7 @@ real core of each program, then four layouts of the same files:
              frame in the program, every name one of the program's ELF symbols; ct_diewalk --alt-missing
   wrong      the program's own debug file at the shared file's name (the file coretriage took before):
              refused for its build-id, as absent
+  malformed  an altlink whose build-id is 70 bytes long: nothing is guessed, as absent
 
 usage: check_handmade.py --coretriage BIN --diewalk BIN
 Exit 0 all pass, 1 a difference, 77 when gcc, dwz, gdb or eu-stack is missing or the kernel writes
@@ -52,7 +53,8 @@ def symbols(path):
 
 
 def check_fallback(label, tool, exe, core, debug, shared_id, name):
-    """The shared file is not found: one diagnostic, and the program named from its symbol table."""
+    """The shared file is not found: one diagnostic naming @name and @shared_id, and the program named
+    from its symbol table."""
     out, failures = [], 0
     report, frames = dwzcores.our_frames(tool, exe, core, ["--debug-dir", debug, "--no-cache"])
     diags = [d for d in report.get("diagnostics") or [] if d.get("code") == "dwz-file-missing"]
@@ -118,7 +120,7 @@ def main():
         # libdw's reference for ct_diewalk, where no search of coretriage's or libdw's looks.
         reference = os.path.join(tmp, "reference-common.debug")
         shutil.copy(shared, reference)
-        for layout in ("present", "build-id", "absent", "wrong"):
+        for layout in ("present", "build-id", "absent", "wrong", "malformed"):
             if layout == "build-id":
                 os.makedirs(os.path.dirname(shared_by_id), exist_ok=True)
                 os.rename(shared, shared_by_id)
@@ -126,17 +128,26 @@ def main():
                 os.unlink(shared_by_id)
             elif layout == "wrong":
                 shutil.copy(debug_files["prog_a"], shared)
+            elif layout == "malformed":
+                # A build-id of 70 bytes: libdwfl still asks for the file, coretriage cannot check one.
+                link = os.path.join(tmp, "altlink")
+                with open(link, "wb") as f:
+                    f.write(name.encode() + b"\0" + b"\xab" * 70)
+                for dbg in debug_files.values():
+                    run("objcopy", f"--update-section=.gnu_debugaltlink={link}", dbg)
+                shared_id = "unreadable"
             for p in PROGRAMS:
                 exe, core = os.path.join(cores, p, "exe"), core_files[p]
                 label = f"{p} {layout}"
                 walk = [exe, debug_files[p], reference]
-                if layout in ("absent", "wrong"):
+                if layout in ("absent", "wrong", "malformed"):
                     rc, lines = check_fallback(label, a.coretriage, exe, core, debug, shared_id, name)
                     failures += rc
                     print("\n".join(lines), flush=True)
-                    rc, lines = dwzcores.diewalk(a.diewalk, ["--debug-dir", debug, "--alt-missing", *walk])
-                    failures += rc
-                    print("\n".join(lines), flush=True)
+                    if layout != "malformed":
+                        rc, lines = dwzcores.diewalk(a.diewalk, ["--debug-dir", debug, "--alt-missing", *walk])
+                        failures += rc
+                        print("\n".join(lines), flush=True)
                     continue
                 for args in (["--no-cache"], ["--cache-dir", cache]):
                     shutil.rmtree(cache, ignore_errors=True)
