@@ -88,6 +88,21 @@ def altlink(debug):
     return None
 
 
+def named_core(a, argv, exe, tmp, cores, case, sig, after):
+    """A core of @argv killed by @sig after @after s, laid out as CORES/@case. A kill that lands on a
+    PLT stub gives a frame #0 that is ?? here and "name@plt" in gdb (coretriage does not name PLT
+    stubs, a gap outside dwz that compare_gdb.py does not accept): such a core is made again, up to
+    5 times."""
+    for attempt in range(5):
+        core = dwzcores.kill_core(argv, tmp, sig, after + 0.1 * attempt)
+        d = dwzcores.make_case(cores, case, exe, core)
+        _, frames = dwzcores.our_frames(a.coretriage, os.path.join(d, "exe"), os.path.join(d, "core"),
+                                        ["--no-cache"])
+        if frames and frames[0].get("function"):
+            break
+    return d
+
+
 def embedded(a, tmp, cores, cache):
     """A program of ours running Lua in liblua5.4.so.0 (the other shared file, liblua5.4-0.debug),
     with C callbacks from the library into the program, killed in table.sort."""
@@ -100,14 +115,7 @@ def embedded(a, tmp, cores, cache):
     subprocess.run(["gcc", "-O2", "-g", "-o", exe, os.path.join(SRC, "embed_lua.c"), *flags.stdout.split()],
                    check=True)
     failures = 0
-    # A pc in the PLT is ?? here and "name@plt" in gdb (a gap outside dwz): such a core is made again.
-    for attempt in range(5):
-        core = dwzcores.kill_core([exe], tmp, signal.SIGSEGV, 1.0 + 0.1 * attempt)
-        d = dwzcores.make_case(cores, "lua-embedded", exe, core)
-        report, frames = dwzcores.our_frames(a.coretriage, os.path.join(d, "exe"), os.path.join(d, "core"),
-                                             ["--no-cache"])
-        if frames and frames[0].get("function"):
-            break
+    d = named_core(a, [exe], exe, tmp, cores, "lua-embedded", signal.SIGSEGV, 1.0)
     for label, args in (("lua-embedded", ["--no-cache"]), ("lua-embedded (cache)", ["--cache-dir", cache])):
         rc, lines = dwzcores.compare_gdb_case(a.coretriage, cores, "lua-embedded", args)
         failures += rc
@@ -143,8 +151,7 @@ def main():
             script = os.path.join(tmp, f"{case}.lua")
             with open(script, "w") as f:
                 f.write(text)
-            core = dwzcores.kill_core([LUA, script], tmp, sig, after)
-            d = dwzcores.make_case(cores, f"lua-{case}", LUA, core)
+            d = named_core(a, [LUA, script], LUA, tmp, cores, f"lua-{case}", sig, after)
             for label, args in ((f"lua-{case}", ["--no-cache"]), (f"lua-{case} (cache)", ["--cache-dir", cache])):
                 rc, lines = dwzcores.compare_gdb_case(a.coretriage, cores, f"lua-{case}", args)
                 failures += rc
