@@ -26,6 +26,15 @@ int ct_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dw
 		      const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
 		      char **debuginfo_file_name);
 
+/**
+ * The DWARF 5 supplementary file of module @p mod whose DWARF @p dw names one in `.debug_sup`:
+ * libdwfl (elfutils 0.188) looks only for `.gnu_debugaltlink`'s, so this one is found as
+ * find_debuginfo finds that (modules/altlink.h), opened and set with dwarf_setalt; kept in the
+ * module's state until ct_modules_unload. Missing: the dwz-file-missing warning and the module's
+ * DWARF names nothing (symbolize.c). Once per module; a module without a state is left alone.
+ */
+void ct_debugfile_sup(struct ct_module_set *s, Dwfl_Module *mod, Dwarf *dw);
+
 /** Sets the module's libdwfl userdata to the session (needed by ct_find_debuginfo). */
 void ct_debugfile_attach(struct ct_module_set *s, Dwfl_Module *mod);
 

@@ -113,6 +113,12 @@ struct ct_die_skip *ct_die_skip_create(Dwarf_Die *cu)
 			Dwarf_Off aoff;
 			if (dwarf_getabbrevattr_data(a, i, &name, &form, &data, &aoff) != 0)
 				goto fail;
+			// libdw 0.188 reads an abbreviation's attributes wrongly after a
+			// DW_FORM_implicit_const (gcc 12's DWARF 5, dwz's partial units): the count
+			// and the forms that follow it cannot be trusted, so such a unit keeps
+			// libdw's walk (the forms up to the first one are read right).
+			if (form == DW_FORM_implicit_const)
+				goto fail;
 			e->forms[i] = (uint16_t)form;
 			int size = fixed_size(k, form);
 			e->fixed = size < 0 || e->fixed < 0 ? -1 : e->fixed + size;

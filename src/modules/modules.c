@@ -717,6 +717,14 @@ void ct_modules_unload(struct ct_module_set *s)
 		free(m->file);
 		free(m->image);
 		free(m->package_note);
+		free(m->debug_found);
+		// After dwfl_end: the module's Dwarf pointed at it.
+		if (m->sup_dwarf)
+			dwarf_end(m->sup_dwarf);
+		if (m->sup_elf) {
+			elf_end(m->sup_elf);
+			close(m->sup_fd);
+		}
 	}
 	free(s->modules);
 	s->modules = NULL;
@@ -725,6 +733,15 @@ void ct_modules_unload(struct ct_module_set *s)
 	s->debuginfo_path = NULL;
 	ct_symcache_destroy(s->symcache);
 	s->symcache = NULL;
+}
+
+struct ct_module_state *ct_modules_state_of(struct ct_module_set *s, const Dwfl_Module *mod)
+{
+	for (size_t i = 0; mod && i < s->num_modules; i++) {
+		if (s->modules[i].dwfl_module == mod)
+			return &s->modules[i];
+	}
+	return NULL;
 }
 
 const struct ct_module_state *ct_modules_find(const struct ct_module_set *s, uint64_t addr)

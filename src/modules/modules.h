@@ -47,6 +47,19 @@ struct ct_module_state {
 	/** The vdso image copied out of the dump (owned) and its Elf. */
 	uint8_t *image;
 	size_t image_size;
+	/** The debug file as found (owned), before the decompressed cache copy replaced it: a shared
+	 * dwz file is named relative to this one. NULL until libdwfl asked for it. */
+	char *debug_found;
+	/** The debug file needs a shared dwz file that is not found: its DWARF names nothing
+	 * (symbolize.c uses the ELF symbol table), since libdw reads those names as NULL. */
+	bool alt_missing;
+	/** A DWARF 5 supplementary file (.debug_sup) was looked for (ct_debugfile_sup). */
+	bool sup_checked;
+	/** That file, opened by us (libdwfl opens only .gnu_debugaltlink's): owned, ended after the
+	 * Dwfl (whose Dwarf borrows it through dwarf_setalt). NULL when none. */
+	Dwarf *sup_dwarf;
+	void *sup_elf; /**< owned Elf * of sup_dwarf */
+	int sup_fd; /**< owned descriptor of sup_elf; meaningful only when sup_elf is set */
 	/** The FDO package note's descriptor found in the dump's memory (owned), NULL when none. */
 	char *package_note;
 	size_t package_note_size;
@@ -92,6 +105,8 @@ struct ct_error *ct_modules_load(const struct ct_options *opts, struct ct_core *
 void ct_modules_unload(struct ct_module_set *set);
 /** The module containing @p addr, or NULL. */
 const struct ct_module_state *ct_modules_find(const struct ct_module_set *set, uint64_t addr);
+/** The state of libdwfl module @p mod; NULL for a module libdwfl reported by itself (link_map). */
+struct ct_module_state *ct_modules_state_of(struct ct_module_set *set, const Dwfl_Module *mod);
 /** True when @p addr lies in executable memory: a module's code or an executable segment. */
 bool ct_modules_is_code(const struct ct_module_set *set, uint64_t addr);
 /** Copies module info into @p report's modules (the pipeline's hand-off of the module list). */

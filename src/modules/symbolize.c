@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "modules/cu_index.h"
+#include "modules/debugfile.h"
 #include "modules/demangle.h"
 #include "modules/inline_chain.h"
 #include "modules/modules.h"
@@ -49,8 +50,27 @@ void ct_symcache_destroy(struct ct_symcache *c)
 	free(c);
 }
 
+/*
+ * Whether @p mod's DWARF may name anything: not when its debug file's shared dwz file is missing
+ * (modules.h alt_missing: libdw reads every name kept there as NULL, and an inlined call or a
+ * variable without its name would be shown under another one). gdb drops such a module's DWARF too.
+ * Asking for the DWARF first is what makes libdwfl look for the shared file.
+ */
+static bool dwarf_names_ok(struct ct_module_set *s, Dwfl_Module *mod)
+{
+	Dwarf_Addr bias;
+	Dwarf *dw = mod ? dwfl_module_getdwarf(mod, &bias) : NULL;
+	if (!dw)
+		return true;
+	ct_debugfile_sup(s, mod, dw);
+	const struct ct_module_state *m = ct_modules_state_of(s, mod);
+	return !m || !m->alt_missing;
+}
+
 bool ct_symbolize_cu(struct ct_module_set *s, Dwfl_Module *mod, uint64_t addr, Dwarf_Die *cu, Dwarf_Addr *bias)
 {
+	if (!dwarf_names_ok(s, mod))
+		return false;
 	return ct_cu_index_find(s->symcache ? s->symcache->cu_index : NULL, mod, addr, cu, bias);
 }
 
@@ -58,6 +78,8 @@ int ct_symbolize_scopes(struct ct_module_set *s, uint64_t addr, Dwarf_Die **scop
 {
 	*scopes = NULL;
 	Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, addr) : NULL;
+	if (!dwarf_names_ok(s, mod))
+		return 0;
 	return mod ? ct_cu_index_scopes(s->symcache ? s->symcache->cu_index : NULL, mod, addr, scopes, bias) : 0;
 }
 
@@ -123,6 +145,10 @@ static size_t resolve(struct ct_module_set *s, uint64_t addr, struct ct_sym *out
 		base.function = ct_demangle(s, name);
 		base.offset = off;
 	}
+	if (!dwarf_names_ok(s, mod)) {
+		out[0] = base;
+		return 1;
+	}
 	struct ct_source_frame chain[CT_MAX_INLINE_DEPTH];
 	size_t n = ct_inline_chain(s->out.strings, s->symcache->cu_index, mod, addr, chain);
 	for (size_t i = 0; i < n; i++) {
@@ -136,6 +162,10 @@ static size_t resolve(struct ct_module_set *s, uint64_t addr, struct ct_sym *out
 			out[i].function = chain[i].function;
 			if (chain[i].inlined || chain[i].has_offset)
 				out[i].offset = chain[i].offset;
+		} else if (chain[i].inlined) {
+			// An inlined call whose name cannot be read is not the symbol's function: "??".
+			out[i].function = NULL;
+			out[i].offset = 0;
 		}
 	}
 	return n;

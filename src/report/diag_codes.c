@@ -24,6 +24,7 @@ static const struct {
 	[CT_DIAG_CPU_CAP] = { "cpu-cap", CT_SEVERITY_WARNING },
 	[CT_DIAG_DEBUG_INFO_UNUSABLE] = { "debug-info-unusable", CT_SEVERITY_WARNING },
 	[CT_DIAG_DEBUGINFOD] = { "debuginfod", CT_SEVERITY_WARNING },
+	[CT_DIAG_DWZ_FILE_MISSING] = { "dwz-file-missing", CT_SEVERITY_WARNING },
 	[CT_DIAG_EXECUTABLE_MISSING] = { "executable-missing", CT_SEVERITY_WARNING },
 	[CT_DIAG_FRAME_CAP] = { "frame-cap", CT_SEVERITY_WARNING },
 	[CT_DIAG_FRAME_FROM_LOG] = { "frame-from-log", CT_SEVERITY_INFO },

@@ -233,13 +233,14 @@ def compare_thread(label, gdb_frames, our_frames, module_files, out, refused=(),
     return failures
 
 
-def run_case(tool, cores, case, all_threads, verbose):
+def run_case(tool, cores, case, all_threads, verbose, tool_args=(), gdb_settings=()):
+    """@tool_args go to coretriage, @gdb_settings to gdb (tests/dwz: their debug directory)."""
     exe = os.path.join(cores, case, "exe")
     core = os.path.join(cores, case, "core")
     if not os.path.exists(core):
         return None, [f"SKIP {case}: no core"]
-    proc = subprocess.run([tool, "--format", "json", exe, core], capture_output=True, text=True, timeout=300,
-                          check=False)
+    proc = subprocess.run([tool, "--format", "json", *tool_args, exe, core], capture_output=True, text=True,
+                          timeout=300, check=False)
     try:
         report = json.loads(proc.stdout)
     except ValueError:
@@ -255,7 +256,7 @@ def run_case(tool, cores, case, all_threads, verbose):
         module_files[m.get("name")] = files
     ours = {t["tid"]: t for t in report.get("threads") or []}
     crashed = next((t for t in report.get("threads") or [] if t.get("crashed")), None)
-    gthreads = gdbbt.backtrace(exe, core, all_threads=all_threads)
+    gthreads = gdbbt.backtrace(exe, core, all_threads=all_threads, settings=gdb_settings)
     out, failures, compared = [], 0, 0
     for gt in gthreads:
         t = ours.get(gt.lwp) if all_threads else (crashed or ours.get(gt.lwp))
