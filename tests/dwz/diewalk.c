@@ -282,7 +282,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nothing was compared\n");
 		c.errors++;
 	}
+	dwarf_end(ref_alt);
+	dwarf_end(ref);
 	dwfl_end(dwfl);
+	free(debuginfo_path);
 	free(state.debug_found);
 	free(diags.items);
 	ct_strpool_deinit(&pool);
