@@ -10,6 +10,8 @@
  * | TEXT | bytes of names and values kept (symbols, paths, values of variables) | memory / 8 | memory / 16 |
  * | DEBUG | decompressed bytes of compressed debug sections (also those inside the dump) | memory / 4 | memory / 8 |
  * | TEMP | bytes written to $TMPDIR for a decompressed core | 64 GiB (memory when $TMPDIR is a tmpfs) | memory |
+ * | ELEMENTS | members and array elements visited rendering values (folded repeats too) | memory / 512 | memory / 1024 |
+ * | EXPR | DWARF expression steps and entry-value evaluations of values | memory / 256 | memory / 512 |
  *
  * "memory" is --max-memory (ct_options.max_memory), else 4 GiB. A stage asks before it spends
  * (ct_budget_take()); a refusal is final for that kind, and the first refusal becomes one warning
@@ -32,9 +34,11 @@ enum ct_budget_kind {
 	CT_BUDGET_TEXT,
 	CT_BUDGET_DEBUG,
 	CT_BUDGET_TEMP,
+	CT_BUDGET_ELEMENTS,
+	CT_BUDGET_EXPR,
 	CT_BUDGET_NUM_
 };
-/** "frames", "text", "debug", "temp". */
+/** "frames", "text", "debug", "temp", "elements", "expr". */
 const char *ct_budget_kind_to_string(enum ct_budget_kind kind);
 
 /** Memory assumed when --max-memory is not given. */

@@ -104,11 +104,29 @@ struct ct_type_memo {
 #define CT_VALUES_QNAME_CACHE 512
 struct ct_type_index;
 
+/** An entry value as ct_entry_register resolved it: frame @p index of @p raw (its pc and sp
+ * too: a raw stack's storage may be reused by the next thread), register, entry depth. */
+struct ct_entry_memo {
+	const void *raw; /**< NULL: empty slot */
+	size_t index;
+	uint64_t pc, sp;
+	unsigned regno;
+	int depth;
+	enum ct_expr_status status;
+	uint64_t value;
+};
+#define CT_VALUES_ENTRY_MEMO 1024
+
 struct ct_values {
 	struct scope_slot *scopes;
 	size_t num_scopes, used_scopes;
 	struct site_slot *sites;
 	size_t num_sites, used_sites;
+	/** Elements visited rendering the current value (CT_VALUE_MAX_VISITS); reset per value. */
+	size_t visits;
+	/** Entry values resolved, by caller frame and register (ct_entry_register): chained
+	 * DW_OP_entry_value operations ask the same question thousands of times. */
+	struct ct_entry_memo entries[CT_VALUES_ENTRY_MEMO];
 	/** Characters of value text produced so far (CT_VALUES_MAX_TEXT). */
 	size_t text_total;
 	bool text_capped;
@@ -255,6 +273,13 @@ struct ct_object {
 /** Renders @p obj of type @p type the way gdb prints it into @p b. */
 void ct_render_value(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_Die *type, const struct ct_object *obj,
 		     size_t offset, bool cxx, int depth);
+
+/**
+ * Spends one element (a member or array element visited, shown or not) of the value being
+ * rendered: false when the value's cap (CT_VALUE_MAX_VISITS, counted in ct_values.visits from
+ * the start of the value) or the analysis' budget of elements (CT_BUDGET_ELEMENTS) is reached.
+ */
+bool ct_render_visit(const struct ct_values_input *s);
 
 /* render.c's helpers, shared with render_rust.c */
 /** Before an aggregate's next element: ", " after the first; "..." and false at CT_VALUE_MAX_ELEMENTS. */

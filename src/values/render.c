@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "modules/symbolize.h"
+#include "util/budget.h"
 #include "util/keyhash.h"
 #include "values/internal.h"
 
@@ -542,6 +543,12 @@ static void render_aggregate(const struct ct_values_input *s, struct ct_sbuf *b,
 	if (dwarf_child(t, &m) == 0) {
 		int guard = 0;
 		do {
+			// Every child visited costs, shown or skipped: 100,000 typeless members are as
+			// much work as 100,000 shown ones.
+			if (!ct_render_visit(s)) {
+				add(b, shown ? ", ..." : "...");
+				break;
+			}
 			int tag = dwarf_tag(&m);
 			if (tag != DW_TAG_member && tag != DW_TAG_inheritance)
 				continue;
@@ -623,11 +630,14 @@ static void render_array_dim(const struct ct_values_input *s, struct ct_sbuf *b,
 {
 	int64_t count = dims[0];
 	size_t stride = elem_size;
+	bool wrapped = false;
+	// The dump's DWARF chooses the counts: a product past 2^64 would wrap to a small stride that
+	// revisits the same bytes without end. Such an array's layout is unknown.
 	for (int i = 1; i < ndims; i++)
-		stride *= dims[i] > 0 ? (size_t)dims[i] : 0;
+		wrapped |= __builtin_mul_overflow(stride, dims[i] > 0 ? (size_t)dims[i] : 0, &stride);
 	// Rust prints arrays in brackets: [1, 2, 3].
 	bool rust = ct_die_is_rust(elem);
-	if (count < 0 || stride == 0) {
+	if (count < 0 || stride == 0 || wrapped) {
 		add(b, count == 0 ? (rust ? "[]" : "{}") : (rust ? "[...]" : "{...}"));
 		return;
 	}
@@ -654,9 +664,13 @@ static void render_array_dim(const struct ct_values_input *s, struct ct_sbuf *b,
 	char prev[CT_VALUE_MAX_TEXT], cur[CT_VALUE_MAX_TEXT];
 	size_t run = 0, shown = 0;
 	prev[0] = 0;
-	// Elements are rendered into a scratch buffer first, to fold equal runs as gdb does.
+	// Only the elements inside the bytes held can be shown: no offset below passes obj->size, so
+	// none wraps.
+	uint64_t held = off < obj->size ? (obj->size - off + stride - 1) / stride : 0;
+	// Elements are rendered into a scratch buffer first, to fold equal runs as gdb does. A folded
+	// element costs as much as a shown one (ct_render_visit): runs do not escape the caps.
 	for (int64_t i = 0; i <= count; i++) {
-		bool end = i == count || shown >= CT_VALUE_MAX_ELEMENTS || off + (size_t)i * stride >= obj->size;
+		bool end = i == count || shown >= CT_VALUE_MAX_ELEMENTS || (uint64_t)i >= held || !ct_render_visit(s);
 		if (!end) {
 			struct ct_sbuf eb = { .buf = cur, .cap = sizeof(cur) };
 			cur[0] = 0;
@@ -808,6 +822,17 @@ static void render_at(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_
 
 /* ---- the pieces render_rust.c shares (thin exports of the helpers above) ---- */
 
+bool ct_render_visit(const struct ct_values_input *s)
+{
+	struct ct_values *v = s->values;
+	if (v->visits >= CT_VALUE_MAX_VISITS)
+		return false;
+	if (!ct_budget_take(s->budget, CT_BUDGET_ELEMENTS, 1))
+		return false;
+	v->visits++;
+	return true;
+}
+
 bool ct_render_next_element(struct ct_sbuf *b, size_t *shown)
 {
 	if (*shown)
@@ -848,6 +873,10 @@ void ct_render_elements_at(const struct ct_values_input *s, struct ct_sbuf *b, D
 	for (uint64_t i = 0; i < count && !b->cut; i++) {
 		if (!ct_render_next_element(b, &shown))
 			break;
+		if (!ct_render_visit(s)) {
+			add(b, "...");
+			break;
+		}
 		if (elem_size == 0 && i == 1) { // zero-sized elements: one stands for all
 			add(b, "...");
 			break;

@@ -87,6 +87,10 @@ static void render_fields(const struct ct_values_input *s, struct ct_sbuf *b, Dw
 		int guard = 0;
 		do {
 			Dwarf_Die mt;
+			if (!ct_render_visit(s)) {
+				add(b, shown ? ", ..." : "...");
+				break;
+			}
 			if (!is_field(&m) || !ct_render_type_of(&m, &mt))
 				continue;
 			if (!ct_render_next_element(b, &shown))
