@@ -12,6 +12,7 @@
 
 #include "modules/symbolize.h"
 #include "util/budget.h"
+#include "util/bytes.h"
 #include "util/keyhash.h"
 #include "values/internal.h"
 
@@ -629,12 +630,12 @@ static void render_array_dim(const struct ct_values_input *s, struct ct_sbuf *b,
 			     int depth)
 {
 	int64_t count = dims[0];
-	size_t stride = elem_size;
+	uint64_t stride = elem_size;
 	bool wrapped = false;
 	// The dump's DWARF chooses the counts: a product past 2^64 would wrap to a small stride that
 	// revisits the same bytes without end. Such an array's layout is unknown.
-	for (int i = 1; i < ndims; i++)
-		wrapped |= __builtin_mul_overflow(stride, dims[i] > 0 ? (size_t)dims[i] : 0, &stride);
+	for (int i = 1; i < ndims && !wrapped; i++)
+		wrapped = ct_mul_overflow(stride, dims[i] > 0 ? (uint64_t)dims[i] : 0, &stride);
 	// Rust prints arrays in brackets: [1, 2, 3].
 	bool rust = ct_die_is_rust(elem);
 	if (count < 0 || stride == 0 || wrapped) {
@@ -666,7 +667,7 @@ static void render_array_dim(const struct ct_values_input *s, struct ct_sbuf *b,
 	prev[0] = 0;
 	// Only the elements inside the bytes held can be shown: no offset below passes obj->size, so
 	// none wraps.
-	uint64_t held = off < obj->size ? (obj->size - off + stride - 1) / stride : 0;
+	uint64_t held = off < obj->size ? (obj->size - off - 1) / stride + 1 : 0;
 	// Elements are rendered into a scratch buffer first, to fold equal runs as gdb does. A folded
 	// element costs as much as a shown one (ct_render_visit): runs do not escape the caps.
 	for (int64_t i = 0; i <= count; i++) {
