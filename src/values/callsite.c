@@ -190,6 +190,16 @@ int ct_callsite_calls(const struct ct_values_input *s, const struct ct_raw_stack
 	return target == entry;
 }
 
+// Whether symbol table name @p sn is function @p name: the name itself, or its default version
+// ("pthread_join@@GLIBC_2.34": glibc's .symtab names versioned symbols so, and a program linked
+// today binds to the default one, as gdb's minimal symbols read it). A non-default version
+// ("pthread_join@GLIBC_2.2.5") may be another function (memcpy@GLIBC_2.2.5 is not memcpy@@GLIBC_2.14).
+static bool names_symbol(const char *sn, const char *name)
+{
+	size_t n = strlen(name);
+	return strncmp(sn, name, n) == 0 && (sn[n] == 0 || (sn[n] == '@' && sn[n + 1] == '@'));
+}
+
 // The address of the function symbol @p name in @p mod, false when it has none. A linear scan of
 // the symbol table, so the answers are cached by (module, name).
 static bool symbol_address(const struct ct_values_input *s, Dwfl_Module *mod, const char *name, uint64_t *ret)
@@ -208,7 +218,7 @@ static bool symbol_address(const struct ct_values_input *s, Dwfl_Module *mod, co
 		GElf_Sym sym;
 		GElf_Addr value;
 		const char *sn = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
-		if (sn && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx != SHN_UNDEF && strcmp(sn, name) == 0) {
+		if (sn && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx != SHN_UNDEF && names_symbol(sn, name)) {
 			e->found = true;
 			e->address = value;
 			break;
