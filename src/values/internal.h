@@ -103,6 +103,7 @@ struct ct_type_memo {
 #define CT_VALUES_TYPE_INDEXES 16
 #define CT_VALUES_QNAME_CACHE 512
 struct ct_type_index;
+struct ct_static_index;
 
 /** An entry value as ct_entry_register resolved it: frame @p index of @p raw (its pc and sp
  * too: a raw stack's storage may be reused by the next thread), register, entry depth. */
@@ -143,6 +144,11 @@ struct ct_values {
 		Dwarf *dbg;
 		struct ct_type_index *index;
 	} type_indexes[CT_VALUES_TYPE_INDEXES];
+	/** Function-local statics by address, one index per Dwarf met (static_names.c); owned. */
+	struct {
+		Dwarf *dbg;
+		struct ct_static_index *index;
+	} static_indexes[CT_VALUES_TYPE_INDEXES];
 	/** Qualified type names by DIE (render_rust.c): each costs a walk of the unit from its root. */
 	struct {
 		const void *die;
@@ -156,6 +162,15 @@ struct ct_values {
  * false otherwise (then the declaration is all there is).
  */
 bool ct_values_complete_type(struct ct_values *v, Dwarf_Die *type, Dwarf_Die *ret);
+
+/**
+ * The DWARF name of the function-local static that starts at @p addr (in the process) in module
+ * @p mod: `w` for the object GCC's symbol table calls `w.0`; NULL when no DW_TAG_variable inside a
+ * function has its storage there. Borrowed from the module's DWARF.
+ */
+const char *ct_values_static_name(const struct ct_values_input *s, Dwfl_Module *mod, uint64_t addr);
+/** Frees an index of ct_values_static_name's; accepts NULL. */
+void ct_static_index_free(struct ct_static_index *ix);
 
 /** The scope chain of @p addr, cached for the session; NULL when there is no DWARF for it. */
 const struct ct_scope *ct_scope_lookup(const struct ct_values_input *s, uint64_t addr);

@@ -397,6 +397,12 @@ static void add_symbol(const struct ct_values_input *s, struct ct_sbuf *b, uint6
 	if (!name || name[0] == '$' || (!(sym.st_size && off < sym.st_size) && !(function && off == 0)))
 		return;
 	const char *shown = ct_demangle(s->mods, name);
+	// A function-local static: GCC's symbol `w.0`, clang's `main.w`; gdb names it `w`, as its DWARF does.
+	if (GELF_ST_BIND(sym.st_info) == STB_LOCAL && GELF_ST_TYPE(sym.st_info) == STT_OBJECT && strchr(name, '.')) {
+		const char *dwarf_name = ct_values_static_name(s, mod, addr - off);
+		if (dwarf_name)
+			shown = dwarf_name;
+	}
 	if (!shown)
 		return;
 	if (off)
