@@ -34,24 +34,6 @@ static size_t num_sections;
 static char copy_path[64];
 static int copy_fd = -1;
 
-static uint8_t *slurp(const char *path, size_t *size_ret)
-{
-	FILE *f = path ? fopen(path, "rb") : NULL;
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *buf = n > 0 ? malloc((size_t)n) : NULL;
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	*size_ret = buf ? (size_t)n : 0;
-	return buf;
-}
-
 // The file ranges of the debug sections of the executable, in section_names order (absent ones left out).
 static void find_sections(void)
 {
@@ -86,8 +68,8 @@ static void remove_copy(void)
 
 static bool load_base(void)
 {
-	core = slurp(getenv("CT_FUZZ_VALUES_CORE"), &core_size);
-	exe = slurp(getenv("CT_FUZZ_VALUES_EXE"), &exe_size);
+	core = ct_fuzz_slurp(getenv("CT_FUZZ_VALUES_CORE"), &core_size);
+	exe = ct_fuzz_slurp(getenv("CT_FUZZ_VALUES_EXE"), &exe_size);
 	if (!core || !exe)
 		return false;
 	find_sections();
@@ -112,13 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (pwrite(copy_fd, data + 1, n, (off_t)sections[k].offset) != (ssize_t)n)
 		return 0;
 	struct ct_options opts;
-	ct_options_init(&opts);
-	opts.safe = true;
-	opts.debuginfod = false;
-	opts.executable = copy_path;
-	opts.max_frames = 512;
-	opts.max_threads = 8;
-	opts.core_path = "fuzz.core";
+	ct_fuzz_options(&opts, copy_path);
 	ct_fuzz_analyze_and_write(&opts, core, core_size);
 	// The next input starts from the real section again.
 	if (pwrite(copy_fd, exe + sections[k].offset, n, (off_t)sections[k].offset) != (ssize_t)n)
