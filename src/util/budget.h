@@ -10,7 +10,7 @@
  * | TEXT | bytes of names and values kept (symbols, paths, values of variables) | memory / 8 | memory / 16 |
  * | DEBUG | decompressed bytes of compressed debug sections (also those inside the dump) | memory / 4 | memory / 8 |
  * | TEMP | bytes written to $TMPDIR for a decompressed core | 64 GiB (memory when $TMPDIR is a tmpfs) | memory |
- * | ELEMENTS | members and array elements visited rendering values (folded repeats too) | memory / 512 | memory / 1024 |
+ * | ELEMENTS | members, array elements and enumerators visited rendering values (folded repeats too) | memory / 512 | memory / 1024 |
  * | EXPR | DWARF expression steps and entry-value evaluations of values | memory / 256 | memory / 512 |
  *
  * "memory" is --max-memory (ct_options.max_memory), else 4 GiB. A stage asks before it spends

@@ -313,8 +313,11 @@ void ct_render_counted_string(const struct ct_values_input *s, struct ct_sbuf *b
 bool ct_render_strip(Dwarf_Die *type, Dwarf_Die *ret);
 bool ct_render_type_of(Dwarf_Die *die, Dwarf_Die *ret);
 uint64_t ct_render_udata(Dwarf_Die *die, int name, uint64_t dflt);
-/** The name of the enumerator of enum @p t whose value is @p u (@p size bytes, either signedness); NULL: none. */
-const char *ct_render_enumerator(Dwarf_Die *t, uint64_t u, size_t size);
+/**
+ * The name of the enumerator of enum @p t whose value is @p u (@p size bytes, either signedness);
+ * NULL: none, or the value's visits (ct_render_visit) ran out first (the number is shown then).
+ */
+const char *ct_render_enumerator(const struct ct_values_input *s, Dwarf_Die *t, uint64_t u, size_t size);
 /** Renders the object of @p type at @p addr in the dump's memory (shallowly). */
 void ct_render_at(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_Die *type, uint64_t addr, int depth);
 /** "e0, e1, …": @p count elements of @p elem_size bytes from @p addr (capped at CT_VALUE_MAX_ELEMENTS). */

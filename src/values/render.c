@@ -481,20 +481,23 @@ static void render_enum(const struct ct_values_input *s, struct ct_sbuf *b, Dwar
 	if (!ct_render_available(b, obj, off, size))
 		return;
 	uint64_t u = ct_render_uint(obj->data + off, size, s->core->big_endian);
-	const char *name = ct_render_enumerator(t, u, size);
+	const char *name = ct_render_enumerator(s, t, u, size);
 	if (name)
 		add(b, name);
 	else
 		ct_sbuf_i64(b, sign_extend(u, size));
 }
 
-const char *ct_render_enumerator(Dwarf_Die *t, uint64_t u, size_t size)
+const char *ct_render_enumerator(const struct ct_values_input *s, Dwarf_Die *t, uint64_t u, size_t size)
 {
 	Dwarf_Die e;
 	if (dwarf_child(t, &e) != 0)
 		return NULL;
 	int guard = 0;
 	do {
+		// Each enumerator compared is an element visited: an enum of 100,000 is searched per value.
+		if (!ct_render_visit(s))
+			return NULL;
 		Dwarf_Attribute attr;
 		Dwarf_Word w;
 		Dwarf_Sword sw;

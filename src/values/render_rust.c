@@ -291,7 +291,7 @@ static void render_enumeration(const struct ct_values_input *s, struct ct_sbuf *
 	if (size == 0 || size > 8 || !ct_render_available(b, obj, off, size))
 		return;
 	uint64_t u = ct_render_uint(obj->data + off, size, s->core->big_endian);
-	const char *name = ct_render_enumerator(t, u, size);
+	const char *name = ct_render_enumerator(s, t, u, size);
 	if (!name) {
 		ct_sbuf_u64(b, u);
 		return;

@@ -17,12 +17,15 @@ Cases:
                 DW_OP_GNU_entry_value operations each (defect 4: 2047^3 evaluations without a
                 memo): the value, 2047^3, is computed once per frame; under a tiny --max-memory
                 the expression budget stops the values with a budget-expr warning naming one
+  enum-100k     an enum of 100,000 enumerators, none of them the value (each frame's rbp), on 2,000
+                frames: each value compares at most 8,192, and the elements budget stops the values
   members-100k  a struct of 100,000 members (99,800 of them static declarations that are never
                 shown) passed on 2,000 frames of a recursion (defect 5): the elements budget stops
                 the values with a budget-elements warning naming the first one left out
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 
@@ -32,12 +35,14 @@ import malformed  # noqa: E402
 
 # DWARF 4 numbers (DWARF 4 section 7; GNU extensions from GCC's dwarf2.def).
 TAG = dict(compile_unit=0x11, subprogram=0x2E, formal_parameter=0x05, base_type=0x24, array_type=0x01,
+           enumeration_type=0x04, enumerator=0x28,
            subrange_type=0x21, structure_type=0x13, member=0x0D, call_site=0x4109, call_site_parameter=0x410A)
 AT = dict(name=0x03, byte_size=0x0B, encoding=0x3E, type=0x49, low_pc=0x11, high_pc=0x12, frame_base=0x40,
           count=0x37, data_member_location=0x38, language=0x13, external=0x3F, declaration=0x3C,
-          location=0x02, abstract_origin=0x31, call_site_value=0x2111)
+          location=0x02, abstract_origin=0x31, call_site_value=0x2111, const_value=0x1C)
 FORM = dict(addr=0x01, data8=0x07, string=0x08, udata=0x0F, ref4=0x13, exprloc=0x18, flag_present=0x19)
 OP_ADDR, OP_REG5, OP_PLUS, OP_LIT1, OP_STACK_VALUE, OP_CFA, OP_ENTRY = 0x03, 0x55, 0x22, 0x31, 0x9F, 0x9C, 0xF3
+OP_BREG6 = 0x76  # rbp + offset
 ATE_SIGNED, ATE_UNSIGNED = 0x05, 0x07
 LANG_C99 = 0x0C
 
@@ -270,8 +275,29 @@ def source_expr_steps():
     return recursion(), d
 
 
+ENUMERATORS = 100000
+
+
+def source_enum():
+    d = Dwarf()
+    unit(d)
+    base_types(d)
+    d.die("enumeration_type", [("name", "string", "kind"), ("byte_size", "udata", 8), ("type", "ref4", ".Llong")],
+          children=True, label=".Lkind")
+    for i in range(ENUMERATORS):
+        d.die("enumerator", [("const_value", "udata", i + 1)])
+    d.end_children()
+    subprogram(d, "rec", None)
+    # The frame's rbp as the value: distinct on each frame (no memo), never an enumerator's.
+    d.die("formal_parameter", [("name", "string", "k"), ("type", "ref4", ".Lkind"),
+                               ("location", "exprloc", [OP_BREG6, 0, OP_STACK_VALUE])])
+    d.end_children()
+    d.end_children()
+    return recursion(), d
+
+
 SOURCES = {"array-wrap": source_array_wrap, "array-runs": source_array_runs, "entry-chain": source_entry_chain,
-           "expr-steps": source_expr_steps, "members-100k": source_members}
+           "expr-steps": source_expr_steps, "members-100k": source_members, "enum-100k": source_enum}
 
 # The zero bytes the parameters point at are written first: a bss page never touched is not in the core.
 MAIN = ("#include <string.h>\nextern char zeros[8192];\nvoid start_case(void);\n"
@@ -363,6 +389,15 @@ def main():
         f.check(any("parameter x of rec" in m for m in msgs), f"expr-steps: the warning names the parameter: {msgs}")
         frames = [fr for t in rep.get("threads", []) for fr in t.get("frames", []) if fr.get("function") == "rec"]
         f.check(len(frames) == DEPTH + 1, f"expr-steps --safe: {len(frames)} rec frames, want {DEPTH + 1}")
+    elif a.case == "enum-100k":
+        for extra in ([], ["--safe"]):
+            rep = run(a, f, exe, core, extra)
+            f.check("budget-elements" in hostile.diag_codes(rep),
+                    f"enum-100k {extra}: no budget-elements warning: {hostile.diag_codes(rep)}")
+            ks = [v.get("value") for t in rep.get("threads", []) for fr in t.get("frames", [])
+                  if fr.get("function") == "rec" for v in fr.get("parameters", []) if v.get("name") == "k"]
+            # Values shown before the budget ran out are the numbers (no enumerator matches).
+            f.check(ks and all(k is None or re.fullmatch(r"\d+", k) for k in ks), f"enum-100k {extra}: k = {ks[:3]}")
     elif a.case == "members-100k":
         for extra in ([], ["--safe"]):
             rep = run(a, f, exe, core, extra)
