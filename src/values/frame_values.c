@@ -411,6 +411,28 @@ static void report_spent(struct filler *f, const struct ct_var_desc *d)
 	}
 }
 
+// The per-value caps a hostile type meets (render.c): said once per analysis, naming the first
+// variable, so that a value ending in "..." or shown as {...} is explained.
+static void report_caps(struct filler *f, const struct ct_var_desc *d)
+{
+	struct ct_values *v = f->fc.s->values;
+	const char *fn = f->frame && f->frame->function ? f->frame->function : "??";
+	if (v->visits_capped && !v->reported_visits) {
+		v->reported_visits = true;
+		ct_sink_diag(&f->fc.s->out, CT_SEVERITY_WARNING, f->t->tid, CT_DIAG_VALUE_CAP,
+			     "values: %s %s of %s (thread %d) visits more than %u members and elements; shown in part",
+			     d->is_param ? "parameter" : "local", d->name, fn, f->t->tid, CT_VALUE_MAX_VISITS);
+	}
+	if (v->layout_wrapped && !v->reported_wrapped) {
+		v->reported_wrapped = true;
+		ct_sink_diag(&f->fc.s->out, CT_SEVERITY_WARNING, f->t->tid, CT_DIAG_VALUE_CAP,
+			     "values: %s %s of %s (thread %d) has an array type whose dimension counts multiply past 2^64 "
+			     "(corrupt DWARF); shown as {...}",
+			     d->is_param ? "parameter" : "local", d->name, fn, f->t->tid);
+	}
+	v->visits_capped = v->layout_wrapped = false;
+}
+
 static bool capped(struct filler *f)
 {
 	const struct ct_values_input *s = f->fc.s;
@@ -473,6 +495,7 @@ static void add_variable(struct filler *f, const struct ct_var_desc *d, size_t *
 	v->optimized_out = !v->value;
 	if (d->is_param)
 		v->entry_value = entry_value(f, d, sc->cxx);
+	report_caps(f, d);
 	report_spent(f, d);
 }
 

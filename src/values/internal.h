@@ -125,6 +125,9 @@ struct ct_values {
 	size_t num_sites, used_sites;
 	/** Elements visited rendering the current value (CT_VALUE_MAX_VISITS); reset per value. */
 	size_t visits;
+	/** The current variable's rendering met the visits cap, an array whose counts multiply past
+	 * 2^64 (reset per variable); each is reported once per analysis (frame_values.c). */
+	bool visits_capped, layout_wrapped, reported_visits, reported_wrapped;
 	/** Entry values resolved, by caller frame and register (ct_entry_register): chained
 	 * DW_OP_entry_value operations ask the same question thousands of times. */
 	struct ct_entry_memo entries[CT_VALUES_ENTRY_MEMO];

@@ -647,6 +647,8 @@ static void render_array_dim(const struct ct_values_input *s, struct ct_sbuf *b,
 		wrapped = ct_mul_overflow(stride, dims[i] > 0 ? (uint64_t)dims[i] : 0, &stride);
 	// Rust prints arrays in brackets: [1, 2, 3].
 	bool rust = ct_die_is_rust(elem);
+	if (wrapped)
+		s->values->layout_wrapped = true;
 	if (count < 0 || stride == 0 || wrapped) {
 		add(b, count == 0 ? (rust ? "[]" : "{}") : (rust ? "[...]" : "{...}"));
 		return;
@@ -835,8 +837,10 @@ static void render_at(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_
 bool ct_render_visit(const struct ct_values_input *s)
 {
 	struct ct_values *v = s->values;
-	if (v->visits >= CT_VALUE_MAX_VISITS)
+	if (v->visits >= CT_VALUE_MAX_VISITS) {
+		v->visits_capped = true;
 		return false;
+	}
 	if (!ct_budget_take(s->budget, CT_BUDGET_ELEMENTS, 1))
 		return false;
 	v->visits++;

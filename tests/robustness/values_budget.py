@@ -361,11 +361,17 @@ def main():
         return 77
     if a.case == "array-wrap":
         for extra in ([], ["--safe"]):
-            vals = frame_values(run(a, f, exe, core, extra), "start_case")
+            rep = run(a, f, exe, core, extra)
+            vals = frame_values(rep, "start_case")
             f.check(vals is not None and vals.get("a") == "{...}", f"array-wrap: a = {vals}")
+            msgs = [d["message"] for d in rep.get("diagnostics", []) if d.get("code") == "value-cap"]
+            f.check(any("parameter a of start_case" in m and "2^64" in m for m in msgs), f"array-wrap: warning {msgs}")
     elif a.case == "array-runs":
-        vals = frame_values(run(a, f, exe, core), "start_case")
+        rep = run(a, f, exe, core)
+        vals = frame_values(rep, "start_case")
         f.check(vals is not None and vals.get("flat") == "{0 <repeats 4096 times>}", f"array-runs: flat = {vals}")
+        msgs = [d["message"] for d in rep.get("diagnostics", []) if d.get("code") == "value-cap"]
+        f.check(any("parameter wide of start_case" in m for m in msgs), f"array-runs: warning {msgs}")
         # 1024 rows of 4 equal cells, each visiting 125 members: past the 8192 elements one
         # value may visit (CT_VALUE_MAX_VISITS), so the rows stop early with "...".
         wide = vals.get("wide") if vals else None
