@@ -62,4 +62,15 @@ add_test(NAME robustness_sysroot
 set_tests_properties(robustness_sysroot PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
   RESOURCE_LOCK robustness_budget_seed ENVIRONMENT "${CT_ROBUST_ENV}")
 
+#   robustness_values_<case>   tests/robustness/values_budget.py (issue 22, defects 3-5): hand-written
+#                        DWARF assembled, linked and crashed at test time (arrays whose counts wrap,
+#                        chained entry values, 100,000-member structs on 2,000 frames): under 2 s of
+#                        CPU with a complete report and the elements or expr budget's warning.
+foreach(case array-wrap array-runs entry-chain expr-steps members-100k enum-100k)
+  add_test(NAME robustness_values_${case}
+    COMMAND ${CT_PYTHON} ${CT_ROBUST_DIR}/values_budget.py --coretriage ${CT_BIN} --workdir ${CT_ROBUST_WORK}/values
+            --case ${case})
+  set_tests_properties(robustness_values_${case} PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 ENVIRONMENT "${CT_ROBUST_ENV}")
+endforeach()
+
 include(${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz.cmake)

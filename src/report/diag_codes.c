@@ -12,6 +12,8 @@ static const struct {
 	[CT_DIAG_ARCH_FROM_VMCOREINFO] = { "arch-from-vmcoreinfo", CT_SEVERITY_INFO },
 	[CT_DIAG_ARCH_UNSUPPORTED] = { "arch-unsupported", CT_SEVERITY_WARNING },
 	[CT_DIAG_BUDGET_DEBUG] = { "budget-debug", CT_SEVERITY_WARNING },
+	[CT_DIAG_BUDGET_ELEMENTS] = { "budget-elements", CT_SEVERITY_WARNING },
+	[CT_DIAG_BUDGET_EXPR] = { "budget-expr", CT_SEVERITY_WARNING },
 	[CT_DIAG_BUDGET_FRAMES] = { "budget-frames", CT_SEVERITY_WARNING },
 	[CT_DIAG_BUDGET_NODES] = { "budget-nodes", CT_SEVERITY_WARNING },
 	[CT_DIAG_BUDGET_TEMP] = { "budget-temp", CT_SEVERITY_WARNING },

@@ -27,6 +27,8 @@ static const char *const kind_names[CT_BUDGET_NUM_] = {
 	[CT_BUDGET_DEBUG] = "debug",
 	[CT_BUDGET_TEMP] = "temp",
 	[CT_BUDGET_NODES] = "nodes",
+	[CT_BUDGET_ELEMENTS] = "elements",
+	[CT_BUDGET_EXPR] = "expr",
 };
 
 // The diagnostic each kind raises when it is reached ("budget-frames", …: its name after "budget-").
@@ -36,6 +38,8 @@ static const enum ct_diag_code kind_codes[CT_BUDGET_NUM_] = {
 	[CT_BUDGET_DEBUG] = CT_DIAG_BUDGET_DEBUG,
 	[CT_BUDGET_TEMP] = CT_DIAG_BUDGET_TEMP,
 	[CT_BUDGET_NODES] = CT_DIAG_BUDGET_NODES,
+	[CT_BUDGET_ELEMENTS] = CT_DIAG_BUDGET_ELEMENTS,
+	[CT_BUDGET_EXPR] = CT_DIAG_BUDGET_EXPR,
 };
 
 static const char *const kind_what[CT_BUDGET_NUM_] = {
@@ -44,6 +48,8 @@ static const char *const kind_what[CT_BUDGET_NUM_] = {
 	[CT_BUDGET_DEBUG] = "bytes of decompressed debug sections",
 	[CT_BUDGET_TEMP] = "bytes of temporary space for the decompressed core",
 	[CT_BUDGET_NODES] = "list nodes visited and BTF members searched",
+	[CT_BUDGET_ELEMENTS] = "members and array elements of values rendered",
+	[CT_BUDGET_EXPR] = "DWARF expression steps and entry-value evaluations",
 };
 
 const char *ct_budget_kind_to_string(enum ct_budget_kind kind)
@@ -77,6 +83,11 @@ void ct_budget_init(struct ct_budget *b, const struct ct_options *opts)
 		temp = opts->max_core_size;
 	b->limit[CT_BUDGET_TEMP] = temp;
 	b->limit[CT_BUDGET_NODES] = NODES_LIMIT / tight;
+	// For 4 GiB, 8 Mi elements and 16 Mi expression steps: under a second of rendering and of
+	// evaluation each, far beyond real values (a few elements and steps each, and repeated
+	// values are memoized) on million-frame stacks.
+	b->limit[CT_BUDGET_ELEMENTS] = mem / 512 / tight;
+	b->limit[CT_BUDGET_EXPR] = mem / 256 / tight;
 	for (int k = 0; k < CT_BUDGET_NUM_; k++) {
 		if (opts->budget[k])
 			b->limit[k] = opts->budget[k];

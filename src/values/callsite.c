@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/budget.h"
 #include "util/keyhash.h"
 #include "values/internal.h"
 
@@ -189,6 +190,16 @@ int ct_callsite_calls(const struct ct_values_input *s, const struct ct_raw_stack
 	return target == entry;
 }
 
+// Whether symbol table name @p sn is function @p name: the name itself, or its default version
+// ("pthread_join@@GLIBC_2.34": glibc's .symtab names versioned symbols so, and a program linked
+// today binds to the default one, as gdb's minimal symbols read it). A non-default version
+// ("pthread_join@GLIBC_2.2.5") may be another function (memcpy@GLIBC_2.2.5 is not memcpy@@GLIBC_2.14).
+static bool names_symbol(const char *sn, const char *name)
+{
+	size_t n = strlen(name);
+	return strncmp(sn, name, n) == 0 && (sn[n] == 0 || (sn[n] == '@' && sn[n + 1] == '@'));
+}
+
 // The address of the function symbol @p name in @p mod, false when it has none. A linear scan of
 // the symbol table, so the answers are cached by (module, name).
 static bool symbol_address(const struct ct_values_input *s, Dwfl_Module *mod, const char *name, uint64_t *ret)
@@ -207,7 +218,7 @@ static bool symbol_address(const struct ct_values_input *s, Dwfl_Module *mod, co
 		GElf_Sym sym;
 		GElf_Addr value;
 		const char *sn = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
-		if (sn && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx != SHN_UNDEF && strcmp(sn, name) == 0) {
+		if (sn && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx != SHN_UNDEF && names_symbol(sn, name)) {
 			e->found = true;
 			e->address = value;
 			break;
@@ -270,7 +281,45 @@ static bool names_register(Dwarf_Attribute *attr, unsigned regno)
 	return a == DW_OP_regx && ops[0].number == regno;
 }
 
+static enum ct_expr_status resolve_entry_register(struct ct_frame_ctx *fc, unsigned regno, uint64_t *ret);
+
+// The memo slot of (frame, register, depth): the answer depends on nothing else (the caller's
+// registers and the dump's memory do not change).
+static struct ct_entry_memo *entry_memo(struct ct_frame_ctx *fc, unsigned regno, bool *hit)
+{
+	const struct ct_raw_frame *f = &fc->raw->frames[fc->index];
+	uint64_t h = ct_hash_mix((uint64_t)(uintptr_t)fc->raw ^ fc->index * 0x9e3779b97f4a7c15ULL ^ f->pc ^
+				 (f->sp << 7) ^ (uint64_t)regno << 56 ^ (uint64_t)fc->entry_depth << 48);
+	struct ct_entry_memo *m = &fc->s->values->entries[h % CT_VALUES_ENTRY_MEMO];
+	*hit = m->raw == fc->raw && m->index == fc->index && m->pc == f->pc && m->sp == f->sp && m->regno == regno &&
+	       m->depth == fc->entry_depth;
+	return m;
+}
+
 enum ct_expr_status ct_entry_register(struct ct_frame_ctx *fc, unsigned regno, uint64_t *ret)
+{
+	bool hit;
+	struct ct_entry_memo *m = entry_memo(fc, regno, &hit);
+	if (!hit) {
+		// Each evaluation counts against the expression budget besides its steps: call-site
+		// lookups and scope searches cost more than an operation.
+		if (!ct_budget_take(fc->s->budget, CT_BUDGET_EXPR, 1))
+			return CT_EXPR_BUDGET;
+		uint64_t v = 0;
+		enum ct_expr_status st = resolve_entry_register(fc, regno, &v);
+		// A spent budget is no answer about this register: not remembered.
+		if (st == CT_EXPR_BUDGET)
+			return st;
+		const struct ct_raw_frame *f = &fc->raw->frames[fc->index];
+		*m = (struct ct_entry_memo){ .raw = fc->raw, .index = fc->index, .pc = f->pc, .sp = f->sp, .regno = regno,
+					     .depth = fc->entry_depth, .status = st, .value = v };
+	}
+	if (m->status == CT_EXPR_OK)
+		*ret = m->value;
+	return m->status;
+}
+
+static enum ct_expr_status resolve_entry_register(struct ct_frame_ctx *fc, unsigned regno, uint64_t *ret)
 {
 	const struct ct_raw_stack *raw = fc->raw;
 	size_t caller = fc->index + 1;
@@ -303,6 +352,8 @@ enum ct_expr_status ct_entry_register(struct ct_frame_ctx *fc, unsigned regno, u
 		struct ct_frame_ctx cfc;
 		ct_frame_ctx_init(&cfc, fc->s, raw, caller, fc->entry_depth + 1);
 		struct ct_expr_result r = ct_frame_eval_value(&cfc, &val, ret);
+		if (r.status == CT_EXPR_BUDGET)
+			return r.status;
 		return r.status == CT_EXPR_OK ? CT_EXPR_OK : CT_EXPR_NO_ENTRY_VALUE;
 	} while (++guard < 256 && dwarf_siblingof(&param, &param) == 0);
 	return CT_EXPR_NO_ENTRY_VALUE;

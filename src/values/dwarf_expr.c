@@ -4,6 +4,8 @@
 
 #include "values/dwarf_expr.h"
 
+#include "util/budget.h"
+
 static const char *const status_names[CT_EXPR_NUM_] = {
 	[CT_EXPR_OK] = "ok",
 	[CT_EXPR_NO_REGISTER] = "register not saved",
@@ -12,6 +14,7 @@ static const char *const status_names[CT_EXPR_NUM_] = {
 	[CT_EXPR_CORRUPT] = "malformed DWARF expression",
 	[CT_EXPR_LIMIT] = "DWARF expression too long",
 	[CT_EXPR_NO_ENTRY_VALUE] = "entry value unknown",
+	[CT_EXPR_BUDGET] = "work budget of DWARF expression steps reached",
 };
 
 const char *ct_expr_status_to_string(enum ct_expr_status status)
@@ -211,6 +214,8 @@ static bool run(struct machine *m, const Dwarf_Op *ops, size_t n, struct ct_loca
 	for (size_t i = 0; i < n; i++) {
 		if (++steps > CT_EXPR_MAX_STEPS)
 			return fail(m, CT_EXPR_LIMIT, 0);
+		if (!ct_budget_take(m->ctx->budget, CT_BUDGET_EXPR, 1))
+			return fail(m, CT_EXPR_BUDGET, 0);
 		const Dwarf_Op *op = &ops[i];
 		uint8_t atom = op->atom;
 		uint64_t a, b, c;

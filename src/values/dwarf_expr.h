@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct ct_budget;
+
 /** Operations executed per evaluation: loops through DW_OP_bra/skip end here. */
 #define CT_EXPR_MAX_STEPS 4096
 /** Stack entries: real expressions use fewer than 10. */
@@ -42,6 +44,8 @@ enum ct_expr_status {
 	CT_EXPR_LIMIT,
 	/** An entry value could not be resolved through the caller's call site. */
 	CT_EXPR_NO_ENTRY_VALUE,
+	/** The analysis' work budget of expression steps (CT_BUDGET_EXPR, util/budget.h) is spent. */
+	CT_EXPR_BUDGET,
 	CT_EXPR_NUM_
 };
 const char *ct_expr_status_to_string(enum ct_expr_status status);
@@ -103,6 +107,12 @@ struct ct_expr_ctx {
 	unsigned addr_size;
 	/** Target byte order of memory read through ops->mem. */
 	bool big_endian;
+	/**
+	 * The analysis' work budget (borrowed; NULL: none): each operation executed spends one unit
+	 * of CT_BUDGET_EXPR, so that nested evaluations (entry values inside call-site values) are
+	 * bounded in all, not only per expression (CT_EXPR_MAX_STEPS).
+	 */
+	struct ct_budget *budget;
 };
 
 struct ct_expr_result {

@@ -226,6 +226,7 @@ void ct_frame_ctx_init(struct ct_frame_ctx *fc, const struct ct_values_input *s,
 	fc->expr.arg = fc;
 	fc->expr.addr_size = s->core->arch->pointer_size;
 	fc->expr.big_endian = s->core->big_endian;
+	fc->expr.budget = s->budget;
 }
 
 struct ct_expr_result ct_frame_eval_value(struct ct_frame_ctx *fc, Dwarf_Attribute *attr, uint64_t *ret)

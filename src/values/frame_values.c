@@ -15,6 +15,7 @@ struct filler {
 	struct ct_thread *t;
 	struct ct_object *obj; // scratch, borrowed from the session's caches
 	size_t frame_text; // characters of values in this frame
+	const struct ct_frame *frame; // the frame being filled (borrowed from t)
 };
 
 // Little-endian or big-endian bytes of register-sized @p v: the @p n low-order bytes.
@@ -167,6 +168,7 @@ static const char *render(struct filler *f, Dwarf_Die *type, bool cxx)
 		char buf[CT_VALUE_MAX_TEXT];
 		struct ct_sbuf b = { .buf = buf, .cap = sizeof(buf) };
 		buf[0] = 0;
+		f->fc.s->values->visits = 0;
 		ct_render_value(f->fc.s, &b, type, f->obj, 0, cxx, 0);
 		if (b.cut && b.len >= 3)
 			memcpy(buf + b.len - 3, "...", 4);
@@ -377,9 +379,65 @@ static const char *entry_value(struct filler *f, const struct ct_var_desc *d, bo
 	return render(f, &type, cxx);
 }
 
+// The work budgets values spend as they go (util/budget.h) besides text: elements rendered and
+// expression steps. Once one is spent, no further value is computed; the first variable that met
+// it is named in the warning (which replaces ct_budget_report()'s generic one).
+static const enum ct_budget_kind spent_kinds[] = { CT_BUDGET_ELEMENTS, CT_BUDGET_EXPR };
+
+static bool work_spent(const struct ct_values_input *s)
+{
+	for (size_t i = 0; s->budget && i < sizeof(spent_kinds) / sizeof(spent_kinds[0]); i++) {
+		if (s->budget->reached[spent_kinds[i]])
+			return true;
+	}
+	return false;
+}
+
+static void report_spent(struct filler *f, const struct ct_var_desc *d)
+{
+	struct ct_budget *b = f->fc.s->budget;
+	for (size_t i = 0; b && i < sizeof(spent_kinds) / sizeof(spent_kinds[0]); i++) {
+		enum ct_budget_kind k = spent_kinds[i];
+		if (!b->reached[k] || b->reported[k])
+			continue;
+		b->reported[k] = true;
+		const char *fn = f->frame && f->frame->function ? f->frame->function : "??";
+		ct_sink_diag(&f->fc.s->out, CT_SEVERITY_WARNING, f->t->tid,
+			     k == CT_BUDGET_ELEMENTS ? CT_DIAG_BUDGET_ELEMENTS : CT_DIAG_BUDGET_EXPR,
+			     "values: the work budget of %" PRIu64 " %s was reached at %s %s of %s (thread %d, frame pc 0x%" PRIx64
+			     "); later values are left out (--max-memory; tighter with --safe)",
+			     b->limit[k], k == CT_BUDGET_ELEMENTS ? "members and array elements rendered" : "DWARF expression steps",
+			     d->is_param ? "parameter" : "local", d->name, fn, f->t->tid, f->frame ? f->frame->pc : 0);
+	}
+}
+
+// The per-value caps a hostile type meets (render.c): said once per analysis, naming the first
+// variable, so that a value ending in "..." or shown as {...} is explained.
+static void report_caps(struct filler *f, const struct ct_var_desc *d)
+{
+	struct ct_values *v = f->fc.s->values;
+	const char *fn = f->frame && f->frame->function ? f->frame->function : "??";
+	if (v->visits_capped && !v->reported_visits) {
+		v->reported_visits = true;
+		ct_sink_diag(&f->fc.s->out, CT_SEVERITY_WARNING, f->t->tid, CT_DIAG_VALUE_CAP,
+			     "values: %s %s of %s (thread %d) visits more than %u members and elements; shown in part",
+			     d->is_param ? "parameter" : "local", d->name, fn, f->t->tid, CT_VALUE_MAX_VISITS);
+	}
+	if (v->layout_wrapped && !v->reported_wrapped) {
+		v->reported_wrapped = true;
+		ct_sink_diag(&f->fc.s->out, CT_SEVERITY_WARNING, f->t->tid, CT_DIAG_VALUE_CAP,
+			     "values: %s %s of %s (thread %d) has an array type whose dimension counts multiply past 2^64 "
+			     "(corrupt DWARF); shown as {...}",
+			     d->is_param ? "parameter" : "local", d->name, fn, f->t->tid);
+	}
+	v->visits_capped = v->layout_wrapped = false;
+}
+
 static bool capped(struct filler *f)
 {
 	const struct ct_values_input *s = f->fc.s;
+	if (work_spent(s))
+		return true;
 	if (f->frame_text < CT_VALUES_MAX_FRAME_TEXT && s->values->text_total < CT_VALUES_MAX_TEXT &&
 	    ct_budget_left(s->budget, CT_BUDGET_TEXT) > 0)
 		return false;
@@ -426,7 +484,7 @@ static void add_variable(struct filler *f, const struct ct_var_desc *d, size_t *
 				v->value = ct_strpool_intern(s->out.strings, "<synthetic pointer>");
 			} else if (r.status == CT_EXPR_UNSUPPORTED) {
 				v->value = ct_strpool_printf(s->out.strings, "<unsupported DWARF operation 0x%x>", r.atom);
-			} else if (r.status == CT_EXPR_CORRUPT || r.status == CT_EXPR_LIMIT) {
+			} else if (r.status == CT_EXPR_CORRUPT || r.status == CT_EXPR_LIMIT || r.status == CT_EXPR_BUDGET) {
 				v->value = ct_strpool_printf(s->out.strings, "<error: %s>", ct_expr_status_to_string(r.status));
 			}
 			// Registers not saved in this frame and unknown entry values: optimized out, as gdb says.
@@ -437,6 +495,8 @@ static void add_variable(struct filler *f, const struct ct_var_desc *d, size_t *
 	v->optimized_out = !v->value;
 	if (d->is_param)
 		v->entry_value = entry_value(f, d, sc->cxx);
+	report_caps(f, d);
+	report_spent(f, d);
 }
 
 void ct_values_frame(const struct ct_values_input *s, const struct ct_raw_stack *raw, size_t index,
@@ -458,6 +518,7 @@ void ct_values_frame(const struct ct_values_input *s, const struct ct_raw_stack 
 	size_t vi = 0;
 	for (size_t k = 0; k < sc->num_levels && k < count; k++) {
 		struct ct_frame *fr = &t->frames[first + k];
+		f.frame = fr;
 		f.frame_text = 0;
 		fr->first_parameter = t->num_variables;
 		for (; vi < sc->num_vars && sc->vars[vi].level == k && sc->vars[vi].is_param; vi++)

@@ -103,12 +103,34 @@ struct ct_type_memo {
 #define CT_VALUES_TYPE_INDEXES 16
 #define CT_VALUES_QNAME_CACHE 512
 struct ct_type_index;
+struct ct_static_index;
+
+/** An entry value as ct_entry_register resolved it: frame @p index of @p raw (its pc and sp
+ * too: a raw stack's storage may be reused by the next thread), register, entry depth. */
+struct ct_entry_memo {
+	const void *raw; /**< NULL: empty slot */
+	size_t index;
+	uint64_t pc, sp;
+	unsigned regno;
+	int depth;
+	enum ct_expr_status status;
+	uint64_t value;
+};
+#define CT_VALUES_ENTRY_MEMO 1024
 
 struct ct_values {
 	struct scope_slot *scopes;
 	size_t num_scopes, used_scopes;
 	struct site_slot *sites;
 	size_t num_sites, used_sites;
+	/** Elements visited rendering the current value (CT_VALUE_MAX_VISITS); reset per value. */
+	size_t visits;
+	/** The current variable's rendering met the visits cap, an array whose counts multiply past
+	 * 2^64 (reset per variable); each is reported once per analysis (frame_values.c). */
+	bool visits_capped, layout_wrapped, reported_visits, reported_wrapped;
+	/** Entry values resolved, by caller frame and register (ct_entry_register): chained
+	 * DW_OP_entry_value operations ask the same question thousands of times. */
+	struct ct_entry_memo entries[CT_VALUES_ENTRY_MEMO];
 	/** Characters of value text produced so far (CT_VALUES_MAX_TEXT). */
 	size_t text_total;
 	bool text_capped;
@@ -125,6 +147,11 @@ struct ct_values {
 		Dwarf *dbg;
 		struct ct_type_index *index;
 	} type_indexes[CT_VALUES_TYPE_INDEXES];
+	/** Function-local statics by address, one index per Dwarf met (static_names.c); owned. */
+	struct {
+		Dwarf *dbg;
+		struct ct_static_index *index;
+	} static_indexes[CT_VALUES_TYPE_INDEXES];
 	/** Qualified type names by DIE (render_rust.c): each costs a walk of the unit from its root. */
 	struct {
 		const void *die;
@@ -138,6 +165,15 @@ struct ct_values {
  * false otherwise (then the declaration is all there is).
  */
 bool ct_values_complete_type(struct ct_values *v, Dwarf_Die *type, Dwarf_Die *ret);
+
+/**
+ * The DWARF name of the function-local static that starts at @p addr (in the process) in module
+ * @p mod: `w` for the object GCC's symbol table calls `w.0`; NULL when no DW_TAG_variable inside a
+ * function has its storage there. Borrowed from the module's DWARF.
+ */
+const char *ct_values_static_name(const struct ct_values_input *s, Dwfl_Module *mod, uint64_t addr);
+/** Frees an index of ct_values_static_name's; accepts NULL. */
+void ct_static_index_free(struct ct_static_index *ix);
 
 /** The scope chain of @p addr, cached for the session; NULL when there is no DWARF for it. */
 const struct ct_scope *ct_scope_lookup(const struct ct_values_input *s, uint64_t addr);
@@ -256,6 +292,13 @@ struct ct_object {
 void ct_render_value(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_Die *type, const struct ct_object *obj,
 		     size_t offset, bool cxx, int depth);
 
+/**
+ * Spends one element (a member or array element visited, shown or not) of the value being
+ * rendered: false when the value's cap (CT_VALUE_MAX_VISITS, counted in ct_values.visits from
+ * the start of the value) or the analysis' budget of elements (CT_BUDGET_ELEMENTS) is reached.
+ */
+bool ct_render_visit(const struct ct_values_input *s);
+
 /* render.c's helpers, shared with render_rust.c */
 /** Before an aggregate's next element: ", " after the first; "..." and false at CT_VALUE_MAX_ELEMENTS. */
 bool ct_render_next_element(struct ct_sbuf *b, size_t *shown);
@@ -273,8 +316,11 @@ void ct_render_counted_string(const struct ct_values_input *s, struct ct_sbuf *b
 bool ct_render_strip(Dwarf_Die *type, Dwarf_Die *ret);
 bool ct_render_type_of(Dwarf_Die *die, Dwarf_Die *ret);
 uint64_t ct_render_udata(Dwarf_Die *die, int name, uint64_t dflt);
-/** The name of the enumerator of enum @p t whose value is @p u (@p size bytes, either signedness); NULL: none. */
-const char *ct_render_enumerator(Dwarf_Die *t, uint64_t u, size_t size);
+/**
+ * The name of the enumerator of enum @p t whose value is @p u (@p size bytes, either signedness);
+ * NULL: none, or the value's visits (ct_render_visit) ran out first (the number is shown then).
+ */
+const char *ct_render_enumerator(const struct ct_values_input *s, Dwarf_Die *t, uint64_t u, size_t size);
 /** Renders the object of @p type at @p addr in the dump's memory (shallowly). */
 void ct_render_at(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_Die *type, uint64_t addr, int depth);
 /** "e0, e1, …": @p count elements of @p elem_size bytes from @p addr (capped at CT_VALUE_MAX_ELEMENTS). */

@@ -20,6 +20,12 @@
  * and CT_VALUE_MAX_TEXT bounds the text whatever the depth.
  */
 #define CT_VALUE_MAX_DEPTH 8
+/**
+ * Members and array elements one value visits, shown or skipped (folded repeats, members without
+ * a type): twice the elements CT_VALUE_MAX_BYTES can hold, so real values never meet it. All the
+ * values of an analysis also share the work budget's "elements" (CT_BUDGET_ELEMENTS).
+ */
+#define CT_VALUE_MAX_VISITS 8192
 /** Bytes of one object read from the dump (a bigger array is shown in part). */
 #define CT_VALUE_MAX_BYTES 4096
 /** Characters of a type name. */

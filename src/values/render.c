@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "modules/symbolize.h"
+#include "util/budget.h"
+#include "util/bytes.h"
 #include "util/keyhash.h"
 #include "values/internal.h"
 
@@ -395,6 +397,12 @@ static void add_symbol(const struct ct_values_input *s, struct ct_sbuf *b, uint6
 	if (!name || name[0] == '$' || (!(sym.st_size && off < sym.st_size) && !(function && off == 0)))
 		return;
 	const char *shown = ct_demangle(s->mods, name);
+	// A function-local static: GCC's symbol `w.0`, clang's `main.w`; gdb names it `w`, as its DWARF does.
+	if (GELF_ST_BIND(sym.st_info) == STB_LOCAL && GELF_ST_TYPE(sym.st_info) == STT_OBJECT && strchr(name, '.')) {
+		const char *dwarf_name = ct_values_static_name(s, mod, addr - off);
+		if (dwarf_name)
+			shown = dwarf_name;
+	}
 	if (!shown)
 		return;
 	if (off)
@@ -473,20 +481,23 @@ static void render_enum(const struct ct_values_input *s, struct ct_sbuf *b, Dwar
 	if (!ct_render_available(b, obj, off, size))
 		return;
 	uint64_t u = ct_render_uint(obj->data + off, size, s->core->big_endian);
-	const char *name = ct_render_enumerator(t, u, size);
+	const char *name = ct_render_enumerator(s, t, u, size);
 	if (name)
 		add(b, name);
 	else
 		ct_sbuf_i64(b, sign_extend(u, size));
 }
 
-const char *ct_render_enumerator(Dwarf_Die *t, uint64_t u, size_t size)
+const char *ct_render_enumerator(const struct ct_values_input *s, Dwarf_Die *t, uint64_t u, size_t size)
 {
 	Dwarf_Die e;
 	if (dwarf_child(t, &e) != 0)
 		return NULL;
 	int guard = 0;
 	do {
+		// Each enumerator compared is an element visited: an enum of 100,000 is searched per value.
+		if (!ct_render_visit(s))
+			return NULL;
 		Dwarf_Attribute attr;
 		Dwarf_Word w;
 		Dwarf_Sword sw;
@@ -542,6 +553,12 @@ static void render_aggregate(const struct ct_values_input *s, struct ct_sbuf *b,
 	if (dwarf_child(t, &m) == 0) {
 		int guard = 0;
 		do {
+			// Every child visited costs, shown or skipped: 100,000 typeless members are as
+			// much work as 100,000 shown ones.
+			if (!ct_render_visit(s)) {
+				add(b, shown ? ", ..." : "...");
+				break;
+			}
 			int tag = dwarf_tag(&m);
 			if (tag != DW_TAG_member && tag != DW_TAG_inheritance)
 				continue;
@@ -622,12 +639,17 @@ static void render_array_dim(const struct ct_values_input *s, struct ct_sbuf *b,
 			     int depth)
 {
 	int64_t count = dims[0];
-	size_t stride = elem_size;
-	for (int i = 1; i < ndims; i++)
-		stride *= dims[i] > 0 ? (size_t)dims[i] : 0;
+	uint64_t stride = elem_size;
+	bool wrapped = false;
+	// The dump's DWARF chooses the counts: a product past 2^64 would wrap to a small stride that
+	// revisits the same bytes without end. Such an array's layout is unknown.
+	for (int i = 1; i < ndims && !wrapped; i++)
+		wrapped = ct_mul_overflow(stride, dims[i] > 0 ? (uint64_t)dims[i] : 0, &stride);
 	// Rust prints arrays in brackets: [1, 2, 3].
 	bool rust = ct_die_is_rust(elem);
-	if (count < 0 || stride == 0) {
+	if (wrapped)
+		s->values->layout_wrapped = true;
+	if (count < 0 || stride == 0 || wrapped) {
 		add(b, count == 0 ? (rust ? "[]" : "{}") : (rust ? "[...]" : "{...}"));
 		return;
 	}
@@ -654,9 +676,13 @@ static void render_array_dim(const struct ct_values_input *s, struct ct_sbuf *b,
 	char prev[CT_VALUE_MAX_TEXT], cur[CT_VALUE_MAX_TEXT];
 	size_t run = 0, shown = 0;
 	prev[0] = 0;
-	// Elements are rendered into a scratch buffer first, to fold equal runs as gdb does.
+	// Only the elements inside the bytes held can be shown: no offset below passes obj->size, so
+	// none wraps.
+	uint64_t held = off < obj->size ? (obj->size - off - 1) / stride + 1 : 0;
+	// Elements are rendered into a scratch buffer first, to fold equal runs as gdb does. A folded
+	// element costs as much as a shown one (ct_render_visit): runs do not escape the caps.
 	for (int64_t i = 0; i <= count; i++) {
-		bool end = i == count || shown >= CT_VALUE_MAX_ELEMENTS || off + (size_t)i * stride >= obj->size;
+		bool end = i == count || shown >= CT_VALUE_MAX_ELEMENTS || (uint64_t)i >= held || !ct_render_visit(s);
 		if (!end) {
 			struct ct_sbuf eb = { .buf = cur, .cap = sizeof(cur) };
 			cur[0] = 0;
@@ -808,6 +834,19 @@ static void render_at(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_
 
 /* ---- the pieces render_rust.c shares (thin exports of the helpers above) ---- */
 
+bool ct_render_visit(const struct ct_values_input *s)
+{
+	struct ct_values *v = s->values;
+	if (v->visits >= CT_VALUE_MAX_VISITS) {
+		v->visits_capped = true;
+		return false;
+	}
+	if (!ct_budget_take(s->budget, CT_BUDGET_ELEMENTS, 1))
+		return false;
+	v->visits++;
+	return true;
+}
+
 bool ct_render_next_element(struct ct_sbuf *b, size_t *shown)
 {
 	if (*shown)
@@ -848,6 +887,10 @@ void ct_render_elements_at(const struct ct_values_input *s, struct ct_sbuf *b, D
 	for (uint64_t i = 0; i < count && !b->cut; i++) {
 		if (!ct_render_next_element(b, &shown))
 			break;
+		if (!ct_render_visit(s)) {
+			add(b, "...");
+			break;
+		}
 		if (elem_size == 0 && i == 1) { // zero-sized elements: one stands for all
 			add(b, "...");
 			break;

@@ -87,6 +87,10 @@ static void render_fields(const struct ct_values_input *s, struct ct_sbuf *b, Dw
 		int guard = 0;
 		do {
 			Dwarf_Die mt;
+			if (!ct_render_visit(s)) {
+				add(b, shown ? ", ..." : "...");
+				break;
+			}
 			if (!is_field(&m) || !ct_render_type_of(&m, &mt))
 				continue;
 			if (!ct_render_next_element(b, &shown))
@@ -287,7 +291,7 @@ static void render_enumeration(const struct ct_values_input *s, struct ct_sbuf *
 	if (size == 0 || size > 8 || !ct_render_available(b, obj, off, size))
 		return;
 	uint64_t u = ct_render_uint(obj->data + off, size, s->core->big_endian);
-	const char *name = ct_render_enumerator(t, u, size);
+	const char *name = ct_render_enumerator(s, t, u, size);
 	if (!name) {
 		ct_sbuf_u64(b, u);
 		return;

@@ -39,8 +39,10 @@ void ct_values_destroy(struct ct_values *v)
 			free(v->scopes[i].scope->vars);
 		free(v->scopes[i].scope);
 	}
-	for (size_t i = 0; i < CT_VALUES_TYPE_INDEXES; i++)
+	for (size_t i = 0; i < CT_VALUES_TYPE_INDEXES; i++) {
 		ct_type_index_free(v->type_indexes[i].index);
+		ct_static_index_free(v->static_indexes[i].index);
+	}
 	free(v->scratch);
 	free(v->scopes);
 	free(v->sites);

@@ -28,23 +28,10 @@ static const char *exe;
 
 static bool load_base(void)
 {
-	const char *path = getenv("CT_FUZZ_UNWIND_CORE");
 	exe = getenv("CT_FUZZ_UNWIND_EXE");
-	FILE *f = path ? fopen(path, "rb") : NULL;
-	if (!f)
+	base = ct_fuzz_slurp(getenv("CT_FUZZ_UNWIND_CORE"), &base_size);
+	if (!base)
 		return false;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	base = n > 0 ? malloc((size_t)n) : NULL;
-	if (!base || fread(base, 1, (size_t)n, f) != (size_t)n) {
-		fclose(f);
-		free(base);
-		base = NULL;
-		return false;
-	}
-	fclose(f);
-	base_size = (size_t)n;
 	struct ct_core *core;
 	struct ct_error *err = ct_core_open_memory(base, base_size, 8, &core);
 	if (err) {
@@ -79,15 +66,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n = size - 1 < stack_len ? size - 1 : (size_t)stack_len;
 	memcpy(copy + stack_off, data + 1, n);
 	struct ct_options opts;
-	ct_options_init(&opts);
-	opts.safe = true;
-	opts.debuginfod = false;
-	opts.executable = exe;
-	opts.max_frames = 512;
-	opts.max_threads = 8;
+	ct_fuzz_options(&opts, exe);
 	opts.unwinder = data[0] & 1 ? CT_UNWINDER_LIBUNWIND : CT_UNWINDER_DWFL;
 	opts.all_registers = data[0] & 2;
-	opts.core_path = "fuzz.core";
 	ct_fuzz_analyze_and_write(&opts, copy, base_size);
 	free(copy);
 	return 0;

@@ -144,8 +144,9 @@ def printed_by_gdb_python(gdb_value, ours):
 
 
 def data_names(gdb_value, ours):
-    """A function-local static: coretriage shows its ELF symbol, which GCC spells `w.0` and clang
-    `main.w`; gdb shows `<w>` and `<main[w]>`."""
+    """A function-local static: coretriage shows its DWARF name `<w>` (an older coretriage, or a
+    static without DWARF, its ELF symbol: GCC's `w.0`, clang's `main.w`); gdb shows `<w>` for GCC
+    and `<main[w]>` for clang."""
     if not gdb_value or not ours:
         return False
     fix = re.sub(r"<(\w+)\.\d+(\+\d+)?>", r"<\1\2>", ours)

@@ -129,11 +129,35 @@ def unwind_seeds(seeddir):
     return 0
 
 
+# fuzz_values.c's sections, in its order: the first byte of an input picks one of those present.
+VALUES_SECTIONS = (".debug_info", ".debug_abbrev", ".debug_loclists", ".debug_loc", ".debug_str", ".debug_rnglists")
+
+
+def values_seeds(seeddir):
+    """fuzz_values.c inputs: a selector byte, then the real bytes of that debug section of the
+    base executable (CT_FUZZ_VALUES_EXE), at most MAX_LEN."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "robustness"))
+    import hostile
+    path = os.environ.get("CT_FUZZ_VALUES_EXE")
+    if not path or not os.path.exists(path):
+        return 0
+    data = open(path, "rb").read()
+    by_name = {s["name"]: s for s in hostile.sections(data)}
+    present = [by_name[n] for n in VALUES_SECTIONS if n in by_name and by_name[n]["type"] == 1 and by_name[n]["size"]]
+    for k, sec in enumerate(present):
+        with open(os.path.join(seeddir, f"section-{k}"), "wb") as f:
+            f.write(bytes([k]) + data[sec["offset"]:sec["offset"] + min(sec["size"], MAX_LEN - 1)])
+    return len(present)
+
+
 def make_seeds(target, cores, shared, seeddir):
     max_len = MAX_LEN_BY_TARGET.get(target, MAX_LEN)
     if target == "unwind":
         os.makedirs(seeddir, exist_ok=True)
         return unwind_seeds(seeddir)
+    if target == "values":
+        os.makedirs(seeddir, exist_ok=True)
+        return values_seeds(seeddir)
     if target in ("writers", "dwarf_expr", "btf"):
         # The regression inputs (hostile strings, operation sequences, hand-built BTF) are the seeds.
         os.makedirs(seeddir, exist_ok=True)

@@ -53,6 +53,12 @@ def make_seed_core(workdir):
     exe = os.path.join(d, "crash")
     subprocess.run(["gcc", "-O0", "-g", "-pthread", "-fno-omit-frame-pointer", "-o", exe,
                     os.path.join(ROOT, "tests", "robustness", "crash.c")], check=True)
+    return exe, crash_for_core(exe, d, "seed")
+
+
+def crash_for_core(exe, d, what):
+    """Runs @p exe (which crashes) in directory @p d; returns the path of its core, d/core: the
+    kernel's when core_pattern writes one there, else gdb's gcore at the signal. Raises when none."""
     pattern = ""
     try:
         with open("/proc/sys/kernel/core_pattern") as f:
@@ -61,21 +67,21 @@ def make_seed_core(workdir):
         pass
     core = os.path.join(d, "core")
     if not pattern.startswith("|") and not pattern.startswith("/"):
-        subprocess.run(["sh", "-c", "ulimit -c unlimited; exec ./crash"], cwd=d, timeout=60,
+        subprocess.run(["sh", "-c", "ulimit -c unlimited; exec " + os.path.abspath(exe)], cwd=d, timeout=60,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for f in sorted(os.listdir(d)):
             if f == "core" or f.startswith("core."):
                 if f != "core":
                     os.rename(os.path.join(d, f), core)
-                print(f"seed: kernel core of {exe} ({os.path.getsize(core)} bytes)")
-                return exe, core
+                print(f"{what}: kernel core of {exe} ({os.path.getsize(core)} bytes)")
+                return core
     if shutil.which("gdb"):
         # core_pattern hands cores to a helper (systemd-coredump, apport): stop at the signal and gcore.
         subprocess.run(["gdb", "-batch", "-nx", "-q", "-ex", "run", "-ex", "gcore " + core, exe], cwd=d,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
         if os.path.exists(core):
-            print(f"seed: gdb gcore of {exe} ({os.path.getsize(core)} bytes; core_pattern is {pattern!r})")
-            return exe, core
+            print(f"{what}: gdb gcore of {exe} ({os.path.getsize(core)} bytes; core_pattern is {pattern!r})")
+            return core
     raise RuntimeError(f"no core was produced (core_pattern {pattern!r}, no gdb fallback)")
 
 

@@ -129,6 +129,10 @@ TEST(budget)
 	ct_budget_init(&b, &o);
 	CHECK_EQ(b.limit[CT_BUDGET_FRAMES], (UINT64_C(1) << 30) / 2048);
 	CHECK_EQ(b.limit[CT_BUDGET_TEMP], UINT64_C(1) << 30);
+	// The values' budgets (elements rendered, expression steps): memory / 512 and / 256, halved.
+	CHECK_EQ(b.limit[CT_BUDGET_ELEMENTS], (UINT64_C(1) << 30) / 1024);
+	CHECK_EQ(b.limit[CT_BUDGET_EXPR], (UINT64_C(1) << 30) / 512);
+	CHECK_STR(ct_budget_kind_to_string(CT_BUDGET_EXPR), "expr");
 	CHECK(ct_budget_take(&b, CT_BUDGET_FRAMES, b.limit[CT_BUDGET_FRAMES]));
 	CHECK(!ct_budget_take(&b, CT_BUDGET_FRAMES, 1));
 	CHECK(b.reached[CT_BUDGET_FRAMES]);
