@@ -1368,6 +1368,9 @@ static const struct rule rules[] = {
 	{ CT_CLASS_ASSERTION_FAILURE, NULL, when_assertion, fill_assertion },
 	{ CT_CLASS_STACK_BUFFER_OVERFLOW, NULL, when_stack_smashing, fill_stack_smashing },
 	{ CT_CLASS_FORTIFY_FAILURE, NULL, when_fortify, fill_fortify },
+	// Stack-overflow evidence (sp at or past its mapping's edge, the access in the guard gap) outranks
+	// every "fault inside X" rule: an overflow that meets the guard page inside calloc is no heap bug.
+	{ CT_CLASS_STACK_OVERFLOW, NULL, when_stack_overflow, fill_stack_overflow },
 	{ CT_CLASS_HEAP_CORRUPTION, NULL, when_heap, fill_heap },
 	{ CT_CLASS_UNCAUGHT_EXCEPTION, NULL, when_uncaught, fill_uncaught },
 	{ CT_CLASS_NULL_DEREF, "go-fault", ct_when_go_fault, ct_fill_go_fault },
@@ -1376,7 +1379,6 @@ static const struct rule rules[] = {
 	{ CT_CLASS_SELF_SIGNAL, NULL, when_self_signal, fill_self_signal },
 	{ CT_CLASS_NULL_CALL, NULL, when_null_call, fill_null_call },
 	{ CT_CLASS_EXEC_NON_EXECUTABLE, NULL, when_exec_nx, fill_exec_nx },
-	{ CT_CLASS_STACK_OVERFLOW, NULL, when_stack_overflow, fill_stack_overflow },
 	{ CT_CLASS_STACK_CORRUPTION, NULL, when_stack_corruption, fill_stack_corruption },
 	{ CT_CLASS_NULL_DEREF, NULL, when_null_deref, fill_null_deref },
 	{ CT_CLASS_MISALIGNED_ACCESS, NULL, when_misaligned, fill_misaligned },
@@ -1397,6 +1399,11 @@ const char *ct_rule_name(size_t index)
 	if (index >= NUM_RULES)
 		return NULL;
 	return rules[index].name ? rules[index].name : ct_class_to_string(rules[index].cls);
+}
+
+bool ct_rule_matches(size_t index, const struct ct_facts *f)
+{
+	return index < NUM_RULES && rules[index].when(f);
 }
 
 static void signal_evidence(const struct ct_facts *f, struct ct_verdict *r)

@@ -397,6 +397,11 @@ void ct_deadlock_fill(const struct ct_facts *facts, struct ct_verdict *verdict);
 
 /** Name of rule @p index in the table ("null-deref"), for tests and evidence. */
 const char *ct_rule_name(size_t index);
+/**
+ * Whether rule @p index's condition holds for @p facts, whatever the rules before it say (the
+ * rules-order table test checks pairs of rules that both match). False for an index past the table.
+ */
+bool ct_rule_matches(size_t index, const struct ct_facts *facts);
 
 /** Index of the first of @p maps (sorted by start) whose start is above @p addr (n when none). */
 size_t ct_mapping_upper(const struct ct_mapping_fact *maps, size_t n, uint64_t addr);
