@@ -1446,6 +1446,42 @@ static void fault_frame_summary(const struct ct_facts *f, struct ct_verdict *r, 
 						    ff->function && ff->module ? ff->module : "");
 }
 
+/** Frames named in the "skipped" evidence at most: the rest are counted. */
+#define MAX_SKIPPED_NAMED 8
+
+/** Why each frame inside the blamed one was not blamed (docs/classes.md "Blame"), in one line. */
+static void skipped_evidence(const struct ct_facts *f, struct ct_verdict *r, long blame)
+{
+	char buf[1024];
+	size_t used = 0, named = 0, more = 0;
+	for (long i = 0; i < blame; i++) {
+		const struct ct_frame_fact *fr = &f->frames[i];
+		if (named == MAX_SKIPPED_NAMED) {
+			more++;
+			continue;
+		}
+		const char *why = fr->runtime_why ? fr->runtime_why
+			: fr->package ? ct_strpool_printf(r->strings, "a library of another package (source package %s)", fr->package)
+				      : "a library that is not the program's (another package or location)";
+		int k = fr->module || fr->function
+			? snprintf(buf + used, sizeof(buf) - used, "%s#%ld %s (%s: %s)", named ? ", " : "", i + (long)f->frame_base,
+				   fr->function ? fr->function : "??", fr->module ? fr->module : "?", why)
+			: snprintf(buf + used, sizeof(buf) - used, "%s#%ld 0x%" PRIx64 " (%s)", named ? ", " : "", i + (long)f->frame_base,
+				   fr->pc, why);
+		if (k < 0 || (size_t)k >= sizeof(buf) - used) {
+			more++;
+			named = MAX_SKIPPED_NAMED;
+			continue;
+		}
+		used += (size_t)k;
+		named++;
+	}
+	if (!named)
+		return;
+	ct_crash_add_evidence(&r->crash, r->strings, "frames skipped: %s%s", buf,
+			      more ? ct_strpool_printf(r->strings, " and %zu more", more) : "");
+}
+
 size_t ct_classify(const struct ct_facts *f, struct ct_verdict *r)
 {
 	if (f->reraised)
@@ -1467,9 +1503,15 @@ size_t ct_classify(const struct ct_facts *f, struct ct_verdict *r)
 	fault_frame_summary(f, r, blame);
 	if (blame >= 0) {
 		const struct ct_frame_fact *b = &f->frames[blame];
-		ct_crash_add_evidence(&r->crash, r->strings, "blamed frame #%ld: %s (%s), the first frame in the program's own code",
-				      r->crash.blame_frame,
-				      b->function ? b->function : "??", b->module ? b->module : "?");
+		if (b->program)
+			ct_crash_add_evidence(&r->crash, r->strings, "blamed frame #%ld: %s (%s), the first frame in the program's own code (%s)",
+					      r->crash.blame_frame, b->function ? b->function : "??", b->module ? b->module : "?",
+					      b->program_why);
+		else
+			ct_crash_add_evidence(&r->crash, r->strings, "blamed frame #%ld: %s (%s), no frame is in the program's own code: the first frame outside the C/C++ and language runtimes",
+					      r->crash.blame_frame, b->function ? b->function : "??", b->module ? b->module : "?");
+		if (blame == f->blame)
+			skipped_evidence(f, r, blame);
 	} else if (f->num_frames) {
 		ct_crash_add_evidence(&r->crash, r->strings, "no frame in the program's own code was found");
 	}

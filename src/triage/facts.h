@@ -159,6 +159,20 @@ struct ct_frame_fact {
 	/** Found by stack scanning: the unwinder lost the chain before it (frames may be missing). */
 	bool scanned;
 	/**
+	 * The frame's module belongs to the program (docs/classes.md "Blame"): the executable, a library
+	 * built from the executable's source package, or one under the executable's directory tree.
+	 */
+	bool program;
+	/** Why the module is the program's ("the executable", …), static; NULL when it is not. */
+	const char *program_why;
+	/**
+	 * Why the frame is not code to blame ("the C/C++ runtime", "an LD_PRELOAD interposer", …),
+	 * static; NULL for code that can be blamed.
+	 */
+	const char *runtime_why;
+	/** The module's source package (docs/classes.md "Blame"), pooled; NULL when unknown. */
+	const char *package;
+	/**
 	 * Start of the function holding pc, minus the module base, for frames without a symbol (from the
 	 * .eh_frame/.debug_frame FDE): the signature's stable key for them (docs/signature.md).
 	 */
@@ -437,9 +451,34 @@ bool ct_function_is_go_runtime(const char *function);
 bool ct_function_is_runtime(const char *function);
 
 /**
- * The blamed frame: first frame marked own (skipping inlined system-header frames), -1 when none.
+ * The blamed frame: the innermost frame in the program's own code (own and program), else the
+ * innermost frame outside the runtimes (own), -1 when none (docs/classes.md "Blame").
  */
 long ct_find_blame(const struct ct_frame_fact *frames, size_t n);
+
+/** What the program is, for ct_program_owns(): the executable and where it is installed. */
+struct ct_program {
+	const char *exe_path; /**< the executable's path in the dump, borrowed */
+	const char *exe_source; /**< its source package, borrowed; NULL when unknown */
+	/** The executable's directory tree (exe_path's first tree_len bytes), NULL for an installed
+	 * system executable or a tree as wide as /opt or /home. */
+	const char *tree;
+	size_t tree_len;
+};
+
+/**
+ * Describes the program of the executable at @p exe_path (borrowed, may be NULL) built from source
+ * package @p exe_source (borrowed, may be NULL): the tree is the executable's directory, or its
+ * parent when that is bin/sbin/libexec; none for system locations. Pure.
+ */
+void ct_program_init(struct ct_program *program, const char *exe_path, const char *exe_source);
+
+/**
+ * Why the module at @p path built from @p source (both may be NULL) belongs to @p program
+ * ("the executable", "built from the executable's source package", "under the executable's
+ * directory tree"), static; NULL when it does not. Pure.
+ */
+const char *ct_program_owns(const struct ct_program *program, bool is_main, const char *path, const char *source);
 
 /** Finds the longest repeating cycle of frames (recursion) into @p st. */
 void ct_find_recursion(const struct ct_frame_fact *frames, size_t n, struct ct_stack_facts *st);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modules/module_package.h"
 #include "modules/symbolize.h"
 #include "triage/gather.h"
 #include "unwind/unwind.h"
@@ -206,6 +207,15 @@ static void gather_frames(const struct ct_triage_input *s, struct ct_facts *f, s
 	st->frames = calloc(t->num_frames, sizeof(*st->frames));
 	if (!st->frames)
 		return;
+	// Which modules are the program's: the executable's, its source package's, its tree's.
+	ct_modules_find_packages(s->mods);
+	struct ct_program program;
+	const struct ct_module_state *exe = NULL;
+	for (size_t k = 0; k < s->mods->num_modules && !exe; k++) {
+		if (s->mods->modules[k].is_main)
+			exe = &s->mods->modules[k];
+	}
+	ct_program_init(&program, exe ? exe->path : NULL, exe ? exe->source_package : NULL);
 	// The name checks depend on the (pooled) strings only: deep recursion repeats one frame's.
 	const char *last_function = NULL, *last_normalized = NULL, *last_file = NULL;
 	bool last_is_runtime = false, last_header = false;
@@ -231,8 +241,12 @@ static void gather_frames(const struct ct_triage_input *s, struct ct_facts *f, s
 		if (!m) {
 			ff->library = false;
 			ff->own = false;
+			ff->runtime_why = fr->signal_frame ? "a signal trampoline" : "in no module";
 			continue;
 		}
+		ff->package = m->source_package;
+		ff->program_why = ct_program_owns(&program, m->is_main, m->path, m->source_package);
+		ff->program = ff->program_why != NULL;
 		ff->has_module_offset = true;
 		ff->module_offset = fr->pc - m->start;
 		if (!ff->function && m->dwfl_module) {
@@ -260,6 +274,14 @@ static void gather_frames(const struct ct_triage_input *s, struct ct_facts *f, s
 			       dwfl_module_getdwarf(m->dwfl_module, &dbias);
 		ff->library = system || header || runtime || last_is_runtime;
 		ff->own = !ff->library && !fr->signal_frame;
+		ff->runtime_why = fr->signal_frame ? "a signal trampoline"
+				  : m->is_vdso ? "the vdso"
+				  : system && ct_module_is_runtime(fr->module) ? "the C/C++ runtime"
+				  : system ? "an LD_PRELOAD interposer"
+				  : last_is_runtime ? "a language runtime's panic or signal machinery"
+				  : header ? "a system header inlined into the caller"
+				  : runtime ? "runtime code linked into the executable (no source line)"
+					    : NULL;
 	}
 	f->frames = st->frames;
 	f->num_frames = t->num_frames;
