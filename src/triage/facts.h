@@ -449,6 +449,8 @@ bool ct_function_is_rust_panic(const char *function);
 bool ct_function_is_go_runtime(const char *function);
 /** Either of the two: language-runtime machinery, not code to blame. */
 bool ct_function_is_runtime(const char *function);
+/** The C runtime's start-up objects linked into an executable (_start, __libc_start_main, frame_dummy, …). */
+bool ct_function_is_crt(const char *function);
 
 /**
  * The blamed frame: the innermost frame in the program's own code (own and program), else the

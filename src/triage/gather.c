@@ -216,6 +216,12 @@ static void gather_frames(const struct ct_triage_input *s, struct ct_facts *f, s
 			exe = &s->mods->modules[k];
 	}
 	ct_program_init(&program, exe ? exe->path : NULL, exe ? exe->source_package : NULL);
+	// A static executable maps no dynamic loader: its libc is linked in.
+	bool exe_static = exe != NULL;
+	for (size_t k = 0; k < s->mods->num_modules && exe_static; k++) {
+		const char *name = s->mods->modules[k].name;
+		exe_static = !(name && strncmp(name, "ld", 2) == 0 && ct_module_is_runtime(name));
+	}
 	// The name checks depend on the (pooled) strings only: deep recursion repeats one frame's.
 	const char *last_function = NULL, *last_normalized = NULL, *last_file = NULL;
 	bool last_is_runtime = false, last_header = false;
@@ -267,11 +273,17 @@ static void gather_frames(const struct ct_triage_input *s, struct ct_facts *f, s
 			last_header = fr->file && ct_path_is_system(fr->file);
 		}
 		bool header = last_header;
-		// The main module with DWARF: frames without a source line are linked-in runtime (libc.a,
-		// libc_nonshared.a's __stack_chk_fail_local, crt1.o's _start), not the program's code.
-		Dwarf_Addr dbias;
-		bool runtime = m->is_main && !fr->file && !last_is_runtime && m->dwfl_module &&
-			       dwfl_module_getdwarf(m->dwfl_module, &dbias);
+		// Runtime linked into the executable, recognized by what it is: the crt objects' and
+		// start-up symbols (_start, __libc_start_main, __stack_chk_fail_local) in any executable,
+		// and in a static executable with DWARF the code DWARF does not cover (Debian's libc.a has
+		// none). A dynamic executable's frames without a source line are its own code all the
+		// same: objects built without -g (node: libuv has DWARF, V8 has not).
+		bool runtime = false;
+		if (m->is_main && !fr->file && !last_is_runtime) {
+			Dwarf_Addr dbias;
+			runtime = ct_function_is_crt(last_normalized) ||
+				  (exe_static && m->dwfl_module && dwfl_module_getdwarf(m->dwfl_module, &dbias));
+		}
 		ff->library = system || header || runtime || last_is_runtime;
 		ff->own = !ff->library && !fr->signal_frame;
 		ff->runtime_why = fr->signal_frame ? "a signal trampoline"

@@ -14,10 +14,7 @@ import sys
 
 # Cases that cannot pass for a reason outside triage, with the reason. An XFAIL that starts to pass
 # fails the test, so the list is kept honest.
-XFAIL = {
-    "tc-rust-v0": "Rust blame (issue 16): the program's own frames have no DWARF (no -g), so they are taken "
-                  "for runtime code and the first frame with DWARF, in the standard library, is blamed",
-}
+XFAIL = {}
 
 
 def main():
