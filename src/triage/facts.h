@@ -266,6 +266,14 @@ struct ct_sigframe_facts {
 	bool has_siginfo;
 	int si_signo, si_code;
 	uint64_t si_addr;
+	/** The sender in the siginfo's union (si_pid, si_uid: the first two ints, where si_addr is). */
+	int si_pid, si_uid;
+	/**
+	 * The handler was running for a signal another process sent (issue 21): the siginfo names a
+	 * sent signal (si_code <= 0) from a pid that is not the dumped process. Set by
+	 * ct_sigframe_derive() only when it can be trusted (see there).
+	 */
+	bool external;
 	/** x86 sigcontext trapno, err, cr2 (the last trap the kernel recorded for the thread). */
 	bool has_trap;
 	uint64_t trapno, err, cr2;
@@ -376,6 +384,15 @@ struct ct_facts {
  * @p insn (decoded at the interrupted pc). @p x86 selects trapno rules, else the aarch64 ESR. Pure.
  */
 void ct_sigframe_derive(struct ct_sigframe_facts *sf, bool x86, const struct ct_insn_facts *insn);
+
+/**
+ * Sets @p sf->external when its siginfo says another process sent the signal the handler runs for:
+ * SA_SIGINFO siginfo with si_code <= 0, a sender pid in 1..4194304 (PID_MAX_LIMIT) that is not
+ * @p pid, and the same signal as the dumped one @p dumped_signo or a dumped SIGABRT (the handler
+ * re-raised it, or called abort()) — without SA_SIGINFO the bytes are stale, and that agreement
+ * is what tells them apart. Pure.
+ */
+void ct_sigframe_derive_sender(struct ct_sigframe_facts *sf, int pid, int dumped_signo);
 
 /**
  * Classifies the crash described by @p facts into @p report->crash (class, subclass, confidence,

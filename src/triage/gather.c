@@ -448,6 +448,7 @@ static void gather_sigframes(const struct ct_triage_input *s, struct ct_facts *f
 		probe.insn.fault_mem = -1;
 		gather_insn(s, &probe, sf.regs, sf.valid, CT_SIGFRAME_REGS);
 		ct_sigframe_derive(&sf, x86, &probe.insn);
+		ct_sigframe_derive_sender(&sf, f->sig.has_pid ? f->sig.pid : 0, f->sig.signo);
 		f->sigframes[f->num_sigframes++] = sf;
 	}
 	// Re-raised: the dumped signal was sent by the process itself (raise, abort, kill of its own
@@ -458,7 +459,8 @@ static void gather_sigframes(const struct ct_triage_input *s, struct ct_facts *f
 		return;
 	for (size_t k = 0; k < f->num_sigframes; k++) {
 		const struct ct_sigframe_facts *sf = &f->sigframes[k];
-		if (!sf->fault_signo || sf->frame + 1 >= f->num_frames)
+		// The first signal: a fault, or a signal another process sent (a watchdog's SIGABRT).
+		if ((!sf->fault_signo && !sf->external) || sf->frame + 1 >= f->num_frames)
 			continue;
 		struct ct_facts *in = calloc(1, sizeof(*in));
 		if (!in)
@@ -467,12 +469,20 @@ static void gather_sigframes(const struct ct_triage_input *s, struct ct_facts *f
 		in->insn.fault_mem = -1;
 		in->arch = f->arch;
 		in->pointer_size = f->pointer_size;
-		in->sig = (struct ct_signal_facts){ .fatal = true, .signo = sf->fault_signo, .has_code = true,
-						    .code = sf->fault_code, .kernel_sent = true,
-						    .code_name = ct_signal_code_name(sf->fault_signo, sf->fault_code),
-						    .has_fault_address = sf->fault_has_address,
-						    .fault_address = sf->fault_addr, .has_pid = f->sig.has_pid,
-						    .pid = f->sig.pid };
+		if (sf->fault_signo)
+			in->sig = (struct ct_signal_facts){ .fatal = true, .signo = sf->fault_signo, .has_code = true,
+							    .code = sf->fault_code, .kernel_sent = true,
+							    .code_name = ct_signal_code_name(sf->fault_signo, sf->fault_code),
+							    .has_fault_address = sf->fault_has_address,
+							    .fault_address = sf->fault_addr, .has_pid = f->sig.has_pid,
+							    .pid = f->sig.pid };
+		else
+			in->sig = (struct ct_signal_facts){ .fatal = true, .signo = sf->si_signo, .has_code = true,
+							    .code = sf->si_code, .user_sent = true,
+							    .code_name = ct_signal_code_name(sf->si_signo, sf->si_code),
+							    .has_sender = true, .sender_pid = sf->si_pid,
+							    .sender_uid = sf->si_uid, .has_pid = f->sig.has_pid,
+							    .pid = f->sig.pid };
 		in->frames = f->frames + sf->frame + 1;
 		in->frame_base = sf->frame + 1;
 		in->num_frames = f->num_frames - sf->frame - 1;
