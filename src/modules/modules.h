@@ -17,6 +17,7 @@
 
 #include "coretriage/coretriage.h"
 #include "dump/elfcore.h"
+#include "modules/perfmap.h"
 #include "util/budget.h"
 
 /** Modules per process: 200-library programs exist; 65,536 bounds memory against a hostile NT_FILE. */
@@ -89,6 +90,10 @@ struct ct_module_set {
 	uint64_t entry_lo, entry_hi;
 	/** ct_modules_find_packages() ran (it reads the package database once per analysis). */
 	bool packages_read;
+	/** The dumped process's perf JIT map (/tmp/perf-PID.map on this machine), read on the first
+	 * frame in JIT code; owned. */
+	struct ct_perfmap perfmap;
+	bool perfmap_read;
 };
 
 /**

@@ -196,7 +196,8 @@ static const char *blame_location(const struct ct_facts *f, struct ct_verdict *r
 	const struct ct_frame_fact *fr = &f->frames[f->blame];
 	const char *fn = fr->function ? fr->function
 		: fr->module && fr->has_module_offset ? ct_strpool_printf(r->strings, "%s+0x%" PRIx64, fr->module, fr->module_offset)
-						      : "??";
+		: !fr->module && fr->own ? ct_strpool_printf(r->strings, "JIT code at 0x%" PRIx64, fr->pc)
+					 : "??";
 	if (fr->file && fr->line) {
 		const char *base = strrchr(fr->file, '/');
 		return ct_strpool_printf(r->strings, "%s (%s:%d)", fn, base ? base + 1 : fr->file, fr->line);
@@ -1505,8 +1506,8 @@ size_t ct_classify(const struct ct_facts *f, struct ct_verdict *r)
 		const struct ct_frame_fact *b = &f->frames[blame];
 		if (b->program)
 			ct_crash_add_evidence(&r->crash, r->strings, "blamed frame #%ld: %s (%s), the first frame in the program's own code (%s)",
-					      r->crash.blame_frame, b->function ? b->function : "??", b->module ? b->module : "?",
-					      b->program_why);
+					      r->crash.blame_frame, b->function ? b->function : "??",
+					      b->module ? b->module : ct_strpool_printf(r->strings, "0x%" PRIx64, b->pc), b->program_why);
 		else
 			ct_crash_add_evidence(&r->crash, r->strings, "blamed frame #%ld: %s (%s), no frame is in the program's own code: the first frame outside the C/C++ and language runtimes",
 					      r->crash.blame_frame, b->function ? b->function : "??", b->module ? b->module : "?");

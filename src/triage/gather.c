@@ -245,9 +245,21 @@ static void gather_frames(const struct ct_triage_input *s, struct ct_facts *f, s
 		uint64_t lookup = i && fr->pc && !t->frames[i - 1].signal_frame ? fr->pc - 1 : fr->pc;
 		const struct ct_module_state *m = ct_modules_find(s->mods, lookup);
 		if (!m) {
+			// Code in an executable mapping no ELF module covers is JIT-compiled code (a LuaJIT
+			// trace, a JVM method): the program's own, compiled from its script (issue 21); a pc in
+			// no executable mapping (a call through NULL) is not code to blame.
+			size_t k = map_floor(st->maps, st->num_maps, fr->pc);
+			bool jit = !fr->signal_frame && k < st->num_maps && fr->pc < st->maps[k].end &&
+				   (st->maps[k].flags & CT_PF_X);
 			ff->library = false;
-			ff->own = false;
-			ff->runtime_why = fr->signal_frame ? "a signal trampoline" : "in no module";
+			ff->own = jit;
+			ff->program = jit;
+			ff->program_why = !jit ? NULL
+				: fr->function && s->mods->perfmap.path
+				? ct_strpool_printf(s->out.strings, "JIT-compiled code in an executable mapping without a module, named by this machine's %s",
+						    s->mods->perfmap.path)
+				: "JIT-compiled code in an executable mapping without a module";
+			ff->runtime_why = fr->signal_frame ? "a signal trampoline" : jit ? NULL : "in no executable mapping";
 			continue;
 		}
 		ff->package = m->source_package;

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "modules/perfmap.h"
 #include "modules/pkgdb.h"
 #include "test.h"
 #include "triage/facts.h"
@@ -135,6 +136,36 @@ TEST(blame_prefers_the_program)
 	frames[2].program = false; // no program frame: the first frame outside the runtimes, as before
 	CHECK_EQ(ct_find_blame(frames, 3), 1);
 	CHECK_EQ(ct_find_blame(frames, 1), -1);
+}
+
+TEST(perf_map_parse_and_find)
+{
+	struct ct_strpool pool;
+	ct_strpool_init(&pool);
+	// Good lines, a 0x prefix, CRLF, then hostile ones: no size, zero size, a wrapping range,
+	// overflowing hex, no name separator, an empty line.
+	static const char text[] = "55ee44b1ff9d 5c TRACE_1::prog.lua:27\n"
+				   "0x7f0000001000 100 LazyCompile:~main app.js:1\r\n"
+				   "7f0000002000\n"
+				   "7f0000003000 0 empty\n"
+				   "ffffffffffffff00 1000 wraps\n"
+				   "1ffffffffffffffff 10 overflow\n"
+				   "7f0000004000 10\n"
+				   "\n"
+				   "55ee44b1ff9d 10 TRACE_9::prog.lua:40";
+	struct ct_perfmap map;
+	ct_perfmap_parse(&pool, text, sizeof(text) - 1, &map);
+	CHECK_EQ(map.num_entries, 3);
+	const struct ct_perfmap_entry *e = ct_perfmap_find(&map, 0x55ee44b1ffe1);
+	CHECK(e && strcmp(e->name, "TRACE_1::prog.lua:27") == 0);
+	e = ct_perfmap_find(&map, 0x55ee44b1ffa0); // both cover it: the later entry wins
+	CHECK(e && strcmp(e->name, "TRACE_9::prog.lua:40") == 0);
+	e = ct_perfmap_find(&map, 0x7f00000010ff);
+	CHECK(e && strcmp(e->name, "LazyCompile:~main app.js:1") == 0);
+	CHECK(ct_perfmap_find(&map, 0x7f0000001100) == NULL);
+	CHECK(ct_perfmap_find(&map, 0x7f0000003000) == NULL);
+	ct_perfmap_deinit(&map);
+	ct_strpool_deinit(&pool);
 }
 
 TEST_MAIN()
