@@ -1,14 +1,12 @@
 // perf JIT maps (perfmap.h).
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "modules/perfmap.h"
 #include "util/cleanup.h"
+#include "util/readfile.h"
 
 /** Parses a hex number without prefix; false when there is none or it overflows. */
 static bool hex(const char **p, const char *end, uint64_t *ret)
@@ -76,23 +74,10 @@ void ct_perfmap_read(struct ct_strpool *strings, int pid, struct ct_perfmap *ret
 		return;
 	char path[64];
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-		return;
-	size_t want = (size_t)st.st_size < CT_PERFMAP_MAX_BYTES ? (size_t)st.st_size : CT_PERFMAP_MAX_BYTES;
-	_cleanup_free_ char *buf = malloc(want + 1);
+	size_t got;
+	_cleanup_free_ char *buf = ct_read_file_bounded(AT_FDCWD, path, CT_PERFMAP_MAX_BYTES, &got);
 	if (!buf)
 		return;
-	size_t got = 0;
-	while (got < want) {
-		ssize_t r = read(fd, buf + got, want - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
 	ct_perfmap_parse(strings, buf, got, ret);
 	ret->path = ct_strpool_intern(strings, path);
 }

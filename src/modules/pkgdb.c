@@ -3,15 +3,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "modules/pkgdb.h"
 #include "util/cleanup.h"
 #include "util/keyhash.h"
+#include "util/readfile.h"
 
 /** Directories merged /usr moved (Debian 12 usrmerge): /lib/x → /usr/lib/x. */
 static const char *const merged_dirs[] = { "/lib/", "/lib32/", "/lib64/", "/libx32/", "/bin/", "/sbin/", NULL };
@@ -46,30 +44,6 @@ static const struct key *table_get(const struct table *t, const char *s, size_t 
 	return NULL;
 }
 
-/** Reads at most @p cap bytes of @p path into a NUL-terminated buffer (owned by the caller). */
-static char *read_bounded(int dirfd, const char *path, size_t cap, size_t *len_ret)
-{
-	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-		return NULL;
-	size_t want = (size_t)st.st_size < cap ? (size_t)st.st_size : cap;
-	char *buf = malloc(want + 1);
-	if (!buf)
-		return NULL;
-	size_t got = 0;
-	while (got < want) {
-		ssize_t r = read(fd, buf + got, want - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	buf[got] = '\0';
-	*len_ret = got;
-	return buf;
-}
 
 const char *ct_dpkg_source_name(struct ct_strpool *strings, const char *value, size_t len)
 {
@@ -101,7 +75,7 @@ static bool ends_with_list(const char *name)
 static void read_sources(int dirfd, struct ct_strpool *strings, struct ct_pkgdb_entry *entries, size_t n, size_t *budget)
 {
 	size_t len;
-	_cleanup_free_ char *buf = read_bounded(dirfd, "status", *budget, &len);
+	_cleanup_free_ char *buf = ct_read_file_bounded(dirfd, "status", *budget, &len);
 	if (!buf)
 		return;
 	*budget -= len;
@@ -181,7 +155,7 @@ struct ct_error *ct_dpkg_find_owners(const char *admindir, struct ct_strpool *st
 			break;
 		}
 		size_t len;
-		_cleanup_free_ char *buf = read_bounded(infofd, de->d_name, budget, &len);
+		_cleanup_free_ char *buf = ct_read_file_bounded(infofd, de->d_name, budget, &len);
 		if (!buf)
 			continue;
 		budget -= len;

@@ -4,6 +4,7 @@
 // classifier decides the winner's class — so a reordering, or a rule that stops matching, fails here.
 #include <stdlib.h>
 
+#include "fault_facts.h"
 #include "test.h"
 #include "triage/facts.h"
 #include "triage/triage.h"
@@ -11,32 +12,16 @@
 static struct ct_report report;
 static struct ct_verdict verdict;
 
+/** fault() of a signal sent by @p sender (si_code <= 0), or a kernel fault. */
 static struct ct_facts base(int signo, int code, int sender)
 {
-	struct ct_facts f = { 0 };
-	f.blame = -1;
+	struct ct_facts f = fault(signo, code);
 	f.noexcept_frame = -1;
-	f.insn.fault_mem = -1;
-	f.sig.fatal = true;
-	f.sig.signo = signo;
-	f.sig.has_code = true;
-	f.sig.code = code;
-	f.sig.kernel_sent = code > 0;
-	f.sig.user_sent = code <= 0;
-	f.sig.has_pid = true;
-	f.sig.pid = 100;
 	if (code <= 0) {
 		f.sig.has_sender = true;
 		f.sig.sender_pid = sender;
 		f.sig.from_self = sender == 100;
 	}
-	f.has_pc = true;
-	f.pc = 0x555555555000;
-	f.pc_addr = (struct ct_address_facts){ .valid = true, .address = f.pc,
-					       .mapping = { .present = true, .start = 0x555555554000, .end = 0x555555556000,
-							    .flags = CT_PF_R | CT_PF_X, .file = "/home/u/prog" } };
-	f.arch = "x86_64";
-	f.pointer_size = 8;
 	return f;
 }
 
