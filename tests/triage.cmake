@@ -1,6 +1,8 @@
 # Triage (issue #3): classifier rules and fact helpers (unit), and every crash case end to end.
 ct_add_unit_test(test_triage_classify ${CMAKE_CURRENT_LIST_DIR}/triage/test_classify.c)
 ct_add_unit_test(test_triage_facts ${CMAKE_CURRENT_LIST_DIR}/triage/test_facts.c)
+ct_add_unit_test(test_triage_rule_order ${CMAKE_CURRENT_LIST_DIR}/triage/test_rule_order.c)
+ct_add_unit_test(test_triage_program ${CMAKE_CURRENT_LIST_DIR}/triage/test_program.c)
 ct_add_unit_test(test_triage_crashes ${CMAKE_CURRENT_LIST_DIR}/triage/test_crashes.c)
 
 if(CT_PYTHON)

@@ -704,6 +704,7 @@ struct ct_error *ct_modules_load(const struct ct_options *opts, struct ct_core *
 
 void ct_modules_unload(struct ct_module_set *s)
 {
+	ct_perfmap_deinit(&s->perfmap);
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
 	s->dwfl = NULL;

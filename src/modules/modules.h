@@ -17,6 +17,7 @@
 
 #include "coretriage/coretriage.h"
 #include "dump/elfcore.h"
+#include "modules/perfmap.h"
 #include "util/budget.h"
 
 /** Modules per process: 200-library programs exist; 65,536 bounds memory against a hostile NT_FILE. */
@@ -63,6 +64,14 @@ struct ct_module_state {
 	/** The FDO package note's descriptor found in the dump's memory (owned), NULL when none. */
 	char *package_note;
 	size_t package_note_size;
+	/**
+	 * The source package the module belongs to (module_package.h): the FDO package note's name, or
+	 * the dpkg `Source` of the package that installed the file (only when the file used is the
+	 * installed one and its build-id matches the dump's). Pooled in the set's sink; NULL when unknown.
+	 */
+	const char *source_package;
+	/** Where source_package came from: ".note.package" or "dpkg". Static; NULL when unknown. */
+	const char *source_package_from;
 };
 
 /**
@@ -92,6 +101,12 @@ struct ct_module_set {
 	/** Range of the function holding the program's entry point (AT_ENTRY): the outermost frame.
 	 * Set by the unwind stage (ct_unwind_attach). */
 	uint64_t entry_lo, entry_hi;
+	/** ct_modules_find_packages() ran (it reads the package database once per analysis). */
+	bool packages_read;
+	/** The dumped process's perf JIT map (/tmp/perf-PID.map on this machine), read on the first
+	 * frame in JIT code; owned. */
+	struct ct_perfmap perfmap;
+	bool perfmap_read;
 };
 
 /**

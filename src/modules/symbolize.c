@@ -116,6 +116,27 @@ const char *ct_demangle(struct ct_module_set *s, const char *name)
 	return ct_demangle_symbol(s->out.strings, name);
 }
 
+/**
+ * Code in an executable segment that no module covers is JIT-compiled: named from the dumped
+ * process's perf map when this machine has it and the entry lies in that segment (a stale map of an
+ * earlier process with the same pid names other addresses: ASLR places JIT code elsewhere).
+ */
+static void jit_name(struct ct_module_set *s, uint64_t addr, struct ct_sym *out)
+{
+	const struct ct_segment *seg = ct_core_find_segment(s->core, addr);
+	if (!seg || !(seg->flags & PF_X))
+		return;
+	if (!s->perfmap_read) {
+		s->perfmap_read = true;
+		ct_perfmap_read(s->out.strings, s->core->pid, &s->perfmap);
+	}
+	const struct ct_perfmap_entry *e = ct_perfmap_find(&s->perfmap, addr);
+	if (!e || !e->name || e->start < seg->vaddr || e->start + e->size > seg->vaddr + seg->memsz)
+		return;
+	out->function = e->name;
+	out->offset = addr - e->start;
+}
+
 // Fills entries for @p addr: the symbol, then inline expansion from the DWARF scopes.
 static size_t resolve(struct ct_module_set *s, uint64_t addr, struct ct_sym *out)
 {
@@ -125,6 +146,7 @@ static size_t resolve(struct ct_module_set *s, uint64_t addr, struct ct_sym *out
 	if (ms)
 		base.module = ct_strpool_intern(s->out.strings, ms->name);
 	if (!mod) {
+		jit_name(s, addr, &base);
 		out[0] = base;
 		return 1;
 	}

@@ -196,7 +196,8 @@ static const char *blame_location(const struct ct_facts *f, struct ct_verdict *r
 	const struct ct_frame_fact *fr = &f->frames[f->blame];
 	const char *fn = fr->function ? fr->function
 		: fr->module && fr->has_module_offset ? ct_strpool_printf(r->strings, "%s+0x%" PRIx64, fr->module, fr->module_offset)
-						      : "??";
+		: !fr->module && fr->own ? ct_strpool_printf(r->strings, "JIT code at 0x%" PRIx64, fr->pc)
+					 : "??";
 	if (fr->file && fr->line) {
 		const char *base = strrchr(fr->file, '/');
 		return ct_strpool_printf(r->strings, "%s (%s:%d)", fn, base ? base + 1 : fr->file, fr->line);
@@ -1368,6 +1369,9 @@ static const struct rule rules[] = {
 	{ CT_CLASS_ASSERTION_FAILURE, NULL, when_assertion, fill_assertion },
 	{ CT_CLASS_STACK_BUFFER_OVERFLOW, NULL, when_stack_smashing, fill_stack_smashing },
 	{ CT_CLASS_FORTIFY_FAILURE, NULL, when_fortify, fill_fortify },
+	// Stack-overflow evidence (sp at or past its mapping's edge, the access in the guard gap) outranks
+	// every "fault inside X" rule: an overflow that meets the guard page inside calloc is no heap bug.
+	{ CT_CLASS_STACK_OVERFLOW, NULL, when_stack_overflow, fill_stack_overflow },
 	{ CT_CLASS_HEAP_CORRUPTION, NULL, when_heap, fill_heap },
 	{ CT_CLASS_UNCAUGHT_EXCEPTION, NULL, when_uncaught, fill_uncaught },
 	{ CT_CLASS_NULL_DEREF, "go-fault", ct_when_go_fault, ct_fill_go_fault },
@@ -1376,7 +1380,6 @@ static const struct rule rules[] = {
 	{ CT_CLASS_SELF_SIGNAL, NULL, when_self_signal, fill_self_signal },
 	{ CT_CLASS_NULL_CALL, NULL, when_null_call, fill_null_call },
 	{ CT_CLASS_EXEC_NON_EXECUTABLE, NULL, when_exec_nx, fill_exec_nx },
-	{ CT_CLASS_STACK_OVERFLOW, NULL, when_stack_overflow, fill_stack_overflow },
 	{ CT_CLASS_STACK_CORRUPTION, NULL, when_stack_corruption, fill_stack_corruption },
 	{ CT_CLASS_NULL_DEREF, NULL, when_null_deref, fill_null_deref },
 	{ CT_CLASS_MISALIGNED_ACCESS, NULL, when_misaligned, fill_misaligned },
@@ -1397,6 +1400,11 @@ const char *ct_rule_name(size_t index)
 	if (index >= NUM_RULES)
 		return NULL;
 	return rules[index].name ? rules[index].name : ct_class_to_string(rules[index].cls);
+}
+
+bool ct_rule_matches(size_t index, const struct ct_facts *f)
+{
+	return index < NUM_RULES && rules[index].when(f);
 }
 
 static void signal_evidence(const struct ct_facts *f, struct ct_verdict *r)
@@ -1439,6 +1447,42 @@ static void fault_frame_summary(const struct ct_facts *f, struct ct_verdict *r, 
 						    ff->function && ff->module ? ff->module : "");
 }
 
+/** Frames named in the "skipped" evidence at most: the rest are counted. */
+#define MAX_SKIPPED_NAMED 8
+
+/** Why each frame inside the blamed one was not blamed (docs/classes.md "Blame"), in one line. */
+static void skipped_evidence(const struct ct_facts *f, struct ct_verdict *r, long blame)
+{
+	char buf[1024];
+	size_t used = 0, named = 0, more = 0;
+	for (long i = 0; i < blame; i++) {
+		const struct ct_frame_fact *fr = &f->frames[i];
+		if (named == MAX_SKIPPED_NAMED) {
+			more++;
+			continue;
+		}
+		const char *why = fr->runtime_why ? fr->runtime_why
+			: fr->package ? ct_strpool_printf(r->strings, "a library of another package (source package %s)", fr->package)
+				      : "a library that is not the program's (another package or location)";
+		int k = fr->module || fr->function
+			? snprintf(buf + used, sizeof(buf) - used, "%s#%ld %s (%s: %s)", named ? ", " : "", i + (long)f->frame_base,
+				   fr->function ? fr->function : "??", fr->module ? fr->module : "?", why)
+			: snprintf(buf + used, sizeof(buf) - used, "%s#%ld 0x%" PRIx64 " (%s)", named ? ", " : "", i + (long)f->frame_base,
+				   fr->pc, why);
+		if (k < 0 || (size_t)k >= sizeof(buf) - used) {
+			more++;
+			named = MAX_SKIPPED_NAMED;
+			continue;
+		}
+		used += (size_t)k;
+		named++;
+	}
+	if (!named)
+		return;
+	ct_crash_add_evidence(&r->crash, r->strings, "frames skipped: %s%s", buf,
+			      more ? ct_strpool_printf(r->strings, " and %zu more", more) : "");
+}
+
 size_t ct_classify(const struct ct_facts *f, struct ct_verdict *r)
 {
 	if (f->reraised)
@@ -1460,9 +1504,15 @@ size_t ct_classify(const struct ct_facts *f, struct ct_verdict *r)
 	fault_frame_summary(f, r, blame);
 	if (blame >= 0) {
 		const struct ct_frame_fact *b = &f->frames[blame];
-		ct_crash_add_evidence(&r->crash, r->strings, "blamed frame #%ld: %s (%s), the first frame in the program's own code",
-				      r->crash.blame_frame,
-				      b->function ? b->function : "??", b->module ? b->module : "?");
+		if (b->program)
+			ct_crash_add_evidence(&r->crash, r->strings, "blamed frame #%ld: %s (%s), the first frame in the program's own code (%s)",
+					      r->crash.blame_frame, b->function ? b->function : "??",
+					      b->module ? b->module : ct_strpool_printf(r->strings, "0x%" PRIx64, b->pc), b->program_why);
+		else
+			ct_crash_add_evidence(&r->crash, r->strings, "blamed frame #%ld: %s (%s), no frame is in the program's own code: the first frame outside the C/C++ and language runtimes",
+					      r->crash.blame_frame, b->function ? b->function : "??", b->module ? b->module : "?");
+		if (blame == f->blame)
+			skipped_evidence(f, r, blame);
 	} else if (f->num_frames) {
 		ct_crash_add_evidence(&r->crash, r->strings, "no frame in the program's own code was found");
 	}

@@ -222,11 +222,14 @@ bool ct_path_is_system(const char *path)
 
 long ct_find_blame(const struct ct_frame_fact *frames, size_t n)
 {
+	long first_own = -1;
 	for (size_t i = 0; i < n; i++) {
-		if (frames[i].own)
+		if (frames[i].own && frames[i].program)
 			return (long)i;
+		if (frames[i].own && first_own < 0)
+			first_own = (long)i;
 	}
-	return -1;
+	return first_own;
 }
 
 static bool same_frame(const struct ct_frame_fact *a, const struct ct_frame_fact *b)

@@ -159,6 +159,20 @@ struct ct_frame_fact {
 	/** Found by stack scanning: the unwinder lost the chain before it (frames may be missing). */
 	bool scanned;
 	/**
+	 * The frame's module belongs to the program (docs/classes.md "Blame"): the executable, a library
+	 * built from the executable's source package, or one under the executable's directory tree.
+	 */
+	bool program;
+	/** Why the module is the program's ("the executable", …), static; NULL when it is not. */
+	const char *program_why;
+	/**
+	 * Why the frame is not code to blame ("the C/C++ runtime", "an LD_PRELOAD interposer", …),
+	 * static; NULL for code that can be blamed.
+	 */
+	const char *runtime_why;
+	/** The module's source package (docs/classes.md "Blame"), pooled; NULL when unknown. */
+	const char *package;
+	/**
 	 * Start of the function holding pc, minus the module base, for frames without a symbol (from the
 	 * .eh_frame/.debug_frame FDE): the signature's stable key for them (docs/signature.md).
 	 */
@@ -252,6 +266,14 @@ struct ct_sigframe_facts {
 	bool has_siginfo;
 	int si_signo, si_code;
 	uint64_t si_addr;
+	/** The sender in the siginfo's union (si_pid, si_uid: the first two ints, where si_addr is). */
+	int si_pid, si_uid;
+	/**
+	 * The handler was running for a signal another process sent (issue 21): the siginfo names a
+	 * sent signal (si_code <= 0) from a pid that is not the dumped process. Set by
+	 * ct_sigframe_derive() only when it can be trusted (see there).
+	 */
+	bool external;
 	/** x86 sigcontext trapno, err, cr2 (the last trap the kernel recorded for the thread). */
 	bool has_trap;
 	uint64_t trapno, err, cr2;
@@ -364,6 +386,15 @@ struct ct_facts {
 void ct_sigframe_derive(struct ct_sigframe_facts *sf, bool x86, const struct ct_insn_facts *insn);
 
 /**
+ * Sets @p sf->external when its siginfo says another process sent the signal the handler runs for:
+ * SA_SIGINFO siginfo with si_code <= 0, a sender pid in 1..4194304 (PID_MAX_LIMIT) that is not
+ * @p pid, and the same signal as the dumped one @p dumped_signo or a dumped SIGABRT (the handler
+ * re-raised it, or called abort()) — without SA_SIGINFO the bytes are stale, and that agreement
+ * is what tells them apart. Pure.
+ */
+void ct_sigframe_derive_sender(struct ct_sigframe_facts *sf, int pid, int dumped_signo);
+
+/**
  * Classifies the crash described by @p facts into @p report->crash (class, subclass, confidence,
  * summary, evidence, access, address, address_kind, instruction, blame_frame, details). Pure: reads
  * nothing but @p facts. Strings are pooled in @p strings. Returns the index of the rule that matched.
@@ -397,6 +428,11 @@ void ct_deadlock_fill(const struct ct_facts *facts, struct ct_verdict *verdict);
 
 /** Name of rule @p index in the table ("null-deref"), for tests and evidence. */
 const char *ct_rule_name(size_t index);
+/**
+ * Whether rule @p index's condition holds for @p facts, whatever the rules before it say (the
+ * rules-order table test checks pairs of rules that both match). False for an index past the table.
+ */
+bool ct_rule_matches(size_t index, const struct ct_facts *facts);
 
 /** Index of the first of @p maps (sorted by start) whose start is above @p addr (n when none). */
 size_t ct_mapping_upper(const struct ct_mapping_fact *maps, size_t n, uint64_t addr);
@@ -430,11 +466,38 @@ bool ct_function_is_rust_panic(const char *function);
 bool ct_function_is_go_runtime(const char *function);
 /** Either of the two: language-runtime machinery, not code to blame. */
 bool ct_function_is_runtime(const char *function);
+/** The C runtime's start-up objects linked into an executable (_start, __libc_start_main, frame_dummy, …). */
+bool ct_function_is_crt(const char *function);
 
 /**
- * The blamed frame: first frame marked own (skipping inlined system-header frames), -1 when none.
+ * The blamed frame: the innermost frame in the program's own code (own and program), else the
+ * innermost frame outside the runtimes (own), -1 when none (docs/classes.md "Blame").
  */
 long ct_find_blame(const struct ct_frame_fact *frames, size_t n);
+
+/** What the program is, for ct_program_owns(): the executable and where it is installed. */
+struct ct_program {
+	const char *exe_path; /**< the executable's path in the dump, borrowed */
+	const char *exe_source; /**< its source package, borrowed; NULL when unknown */
+	/** The executable's directory tree (exe_path's first tree_len bytes), NULL for an installed
+	 * system executable or a tree as wide as /opt or /home. */
+	const char *tree;
+	size_t tree_len;
+};
+
+/**
+ * Describes the program of the executable at @p exe_path (borrowed, may be NULL) built from source
+ * package @p exe_source (borrowed, may be NULL): the tree is the executable's directory, or its
+ * parent when that is bin/sbin/libexec; none for system locations. Pure.
+ */
+void ct_program_init(struct ct_program *program, const char *exe_path, const char *exe_source);
+
+/**
+ * Why the module at @p path built from @p source (both may be NULL) belongs to @p program
+ * ("the executable", "built from the executable's source package", "under the executable's
+ * directory tree"), static; NULL when it does not. Pure.
+ */
+const char *ct_program_owns(const struct ct_program *program, bool is_main, const char *path, const char *source);
 
 /** Finds the longest repeating cycle of frames (recursion) into @p st. */
 void ct_find_recursion(const struct ct_frame_fact *frames, size_t n, struct ct_stack_facts *st);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modules/module_package.h"
 #include "modules/symbolize.h"
 #include "triage/gather.h"
 #include "unwind/unwind.h"
@@ -206,6 +207,21 @@ static void gather_frames(const struct ct_triage_input *s, struct ct_facts *f, s
 	st->frames = calloc(t->num_frames, sizeof(*st->frames));
 	if (!st->frames)
 		return;
+	// Which modules are the program's: the executable's, its source package's, its tree's.
+	ct_modules_find_packages(s->mods);
+	struct ct_program program;
+	const struct ct_module_state *exe = NULL;
+	for (size_t k = 0; k < s->mods->num_modules && !exe; k++) {
+		if (s->mods->modules[k].is_main)
+			exe = &s->mods->modules[k];
+	}
+	ct_program_init(&program, exe ? exe->path : NULL, exe ? exe->source_package : NULL);
+	// A static executable maps no dynamic loader: its libc is linked in.
+	bool exe_static = exe != NULL;
+	for (size_t k = 0; k < s->mods->num_modules && exe_static; k++) {
+		const char *name = s->mods->modules[k].name;
+		exe_static = !(name && strncmp(name, "ld", 2) == 0 && ct_module_is_runtime(name));
+	}
 	// The name checks depend on the (pooled) strings only: deep recursion repeats one frame's.
 	const char *last_function = NULL, *last_normalized = NULL, *last_file = NULL;
 	bool last_is_runtime = false, last_header = false;
@@ -229,10 +245,26 @@ static void gather_frames(const struct ct_triage_input *s, struct ct_facts *f, s
 		uint64_t lookup = i && fr->pc && !t->frames[i - 1].signal_frame ? fr->pc - 1 : fr->pc;
 		const struct ct_module_state *m = ct_modules_find(s->mods, lookup);
 		if (!m) {
+			// Code in an executable mapping no ELF module covers is JIT-compiled code (a LuaJIT
+			// trace, a JVM method): the program's own, compiled from its script (issue 21); a pc in
+			// no executable mapping (a call through NULL) is not code to blame.
+			size_t k = map_floor(st->maps, st->num_maps, fr->pc);
+			bool jit = !fr->signal_frame && k < st->num_maps && fr->pc < st->maps[k].end &&
+				   (st->maps[k].flags & CT_PF_X);
 			ff->library = false;
-			ff->own = false;
+			ff->own = jit;
+			ff->program = jit;
+			ff->program_why = !jit ? NULL
+				: fr->function && s->mods->perfmap.path
+				? ct_strpool_printf(s->out.strings, "JIT-compiled code in an executable mapping without a module, named by this machine's %s",
+						    s->mods->perfmap.path)
+				: "JIT-compiled code in an executable mapping without a module";
+			ff->runtime_why = fr->signal_frame ? "a signal trampoline" : jit ? NULL : "in no executable mapping";
 			continue;
 		}
+		ff->package = m->source_package;
+		ff->program_why = ct_program_owns(&program, m->is_main, m->path, m->source_package);
+		ff->program = ff->program_why != NULL;
 		ff->has_module_offset = true;
 		ff->module_offset = fr->pc - m->start;
 		if (!ff->function && m->dwfl_module) {
@@ -253,13 +285,27 @@ static void gather_frames(const struct ct_triage_input *s, struct ct_facts *f, s
 			last_header = fr->file && ct_path_is_system(fr->file);
 		}
 		bool header = last_header;
-		// The main module with DWARF: frames without a source line are linked-in runtime (libc.a,
-		// libc_nonshared.a's __stack_chk_fail_local, crt1.o's _start), not the program's code.
-		Dwarf_Addr dbias;
-		bool runtime = m->is_main && !fr->file && !last_is_runtime && m->dwfl_module &&
-			       dwfl_module_getdwarf(m->dwfl_module, &dbias);
+		// Runtime linked into the executable, recognized by what it is: the crt objects' and
+		// start-up symbols (_start, __libc_start_main, __stack_chk_fail_local) in any executable,
+		// and in a static executable with DWARF the code DWARF does not cover (Debian's libc.a has
+		// none). A dynamic executable's frames without a source line are its own code all the
+		// same: objects built without -g (node: libuv has DWARF, V8 has not).
+		bool runtime = false;
+		if (m->is_main && !fr->file && !last_is_runtime) {
+			Dwarf_Addr dbias;
+			runtime = ct_function_is_crt(last_normalized) ||
+				  (exe_static && m->dwfl_module && dwfl_module_getdwarf(m->dwfl_module, &dbias));
+		}
 		ff->library = system || header || runtime || last_is_runtime;
 		ff->own = !ff->library && !fr->signal_frame;
+		ff->runtime_why = fr->signal_frame ? "a signal trampoline"
+				  : m->is_vdso ? "the vdso"
+				  : system && ct_module_is_runtime(fr->module) ? "the C/C++ runtime"
+				  : system ? "an LD_PRELOAD interposer"
+				  : last_is_runtime ? "a language runtime's panic or signal machinery"
+				  : header ? "a system header inlined into the caller"
+				  : runtime ? "runtime code linked into the executable (no source line)"
+					    : NULL;
 	}
 	f->frames = st->frames;
 	f->num_frames = t->num_frames;
@@ -414,6 +460,7 @@ static void gather_sigframes(const struct ct_triage_input *s, struct ct_facts *f
 		probe.insn.fault_mem = -1;
 		gather_insn(s, &probe, sf.regs, sf.valid, CT_SIGFRAME_REGS);
 		ct_sigframe_derive(&sf, x86, &probe.insn);
+		ct_sigframe_derive_sender(&sf, f->sig.has_pid ? f->sig.pid : 0, f->sig.signo);
 		f->sigframes[f->num_sigframes++] = sf;
 	}
 	// Re-raised: the dumped signal was sent by the process itself (raise, abort, kill of its own
@@ -424,7 +471,8 @@ static void gather_sigframes(const struct ct_triage_input *s, struct ct_facts *f
 		return;
 	for (size_t k = 0; k < f->num_sigframes; k++) {
 		const struct ct_sigframe_facts *sf = &f->sigframes[k];
-		if (!sf->fault_signo || sf->frame + 1 >= f->num_frames)
+		// The first signal: a fault, or a signal another process sent (a watchdog's SIGABRT).
+		if ((!sf->fault_signo && !sf->external) || sf->frame + 1 >= f->num_frames)
 			continue;
 		struct ct_facts *in = calloc(1, sizeof(*in));
 		if (!in)
@@ -433,12 +481,20 @@ static void gather_sigframes(const struct ct_triage_input *s, struct ct_facts *f
 		in->insn.fault_mem = -1;
 		in->arch = f->arch;
 		in->pointer_size = f->pointer_size;
-		in->sig = (struct ct_signal_facts){ .fatal = true, .signo = sf->fault_signo, .has_code = true,
-						    .code = sf->fault_code, .kernel_sent = true,
-						    .code_name = ct_signal_code_name(sf->fault_signo, sf->fault_code),
-						    .has_fault_address = sf->fault_has_address,
-						    .fault_address = sf->fault_addr, .has_pid = f->sig.has_pid,
-						    .pid = f->sig.pid };
+		if (sf->fault_signo)
+			in->sig = (struct ct_signal_facts){ .fatal = true, .signo = sf->fault_signo, .has_code = true,
+							    .code = sf->fault_code, .kernel_sent = true,
+							    .code_name = ct_signal_code_name(sf->fault_signo, sf->fault_code),
+							    .has_fault_address = sf->fault_has_address,
+							    .fault_address = sf->fault_addr, .has_pid = f->sig.has_pid,
+							    .pid = f->sig.pid };
+		else
+			in->sig = (struct ct_signal_facts){ .fatal = true, .signo = sf->si_signo, .has_code = true,
+							    .code = sf->si_code, .user_sent = true,
+							    .code_name = ct_signal_code_name(sf->si_signo, sf->si_code),
+							    .has_sender = true, .sender_pid = sf->si_pid,
+							    .sender_uid = sf->si_uid, .has_pid = f->sig.has_pid,
+							    .pid = f->sig.pid };
 		in->frames = f->frames + sf->frame + 1;
 		in->frame_base = sf->frame + 1;
 		in->num_frames = f->num_frames - sf->frame - 1;

@@ -33,7 +33,14 @@ size_t ct_classify_reraised(const struct ct_facts *f, struct ct_verdict *r)
 	bool handler_named = handler && handler->own && handler->function;
 	ct_crash_add_evidence(&r->crash, r->strings, "the dumped %s (%s) was raised inside a signal handler: frame #%zu %s runs on the signal frame #%zu",
 			      outer, how, sf->frame ? sf->frame - 1 : 0, hname, sf->frame);
-	if (sf->has_trap)
+	// The first signal another process sent (issue 21): the handler's siginfo names the sender; trap
+	// facts are the thread's last trap and say nothing about it.
+	int first = sf->fault_signo ? sf->fault_signo : sf->si_signo;
+	if (!sf->fault_signo)
+		ct_crash_add_evidence(&r->crash, r->strings, "the handler's siginfo: %s, si_code %d (%s), sent by pid %d (uid %d), not the dumped process (pid %d)",
+				      sig_name(r, sf->si_signo), sf->si_code, in->sig.code_name ? in->sig.code_name : "?", sf->si_pid,
+				      sf->si_uid, f->sig.pid);
+	else if (sf->has_trap)
 		ct_crash_add_evidence(&r->crash, r->strings, "signal frame #%zu sigcontext: trapno %" PRIu64 ", err 0x%" PRIx64 ", cr2 0x%" PRIx64
 				      "; interrupted pc 0x%" PRIx64 ", sp 0x%" PRIx64,
 				      sf->frame, sf->trapno, sf->err, sf->cr2, sf->pc, sf->sp);
@@ -44,10 +51,14 @@ size_t ct_classify_reraised(const struct ct_facts *f, struct ct_verdict *r)
 	if (sf->has_siginfo && sf->fault_source && sf->si_signo == sf->fault_signo)
 		ct_crash_add_evidence(&r->crash, r->strings, "the handler's siginfo: %s, si_code %d, si_addr 0x%" PRIx64, sig_name(r, sf->si_signo),
 				      sf->si_code, sf->si_addr);
-	ct_crash_add_evidence(&r->crash, r->strings, "original fault: %s (%s), from %s", sig_name(r, sf->fault_signo),
-			      in->sig.code_name ? in->sig.code_name : "?", sf->fault_source ? sf->fault_source : "?");
+	if (sf->fault_signo)
+		ct_crash_add_evidence(&r->crash, r->strings, "original fault: %s (%s), from %s", sig_name(r, sf->fault_signo),
+				      in->sig.code_name ? in->sig.code_name : "?", sf->fault_source ? sf->fault_source : "?");
+	else
+		ct_crash_add_evidence(&r->crash, r->strings, "original signal: %s from pid %d, interrupting frame #%zu; the handler re-raised it",
+				      sig_name(r, sf->si_signo), sf->si_pid, sf->frame + 1);
 	ct_crash_add_detail_string(&r->crash, r->strings, "reraised_as", outer);
-	ct_crash_add_detail_string(&r->crash, r->strings, "original_signal", sig_name(r, sf->fault_signo));
+	ct_crash_add_detail_string(&r->crash, r->strings, "original_signal", sig_name(r, first));
 	if (handler_named)
 		ct_crash_add_detail_string(&r->crash, r->strings, "handler", handler->function);
 	ct_crash_add_detail_int(&r->crash, r->strings, "signal_frame", (int64_t)sf->frame);

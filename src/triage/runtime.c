@@ -71,6 +71,10 @@ static const char *const rust_panic_prefixes[] = {
 	"std::rt::lang_start", "std::sys_common::backtrace::__rust_begin_short_backtrace",
 	"core::ops::function::FnOnce::call_once", NULL,
 };
+/* Rust's core and alloc crates, monomorphized into the executable (core::ptr::read_volatile::<u64>,
+ * core::iter::adapters::map::map_fold): the language's library, like libstdc++ — runtime for blame,
+ * not panic machinery. The program's closures they call stay its own. */
+static const char *const rust_library_prefixes[] = { "core::", "alloc::", "<core::", "<alloc::", NULL };
 static const char *const rust_panic_names[] = { "rust_panic", "__rust_start_panic", "rust_begin_unwind",
 						"rust_panic_with_hook", "begin_panic_handler", NULL };
 
@@ -107,5 +111,25 @@ bool ct_function_is_go_runtime(const char *fn)
 
 bool ct_function_is_runtime(const char *fn)
 {
-	return ct_function_is_rust_panic(fn) || ct_function_is_go_runtime(fn);
+	return ct_function_is_rust_panic(fn) || ct_function_is_go_runtime(fn) ||
+	       (fn && starts_with_any(fn, rust_library_prefixes));
+}
+
+/* The C runtime's start-up and stack-protector objects linked into every executable (crt1.o/Scrt1.o,
+ * crti.o, crtbegin.o, libc_nonshared.a) and static glibc's start-up (csu/libc-start.c). */
+static const char *const crt_names[] = {
+	"_start", "_init", "_fini", "__libc_start_main", "__libc_start_main_impl", "__libc_start_call_main",
+	"__libc_csu_init", "__libc_csu_fini", "__libc_init_first", "__stack_chk_fail_local", "frame_dummy",
+	"register_tm_clones", "deregister_tm_clones", "__do_global_dtors_aux", "_dl_relocate_static_pie", NULL,
+};
+
+bool ct_function_is_crt(const char *fn)
+{
+	if (!fn)
+		return false;
+	for (const char *const *n = crt_names; *n; n++) {
+		if (strcmp(fn, *n) == 0)
+			return true;
+	}
+	return false;
 }

@@ -152,6 +152,15 @@ void ct_sigframe_derive(struct ct_sigframe_facts *sf, bool x86, const struct ct_
 		derive_aarch64(sf);
 }
 
+/** Linux's PID_MAX_LIMIT on 64-bit (include/linux/threads.h): no pid is larger. */
+#define PID_MAX_LIMIT 4194304
+
+void ct_sigframe_derive_sender(struct ct_sigframe_facts *sf, int pid, int dumped_signo)
+{
+	sf->external = sf->has_siginfo && sf->si_code <= 0 && sf->si_pid > 0 && sf->si_pid <= PID_MAX_LIMIT &&
+		       sf->si_pid != pid && (sf->si_signo == dumped_signo || dumped_signo == CT_SIGABRT);
+}
+
 /* ---- reading (the only part that touches the core) ---- */
 
 /** Looks for the ESR record in aarch64's __reserved area (a list of {magic, size} headers). */
@@ -203,6 +212,12 @@ bool ct_sigframe_read(const struct ct_core *core, const struct ct_arch_sigframe 
 		sf.si_signo = ct_arch_generic_signal(arch, (int)signo);
 		sf.si_code = (int)(int32_t)code;
 		ct_sigcontext_field(core, c.siginfo + (ps == 8 ? 16 : 12), ps, &sf.si_addr);
+		uint64_t spid, suid;
+		if (ct_sigcontext_field(core, c.siginfo + (ps == 8 ? 16 : 12), 4, &spid) &&
+		    ct_sigcontext_field(core, c.siginfo + (ps == 8 ? 20 : 16), 4, &suid)) {
+			sf.si_pid = (int)(int32_t)spid;
+			sf.si_uid = (int)(int32_t)suid;
+		}
 	}
 	*ret = sf;
 	return true;

@@ -73,6 +73,37 @@ TEST(sigframe_page_fault_needs_the_instruction)
 	CHECK_EQ(z.fault_signo, CT_SIGFPE);
 }
 
+TEST(sigframe_sender_of_an_external_signal)
+{
+	// A watchdog's SIGABRT (SI_USER from pid 4242) that the handler re-raised: external.
+	struct ct_sigframe_facts sf = { .has_siginfo = true, .si_signo = CT_SIGABRT, .si_code = CT_SI_USER, .si_pid = 4242 };
+	ct_sigframe_derive_sender(&sf, 100, CT_SIGABRT);
+	CHECK(sf.external);
+	// The handler called abort() for a SIGTERM: still the first signal's sender.
+	sf.si_signo = CT_SIGTERM;
+	ct_sigframe_derive_sender(&sf, 100, CT_SIGABRT);
+	CHECK(sf.external);
+	// Stale bytes (no SA_SIGINFO): another signal than the dumped one, or an impossible pid.
+	ct_sigframe_derive_sender(&sf, 100, CT_SIGSEGV);
+	CHECK(!sf.external);
+	sf.si_signo = CT_SIGSEGV;
+	sf.si_pid = 0x7fffffff;
+	ct_sigframe_derive_sender(&sf, 100, CT_SIGSEGV);
+	CHECK(!sf.external);
+	// Sent by the process itself, a kernel fault, or no siginfo: not external.
+	sf.si_pid = 100;
+	ct_sigframe_derive_sender(&sf, 100, CT_SIGSEGV);
+	CHECK(!sf.external);
+	sf.si_pid = 4242;
+	sf.si_code = CT_SEGV_MAPERR;
+	ct_sigframe_derive_sender(&sf, 100, CT_SIGSEGV);
+	CHECK(!sf.external);
+	sf.si_code = CT_SI_USER;
+	sf.has_siginfo = false;
+	ct_sigframe_derive_sender(&sf, 100, CT_SIGSEGV);
+	CHECK(!sf.external);
+}
+
 TEST(sigframe_siginfo_and_esr)
 {
 	// SA_SIGINFO handler: the kernel's siginfo names the fault.
