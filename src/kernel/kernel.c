@@ -34,10 +34,10 @@ static void fill_kernel_facts(struct ct_vmcore *vm, struct ct_report *r)
 		k->page_size = strtoull(ps, NULL, 10);
 	}
 	// CRASHTIME is written by the crashing kernel (crash_save_vmcoreinfo); QEMU dumps lack it.
-	const char *ct = ct_vmcoreinfo_get(vi, "CRASHTIME");
-	if (ct) {
+	int64_t crash_time;
+	if (ct_vmcoreinfo_crash_time(vi, &crash_time)) {
 		k->has_crash_time = true;
-		k->crash_time = strtoll(ct, NULL, 10);
+		k->crash_time = crash_time;
 	}
 	k->has_kaslr_offset = vm->has_kaslr_offset;
 	k->kaslr_offset = vm->kaslr_offset;

@@ -29,6 +29,18 @@
 #define CT_LOGS_MAX_DECOMPRESSED (UINT64_C(1) << 30)
 /** Journal entries read per query, so a huge journal never hangs the report. */
 #define CT_JOURNAL_MAX_ENTRIES 200000
+/**
+ * The crash times accepted from a source, microseconds since the epoch: 1970-01-01T00:00:00Z to
+ * 9999-12-31T23:59:59.999999Z (RFC 3339's four-digit years). A source outside is not used (a
+ * diagnostic says so); inside, every sum with a --logs-window (at most 2^32 s) fits int64_t.
+ */
+#define CT_CRASH_TIME_MIN_USEC INT64_C(0)
+#define CT_CRASH_TIME_MAX_USEC INT64_C(253402300799999999)
+
+static inline bool ct_crash_time_in_range(int64_t usec)
+{
+	return usec >= CT_CRASH_TIME_MIN_USEC && usec <= CT_CRASH_TIME_MAX_USEC;
+}
 
 /** What the trail needs from the dump's pipeline. Strings are borrowed. */
 struct ct_trail_facts {
@@ -44,8 +56,15 @@ struct ct_trail_facts {
 	double uptime;
 };
 
-/** Runs the trail stage into @p report (report->trail and diagnostics). Never fails. */
-void ct_trail_analyze(const struct ct_options *opts, const struct ct_trail_facts *facts, struct ct_report *report);
+struct ct_budget;
+
+/**
+ * Runs the trail stage into @p report (report->trail and diagnostics), spending @p budget (the
+ * run's, borrowed; NULL allows everything): files looked at, bytes inflated and written for
+ * compressed logs, bytes of journal fields copied. Never fails.
+ */
+void ct_trail_analyze(const struct ct_options *opts, const struct ct_trail_facts *facts, struct ct_budget *budget,
+		      struct ct_report *report);
 
 /* ---- The line collector every log source feeds (collect.c) ---- */
 

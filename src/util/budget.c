@@ -14,12 +14,17 @@
 
 /** Bytes one kept frame costs in all (report frame, raw frame, unwinder and symbol cache share). */
 #define FRAME_COST 1024
+/** Files looked at: a count of system calls, not of memory, so not derived from it (/var/log holds
+ * a few hundred files; 65,536 stats and opens take well under a second). */
+#define FILES_DEFAULT 65536
 
 static const char *const kind_names[CT_BUDGET_NUM_] = {
 	[CT_BUDGET_FRAMES] = "frames",
 	[CT_BUDGET_TEXT] = "text",
 	[CT_BUDGET_DEBUG] = "debug",
 	[CT_BUDGET_TEMP] = "temp",
+	[CT_BUDGET_COPY] = "copy",
+	[CT_BUDGET_FILES] = "files",
 };
 
 // The diagnostic each kind raises when it is reached ("budget-frames", …: its name after "budget-").
@@ -28,13 +33,17 @@ static const enum ct_diag_code kind_codes[CT_BUDGET_NUM_] = {
 	[CT_BUDGET_TEXT] = CT_DIAG_BUDGET_TEXT,
 	[CT_BUDGET_DEBUG] = CT_DIAG_BUDGET_DEBUG,
 	[CT_BUDGET_TEMP] = CT_DIAG_BUDGET_TEMP,
+	[CT_BUDGET_COPY] = CT_DIAG_BUDGET_COPY,
+	[CT_BUDGET_FILES] = CT_DIAG_BUDGET_FILES,
 };
 
 static const char *const kind_what[CT_BUDGET_NUM_] = {
 	[CT_BUDGET_FRAMES] = "frames over all threads",
 	[CT_BUDGET_TEXT] = "bytes of names and values",
-	[CT_BUDGET_DEBUG] = "bytes of decompressed debug sections",
-	[CT_BUDGET_TEMP] = "bytes of temporary space for the decompressed core",
+	[CT_BUDGET_DEBUG] = "bytes inflated from compressed debug sections and logs",
+	[CT_BUDGET_TEMP] = "bytes of temporary space for decompressed data",
+	[CT_BUDGET_COPY] = "bytes of journal fields and log lines copied",
+	[CT_BUDGET_FILES] = "log files and directory entries looked at",
 };
 
 const char *ct_budget_kind_to_string(enum ct_budget_kind kind)
@@ -63,6 +72,8 @@ void ct_budget_init(struct ct_budget *b, const struct ct_options *opts)
 	b->limit[CT_BUDGET_FRAMES] = mem / FRAME_COST / tight;
 	b->limit[CT_BUDGET_TEXT] = mem / 8 / tight;
 	b->limit[CT_BUDGET_DEBUG] = mem / 4 / tight;
+	b->limit[CT_BUDGET_COPY] = mem / 4 / tight;
+	b->limit[CT_BUDGET_FILES] = FILES_DEFAULT / tight;
 	uint64_t temp = opts->safe || tmp_is_memory() ? mem : UINT64_C(64) << 30;
 	if (opts->max_core_size)
 		temp = opts->max_core_size;

@@ -8,8 +8,10 @@
  * |---|---|---|---|
  * | FRAMES | frames kept, over all threads | memory / 1 KiB | memory / 2 KiB |
  * | TEXT | bytes of names and values kept (symbols, paths, values of variables) | memory / 8 | memory / 16 |
- * | DEBUG | decompressed bytes of compressed debug sections (also those inside the dump) | memory / 4 | memory / 8 |
- * | TEMP | bytes written to $TMPDIR for a decompressed core | 64 GiB (memory when $TMPDIR is a tmpfs) | memory |
+ * | DEBUG | bytes inflated: compressed debug sections (also those inside the dump) and compressed logs | memory / 4 | memory / 8 |
+ * | TEMP | bytes written to $TMPDIR: a decompressed core, then decompressed logs | 64 GiB (memory when $TMPDIR is a tmpfs) | memory |
+ * | COPY | bytes of untrusted records copied to be read (journal fields, log lines) | memory / 4 | memory / 8 |
+ * | FILES | files a reader looks at (stat, open): log files and directory entries under --logs | 65,536 | 32,768 |
  *
  * "memory" is --max-memory (ct_options.max_memory), else 4 GiB. A stage asks before it spends
  * (ct_budget_take()); a refusal is final for that kind, and the first refusal becomes one warning
@@ -32,9 +34,11 @@ enum ct_budget_kind {
 	CT_BUDGET_TEXT,
 	CT_BUDGET_DEBUG,
 	CT_BUDGET_TEMP,
+	CT_BUDGET_COPY,
+	CT_BUDGET_FILES,
 	CT_BUDGET_NUM_
 };
-/** "frames", "text", "debug", "temp". */
+/** "frames", "text", "debug", "temp", "copy", "files". */
 const char *ct_budget_kind_to_string(enum ct_budget_kind kind);
 
 /** Memory assumed when --max-memory is not given. */
