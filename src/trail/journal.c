@@ -377,7 +377,7 @@ struct ct_error *ct_journal_scan(struct ct_journal *cj, struct ct_log_collector 
 				free(copy[i]);
 			err = ct_error_create(CT_ERROR_LIMIT,
 					      "%s: stopped after %" PRIu64 " journal entries: the work budget of %" PRIu64
-					      " bytes of journal fields and log lines copied is spent (--max-memory; tighter with --safe)",
+					      " bytes of log lines read and journal fields copied is spent (--max-memory; tighter with --safe)",
 					      file, *count, budget->limit[CT_BUDGET_COPY]);
 			break;
 		}

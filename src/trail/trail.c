@@ -33,6 +33,8 @@ struct sources {
 	struct log_file *files; /**< owned */
 	size_t num_files;
 	size_t dropped; /**< directory entries beyond CT_LOGS_MAX_FILES, never looked at */
+	size_t entries_read; /**< directory entries read, over the whole walk */
+	bool entries_capped; /**< CT_LOGS_MAX_DIR_ENTRIES reached: the walk stopped */
 	bool out_of_files; /**< CT_BUDGET_FILES spent: the walk stopped */
 	struct ct_budget *budget; /**< borrowed: the run's */
 };
@@ -126,7 +128,8 @@ static bool sniff_file(struct ct_report *r, const char *path, bool direct, bool 
 	return true;
 }
 
-// Spends one file of the budget (a stat, an open, a directory entry); false once it is spent.
+// Spends one file of the budget (a stat and an open of a log file, an lstat of an entry of unknown
+// type); false once it is spent.
 static bool look(struct sources *s)
 {
 	if (!s->out_of_files && !ct_budget_take(s->budget, CT_BUDGET_FILES, 1))
@@ -179,30 +182,69 @@ static int compare_entries(const void *a, const void *b)
 	return strcmp(((const struct dir_entry *)a)->name, ((const struct dir_entry *)b)->name);
 }
 
-// The entries of @p dir but . and .., in name order; each one read spends a file of the budget.
-static size_t read_dir(struct sources *s, const char *dir, struct dir_entry **ret)
+// Restores the max-heap order (by name) of @p v[0, n) after v[i] grew smaller.
+static void sift_down(struct dir_entry *v, size_t n, size_t i)
+{
+	for (;;) {
+		size_t big = i, l = 2 * i + 1, r = l + 1;
+		if (l < n && strcmp(v[l].name, v[big].name) > 0)
+			big = l;
+		if (r < n && strcmp(v[r].name, v[big].name) > 0)
+			big = r;
+		if (big == i)
+			return;
+		struct dir_entry t = v[i];
+		v[i] = v[big];
+		v[big] = t;
+		i = big;
+	}
+}
+
+static void sift_up(struct dir_entry *v, size_t i)
+{
+	while (i && strcmp(v[(i - 1) / 2].name, v[i].name) < 0) {
+		struct dir_entry t = v[i];
+		v[i] = v[(i - 1) / 2];
+		v[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
+// The first @p keep entries of @p dir by name (but . and ..), sorted; the others are counted in
+// s->dropped and never stat'ed or opened. A max-heap of @p keep names: memory is the cap's, and
+// reading a directory of 300,000 entries costs its getdents, not 300,000 stats. Reading stops after
+// CT_LOGS_MAX_DIR_ENTRIES entries in all (s->entries_read).
+static size_t read_dir(struct sources *s, const char *dir, size_t keep, struct dir_entry **ret)
 {
 	DIR *d = opendir(dir);
 	if (!d)
 		return SIZE_MAX;
-	struct dir_entry *v = NULL;
-	size_t n = 0, cap = 0;
-	for (struct dirent *de; (de = readdir(d));) {
+	struct dir_entry *v = keep ? calloc(keep, sizeof(*v)) : NULL;
+	size_t n = 0;
+	for (struct dirent *de; (v || !keep) && (de = readdir(d));) {
 		if (de->d_name[0] == '.')
 			continue;
-		if (!look(s))
+		if (s->entries_read++ == CT_LOGS_MAX_DIR_ENTRIES) {
+			s->entries_capped = true;
 			break;
-		if (n == cap) {
-			size_t ncap = cap ? 2 * cap : 64;
-			struct dir_entry *nv = reallocarray(v, ncap, sizeof(*nv));
-			if (!nv)
-				break;
-			v = nv;
-			cap = ncap;
 		}
-		v[n].name = strdup(de->d_name);
-		v[n].type = de->d_type;
-		n += v[n].name != NULL;
+		if (n == keep && (!n || strcmp(de->d_name, v[0].name) >= 0)) {
+			s->dropped++;
+			continue;
+		}
+		char *name = strdup(de->d_name);
+		if (!name)
+			break;
+		if (n == keep) {
+			// Replaces the largest name kept, which is now one too many.
+			s->dropped++;
+			free(v[0].name);
+			v[0] = (struct dir_entry){ name, de->d_type };
+			sift_down(v, n, 0);
+		} else {
+			v[n] = (struct dir_entry){ name, de->d_type };
+			sift_up(v, n++);
+		}
 	}
 	closedir(d);
 	if (n)
@@ -214,7 +256,7 @@ static size_t read_dir(struct sources *s, const char *dir, struct dir_entry **re
 static void walk(struct ct_report *r, struct sources *s, const char *dir, int depth)
 {
 	struct dir_entry *names = NULL;
-	size_t n = read_dir(s, dir, &names);
+	size_t n = read_dir(s, dir, CT_LOGS_MAX_FILES - s->num_files, &names);
 	if (n == SIZE_MAX) {
 		ct_report_diag(r, depth ? CT_SEVERITY_INFO : CT_SEVERITY_WARNING, 0, CT_DIAG_LOG_UNREADABLE, "%s: %s", dir,
 			       strerror(errno));
@@ -257,8 +299,13 @@ static void gather(const struct ct_options *o, struct ct_report *r, struct sourc
 	}
 	if (s->dropped)
 		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_LOGS_CAP,
-			       "%zu more log files or directory entries not looked at (at most %d log files are read)",
+			       "%zu more log files or directory entries not looked at (at most %d log files are read, "
+			       "the first in name order)",
 			       s->dropped, CT_LOGS_MAX_FILES);
+	if (s->entries_capped)
+		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_LOGS_CAP,
+			       "--logs: stopped reading directories after %d entries; the log files found before are read",
+			       CT_LOGS_MAX_DIR_ENTRIES);
 	if (s->out_of_files && s->budget) {
 		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_BUDGET_FILES,
 			       "--logs: the walk stopped: the work budget of %" PRIu64
@@ -511,6 +558,9 @@ void ct_trail_analyze(const struct ct_options *o, const struct ct_trail_facts *f
 			const struct log_file *lf = &src.files[i];
 			if (lf->journal || before_window(r, lf->path, lf->direct, lf->mtime_usec, from))
 				continue;
+			// Nothing more can be read: a compressed log is not inflated for nothing.
+			if (!ct_budget_left(budget, CT_BUDGET_COPY))
+				break;
 			_cleanup_close_ int fd = open_log(r, budget, lf);
 			if (fd == -2)
 				continue;
@@ -519,7 +569,7 @@ void ct_trail_analyze(const struct ct_options *o, const struct ct_trail_facts *f
 					       "%s: %s", lf->path, strerror(errno));
 				continue;
 			}
-			ct_logs_read_text(r, c, lf->path, fd, lf->direct, t->crash_time.usec, t->boot_time.present,
+			ct_logs_read_text(r, budget, c, lf->path, fd, lf->direct, t->crash_time.usec, t->boot_time.present,
 					  t->boot_time.usec);
 		}
 		ct_log_collector_finish(c, r);

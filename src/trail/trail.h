@@ -21,12 +21,16 @@
 #define CT_LOGS_CONTEXT_LINES 20
 /** Files read from one --logs directory tree: /var/log holds a few hundred. */
 #define CT_LOGS_MAX_FILES 1000
+/** Directory entries read under --logs in all (only the first CT_LOGS_MAX_FILES by name are kept
+ * per directory; reading the rest costs a getdents each, about 0.1 µs). */
+#define CT_LOGS_MAX_DIR_ENTRIES 4000000
 /** Directory depth walked below a --logs directory (/var/log/journal/MACHINE-ID/ is 2). */
 #define CT_LOGS_MAX_DEPTH 3
 /** Bytes of one text log read inside the window: a log busier than this per window is cut. */
 #define CT_LOGS_MAX_SCAN_BYTES (256u << 20)
-/** A compressed log (zstd, xz, lz4) is decompressed up to this size into a temporary file. */
-#define CT_LOGS_MAX_DECOMPRESSED (UINT64_C(1) << 30)
+/** A compressed log (gzip, zstd, xz, lz4) is decompressed up to this size into a temporary file
+ * (and no further than the run's inflation and temporary-space budgets allow). */
+#define CT_LOGS_MAX_DECOMPRESSED (UINT64_C(256) << 20)
 /** Journal entries read per query, so a huge journal never hangs the report. */
 #define CT_JOURNAL_MAX_ENTRIES 200000
 /**
@@ -125,9 +129,11 @@ struct ct_log_source *ct_trail_add_source(struct ct_report *report, const char *
 /**
  * Reads the text log @p path (already opened as @p fd, a regular file; not owned) into @p c:
  * binary search for the window's start, then lines up to its end. @p direct: given on the command
- * line (a problem is a warning) rather than found in a directory (an info).
+ * line (a problem is a warning) rather than found in a directory (an info). Every byte of a line
+ * read spends CT_BUDGET_COPY of @p budget; when it is spent the reading stops with a warning
+ * (budget-copy) naming the file and the limit.
  */
-void ct_logs_read_text(struct ct_report *report, struct ct_log_collector *c, const char *path, int fd, bool direct,
-		       int64_t reference_usec, bool has_boot, int64_t boot_usec);
+void ct_logs_read_text(struct ct_report *report, struct ct_budget *budget, struct ct_log_collector *c, const char *path,
+		       int fd, bool direct, int64_t reference_usec, bool has_boot, int64_t boot_usec);
 
 #endif

@@ -14,7 +14,7 @@
 
 /** Bytes one kept frame costs in all (report frame, raw frame, unwinder and symbol cache share). */
 #define FRAME_COST 1024
-/** Files looked at: a count of system calls, not of memory, so not derived from it (/var/log holds
+/** Files looked at: a count of files opened, not of memory, so not derived from it (/var/log holds
  * a few hundred files; 65,536 stats and opens take well under a second). */
 #define FILES_DEFAULT 65536
 
@@ -42,7 +42,7 @@ static const char *const kind_what[CT_BUDGET_NUM_] = {
 	[CT_BUDGET_TEXT] = "bytes of names and values",
 	[CT_BUDGET_DEBUG] = "bytes inflated from compressed debug sections and logs",
 	[CT_BUDGET_TEMP] = "bytes of temporary space for decompressed data",
-	[CT_BUDGET_COPY] = "bytes of journal fields and log lines copied",
+	[CT_BUDGET_COPY] = "bytes of log lines read and journal fields copied",
 	[CT_BUDGET_FILES] = "log files and directory entries looked at",
 };
 
@@ -72,7 +72,7 @@ void ct_budget_init(struct ct_budget *b, const struct ct_options *opts)
 	b->limit[CT_BUDGET_FRAMES] = mem / FRAME_COST / tight;
 	b->limit[CT_BUDGET_TEXT] = mem / 8 / tight;
 	b->limit[CT_BUDGET_DEBUG] = mem / 4 / tight;
-	b->limit[CT_BUDGET_COPY] = mem / 4 / tight;
+	b->limit[CT_BUDGET_COPY] = mem / 64 / tight;
 	b->limit[CT_BUDGET_FILES] = FILES_DEFAULT / tight;
 	uint64_t temp = opts->safe || tmp_is_memory() ? mem : UINT64_C(64) << 30;
 	if (opts->max_core_size)

@@ -10,8 +10,8 @@
  * | TEXT | bytes of names and values kept (symbols, paths, values of variables) | memory / 8 | memory / 16 |
  * | DEBUG | bytes inflated: compressed debug sections (also those inside the dump) and compressed logs | memory / 4 | memory / 8 |
  * | TEMP | bytes written to $TMPDIR: a decompressed core, then decompressed logs | 64 GiB (memory when $TMPDIR is a tmpfs) | memory |
- * | COPY | bytes of untrusted records copied to be read (journal fields, log lines) | memory / 4 | memory / 8 |
- * | FILES | files a reader looks at (stat, open): log files and directory entries under --logs | 65,536 | 32,768 |
+ * | COPY | bytes of untrusted records read or copied: log lines scanned, journal fields copied | memory / 64 | memory / 128 |
+ * | FILES | files a reader looks at (stats and opens one file): log files under --logs | 65,536 | 32,768 |
  *
  * "memory" is --max-memory (ct_options.max_memory), else 4 GiB. A stage asks before it spends
  * (ct_budget_take()); a refusal is final for that kind, and the first refusal becomes one warning
