@@ -197,6 +197,28 @@ static void consider(sd_journal *j, struct candidates *c, bool has_near, int64_t
 	c->found = true;
 }
 
+// Walks up to MAX_COREDUMP_CANDIDATES entries of the current matches from the current position
+// (@p forward: later ones, else earlier ones), keeping the closest to @p near_usec. Forward, the
+// walk ends past the crash time (later entries are farther); backward, at the first entry kept.
+static int walk_candidates(sd_journal *j, const char *comm, bool forward, bool has_near, int64_t near_usec,
+			   struct candidates *c, struct ct_coredump_entry *ret)
+{
+	int r = 0;
+	for (int n = 0; n < MAX_COREDUMP_CANDIDATES; n++) {
+		r = forward ? sd_journal_next(j) : sd_journal_previous(j);
+		if (r <= 0)
+			break;
+		if (comm && !field_is(j, "COREDUMP_COMM", comm))
+			continue;
+		int64_t t = 0;
+		bool has_t = entry_crash_time(j, &t);
+		consider(j, c, has_near, near_usec, t, has_t, ret);
+		if (!forward || (has_t && t > near_usec))
+			break;
+	}
+	return r;
+}
+
 struct ct_error *ct_journal_find_coredump(struct ct_journal *cj, int pid, const char *comm, bool has_near,
 					  int64_t near_usec, struct ct_coredump_entry *ret)
 {
@@ -212,35 +234,18 @@ struct ct_error *ct_journal_find_coredump(struct ct_journal *cj, int pid, const 
 	has_near = has_near && ct_crash_time_in_range(near_usec);
 	struct candidates c = { 0 };
 	// systemd-coredump logs after it has written the core: seconds to minutes after the crash.
-	// Start a little before the crash time and take the closest of the next few entries.
+	// Start a little before the crash time and take the closest of the next few entries; without
+	// a time, the latest.
 	int64_t early = near_usec > 600000000 ? near_usec - 600000000 : 0;
 	r = has_near ? sd_journal_seek_realtime_usec(j, (uint64_t)early) : sd_journal_seek_tail(j);
-	for (int n = 0; r >= 0 && n < MAX_COREDUMP_CANDIDATES; n++) {
-		r = has_near ? sd_journal_next(j) : sd_journal_previous(j);
-		if (r <= 0)
-			break;
-		if (comm && !field_is(j, "COREDUMP_COMM", comm))
-			continue;
-		int64_t t = 0;
-		bool has_t = entry_crash_time(j, &t);
-		consider(j, &c, has_near, near_usec, t, has_t, ret);
-		if (!has_near || (has_t && t > near_usec))
-			break;
-	}
+	if (r >= 0)
+		r = walk_candidates(j, comm, has_near, has_near, near_usec, &c, ret);
 	// Nothing from 10 minutes before on: the time may be a file time long after the crash (a core
 	// copied without cp -p, or read much later). The latest entry of the process before is the one.
 	if (has_near && !c.found && r >= 0) {
 		r = sd_journal_seek_realtime_usec(j, (uint64_t)early);
-		for (int n = 0; r >= 0 && !c.found && n < MAX_COREDUMP_CANDIDATES; n++) {
-			r = sd_journal_previous(j);
-			if (r <= 0)
-				break;
-			if (comm && !field_is(j, "COREDUMP_COMM", comm))
-				continue;
-			int64_t t = 0;
-			bool has_t = entry_crash_time(j, &t);
-			consider(j, &c, has_near, near_usec, t, has_t, ret);
-		}
+		if (r >= 0)
+			r = walk_candidates(j, comm, false, has_near, near_usec, &c, ret);
 	}
 	sd_journal_flush_matches(j);
 	if (r < 0 && !c.found)
