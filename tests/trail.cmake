@@ -15,7 +15,7 @@ endif()
 # budget, 300,000 files under --logs, crash times out of range from all three sources, a coredump
 # entry long before the file time, invisible Unicode in log lines. Each: under 2 s of CPU, a report
 # valid by the schema, a diagnostic.
-foreach(case journal-shared-field journal-copy-budget compressed-logs many-files crash-time-name crash-time-journal
+foreach(case journal-shared-field journal-copy-budget journal-empty-entries compressed-logs many-files crash-time-name crash-time-journal
         crash-time-vmcore window-follows-journal invisible-text)
   add_test(NAME trail_hostile_${case}
     COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/trail/hostile_trail.py --coretriage ${CT_BIN} --cores ${CT_CORES_DIR}

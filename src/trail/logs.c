@@ -35,10 +35,11 @@ static void problem(struct ct_report *r, bool direct, enum ct_diag_code code, co
 	ct_report_diag(r, direct ? CT_SEVERITY_WARNING : CT_SEVERITY_INFO, 0, code, "%s: %s", path, what);
 }
 
-// Spends @p n bytes read of the copy budget; false (after the warning, once per run) when spent.
+// Spends the @p n bytes of a line read from the copy budget; false (after the warning, once per run) when spent.
 static bool spend_read(struct ct_report *r, struct ct_budget *budget, const char *file, size_t n)
 {
-	if (ct_budget_take(budget, CT_BUDGET_COPY, n))
+	// A line costs at least CT_LOG_RECORD_COST: 64 MiB of empty lines are 64 million to parse.
+	if (ct_budget_take(budget, CT_BUDGET_COPY, n > CT_LOG_RECORD_COST ? n : CT_LOG_RECORD_COST))
 		return true;
 	if (!budget->reported[CT_BUDGET_COPY]) {
 		budget->reported[CT_BUDGET_COPY] = true;

@@ -31,6 +31,9 @@
 /** A compressed log (gzip, zstd, xz, lz4) is decompressed up to this size into a temporary file
  * (and no further than the run's inflation and temporary-space budgets allow). */
 #define CT_LOGS_MAX_DECOMPRESSED (UINT64_C(256) << 20)
+/** Least bytes of the copy budget (util/budget.h) a log line or journal entry read costs, so that
+ * records with (almost) nothing in them are not free: 64 MiB is at most 1 Mi records. */
+#define CT_LOG_RECORD_COST 64
 /** Journal entries read per query, so a huge journal never hangs the report. */
 #define CT_JOURNAL_MAX_ENTRIES 200000
 /**

@@ -107,8 +107,9 @@ def case_journal_shared_field(a, f, s):
     r, rep = run(a, f, "journal-shared-field", ["--max-memory=64", "--logs", path, s.exe, s.core])
     lines = [l for l in rep.get("logs", []) if l["file"].endswith("big-field.journal")]
     f.check(len(lines) == 48, f"journal-shared-field: {len(lines)} of the 48 entries shown")
+    # An entry copied whole (16 MiB) cannot be kept under --max-memory=64: its line comes out empty.
     f.check(all(len(l["line"].encode()) <= 4096 + 64 and l["line"].endswith("\u2026") for l in lines),
-            "journal-shared-field: a line is not cut at 4 KiB")
+            "journal-shared-field: a line is not its first 4 KiB, cut")
     f.check(not diags(rep, "budget-copy"), f"journal-shared-field: budget-copy reached: {diags(rep, 'budget-copy')}")
 
 
@@ -127,6 +128,21 @@ def case_journal_copy_budget(a, f, s):
     f.check(r.rc == 1 and m and "busy.journal" in m[0] and str(limit) in m[0],
             f"journal-copy-budget: no budget-copy warning naming the journal and {limit}: {m}")
     f.check(rep.get("threads") and rep.get("logs"), "journal-copy-budget: the report lost its threads or lines")
+
+
+def case_journal_empty_entries(a, f, s):
+    """150,000 entries in the window with no field coretriage copies: each still costs the copy
+    budget a record's worth, so they are not walked for free (1,000 such journals would be 200
+    million entries)."""
+    need_journal_remote()
+    path = os.path.join(a.workdir, "empty.journal")
+    boot = s.mtime - 1000 * SECOND
+    write_journal(path, (base(s.mtime - 50 * SECOND + i * 500, boot) + [("X", b"1")] for i in range(150000)))
+    r, rep = run(a, f, "journal-empty-entries", ["--safe", "--max-memory=64", "--logs", path, s.exe, s.core])
+    m = diags(rep, "budget-copy")
+    f.check(r.rc == 1 and m and "empty.journal" in m[0], f"journal-empty-entries: no budget-copy warning: {m}")
+    src = [x for x in rep.get("trail", {}).get("log_sources", []) if x["file"].endswith("empty.journal")]
+    f.check(src and 0 < src[0]["lines_in_window"] < 150000, f"journal-empty-entries: sources {src}")
 
 
 def make_bomb(work, name, size_mib):
@@ -307,6 +323,7 @@ def case_invisible_text(a, f, s):
 
 
 CASES = {"journal-shared-field": case_journal_shared_field, "journal-copy-budget": case_journal_copy_budget,
+         "journal-empty-entries": case_journal_empty_entries,
          "compressed-logs": case_compressed_logs, "many-files": case_many_files,
          "crash-time-name": case_crash_time_name, "crash-time-journal": case_crash_time_journal,
          "crash-time-vmcore": case_crash_time_vmcore, "window-follows-journal": case_window_follows_journal,
