@@ -28,7 +28,7 @@ void ct_options_init(struct ct_options *opts)
 }
 
 // The trail stage runs after either pipeline, on the facts it needs from the finished report.
-static void run_trail(const struct ct_options *opts, struct ct_report *r)
+static void run_trail(const struct ct_options *opts, struct ct_budget *budget, struct ct_report *r)
 {
 	struct ct_trail_facts f = { .core_path = opts->core_path, .has_pid = r->process.has_pid,
 				    .pid = r->process.pid, .command = r->process.command };
@@ -43,30 +43,30 @@ static void run_trail(const struct ct_options *opts, struct ct_report *r)
 		f.pid = k->pid;
 		f.command = k->comm;
 	}
-	ct_trail_analyze(opts, &f, r);
+	ct_trail_analyze(opts, &f, budget, r);
 }
 
 // The pipelines by enum ct_dump_pipeline: each opens a dump of its formats and analyzes it. The
 // kernel's unmaps the file first (libkdumpfile opens the path itself).
 static struct ct_error *analyze_process(const struct ct_options *opts, const struct ct_dump_format *format,
-					struct ct_mapped_file *file, struct ct_report *report)
+					struct ct_mapped_file *file, struct ct_budget *budget, struct ct_report *report)
 {
 	(void)format;
-	struct ct_error *err = ct_process_analyze(opts, file, report);
+	struct ct_error *err = ct_process_analyze(opts, file, budget, report);
 	return err ? ct_error_wrap(err, "%s", opts->core_path) : NULL;
 }
 
 #if CT_KERNEL_SUPPORT
 static struct ct_error *analyze_kernel(const struct ct_options *opts, const struct ct_dump_format *format,
-				       struct ct_mapped_file *file, struct ct_report *report)
+				       struct ct_mapped_file *file, struct ct_budget *budget, struct ct_report *report)
 {
 	ct_mapped_file_close(file);
-	return ct_kernel_analyze(opts, format, report);
+	return ct_kernel_analyze(opts, format, budget, report);
 }
 #endif
 
 typedef struct ct_error *(*analyze_fn)(const struct ct_options *opts, const struct ct_dump_format *format,
-				       struct ct_mapped_file *file, struct ct_report *report);
+				       struct ct_mapped_file *file, struct ct_budget *budget, struct ct_report *report);
 static const analyze_fn pipelines[] = {
 	[CT_PIPELINE_PROCESS] = analyze_process,
 #if CT_KERNEL_SUPPORT
@@ -100,15 +100,18 @@ struct ct_error *ct_analyze(const struct ct_options *opts, struct ct_report *rep
 	// Input hook (src/input/): systemd-coredump name metadata, and compressed cores streamed into
 	// an anonymous temporary file that replaces the input from here on.
 	ct_input_add_name_metadata(opts->core_path, report);
+	// One budget for the run: the core's decompression, the pipeline and the trail spend from it
+	// (a decompressed core's temporary space is not there again for decompressed logs).
+	struct ct_budget budget;
+	ct_budget_init(&budget, opts);
 	if (ct_input_is_compressed(format)) {
 		int tmp_fd;
 		ct_mapped_file_close(&file);
-		struct ct_budget budget;
-		ct_budget_init(&budget, opts);
 		err = ct_input_decompress(opts->core_path, format, opts->max_core_size, budget.limit[CT_BUDGET_TEMP], &tmp_fd,
 					  &dstatus);
 		if (err)
 			return err;
+		ct_budget_spend(&budget, CT_BUDGET_TEMP, dstatus.written);
 		if (dstatus.partial)
 			ct_report_diag(report, CT_SEVERITY_WARNING, 0, dstatus.space_reached ? CT_DIAG_BUDGET_TEMP : CT_DIAG_COMPRESSED_CORE_BROKEN,
 				       "%s", dstatus.message);
@@ -124,9 +127,9 @@ struct ct_error *ct_analyze(const struct ct_options *opts, struct ct_report *rep
 	// The probe chain (dump/format.c) picks the format, and the format its pipeline.
 	const struct ct_dump_format *dump_format = ct_dump_probe(file.data, file.size, available_pipelines());
 	if (dump_format) {
-		err = pipelines[dump_format->pipeline](opts, dump_format, &file, report);
+		err = pipelines[dump_format->pipeline](opts, dump_format, &file, &budget, report);
 		if (!err)
-			run_trail(opts, report);
+			run_trail(opts, &budget, report);
 	} else {
 		err = ct_sniff_error(format, opts->core_path, file.data, file.size);
 	}

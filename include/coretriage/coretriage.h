@@ -58,7 +58,7 @@ struct ct_options {
 	/** Memory the analysis may use (--max-memory), bytes; 0 = unknown (the work budget assumes 4 GiB). */
 	uint64_t max_memory;
 	/** Overrides of the work budget's limits (src/util/budget.h, by enum ct_budget_kind); 0 = derived. */
-	uint64_t budget[7];
+	uint64_t budget[9];
 	/** --logs: text logs, journal files or directories of them to search around the crash
 	 * time (docs/trail.md). Borrowed. */
 	const char *const *log_paths;

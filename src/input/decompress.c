@@ -43,7 +43,7 @@ struct sink {
 	uint64_t max;
 	/** Bytes really written (holes cost nothing): the temporary space the core takes. */
 	uint64_t written, max_written;
-	bool space_reached;
+	bool space_reached, size_reached;
 	/** Compressed bytes read so far, to say where a stream broke. */
 	uint64_t in_read;
 	const char *path; /* borrowed, for messages */
@@ -80,10 +80,12 @@ static bool all_zero(const uint8_t *p, size_t n)
 
 static struct ct_error *sink_write(struct sink *s, const uint8_t *buf, size_t n)
 {
-	if (n > s->max - s->size || s->size + n > s->max)
+	if (n > s->max - s->size || s->size + n > s->max) {
+		s->size_reached = true;
 		return ct_error_create(CT_ERROR_LIMIT,
 				       "decompressed core is larger than the limit of %llu bytes (%llu MiB); raise --max-core-size",
 				       (unsigned long long)s->max, (unsigned long long)(s->max >> 20));
+	}
 	size_t off = 0;
 	while (off < n) {
 		size_t len = n - off < HOLE_BLOCK ? n - off : HOLE_BLOCK;
@@ -392,6 +394,7 @@ struct ct_error *ct_input_decompress(const char *path, enum ct_format format, ui
 		// as one, with the reason as a warning.
 		status->partial = true;
 		status->space_reached = s.space_reached;
+		status->size_reached = s.size_reached;
 		snprintf(status->message, sizeof(status->message),
 			 "%s; the analysis uses the %llu bytes decompressed from the first %llu compressed bytes",
 			 ct_error_message(err), (unsigned long long)s.size, (unsigned long long)s.in_read);
@@ -402,6 +405,8 @@ struct ct_error *ct_input_decompress(const char *path, enum ct_format format, ui
 		err = sink_finish(&s);
 	if (err)
 		return err;
+	status->size = s.size;
+	status->written = s.written;
 	// Hand the descriptor over to the caller; the guard then closes nothing.
 	*fd_ret = out;
 	out = -1;

@@ -37,6 +37,10 @@ struct ct_decompress_status {
 	bool partial;
 	/** The limit reached was the temporary space of the work budget (util/budget.h). */
 	bool space_reached;
+	/** The limit reached was @p max_size (of ct_input_decompress()). */
+	bool size_reached;
+	/** Bytes decompressed (the file's size) and bytes really written (holes are free). */
+	uint64_t size, written;
 	char message[512]; /**< why, and where the stream broke; empty when complete */
 };
 

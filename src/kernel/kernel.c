@@ -35,10 +35,10 @@ static void fill_kernel_facts(struct ct_vmcore *vm, struct ct_report *r)
 		k->page_size = strtoull(ps, NULL, 10);
 	}
 	// CRASHTIME is written by the crashing kernel (crash_save_vmcoreinfo); QEMU dumps lack it.
-	const char *ct = ct_vmcoreinfo_get(vi, "CRASHTIME");
-	if (ct) {
+	int64_t crash_time;
+	if (ct_vmcoreinfo_crash_time(vi, &crash_time)) {
 		k->has_crash_time = true;
-		k->crash_time = strtoll(ct, NULL, 10);
+		k->crash_time = crash_time;
 	}
 	k->has_kaslr_offset = vm->has_kaslr_offset;
 	k->kaslr_offset = vm->kaslr_offset;
@@ -209,7 +209,7 @@ static void blame_culprit(struct ct_report *r, const struct ct_thread *th, const
 }
 
 struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const struct ct_dump_format *format,
-				   struct ct_report *report)
+				   struct ct_budget *budget, struct ct_report *report)
 {
 	struct ct_vmcore vm;
 	report->input.kind = ct_report_strdup(report, format->name);
@@ -258,12 +258,10 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const struct c
 	// tables, and the task list. Without it, today's report (module frames scanned, no tasks).
 	struct ct_kbtf *btf = NULL;
 	struct ct_kmodules kmods = { 0 };
-	// The readers of lists and BTF spend one work budget (budget.h: nodes), so that a hostile dump
-	// ends the reader that meets it, not the report.
-	struct ct_budget budget;
-	ct_budget_init(&budget, opts);
+	// The readers of lists and BTF spend the run's work budget (budget.h: nodes), so that a hostile
+	// dump ends the reader that meets it, not the report.
 	if (ks.num_syms) {
-		err = ct_kbtf_load(&vm, &ks, &budget, &btf);
+		err = ct_kbtf_load(&vm, &ks, budget, &btf);
 		if (!err)
 			err = ct_kmodules_load(&vm, &ks, btf, &kmods);
 		if (err) {
@@ -340,7 +338,7 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const struct c
 	// tasks.c reads a sleeping task's saved context as x86-64's struct inactive_task_frame.
 	bool tasks = vm.arch == &ct_arch_x86_64;
 	if (btf && tasks)
-		ct_ktasks_collect(&vm, &ks, btf, &budget, opts->kernel_tasks, rec.hung_task && rec.has_blocked_pid ? rec.blocked_pid : -1,
+		ct_ktasks_collect(&vm, &ks, btf, budget, opts->kernel_tasks, rec.hung_task && rec.has_blocked_pid ? rec.blocked_pid : -1,
 				  opts->max_frames, report);
 	else if (opts->kernel_tasks)
 		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_TASKS, "--tasks: the task list needs the dump's BTF%s",
@@ -366,10 +364,10 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const struct c
 			       "BTF member search: the work budget of %" PRIu64 " nodes (list nodes and BTF members, "
 			       "halved by --safe) ran out looking up %s in the dump's .BTF (%" PRIu32 " types); "
 			       "that member and later ones are unknown",
-			       budget.limit[CT_BUDGET_NODES], stopped, num_types);
-		budget.reported[CT_BUDGET_NODES] = true;
+			       budget->limit[CT_BUDGET_NODES], stopped, num_types);
+		budget->reported[CT_BUDGET_NODES] = true;
 	}
-	ct_budget_report(&budget, report);
+	ct_budget_report(budget, report);
 	ct_kmodules_deinit(&kmods);
 	ct_kbtf_free(btf);
 	ct_kallsyms_deinit(&ks);

@@ -20,7 +20,9 @@
  * (a format or architecture libkdumpfile cannot read), CT_ERROR_INVALID_ARGUMENT (vmlinux does not
  * match the dump). Problems that still leave a useful report are diagnostics, not errors.
  */
+struct ct_budget;
+/** @p budget: the run's work budget (util/budget.h), spent by the list and BTF readers. */
 struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const struct ct_dump_format *format,
-				   struct ct_report *report);
+				   struct ct_budget *budget, struct ct_report *report);
 
 #endif

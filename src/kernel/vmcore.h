@@ -40,6 +40,12 @@ bool ct_vmcoreinfo_offset(const struct ct_vmcoreinfo *vi, const char *name, uint
 bool ct_vmcoreinfo_size(const struct ct_vmcoreinfo *vi, const char *name, uint64_t *ret);
 /** NUMBER(@p name): signed decimal (NUMBER(phys_base) is negative under KASLR). */
 bool ct_vmcoreinfo_number(const struct ct_vmcoreinfo *vi, const char *name, int64_t *ret);
+/**
+ * CRASHTIME: the crashing kernel's seconds since the epoch ("%lld"). A number beyond 64 bits is
+ * saturated (INT64_MAX or INT64_MIN) so the trail can say it is out of range; false when absent
+ * or not a decimal number.
+ */
+bool ct_vmcoreinfo_crash_time(const struct ct_vmcoreinfo *vi, int64_t *ret);
 
 /* --- dumpfile.c ---------------------------------------------------------------------------------- */
 

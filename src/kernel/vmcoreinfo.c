@@ -122,3 +122,18 @@ bool ct_vmcoreinfo_number(const struct ct_vmcoreinfo *vi, const char *name, int6
 	*ret = v;
 	return true;
 }
+
+bool ct_vmcoreinfo_crash_time(const struct ct_vmcoreinfo *vi, int64_t *ret)
+{
+	const char *s = ct_vmcoreinfo_get(vi, "CRASHTIME");
+	if (!s || !*s)
+		return false;
+	char *end;
+	errno = 0;
+	// strtoll saturates on overflow (ERANGE): kept, so an absurd time is reported, not hidden.
+	long long v = strtoll(s, &end, 10);
+	if (end == s || (*end && *end != ' ' && *end != '\r'))
+		return false;
+	*ret = v;
+	return true;
+}

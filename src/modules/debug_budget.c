@@ -56,17 +56,33 @@ static uint64_t walk(Elf *elf, void (*fn)(void *, Elf_Scn *, uint64_t), void *ar
 	return total;
 }
 
-static uint64_t ct_debug_inflated_size(Elf *elf)
+// The section that claims the most once inflated: the one the warning names.
+struct largest {
+	Elf *elf;
+	size_t shstrndx;
+	uint64_t size;
+	const char *name; /**< borrowed from the ELF's string table */
+};
+
+static void note_largest(void *arg, Elf_Scn *scn, uint64_t size)
 {
-	return walk(elf, NULL, NULL);
+	struct largest *l = arg;
+	GElf_Shdr sh;
+	if (l->name && size <= l->size)
+		return;
+	const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(l->elf, l->shstrndx, sh.sh_name) : NULL;
+	l->size = size;
+	l->name = name ? name : "(unnamed section)";
 }
 
-static void refuse(struct ct_module_set *s, const char *what, uint64_t size)
+static void refuse(struct ct_module_set *s, const char *what, uint64_t size, const struct largest *l)
 {
+	// The section name comes from the file: shown through the report's sanitizer like every string.
 	ct_sink_diag(&s->out, CT_SEVERITY_WARNING, 0, CT_DIAG_BUDGET_DEBUG,
-		       "%s: its compressed debug sections claim %" PRIu64 " bytes once inflated, more than the %" PRIu64
+		       "%s: its compressed debug sections claim %" PRIu64 " bytes once inflated (%s alone %" PRIu64
+		       "), more than the %" PRIu64
 		       " left in the work budget (--max-memory; tighter with --safe); its debug information is not used",
-		       what, size, ct_budget_left(s->budget, CT_BUDGET_DEBUG));
+		       what, size, l->name ? l->name : "?", l->size, ct_budget_left(s->budget, CT_BUDGET_DEBUG));
 	ct_budget_mark_reached(s->budget, CT_BUDGET_DEBUG);
 	// The warning above says which module; the generic one of ct_budget_report() is not needed.
 	if (s->budget)
@@ -75,10 +91,11 @@ static void refuse(struct ct_module_set *s, const char *what, uint64_t size)
 
 bool ct_debug_admit(struct ct_module_set *s, Elf *elf, const char *what)
 {
-	uint64_t size = ct_debug_inflated_size(elf);
+	struct largest l = { .elf = elf };
+	uint64_t size = elf && elf_getshdrstrndx(elf, &l.shstrndx) == 0 ? walk(elf, note_largest, &l) : 0;
 	if (!size || ct_budget_take(s->budget, CT_BUDGET_DEBUG, size))
 		return true;
-	refuse(s, what, size);
+	refuse(s, what, size, &l);
 	return false;
 }
 

@@ -278,11 +278,14 @@ static void copy_core_problems(struct ct_session *s)
 }
 
 struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct ct_mapped_file *file,
-				    struct ct_report *report)
+				    struct ct_budget *budget, struct ct_report *report)
 {
-	struct ct_budget budget;
-	ct_budget_init(&budget, opts);
-	struct ct_session s = { .opts = opts, .report = report, .budget = &budget };
+	struct ct_budget own;
+	if (!budget) {
+		ct_budget_init(&own, opts);
+		budget = &own;
+	}
+	struct ct_session s = { .opts = opts, .report = report, .budget = budget };
 	struct ct_verdict verdict;
 	bool triaged = false;
 	struct ct_error *err = ct_core_open_memory(file->data, file->size, opts->max_threads, &s.core);
@@ -308,7 +311,7 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 		err = &ct_enomem;
 		goto out;
 	}
-	err = ct_modules_load(opts, s.core, ct_report_sink(report), &budget, &s.mods);
+	err = ct_modules_load(opts, s.core, ct_report_sink(report), budget, &s.mods);
 	if (err)
 		goto out;
 	struct ct_dwfl_walker *walker;
@@ -319,7 +322,7 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 	ct_modules_to_report(&s.mods, report);
 	ct_debug_check_unusable(&s.mods, s.stacks.items, s.stacks.count);
 	// Said before triage, which weighs what was lost.
-	ct_budget_report(&budget, report);
+	ct_budget_report(budget, report);
 	const struct ct_thread *subject = ct_stacks_subject(&s.stacks);
 	if (subject && subject->num_frames)
 		ct_process_disassemble(&s.mods, subject->frames[0].pc, report);
@@ -337,7 +340,7 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 				      "only the first %u notes of the core were read: the verdict may miss the crashing thread",
 				      CT_MAX_NOTES);
 	}
-	ct_budget_report(&budget, report);
+	ct_budget_report(budget, report);
 out:
 	// The report model gets the stacks and the verdict last: no stage before reads threads from
 	// it. The stacks go first: the verdict's wait states go to their threads.

@@ -20,14 +20,15 @@ static size_t put_hex_byte(char *p, const char *prefix, unsigned char b)
 	return n + 2;
 }
 
-// "\uNNNN" for a code point of the BMP (the only ones made visible).
+// "\uNNNN" for a code point of the BMP, "\UNNNNNNNN" beyond it (the tag characters).
 static size_t put_u(char *p, uint32_t cp)
 {
+	int digits = cp > 0xffff ? 8 : 4;
 	p[0] = '\\';
-	p[1] = 'u';
-	for (int i = 0; i < 4; i++)
-		p[2 + i] = hexd[(cp >> (12 - 4 * i)) & 15];
-	return 6;
+	p[1] = cp > 0xffff ? 'U' : 'u';
+	for (int i = 0; i < digits; i++)
+		p[2 + i] = hexd[(cp >> (4 * (digits - 1 - i))) & 15];
+	return 2 + (size_t)digits;
 }
 
 static uint32_t decode(const unsigned char *s, size_t k)
@@ -42,13 +43,18 @@ static uint32_t decode(const unsigned char *s, size_t k)
 	}
 }
 
-// Characters a terminal acts on, or that reorder or break the line it shows, beyond C0 and DEL:
-// C1 controls (U+009B is CSI), line and paragraph separators, bidirectional overrides and isolates
-// (a name could otherwise display as a different name: "Trojan Source").
+// Characters a terminal acts on, or that reorder, hide or break the line it shows, beyond C0 and
+// DEL (docs/security.md lists them): C1 controls (U+009B is CSI); every bidirectional control —
+// the Arabic letter mark U+061C, the marks U+200E/F, the embeddings and overrides U+202A–E, the
+// isolates U+2066–9 — since a name could otherwise display as a different name ("Trojan Source");
+// line and paragraph separators; the zero-width and invisible characters (U+180E, U+200B–D, U+2060–4,
+// U+206A–F, U+FEFF), which make two different names look the same; and the tag characters
+// U+E0000–E007F, invisible text a terminal does not show.
 static bool is_format_control(uint32_t cp)
 {
-	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 || (cp >= 0x200e && cp <= 0x200f) ||
-	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x061c || cp == 0x180e || (cp >= 0x200b && cp <= 0x200f) ||
+	       cp == 0x2028 || cp == 0x2029 || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2064) ||
+	       (cp >= 0x2066 && cp <= 0x206f) || cp == 0xfeff || (cp >= 0xe0000 && cp <= 0xe007f);
 }
 
 static size_t control(enum ct_text_rule rule, unsigned char c, char *p)

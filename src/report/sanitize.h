@@ -38,8 +38,9 @@ enum ct_text_rule {
 	CT_TEXT_RULE_NUM_
 };
 
-/** Longest rendering of one input character (an escaped control, an entity, a 4-byte character). */
-#define CT_TEXT_PIECE_MAX 8
+/** Longest rendering of one input character (an escaped control, an entity, a 4-byte character,
+ * "\\U000e0041" for a tag character in Markdown prose). */
+#define CT_TEXT_PIECE_MAX 12
 
 /**
  * Renders the next character of *@p s (a valid UTF-8 sequence, or one invalid byte) under @p rule

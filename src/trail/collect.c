@@ -324,7 +324,9 @@ bool ct_log_collector_add_entry(struct ct_log_collector *c, const char *file, in
 	const char *ident = f->identifier ? f->identifier : f->comm;
 	size_t ident_len = f->identifier ? f->identifier_len : f->comm_len;
 	size_t msg_len = f->message_len < CT_LOG_LINE_MAX ? f->message_len : CT_LOG_LINE_MAX + 1;
-	size_t cap = ident_len + f->pid_len + msg_len + 8;
+	// The identifier is cut at 256 bytes and a pid longer than 15 left out: the line's size is
+	// bounded whatever the entry's fields hold.
+	size_t cap = (ident_len < 256 ? ident_len : 256) + (f->pid_len < 16 ? f->pid_len : 0) + msg_len + 8;
 	char *line = malloc(cap);
 	if (!line)
 		return false;

@@ -1,5 +1,6 @@
 // sd-journal glue (journal.h). Matches use the journal's field indexes; seeks are by realtime.
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,7 +131,7 @@ static bool field_is(sd_journal *j, const char *field, const char *want)
 static void fill_entry(sd_journal *j, struct ct_coredump_entry *e)
 {
 	memset(e, 0, sizeof(*e));
-	uint64_t rt, mono;
+	uint64_t rt = 0, mono = 0;
 	if (sd_journal_get_realtime_usec(j, &rt) >= 0)
 		e->usec = (int64_t)rt;
 	sd_id128_t boot;
@@ -158,6 +159,66 @@ static void fill_entry(sd_journal *j, struct ct_coredump_entry *e)
 	}
 }
 
+// When the current entry says the crash was: COREDUMP_TIMESTAMP, else when it was logged; false
+// when neither is a time in CT_CRASH_TIME range (a crafted entry: no distance is computed from it).
+static bool entry_crash_time(sd_journal *j, int64_t *ret)
+{
+	int64_t t;
+	uint64_t rt;
+	if (get_int64(j, "COREDUMP_TIMESTAMP", &t) && ct_crash_time_in_range(t)) {
+		*ret = t;
+		return true;
+	}
+	if (sd_journal_get_realtime_usec(j, &rt) >= 0 && rt <= (uint64_t)CT_CRASH_TIME_MAX_USEC) {
+		*ret = (int64_t)rt;
+		return true;
+	}
+	return false;
+}
+
+struct candidates {
+	bool found;
+	uint64_t best; /**< distance of the kept entry from the crash time */
+};
+
+// Keeps the current entry in *@p ret when it is closer to @p near_usec than the one kept.
+static void consider(sd_journal *j, struct candidates *c, bool has_near, int64_t near_usec, int64_t t, bool has_t,
+		     struct ct_coredump_entry *ret)
+{
+	// Both times are in range, so the difference fits; an entry without a usable time is the
+	// farthest there is.
+	uint64_t d = !has_near ? 0 : !has_t ? UINT64_MAX : t > near_usec ? (uint64_t)(t - near_usec) : (uint64_t)(near_usec - t);
+	if (c->found && d >= c->best)
+		return;
+	if (c->found)
+		ct_coredump_entry_deinit(ret);
+	fill_entry(j, ret);
+	c->best = d;
+	c->found = true;
+}
+
+// Walks up to MAX_COREDUMP_CANDIDATES entries of the current matches from the current position
+// (@p forward: later ones, else earlier ones), keeping the closest to @p near_usec. Forward, the
+// walk ends past the crash time (later entries are farther); backward, at the first entry kept.
+static int walk_candidates(sd_journal *j, const char *comm, bool forward, bool has_near, int64_t near_usec,
+			   struct candidates *c, struct ct_coredump_entry *ret)
+{
+	int r = 0;
+	for (int n = 0; n < MAX_COREDUMP_CANDIDATES; n++) {
+		r = forward ? sd_journal_next(j) : sd_journal_previous(j);
+		if (r <= 0)
+			break;
+		if (comm && !field_is(j, "COREDUMP_COMM", comm))
+			continue;
+		int64_t t = 0;
+		bool has_t = entry_crash_time(j, &t);
+		consider(j, c, has_near, near_usec, t, has_t, ret);
+		if (!forward || (has_t && t > near_usec))
+			break;
+	}
+	return r;
+}
+
 struct ct_error *ct_journal_find_coredump(struct ct_journal *cj, int pid, const char *comm, bool has_near,
 					  int64_t near_usec, struct ct_coredump_entry *ret)
 {
@@ -170,41 +231,26 @@ struct ct_error *ct_journal_find_coredump(struct ct_journal *cj, int pid, const 
 		r = sd_journal_add_match(j, match, 0);
 	if (r < 0)
 		return journal_error(r, "sd_journal_add_match", NULL);
+	has_near = has_near && ct_crash_time_in_range(near_usec);
+	struct candidates c = { 0 };
 	// systemd-coredump logs after it has written the core: seconds to minutes after the crash.
-	// Start a little before the crash time and take the closest of the next few entries.
-	if (has_near)
-		r = sd_journal_seek_realtime_usec(j, (uint64_t)(near_usec > 600000000 ? near_usec - 600000000 : 0));
-	else
-		r = sd_journal_seek_tail(j);
-	bool found = false;
-	int64_t best = 0;
-	for (int n = 0; r >= 0 && n < MAX_COREDUMP_CANDIDATES; n++) {
-		r = has_near ? sd_journal_next(j) : sd_journal_previous(j);
-		if (r <= 0)
-			break;
-		if (comm && !field_is(j, "COREDUMP_COMM", comm))
-			continue;
-		int64_t t;
-		uint64_t rt = 0;
-		if (!get_int64(j, "COREDUMP_TIMESTAMP", &t)) {
-			sd_journal_get_realtime_usec(j, &rt);
-			t = (int64_t)rt;
-		}
-		int64_t d = has_near ? (t > near_usec ? t - near_usec : near_usec - t) : 0;
-		if (!found || d < best) {
-			if (found)
-				ct_coredump_entry_deinit(ret);
-			fill_entry(j, ret);
-			best = d;
-			found = true;
-		}
-		if (!has_near || t > near_usec)
-			break;
+	// Start a little before the crash time and take the closest of the next few entries; without
+	// a time, the latest.
+	int64_t early = near_usec > 600000000 ? near_usec - 600000000 : 0;
+	r = has_near ? sd_journal_seek_realtime_usec(j, (uint64_t)early) : sd_journal_seek_tail(j);
+	if (r >= 0)
+		r = walk_candidates(j, comm, has_near, has_near, near_usec, &c, ret);
+	// Nothing from 10 minutes before on: the time may be a file time long after the crash (a core
+	// copied without cp -p, or read much later). The latest entry of the process before is the one.
+	if (has_near && !c.found && r >= 0) {
+		r = sd_journal_seek_realtime_usec(j, (uint64_t)early);
+		if (r >= 0)
+			r = walk_candidates(j, comm, false, has_near, near_usec, &c, ret);
 	}
 	sd_journal_flush_matches(j);
-	if (r < 0 && !found)
+	if (r < 0 && !c.found)
 		return journal_error(r, "reading entries", NULL);
-	return found ? NULL : ct_error_create(CT_ERROR_NOT_FOUND, "no systemd-coredump entry for pid %d", pid);
+	return c.found ? NULL : ct_error_create(CT_ERROR_NOT_FOUND, "no systemd-coredump entry for pid %d", pid);
 }
 
 void ct_coredump_entry_deinit(struct ct_coredump_entry *e)
@@ -248,14 +294,19 @@ bool ct_journal_unit_start(struct ct_journal *cj, const char *unit, bool user_un
 	return found;
 }
 
-// A copy of field @p name (owned by the caller; also in *@p p, *@p n), NULL when absent.
-static char *dup_field(sd_journal *j, const char *name, const char **p, size_t *n)
+// A copy of field @p name (owned by the caller; also in *@p p, *@p n), NULL when absent. At most
+// CT_LOG_LINE_MAX + 1 bytes are copied: the collector keeps CT_LOG_LINE_MAX and marks a longer line
+// cut, so the byte past it is all it needs to know. *@p copied adds what was copied.
+static char *dup_field(sd_journal *j, const char *name, const char **p, size_t *n, uint64_t *copied)
 {
 	size_t len;
 	const char *v = get(j, name, &len);
+	if (v && len > CT_LOG_LINE_MAX + 1)
+		len = CT_LOG_LINE_MAX + 1;
 	char *copy = v ? malloc(len + 1) : NULL;
 	if (!copy)
 		return NULL;
+	*copied += len;
 	memcpy(copy, v, len);
 	copy[len] = '\0';
 	*p = copy;
@@ -286,7 +337,7 @@ static int add_only(sd_journal *j, const struct ct_log_filter *only)
 }
 
 struct ct_error *ct_journal_scan(struct ct_journal *cj, struct ct_log_collector *c, const char *file,
-				 const struct ct_log_filter *only, uint64_t *count)
+				 const struct ct_log_filter *only, struct ct_budget *budget, uint64_t *count)
 {
 	sd_journal *j = cj->j;
 	int64_t from, to;
@@ -318,13 +369,25 @@ struct ct_error *ct_journal_scan(struct ct_journal *cj, struct ct_log_collector 
 		// sd_journal_get_data's pointer is valid only until the next get_data: each field is copied.
 		struct ct_journal_fields f = { 0 };
 		char *copy[7] = { 0 };
-		copy[0] = dup_field(j, "MESSAGE", &f.message, &f.message_len);
-		copy[1] = dup_field(j, "_PID", &f.pid, &f.pid_len);
-		copy[2] = dup_field(j, "_COMM", &f.comm, &f.comm_len);
-		copy[3] = dup_field(j, "SYSLOG_IDENTIFIER", &f.identifier, &f.identifier_len);
-		copy[4] = dup_field(j, "_SYSTEMD_UNIT", &f.systemd_unit, &f.systemd_unit_len);
-		copy[5] = dup_field(j, "UNIT", &f.unit, &f.unit_len);
-		copy[6] = dup_field(j, "USER_UNIT", &f.user_unit, &f.user_unit_len);
+		uint64_t copied = 0;
+		copy[0] = dup_field(j, "MESSAGE", &f.message, &f.message_len, &copied);
+		copy[1] = dup_field(j, "_PID", &f.pid, &f.pid_len, &copied);
+		copy[2] = dup_field(j, "_COMM", &f.comm, &f.comm_len, &copied);
+		copy[3] = dup_field(j, "SYSLOG_IDENTIFIER", &f.identifier, &f.identifier_len, &copied);
+		copy[4] = dup_field(j, "_SYSTEMD_UNIT", &f.systemd_unit, &f.systemd_unit_len, &copied);
+		copy[5] = dup_field(j, "UNIT", &f.unit, &f.unit_len, &copied);
+		copy[6] = dup_field(j, "USER_UNIT", &f.user_unit, &f.user_unit_len, &copied);
+		// An entry costs its fields and CT_LOG_RECORD_COST more: entries with no field to copy (only
+		// a time) would be free, and there may be 200,000 of them in each of 1,000 journal files.
+		if (!ct_budget_take(budget, CT_BUDGET_COPY, copied + CT_LOG_RECORD_COST)) {
+			for (size_t i = 0; i < 7; i++)
+				free(copy[i]);
+			err = ct_error_create(CT_ERROR_LIMIT,
+					      "%s: stopped after %" PRIu64 " journal entries: the work budget of %" PRIu64
+					      " bytes of log lines read and journal fields copied is spent (--max-memory; tighter with --safe)",
+					      file, *count, budget->limit[CT_BUDGET_COPY]);
+			break;
+		}
 		(*count)++;
 		bool ok = ct_log_collector_add_entry(c, file, (int64_t)rt, &f);
 		for (size_t i = 0; i < 7; i++)
@@ -378,7 +441,7 @@ bool ct_journal_unit_start(struct ct_journal *j, const char *unit, bool user_uni
 }
 
 struct ct_error *ct_journal_scan(struct ct_journal *j, struct ct_log_collector *c, const char *file,
-				 const struct ct_log_filter *only, uint64_t *count)
+				 const struct ct_log_filter *only, struct ct_budget *budget, uint64_t *count)
 {
 	return unsupported();
 }

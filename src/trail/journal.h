@@ -14,6 +14,7 @@
 
 #include "coretriage/error.h"
 #include "trail/trail.h"
+#include "util/budget.h"
 
 /** Fields of the coredump entry kept (a fixed list: see journal.c). */
 #define CT_JOURNAL_MAX_FIELDS 32
@@ -66,10 +67,13 @@ bool ct_journal_unit_start(struct ct_journal *j, const char *unit, bool user_uni
 /**
  * Offers the entries of @p c's window to @p c, labelled @p file. With @p only, just the entries of
  * that process or unit (the system journal: the process's own lines, not the machine's). Adds the
- * number of entries in the window to *@p count. Errors: CT_ERROR_LIMIT (stopped at
- * CT_JOURNAL_MAX_ENTRIES; what was read is kept), CT_ERROR_LIBRARY, CT_ERROR_NO_MEMORY.
+ * number of entries in the window to *@p count. Each field is copied up to CT_LOG_LINE_MAX + 1
+ * bytes (a longer one is cut: one large field shared by every entry costs each entry its first
+ * 4 KiB), spending CT_BUDGET_COPY of @p budget. Errors: CT_ERROR_LIMIT (stopped at
+ * CT_JOURNAL_MAX_ENTRIES, or the copy budget is spent: then that budget kind is marked reached;
+ * what was read is kept), CT_ERROR_LIBRARY, CT_ERROR_NO_MEMORY.
  */
 struct ct_error *ct_journal_scan(struct ct_journal *j, struct ct_log_collector *c, const char *file,
-				 const struct ct_log_filter *only, uint64_t *count);
+				 const struct ct_log_filter *only, struct ct_budget *budget, uint64_t *count);
 
 #endif

@@ -1,6 +1,7 @@
 // Text logs: plain lines with a timestamp each (logtime.h), or the journal export format
 // (`journalctl -o export`). A binary search over the file finds the window's start, so the cost
 // is the window's lines, not the file's size.
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -8,6 +9,7 @@
 
 #include "trail/logtime.h"
 #include "trail/trail.h"
+#include "util/budget.h"
 
 /** Bytes and lines looked at to learn a file's timestamp format. */
 #define SNIFF_BYTES (64u << 10)
@@ -31,6 +33,22 @@ struct text_log {
 static void problem(struct ct_report *r, bool direct, enum ct_diag_code code, const char *path, const char *what)
 {
 	ct_report_diag(r, direct ? CT_SEVERITY_WARNING : CT_SEVERITY_INFO, 0, code, "%s: %s", path, what);
+}
+
+// Spends the @p n bytes of a line read from the copy budget; false (after the warning, once per run) when spent.
+static bool spend_read(struct ct_report *r, struct ct_budget *budget, const char *file, size_t n)
+{
+	// A line costs at least CT_LOG_RECORD_COST: 64 MiB of empty lines are 64 million to parse.
+	if (ct_budget_take(budget, CT_BUDGET_COPY, n > CT_LOG_RECORD_COST ? n : CT_LOG_RECORD_COST))
+		return true;
+	if (!budget->reported[CT_BUDGET_COPY]) {
+		budget->reported[CT_BUDGET_COPY] = true;
+		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_BUDGET_COPY,
+			       "%s: stopped reading: the work budget of %" PRIu64 " bytes of log lines read and journal fields "
+			       "copied is spent (--max-memory; tighter with --safe); later logs are not read",
+			       file, budget->limit[CT_BUDGET_COPY]);
+	}
+	return false;
 }
 
 // Binary data: NUL bytes, or many control characters (ESC is allowed: colored logs).
@@ -92,8 +110,8 @@ static size_t window_start(const struct text_log *t, int64_t from)
 	return lo;
 }
 
-static void read_lines(struct ct_report *r, struct ct_log_collector *c, struct text_log *t, const char *file,
-		       struct ct_log_source *src)
+static void read_lines(struct ct_report *r, struct ct_budget *budget, struct ct_log_collector *c, struct text_log *t,
+		       const char *file, struct ct_log_source *src)
 {
 	int64_t from, to;
 	ct_log_collector_window(c, &from, &to);
@@ -122,6 +140,8 @@ static void read_lines(struct ct_report *r, struct ct_log_collector *c, struct t
 			break;
 		}
 		const char *e = line_end(p, end);
+		if (!spend_read(r, budget, file, (size_t)(e - p) + 1))
+			break;
 		enum ct_logtime_format f;
 		int64_t u;
 		// A line without a time of its own (a continuation, a stack trace) belongs to the last one.
@@ -210,8 +230,8 @@ static uint64_t parse_u64(const char *p, size_t n, bool *ok)
 	return v;
 }
 
-static void read_export(struct ct_report *r, struct ct_log_collector *c, const struct text_log *t, const char *file,
-			struct ct_log_source *src, bool direct)
+static void read_export(struct ct_report *r, struct ct_budget *budget, struct ct_log_collector *c,
+			const struct text_log *t, const char *file, struct ct_log_source *src, bool direct)
 {
 	int64_t from, to;
 	ct_log_collector_window(c, &from, &to);
@@ -242,6 +262,8 @@ static void read_export(struct ct_report *r, struct ct_log_collector *c, const s
 			continue;
 		}
 		const char *e = line_end(p, end);
+		if (!spend_read(r, budget, file, (size_t)(e - p) + 1))
+			break;
 		const char *eq = memchr(p, '=', (size_t)(e - p));
 		if (eq) {
 			const char *v = eq + 1;
@@ -277,8 +299,8 @@ static void read_export(struct ct_report *r, struct ct_log_collector *c, const s
 		problem(r, direct, CT_DIAG_LOG_CORRUPT, file, "journal export data cut short or corrupt; read up to there");
 }
 
-void ct_logs_read_text(struct ct_report *r, struct ct_log_collector *c, const char *path, int fd, bool direct,
-		       int64_t reference_usec, bool has_boot, int64_t boot_usec)
+void ct_logs_read_text(struct ct_report *r, struct ct_budget *budget, struct ct_log_collector *c, const char *path,
+		       int fd, bool direct, int64_t reference_usec, bool has_boot, int64_t boot_usec)
 {
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -305,13 +327,13 @@ void ct_logs_read_text(struct ct_report *r, struct ct_log_collector *c, const ch
 	    (head >= sizeof(export2) - 1 && !memcmp(t.data, export2, sizeof(export2) - 1))) {
 		struct ct_log_source *src = ct_trail_add_source(r, path, "journal-export");
 		if (src)
-			read_export(r, c, &t, file, src, direct);
+			read_export(r, budget, c, &t, file, src, direct);
 	} else if (looks_binary(t.data, head)) {
 		problem(r, direct, CT_DIAG_LOG_BINARY, path, "binary data, not a text log; not read");
 	} else if (sniff_format(r, &t, path, direct)) {
 		struct ct_log_source *src = ct_trail_add_source(r, path, ct_logtime_format_to_string(t.format));
 		if (src)
-			read_lines(r, c, &t, file, src);
+			read_lines(r, budget, c, &t, file, src);
 	} else {
 		ct_trail_add_source(r, path, NULL);
 	}

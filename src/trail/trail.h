@@ -21,14 +21,33 @@
 #define CT_LOGS_CONTEXT_LINES 20
 /** Files read from one --logs directory tree: /var/log holds a few hundred. */
 #define CT_LOGS_MAX_FILES 1000
+/** Directory entries read under --logs in all (only the first CT_LOGS_MAX_FILES by name are kept
+ * per directory; reading the rest costs a getdents each, about 0.1 µs). */
+#define CT_LOGS_MAX_DIR_ENTRIES 4000000
 /** Directory depth walked below a --logs directory (/var/log/journal/MACHINE-ID/ is 2). */
 #define CT_LOGS_MAX_DEPTH 3
 /** Bytes of one text log read inside the window: a log busier than this per window is cut. */
 #define CT_LOGS_MAX_SCAN_BYTES (256u << 20)
-/** A compressed log (zstd, xz, lz4) is decompressed up to this size into a temporary file. */
-#define CT_LOGS_MAX_DECOMPRESSED (UINT64_C(1) << 30)
+/** A compressed log (gzip, zstd, xz, lz4) is decompressed up to this size into a temporary file
+ * (and no further than the run's inflation and temporary-space budgets allow). */
+#define CT_LOGS_MAX_DECOMPRESSED (UINT64_C(256) << 20)
+/** Least bytes of the copy budget (util/budget.h) a log line or journal entry read costs, so that
+ * records with (almost) nothing in them are not free: 64 MiB is at most 1 Mi records. */
+#define CT_LOG_RECORD_COST 64
 /** Journal entries read per query, so a huge journal never hangs the report. */
 #define CT_JOURNAL_MAX_ENTRIES 200000
+/**
+ * The crash times accepted from a source, microseconds since the epoch: 1970-01-01T00:00:00Z to
+ * 9999-12-31T23:59:59.999999Z (RFC 3339's four-digit years). A source outside is not used (a
+ * diagnostic says so); inside, every sum with a --logs-window (at most 2^32 s) fits int64_t.
+ */
+#define CT_CRASH_TIME_MIN_USEC INT64_C(0)
+#define CT_CRASH_TIME_MAX_USEC INT64_C(253402300799999999)
+
+static inline bool ct_crash_time_in_range(int64_t usec)
+{
+	return usec >= CT_CRASH_TIME_MIN_USEC && usec <= CT_CRASH_TIME_MAX_USEC;
+}
 
 /** What the trail needs from the dump's pipeline. Strings are borrowed. */
 struct ct_trail_facts {
@@ -44,8 +63,15 @@ struct ct_trail_facts {
 	double uptime;
 };
 
-/** Runs the trail stage into @p report (report->trail and diagnostics). Never fails. */
-void ct_trail_analyze(const struct ct_options *opts, const struct ct_trail_facts *facts, struct ct_report *report);
+struct ct_budget;
+
+/**
+ * Runs the trail stage into @p report (report->trail and diagnostics), spending @p budget (the
+ * run's, borrowed; NULL allows everything): files looked at, bytes inflated and written for
+ * compressed logs, bytes of journal fields copied. Never fails.
+ */
+void ct_trail_analyze(const struct ct_options *opts, const struct ct_trail_facts *facts, struct ct_budget *budget,
+		      struct ct_report *report);
 
 /* ---- The line collector every log source feeds (collect.c) ---- */
 
@@ -106,9 +132,11 @@ struct ct_log_source *ct_trail_add_source(struct ct_report *report, const char *
 /**
  * Reads the text log @p path (already opened as @p fd, a regular file; not owned) into @p c:
  * binary search for the window's start, then lines up to its end. @p direct: given on the command
- * line (a problem is a warning) rather than found in a directory (an info).
+ * line (a problem is a warning) rather than found in a directory (an info). Every byte of a line
+ * read spends CT_BUDGET_COPY of @p budget; when it is spent the reading stops with a warning
+ * (budget-copy) naming the file and the limit.
  */
-void ct_logs_read_text(struct ct_report *report, struct ct_log_collector *c, const char *path, int fd, bool direct,
-		       int64_t reference_usec, bool has_boot, int64_t boot_usec);
+void ct_logs_read_text(struct ct_report *report, struct ct_budget *budget, struct ct_log_collector *c, const char *path,
+		       int fd, bool direct, int64_t reference_usec, bool has_boot, int64_t boot_usec);
 
 #endif

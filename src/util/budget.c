@@ -20,6 +20,9 @@
  * about a second at the speed a dump's pages are read.
  */
 #define NODES_LIMIT (UINT64_C(1) << 22)
+/** Files looked at: a count of files opened, not of memory, so not derived from it (/var/log holds
+ * a few hundred files; 65,536 stats and opens take well under a second). */
+#define FILES_DEFAULT 65536
 
 static const char *const kind_names[CT_BUDGET_NUM_] = {
 	[CT_BUDGET_FRAMES] = "frames",
@@ -29,6 +32,8 @@ static const char *const kind_names[CT_BUDGET_NUM_] = {
 	[CT_BUDGET_NODES] = "nodes",
 	[CT_BUDGET_ELEMENTS] = "elements",
 	[CT_BUDGET_EXPR] = "expr",
+	[CT_BUDGET_COPY] = "copy",
+	[CT_BUDGET_FILES] = "files",
 };
 
 // The diagnostic each kind raises when it is reached ("budget-frames", …: its name after "budget-").
@@ -40,16 +45,20 @@ static const enum ct_diag_code kind_codes[CT_BUDGET_NUM_] = {
 	[CT_BUDGET_NODES] = CT_DIAG_BUDGET_NODES,
 	[CT_BUDGET_ELEMENTS] = CT_DIAG_BUDGET_ELEMENTS,
 	[CT_BUDGET_EXPR] = CT_DIAG_BUDGET_EXPR,
+	[CT_BUDGET_COPY] = CT_DIAG_BUDGET_COPY,
+	[CT_BUDGET_FILES] = CT_DIAG_BUDGET_FILES,
 };
 
 static const char *const kind_what[CT_BUDGET_NUM_] = {
 	[CT_BUDGET_FRAMES] = "frames over all threads",
 	[CT_BUDGET_TEXT] = "bytes of names and values",
-	[CT_BUDGET_DEBUG] = "bytes of decompressed debug sections",
-	[CT_BUDGET_TEMP] = "bytes of temporary space for the decompressed core",
+	[CT_BUDGET_DEBUG] = "bytes inflated from compressed debug sections and logs",
+	[CT_BUDGET_TEMP] = "bytes of temporary space for decompressed data",
 	[CT_BUDGET_NODES] = "list nodes visited and BTF members searched",
 	[CT_BUDGET_ELEMENTS] = "members and array elements of values rendered",
 	[CT_BUDGET_EXPR] = "DWARF expression steps and entry-value evaluations",
+	[CT_BUDGET_COPY] = "bytes of log lines read and journal fields copied",
+	[CT_BUDGET_FILES] = "log files and directory entries looked at",
 };
 
 const char *ct_budget_kind_to_string(enum ct_budget_kind kind)
@@ -78,6 +87,8 @@ void ct_budget_init(struct ct_budget *b, const struct ct_options *opts)
 	b->limit[CT_BUDGET_FRAMES] = mem / FRAME_COST / tight;
 	b->limit[CT_BUDGET_TEXT] = mem / 8 / tight;
 	b->limit[CT_BUDGET_DEBUG] = mem / 4 / tight;
+	b->limit[CT_BUDGET_COPY] = mem / 64 / tight;
+	b->limit[CT_BUDGET_FILES] = FILES_DEFAULT / tight;
 	uint64_t temp = opts->safe || tmp_is_memory() ? mem : UINT64_C(64) << 30;
 	if (opts->max_core_size)
 		temp = opts->max_core_size;

@@ -8,11 +8,13 @@
  * |---|---|---|---|
  * | FRAMES | frames kept, over all threads | memory / 1 KiB | memory / 2 KiB |
  * | TEXT | bytes of names and values kept (symbols, paths, values of variables) | memory / 8 | memory / 16 |
- * | DEBUG | decompressed bytes of compressed debug sections (also those inside the dump) | memory / 4 | memory / 8 |
- * | TEMP | bytes written to $TMPDIR for a decompressed core | 64 GiB (memory when $TMPDIR is a tmpfs) | memory |
+ * | DEBUG | bytes inflated: compressed debug sections (also those inside the dump) and compressed logs | memory / 4 | memory / 8 |
+ * | TEMP | bytes written to $TMPDIR: a decompressed core, then decompressed logs | 64 GiB (memory when $TMPDIR is a tmpfs) | memory |
  * | NODES | list nodes visited (kernel task and thread lists) and BTF members searched | 2^22 | 2^21 |
  * | ELEMENTS | members, array elements and enumerators visited rendering values (folded repeats too) | memory / 512 | memory / 1024 |
  * | EXPR | DWARF expression steps and entry-value evaluations of values | memory / 256 | memory / 512 |
+ * | COPY | bytes of untrusted records read or copied: log lines scanned, journal fields copied | memory / 64 | memory / 128 |
+ * | FILES | files a reader looks at (stats and opens one file): log files under --logs | 65,536 | 32,768 |
  *
  * "memory" is --max-memory (ct_options.max_memory), else 4 GiB. A stage asks before it spends
  * (ct_budget_take()); a refusal is final for that kind, and the first refusal becomes one warning
@@ -38,9 +40,11 @@ enum ct_budget_kind {
 	CT_BUDGET_NODES,
 	CT_BUDGET_ELEMENTS,
 	CT_BUDGET_EXPR,
+	CT_BUDGET_COPY,
+	CT_BUDGET_FILES,
 	CT_BUDGET_NUM_
 };
-/** "frames", "text", "debug", "temp", "nodes", "elements", "expr". */
+/** "frames", "text", "debug", "temp", "nodes", "elements", "expr", "copy", "files". */
 const char *ct_budget_kind_to_string(enum ct_budget_kind kind);
 
 /** Memory assumed when --max-memory is not given. */

@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct ct_log_filter who = { .has_pid = true, .pid = 1234, .command = "crashy", .unit = "crashy.service" };
 		struct ct_log_collector *c = ct_log_collector_create(CRASH, CRASH, CRASH - 60000000, CRASH + 60000000, &who);
 		if (c) {
-			ct_logs_read_text(&report, c, "fuzz.log", fd, true, CRASH, ctx.has_boot, ctx.boot_usec);
+			ct_logs_read_text(&report, NULL, c, "fuzz.log", fd, true, CRASH, ctx.has_boot, ctx.boot_usec);
 			ct_log_collector_finish(c, &report);
 			ct_log_collector_destroy(c);
 		}

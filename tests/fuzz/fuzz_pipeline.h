@@ -52,7 +52,7 @@ static inline void ct_fuzz_analyze_and_write(const struct ct_options *opts, cons
 	if (!ct_report_init(&report))
 		return;
 	struct ct_mapped_file file = { .fd = -1, .data = data, .size = size };
-	struct ct_error *err = ct_process_analyze(opts, &file, &report);
+	struct ct_error *err = ct_process_analyze(opts, &file, NULL, &report);
 	if (!err) {
 		FILE *out = fopen("/dev/null", "w");
 		if (out) {

@@ -124,9 +124,11 @@ def note(name, ntype, desc):
     return out + desc + b"\0" * (-len(desc) % 4)
 
 
-def make_vmcore(path):
-    """An x86-64 ELF kdump whose VMCOREINFO OSRELEASE and log-less notes carry escapes."""
-    vi = b"OSRELEASE=6.1" + ESC_TITLE + ESC_CLIP + b"\nPAGESIZE=4096\nKERNELOFFSET=0\n"
+def make_vmcore(path, vi=None):
+    """An x86-64 ELF kdump whose VMCOREINFO OSRELEASE and log-less notes carry escapes (or whose
+    VMCOREINFO is @p vi: tests/trail/hostile_trail.py)."""
+    if vi is None:
+        vi = b"OSRELEASE=6.1" + ESC_TITLE + ESC_CLIP + b"\nPAGESIZE=4096\nKERNELOFFSET=0\n"
     notes = note(b"CORE", 1, bytes(336)) + note(b"VMCOREINFO", 0, vi)
     noff = 64 + 2 * 56
     loff = (noff + len(notes) + 4095) & ~4095

@@ -258,6 +258,9 @@ def case_vdso_bomb(a, f):
     rep = r.json()
     f.check(r.rc == 1 and rep is not None and not r.sanitizer, f"vdso-bomb: {r.describe()}")
     f.check("budget-debug" in hostile.diag_codes(rep), f"vdso-bomb: no budget-debug warning: {hostile.diag_codes(rep)}")
+    # The warning names the section it refused (issue 22), not only the module.
+    msgs = [d["message"] for d in (rep or {}).get("diagnostics", []) if d.get("code") == "budget-debug"]
+    f.check(any(x["name"] in m for m in msgs for x in secs), f"vdso-bomb: the warning names no .debug_* section: {msgs}")
     f.check(r.peak_rss_kib < (1 << 20), f"vdso-bomb: peak RSS {r.peak_rss_kib >> 10} MiB")
     print(f"vdso-bomb: exit {r.rc}, peak RSS {r.peak_rss_kib >> 10} MiB")
 

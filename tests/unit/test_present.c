@@ -46,6 +46,36 @@ TEST(sanitize_keeps_valid_parts)
 	free(s);
 }
 
+// Every bidi control, zero-width and tag character is made visible in text and Markdown (issue 22):
+// U+061C, U+200E/F, U+202A-E, U+2066-9, U+200B-D, U+2060, U+FEFF, U+180E, U+E0000-E007F.
+TEST(sanitize_invisible_characters)
+{
+	static const struct {
+		const char *in, *text;
+	} cases[] = {
+		{ "\xd8\x9c", "\\u061c" },	      { "\xe2\x80\x8e", "\\u200e" }, { "\xe2\x80\x8f", "\\u200f" },
+		{ "\xe2\x80\xaa", "\\u202a" },      { "\xe2\x80\xae", "\\u202e" }, { "\xe2\x81\xa6", "\\u2066" },
+		{ "\xe2\x81\xa9", "\\u2069" },      { "\xe2\x80\x8b", "\\u200b" }, { "\xe2\x80\x8d", "\\u200d" },
+		{ "\xe2\x81\xa0", "\\u2060" },      { "\xef\xbb\xbf", "\\ufeff" }, { "\xe1\xa0\x8e", "\\u180e" },
+		{ "\xf3\xa0\x80\x81", "\\U000e0001" }, { "\xf3\xa0\x81\xbf", "\\U000e007f" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *s = dup_rule(cases[i].in, CT_TEXT_TERMINAL);
+		CHECK_STR(s, cases[i].text);
+		free(s);
+		for (int rule = CT_TEXT_MD_INLINE; rule <= CT_TEXT_MD_BLOCK; rule++) {
+			s = dup_rule(cases[i].in, (enum ct_text_rule)rule);
+			CHECK(strstr(s, cases[i].text) != NULL);
+			CHECK(strstr(s, cases[i].in) == NULL);
+			free(s);
+		}
+	}
+	// Neighbours that are ordinary characters stay as they are.
+	char *s = dup_rule("\xd8\x9b\xe2\x80\x8a\xf3\xa0\x82\x80", CT_TEXT_TERMINAL);
+	CHECK_STR(s, "\xd8\x9b\xe2\x80\x8a\xf3\xa0\x82\x80");
+	free(s);
+}
+
 TEST(sanitize_cuts_on_characters)
 {
 	char buf[64];

@@ -1,6 +1,9 @@
 // Unit tests of the trail's pure parts: log timestamps in every format, matching a line to the
 // process, the collector's choice of lines, the package note's JSON, RFC 3339 formatting.
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "coretriage/report.h"
@@ -8,6 +11,7 @@
 #include "test.h"
 #include "trail/logtime.h"
 #include "trail/trail.h"
+#include "util/budget.h"
 
 // 2026-12-01T14:03:07Z
 #define T0 (INT64_C(1796133787) * 1000000)
@@ -183,6 +187,54 @@ TEST(time_format)
 	CHECK_STR(ct_time_format(-1, true, buf, sizeof(buf)), "1969-12-31T23:59:59.999999Z");
 	CHECK_EQ(ct_days_from_civil(1970, 1, 1), (int64_t)0);
 	CHECK_EQ(ct_days_from_civil(2000, 3, 1), (int64_t)11017);
+}
+
+static size_t count_diags(const struct ct_report *r, const char *code)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->diagnostics.count; i++)
+		n += !strcmp(r->diagnostics.items[i].code, code);
+	return n;
+}
+
+// The files budget ends the --logs walk: with room for 3 files of 12, 3 are read, one budget-files
+// warning says so, and the report is otherwise whole (the crash time, the sources read).
+TEST(files_budget_stops_the_walk)
+{
+	char dir[] = "/tmp/ct-test-trail-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char path[64];
+	for (int i = 0; i < 12; i++) {
+		snprintf(path, sizeof(path), "%s/f%02d.log", dir, i);
+		int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+		CHECK(fd >= 0);
+		CHECK(write(fd, "2026-12-01T14:03:07Z host app[77]: hello\n", 41) == 41);
+		close(fd);
+	}
+	struct ct_options o;
+	ct_options_init(&o);
+	const char *paths[] = { dir };
+	o.log_paths = paths;
+	o.num_log_paths = 1;
+	o.no_journal = true;
+	o.budget[CT_BUDGET_FILES] = 3;
+	struct ct_budget b;
+	ct_budget_init(&b, &o);
+	snprintf(path, sizeof(path), "%s/f00.log", dir);
+	struct ct_trail_facts f = { .core_path = path, .has_pid = true, .pid = 77, .command = "app" };
+	struct ct_report r;
+	CHECK(ct_report_init(&r));
+	ct_trail_analyze(&o, &f, &b, &r);
+	CHECK(r.trail.crash_time.present);
+	CHECK_EQ(r.trail.num_log_sources, (size_t)3);
+	CHECK_EQ(count_diags(&r, "budget-files"), (size_t)1);
+	CHECK(b.used[CT_BUDGET_FILES] == 3);
+	ct_report_deinit(&r);
+	for (int i = 0; i < 12; i++) {
+		snprintf(path, sizeof(path), "%s/f%02d.log", dir, i);
+		unlink(path);
+	}
+	rmdir(dir);
 }
 
 TEST_MAIN()
