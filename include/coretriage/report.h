@@ -381,6 +381,48 @@ struct ct_crash {
 	size_t num_details;
 };
 
+/** What one step of a root-cause chain is (docs/root-cause.md); ct_root_step_kind_to_string. */
+enum ct_root_step_kind {
+	CT_ROOT_STEP_RETURN_OF, /**< the value a call returned */
+	CT_ROOT_STEP_PARAM_OF, /**< a parameter: the caller passed it at its call site */
+	CT_ROOT_STEP_LOAD_FROM, /**< loaded from memory */
+	CT_ROOT_STEP_CONSTANT,
+	CT_ROOT_STEP_ARITH, /**< computed by an instruction */
+	CT_ROOT_STEP_STOPPED, /**< the chain stops here: reason says why */
+	CT_ROOT_STEP_NUM_
+};
+/** "return-of", "param-of", "load-from", "constant", "arith", "stopped". */
+const char *ct_root_step_kind_to_string(enum ct_root_step_kind kind);
+
+/** One step of the chain, from the fault backwards. Strings pooled, NULL when unknown. */
+struct ct_root_step {
+	long frame; /**< index in the crashing thread's frames */
+	uint64_t pc;
+	const char *file;
+	int line;
+	enum ct_root_step_kind kind;
+	const char *expression; /**< "find_item()", "`it`", "qword ptr [rax + 8]" */
+	bool has_value;
+	uint64_t value;
+	const char *function; /**< the callee (return-of), the function of the parameter (param-of), else where pc lies */
+	const char *reason; /**< kind stopped: why */
+	/** load-from: the address read, when known, and what it is ("global cfg+0x8", "stack of frame 1"). */
+	bool has_address;
+	uint64_t address;
+	const char *memory;
+};
+
+/** Where the bad value came from (issue 24): present when the walk ran. */
+struct ct_root_cause {
+	bool present;
+	const char *summary; /**< one sentence; pooled */
+	struct ct_root_step *steps; /**< owned array */
+	size_t num_steps;
+};
+
+/** Frees the steps of @p rc and empties it. */
+void ct_root_cause_free(struct ct_root_cause *rc);
+
 struct ct_signal_info {
 	bool present;
 	int number;
@@ -668,6 +710,8 @@ struct ct_report {
 	struct ct_hang hang;
 	/** When it died, what ran, what the logs said (docs/trail.md). */
 	struct ct_trail trail;
+	/** Where the bad value came from (docs/root-cause.md). */
+	struct ct_root_cause root_cause;
 };
 
 /** Initializes an empty report. Returns false when out of memory. */

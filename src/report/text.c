@@ -221,6 +221,49 @@ static void write_crash(const struct out *w, const struct ct_report *r)
 		line(w, "  abort message: ", r->abort_message.text);
 }
 
+// The root cause (docs/root-cause.md): the sentence, then each step from the fault backwards.
+static void write_root_cause(const struct out *w, const struct ct_report *r)
+{
+	const struct ct_root_cause *rc = &r->root_cause;
+	FILE *out = w->f;
+	if (!rc->present)
+		return;
+	fprintf(out, "\n%sRoot cause:%s ", c(w, C_BOLD), c(w, C_RESET));
+	line(w, "", rc->summary);
+	int hw = ct_present_hex_width(r);
+	for (size_t i = 0; i < rc->num_steps; i++) {
+		const struct ct_root_step *st = &rc->steps[i];
+		fprintf(out, "  #%-3ld %-9s ", st->frame, ct_root_step_kind_to_string(st->kind));
+		if (st->expression)
+			txt(w, st->expression);
+		if (st->function && st->kind != CT_ROOT_STEP_RETURN_OF) {
+			fputs(st->expression ? " in " : "in ", out);
+			txt(w, st->function);
+		}
+		fprintf(out, " at 0x%0*" PRIx64, hw, st->pc);
+		if (st->file) {
+			fputs(" (", out);
+			txt(w, ct_display_path(st->file, w->o));
+			fprintf(out, ":%d)", st->line);
+		}
+		if (st->has_value)
+			fprintf(out, " = 0x%" PRIx64, st->value);
+		if (st->has_address) {
+			fprintf(out, " from 0x%0*" PRIx64, hw, st->address);
+			if (st->memory) {
+				fputs(" (", out);
+				txt(w, st->memory);
+				fputc(')', out);
+			}
+		}
+		if (st->reason) {
+			fputs(": ", out);
+			txt(w, st->reason);
+		}
+		fputc('\n', out);
+	}
+}
+
 static void write_kernel(const struct out *w, const struct ct_report *r)
 {
 	const struct ct_kernel *k = &r->kernel;
@@ -379,6 +422,7 @@ int ct_write_text(FILE *f, const struct ct_report *r, const struct ct_write_opti
 	struct out w = { f, o };
 	write_header(&w, r);
 	write_crash(&w, r);
+	write_root_cause(&w, r);
 	bool any = false;
 	for (size_t i = 0; i < r->diagnostics.count; i++) {
 		const struct ct_diagnostic *d = &r->diagnostics.items[i];

@@ -56,6 +56,12 @@ const char *ct_find_culprit(const struct ct_triage_input *s, const struct ct_fac
 void ct_find_last_call(const struct ct_triage_input *s, const struct ct_facts *facts, struct ct_call_facts *ret);
 
 /**
+ * The imported function a call reaches: @p target a PLT stub (or, with @p has_slot, a call through
+ * the GOT slot @p slot), named from the module's relocations. Pooled, NULL when not an import.
+ */
+const char *ct_call_import(const struct ct_triage_input *s, uint64_t target, bool has_slot, uint64_t slot);
+
+/**
  * The own frame, from the blamed (throwing) one outward, whose LSDA has no call-site entry for its
  * pc - 1: the C++ personality routine calls std::terminate there (a noexcept function). -1 when none.
  */

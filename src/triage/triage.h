@@ -48,6 +48,8 @@ struct ct_verdict {
 	struct ct_wait *waits;
 	size_t num_waits;
 	struct ct_signature signature;
+	/** Where the bad value came from (triage/origin.h); steps owned. */
+	struct ct_root_cause root_cause;
 	/** The pool its strings live in (the input's sink's), for the rules that make text. */
 	struct ct_strpool *strings;
 };
