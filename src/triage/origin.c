@@ -329,6 +329,8 @@ static const char *summarize(const struct chain *c, const char *subject, bool po
 		if (st->kind == CT_ROOT_STEP_PARAM_OF)
 			head = ct_strpool_printf(pool, "%s, passed to %s()%s", head, st->function ? st->function : "?",
 						 where(pool, st));
+		else if (st->kind == CT_ROOT_STEP_ARITH)
+			head = ct_strpool_printf(pool, "%s, scaled by `%s`%s", head, st->expression, where(pool, st));
 	}
 	return head;
 }
@@ -358,17 +360,25 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 		loc.reg = m->base_dwarf;
 		if (loc.reg < 0 || loc.reg > 15 || loc.reg == 7 || loc.reg == 6)
 			return;
-		if (m->index && m->has_base_value && m->base_value >= 4096) {
-			// An index into a good base: the index is what went wrong; culprit.c names the base.
+		if (m->index) {
+			// Base and index: the bad one is the register whose value points nowhere in the
+			// dump while the other does; when that does not decide it, nothing is traced.
 			int idx = -1;
 			for (int r = 0; r < 16; r++)
 				if (strcmp(reg_names[r], m->index) == 0)
 					idx = r;
-			if (idx < 0)
+			if (idx < 0 || !valid[idx] || !valid[loc.reg])
 				return;
-			loc.reg = idx;
-			pointer = false;
-			subject = NULL;
+			uint64_t word;
+			bool base_ok = ct_core_read_word(s->core, regs[loc.reg], &word);
+			bool idx_ok = ct_core_read_word(s->core, regs[idx], &word);
+			if (base_ok == idx_ok)
+				return;
+			if (base_ok) {
+				loc.reg = idx;
+				pointer = false;
+				subject = NULL; // culprit.c names the base register's variable
+			}
 		}
 	} else {
 		return;
@@ -407,6 +417,16 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 	for (int hop = 0; hop < MAX_HOPS; hop++) {
 		struct ct_vdef d;
 		ct_vfunc_trace(fn, at, loc, has_value, value, &d);
+		if (d.kind == CT_VDEF_ARITH && d.base < 0 && d.index >= 0 && d.index < 16 && d.disp == 0 && d.scale > 1 &&
+		    (!has_value || value % d.scale == 0)) {
+			// A scaled index (lea rdx, [rax*4]): the step, then the index itself, in the same frame.
+			record(&c, fn, first, j, at, &d, has_value, value, hop == 0);
+			at = d.pc;
+			value /= d.scale;
+			struct ct_vloc n = { .reg = d.index, .size = 8 };
+			loc = n;
+			continue;
+		}
 		if (!record(&c, fn, first, j, at, &d, has_value, value, hop == 0))
 			break;
 		// The value was in d.loc at the function's entry.
@@ -502,5 +522,17 @@ out:
 	v->root_cause.present = true;
 	v->root_cause.steps = steps;
 	v->root_cause.num_steps = c.n;
+	// Without a culprit variable, the parameter the value arrived in names it.
+	if (!f->culprit || !pointer) {
+		const char *role = pointer ? "" : fpe ? "the divisor " : "the index ";
+		size_t k = 0;
+		while (k + 1 < c.n && c.steps[k].kind == CT_ROOT_STEP_ARITH)
+			k++;
+		if (c.steps[k].kind == CT_ROOT_STEP_PARAM_OF && c.steps[k].expression && c.steps[k].expression[0] == '`')
+			subject = ct_strpool_printf(s->out.strings, "%s%s (parameter of %s)", role, c.steps[k].expression,
+						    c.steps[k].function ? c.steps[k].function : "?");
+		else
+			subject = ct_strpool_printf(s->out.strings, "%s%s", role, subject);
+	}
 	v->root_cause.summary = summarize(&c, subject, pointer);
 }

@@ -507,6 +507,14 @@ static void step_over(struct walk *w, uint32_t p, const struct state *s)
 				return;
 			}
 			break;
+		case X86_INS_CDQE:
+			// rax = sign-extended eax: the same number, from the low half.
+			if (l.reg == 0) {
+				struct ct_vloc n = { .reg = 0, .size = 4 };
+				push_state(w, p, n, s->copies + 1);
+				return;
+			}
+			break;
 		case X86_INS_POP:
 			if (dst_is_l) {
 				// The value was the word at rsp before the pop.
@@ -523,6 +531,13 @@ static void step_over(struct walk *w, uint32_t p, const struct state *s)
 			break;
 		}
 		d.kind = CT_VDEF_ARITH;
+		if (v->id == X86_INS_LEA && dst_is_l && v->nops == 2) {
+			// The operand, for a scaled index the chain can follow further (lea rdx, [rax*4]).
+			d.base = src->base;
+			d.index = src->index;
+			d.scale = src->scale;
+			d.disp = src->disp;
+		}
 		add_def(w, v, d);
 		return;
 	}
