@@ -22,3 +22,11 @@ if(CT_PYTHON)
     COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/triage/check_hangs.py ${CT_BIN} ${CT_CORES_DIR})
   set_tests_properties(triage_hangs PROPERTIES FIXTURES_REQUIRED cores TIMEOUT 300 SKIP_RETURN_CODE 77)
 endif()
+
+if(CT_PYTHON)
+  # Root cause (issue 24, docs/root-cause.md): the rc-* cases' chains step by step against origin.c.
+  add_test(NAME triage_root_cause
+    COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/triage/check_root_cause.py
+            ${CT_BIN} ${PROJECT_SOURCE_DIR}/testdata/cases.tsv ${CT_CORES_DIR} ${PROJECT_SOURCE_DIR}/testdata/src)
+  set_tests_properties(triage_root_cause PROPERTIES FIXTURES_REQUIRED cores TIMEOUT 600 SKIP_RETURN_CODE 77)
+endif()

@@ -52,23 +52,81 @@ static bool function_of(const struct ct_triage_input *s, uint64_t addr, uint64_t
 	return true;
 }
 
-static struct ct_vfunc *decode_function(const struct ct_triage_input *s, uint64_t start, uint64_t size,
-					const char **reason)
+static uint8_t *read_function(const struct ct_triage_input *s, uint64_t start, uint64_t size, const char **reason)
 {
-	if (size > MAX_FUNCTION_BYTES) {
-		*reason = "the function is larger than the walk decodes";
-		return NULL;
-	}
-	uint8_t *code = malloc(size);
+	uint8_t *code = size <= MAX_FUNCTION_BYTES ? malloc(size) : NULL;
 	if (!code || !ct_modules_read_code(s->mods, start, code, size)) {
 		free(code);
-		*reason = "the function's code is not readable";
+		*reason = size > MAX_FUNCTION_BYTES ? "the function is larger than the walk decodes"
+						    : "the function's code is not readable";
 		return NULL;
 	}
+	return code;
+}
+
+/** @p a is @p b's cold part ("f.cold" of "f", gcc's hot/cold splitting). */
+static bool is_cold_of(const char *a, const char *b)
+{
+	size_t nb = strlen(b);
+	return strncmp(a, b, nb) == 0 && strcmp(a + nb, ".cold") == 0;
+}
+
+/** Outside jumps looked at for a .cold partner: a function has one cold part and few such jumps. */
+#define MAX_OUTSIDE_JUMPS 32
+
+/**
+ * Decodes the function at @p start (@p size bytes, symbol *@p name) together with its .cold part when
+ * it jumps to one (or, for a .cold part, with the function it belongs to), so that the jumps between
+ * them are predecessors too. *@p name and *@p entry become the function's own (not the .cold part's).
+ */
+static struct ct_vfunc *decode_function(const struct ct_triage_input *s, uint64_t start, uint64_t size, const char **name,
+					uint64_t *entry, const char **reason)
+{
+	uint8_t *code = read_function(s, start, size, reason);
+	if (!code)
+		return NULL;
+	struct ct_vrange one = { code, size, start };
+	bool cold = strlen(*name) > 5 && strcmp(*name + strlen(*name) - 5, ".cold") == 0;
 	struct ct_vfunc *fn = NULL;
-	if (!ct_vfunc_decode_x86(code, size, start, &fn, reason))
-		fn = NULL;
+	if (!ct_vfunc_decode_x86(&one, 1, cold ? 0 : start, &fn, reason)) {
+		free(code);
+		return NULL;
+	}
+	uint64_t targets[MAX_OUTSIDE_JUMPS];
+	size_t n = ct_vfunc_outside_jumps(fn, targets, MAX_OUTSIDE_JUMPS);
+	*entry = start;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t s2, size2;
+		const char *n2;
+		if (!function_of(s, targets[i], &s2, &size2, &n2) || !(is_cold_of(n2, *name) || is_cold_of(*name, n2)))
+			continue;
+		uint8_t *code2 = read_function(s, s2, size2, reason);
+		if (!code2)
+			break;
+		struct ct_vrange two[2] = { { code, size, start }, { code2, size2, s2 } };
+		if (s2 < start) {
+			two[0] = two[1];
+			two[1] = one;
+		}
+		struct ct_vfunc *both = NULL;
+		uint64_t hot = cold ? s2 : start;
+		if (ct_vfunc_decode_x86(two, 2, hot, &both, reason)) {
+			ct_vfunc_destroy(fn);
+			fn = both;
+			*entry = hot;
+			if (cold)
+				*name = n2;
+		}
+		free(code2);
+		break;
+	}
 	free(code);
+	if (cold && *entry == start) {
+		// A .cold part without the function it belongs to: its entries are unknown.
+		ct_vfunc_destroy(fn);
+		*reason = "the crash is in a .cold part whose function was not found";
+		return NULL;
+	}
 	return fn;
 }
 
@@ -294,6 +352,17 @@ static const char *where(struct ct_strpool *pool, const struct ct_root_step *st)
 	return ct_strpool_printf(pool, " at 0x%" PRIx64, st->pc);
 }
 
+/** Hops named in the summary; the steps list them all. */
+#define SUMMARY_HOPS 4
+
+static const char *call_text(struct ct_strpool *pool, const char *function)
+{
+	if (!function)
+		return "?()";
+	// Demangled C++ names carry their parameter list already.
+	return strchr(function, '(') ? function : ct_strpool_printf(pool, "%s()", function);
+}
+
 static const char *summarize(const struct chain *c, const char *subject, bool pointer)
 {
 	struct ct_strpool *pool = c->s->out.strings;
@@ -318,20 +387,28 @@ static const char *summarize(const struct chain *c, const char *subject, bool po
 					 where(pool, last));
 		break;
 	default:
-		head = ct_strpool_printf(pool, "%s (%s): traced no further than%s%s%s: %s", subject, val,
-					 where(pool, last), last->function ? " in " : "", last->function ? last->function : "",
-					 last->reason);
+		head = ct_strpool_printf(pool, "%s is the %s", subject, val);
 		break;
 	}
 	// The hops, outermost first: how the value travelled to the crash.
+	size_t shown = 0, hidden = 0;
 	for (size_t i = c->n - 1; i-- > 0;) {
 		const struct ct_root_step *st = &c->steps[i];
-		if (st->kind == CT_ROOT_STEP_PARAM_OF)
-			head = ct_strpool_printf(pool, "%s, passed to %s()%s", head, st->function ? st->function : "?",
+		if (st->kind == CT_ROOT_STEP_PARAM_OF && shown == SUMMARY_HOPS) {
+			hidden++;
+		} else if (st->kind == CT_ROOT_STEP_PARAM_OF) {
+			head = ct_strpool_printf(pool, "%s, passed to %s%s", head, call_text(pool, st->function),
 						 where(pool, st));
-		else if (st->kind == CT_ROOT_STEP_ARITH)
+			shown++;
+		} else if (st->kind == CT_ROOT_STEP_ARITH) {
 			head = ct_strpool_printf(pool, "%s, scaled by `%s`%s", head, st->expression, where(pool, st));
+		}
 	}
+	if (hidden)
+		head = ct_strpool_printf(pool, "%s (and %zu calls more)", head, hidden);
+	if (last->kind == CT_ROOT_STEP_STOPPED)
+		head = ct_strpool_printf(pool, "%s; traced no further than %s%s: %s", head,
+					 last->function ? last->function : "the code", where(pool, last), last->reason);
 	return head;
 }
 
@@ -389,7 +466,7 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 		return;
 	struct chain c = { .s = s, .f = f, .thread = ct_stacks_crashed(s->stacks) };
 	const char *reason = NULL;
-	struct ct_vfunc *fn = decode_function(s, start, size, &reason);
+	struct ct_vfunc *fn = decode_function(s, start, size, &fname, &start, &reason);
 	long first = 0, j = 0;
 	while ((size_t)j + 1 < f->num_frames && f->frames[j].inlined)
 		j++;
@@ -443,6 +520,7 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 			break;
 		}
 		if (strchr(fname, '.')) {
+			// gcc's clones (f.isra.0, f.constprop.0, f.part.0) take other parameters than f.
 			stop(&c, j, start, "the function is a compiler clone (.isra, .constprop, .part): its parameters differ from the source",
 			     has_value, value);
 			break;
@@ -469,7 +547,7 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 			stop(&c, k, ff->pc, "the caller's function has no symbol with a size", has_value, value);
 			break;
 		}
-		struct ct_vfunc *cfn = decode_function(s, cstart, csize, &reason);
+		struct ct_vfunc *cfn = decode_function(s, cstart, csize, &cname, &cstart, &reason);
 		uint64_t call_pc, target;
 		bool direct;
 		if (!cfn || !ct_vfunc_insn_ending(cfn, ff->pc, &call_pc) || !ct_vfunc_call_target(cfn, call_pc, &direct, &target)) {

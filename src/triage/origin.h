@@ -70,13 +70,22 @@ struct ct_vfunc;
 /** Instructions decoded per function at most: a bound on the walk's cost (16 KiB of code is more). */
 #define CT_VFUNC_MAX_INSNS 4096
 
+/** One contiguous part of a function's code (the function, or its .cold part). */
+struct ct_vrange {
+	const uint8_t *code;
+	size_t len;
+	uint64_t start;
+};
+
 /**
- * Decodes the x86-64 function of @p len bytes at @p start (@p code) into *@p ret, to be freed by
- * ct_vfunc_destroy(). False (with *@p reason_ret, static) when it cannot: no decoder, too large, a
- * byte that does not decode.
+ * Decodes the x86-64 function made of @p nranges parts (in address order; a function and its .cold
+ * part jump into each other) entered at @p entry into *@p ret, to be freed by ct_vfunc_destroy().
+ * False (with *@p reason_ret, static) when it cannot: too large, a byte that does not decode.
  */
-bool ct_vfunc_decode_x86(const uint8_t *code, size_t len, uint64_t start, struct ct_vfunc **ret,
+bool ct_vfunc_decode_x86(const struct ct_vrange *ranges, size_t nranges, uint64_t entry, struct ct_vfunc **ret,
 			 const char **reason_ret);
+/** Up to @p max targets of direct jumps that leave the decoded parts (tail calls, a .cold part). */
+size_t ct_vfunc_outside_jumps(const struct ct_vfunc *fn, uint64_t *targets, size_t max);
 void ct_vfunc_destroy(struct ct_vfunc *fn);
 
 /**

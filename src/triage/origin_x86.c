@@ -36,7 +36,10 @@ struct vop {
 
 struct vinsn {
 	uint64_t addr;
+	uint32_t off; /**< of its bytes in code_copy */
 	uint8_t size;
+	/** The first instruction of a range: nothing falls through into it. */
+	bool range_start;
 	uint8_t flow;
 	unsigned id;
 	bool has_target;
@@ -51,6 +54,7 @@ struct vinsn {
 struct ct_vfunc {
 	struct vinsn *insns;
 	size_t n;
+	uint64_t entry; /**< where the function is called */
 	/** Predecessors: preds[pred_start[i] .. pred_start[i + 1]) are the jumps into i. */
 	uint32_t *pred_start, *preds;
 	bool has_indirect_jump;
@@ -174,7 +178,47 @@ static bool build_preds(struct ct_vfunc *fn)
 	return true;
 }
 
-bool ct_vfunc_decode_x86(const uint8_t *code, size_t len, uint64_t start, struct ct_vfunc **ret, const char **reason_ret)
+static void decode_one(csh h, const cs_insn *in, struct vinsn *v)
+{
+	v->size = (uint8_t)in->size;
+	v->id = in->id;
+	const cs_x86 *x = &in->detail->x86;
+	v->nops = x->op_count < 2 ? x->op_count : 2;
+	for (uint8_t k = 0; k < v->nops; k++)
+		fill_op(&x->operands[k], &v->op[k]);
+	for (uint8_t k = 0; k < x->op_count; k++) {
+		if (x->operands[k].type == X86_OP_MEM && (x->operands[k].access & CS_AC_WRITE))
+			v->mem_write = true;
+	}
+	// stos/movs and friends write memory without an explicit written operand.
+	if (x->prefix[0] == X86_PREFIX_REP || in->id == X86_INS_STOSB || in->id == X86_INS_STOSQ ||
+	    in->id == X86_INS_STOSD || in->id == X86_INS_MOVSB || in->id == X86_INS_MOVSQ)
+		v->mem_write = true;
+	fill_writes(h, in, v);
+	if (cs_insn_group(h, in, CS_GRP_RET)) {
+		v->flow = FLOW_RET;
+	} else if (cs_insn_group(h, in, CS_GRP_CALL)) {
+		v->flow = FLOW_CALL;
+	} else if (cs_insn_group(h, in, CS_GRP_JUMP)) {
+		bool uncond = in->id == X86_INS_JMP || in->id == X86_INS_LJMP;
+		v->flow = uncond ? FLOW_JMP : FLOW_JCC;
+		if (x->op_count == 1 && x->operands[0].type == X86_OP_IMM) {
+			v->has_target = true;
+			v->target = (uint64_t)x->operands[0].imm;
+		} else {
+			v->flow = FLOW_IJMP;
+		}
+	} else if (in->id == X86_INS_UD2 || in->id == X86_INS_HLT) {
+		v->flow = FLOW_END;
+	}
+	if (v->flow == FLOW_CALL && x->op_count == 1 && x->operands[0].type == X86_OP_IMM) {
+		v->has_target = true;
+		v->target = (uint64_t)x->operands[0].imm;
+	}
+}
+
+bool ct_vfunc_decode_x86(const struct ct_vrange *ranges, size_t nranges, uint64_t entry, struct ct_vfunc **ret,
+			 const char **reason_ret)
 {
 	csh h;
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
@@ -182,12 +226,15 @@ bool ct_vfunc_decode_x86(const uint8_t *code, size_t len, uint64_t start, struct
 		return false;
 	}
 	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-	struct ct_vfunc *fn = calloc(1, sizeof(*fn) + len);
+	size_t total = 0;
+	for (size_t r = 0; r < nranges; r++)
+		total += ranges[r].len;
+	struct ct_vfunc *fn = calloc(1, sizeof(*fn) + total);
 	cs_insn *in = cs_malloc(h);
 	size_t cap = 64;
 	if (fn)
 		fn->insns = malloc(cap * sizeof(*fn->insns));
-	if (!fn || !in || !fn->insns) {
+	if (!fn || !in || !fn->insns || total > UINT32_MAX) {
 		if (in)
 			cs_free(in, 1);
 		cs_close(&h);
@@ -195,68 +242,49 @@ bool ct_vfunc_decode_x86(const uint8_t *code, size_t len, uint64_t start, struct
 		*reason_ret = "out of memory";
 		return false;
 	}
-	memcpy(fn->code_copy, code, len);
-	const uint8_t *p = code;
-	size_t left = len;
-	uint64_t addr = start;
+	fn->entry = entry;
 	const char *reason = NULL;
-	while (left) {
-		if (fn->n == CT_VFUNC_MAX_INSNS) {
-			reason = "the function has more instructions than the walk decodes";
+	size_t copied = 0;
+	for (size_t r = 0; r < nranges && !reason; r++) {
+		// Ranges in address order, so that instructions stay sorted for the lookups.
+		if (r && ranges[r].start < ranges[r - 1].start + ranges[r - 1].len) {
+			reason = "the function's parts overlap or are out of order";
 			break;
 		}
-		if (!cs_disasm_iter(h, &p, &left, &addr, in)) {
-			reason = "an instruction of the function does not decode";
-			break;
-		}
-		if (fn->n == cap) {
-			cap *= 2;
-			struct vinsn *grown = realloc(fn->insns, cap * sizeof(*grown));
-			if (!grown) {
-				reason = "out of memory";
+		memcpy(fn->code_copy + copied, ranges[r].code, ranges[r].len);
+		const uint8_t *p = ranges[r].code;
+		size_t left = ranges[r].len;
+		uint64_t addr = ranges[r].start;
+		bool first = true;
+		while (left) {
+			if (fn->n == CT_VFUNC_MAX_INSNS) {
+				reason = "the function has more instructions than the walk decodes";
 				break;
 			}
-			fn->insns = grown;
-		}
-		struct vinsn *v = &fn->insns[fn->n++];
-		memset(v, 0, sizeof(*v));
-		v->addr = in->address;
-		v->size = (uint8_t)in->size;
-		v->id = in->id;
-		const cs_x86 *x = &in->detail->x86;
-		v->nops = x->op_count < 2 ? x->op_count : 2;
-		for (uint8_t k = 0; k < v->nops; k++)
-			fill_op(&x->operands[k], &v->op[k]);
-		for (uint8_t k = 0; k < x->op_count; k++) {
-			if (x->operands[k].type == X86_OP_MEM && (x->operands[k].access & CS_AC_WRITE))
-				v->mem_write = true;
-		}
-		// stos/movs and friends write memory without an explicit written operand.
-		if (x->prefix[0] == X86_PREFIX_REP || in->id == X86_INS_STOSB || in->id == X86_INS_STOSQ ||
-		    in->id == X86_INS_STOSD || in->id == X86_INS_MOVSB || in->id == X86_INS_MOVSQ)
-			v->mem_write = true;
-		fill_writes(h, in, v);
-		if (cs_insn_group(h, in, CS_GRP_RET)) {
-			v->flow = FLOW_RET;
-		} else if (cs_insn_group(h, in, CS_GRP_CALL)) {
-			v->flow = FLOW_CALL;
-		} else if (cs_insn_group(h, in, CS_GRP_JUMP)) {
-			bool uncond = in->id == X86_INS_JMP || in->id == X86_INS_LJMP;
-			v->flow = uncond ? FLOW_JMP : FLOW_JCC;
-			if (x->op_count == 1 && x->operands[0].type == X86_OP_IMM) {
-				v->has_target = true;
-				v->target = (uint64_t)x->operands[0].imm;
-			} else {
-				v->flow = FLOW_IJMP;
+			size_t off = copied + (size_t)(p - ranges[r].code);
+			if (!cs_disasm_iter(h, &p, &left, &addr, in)) {
+				reason = "an instruction of the function does not decode";
+				break;
 			}
-		} else if (in->id == X86_INS_UD2 || in->id == X86_INS_HLT) {
-			v->flow = FLOW_END;
+			if (fn->n == cap) {
+				cap *= 2;
+				struct vinsn *grown = realloc(fn->insns, cap * sizeof(*grown));
+				if (!grown) {
+					reason = "out of memory";
+					break;
+				}
+				fn->insns = grown;
+			}
+			struct vinsn *v = &fn->insns[fn->n++];
+			memset(v, 0, sizeof(*v));
+			v->addr = in->address;
+			v->off = (uint32_t)off;
+			v->range_start = first;
+			first = false;
+			decode_one(h, in, v);
+			note_escape(fn, v);
 		}
-		if (v->flow == FLOW_CALL && x->op_count == 1 && x->operands[0].type == X86_OP_IMM) {
-			v->has_target = true;
-			v->target = (uint64_t)x->operands[0].imm;
-		}
-		note_escape(fn, v);
+		copied += ranges[r].len;
 	}
 	cs_free(in, 1);
 	cs_close(&h);
@@ -339,8 +367,7 @@ static void text_of(const struct ct_vfunc *fn, const struct vinsn *v, char *buf,
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
 		return;
 	cs_insn *in = NULL;
-	uint64_t start = fn->insns[0].addr;
-	if (cs_disasm(h, fn->code_copy + (v->addr - start), v->size, v->addr, 1, &in) == 1) {
+	if (cs_disasm(h, fn->code_copy + v->off, v->size, v->addr, 1, &in) == 1) {
 		// mnemonic and operands, cut to the buffer (an instruction's text is under 96 bytes).
 		size_t m = strnlen(in->mnemonic, sizeof(in->mnemonic) < size ? sizeof(in->mnemonic) : size - 1);
 		memcpy(buf, in->mnemonic, m);
@@ -358,7 +385,7 @@ static void text_of(const struct ct_vfunc *fn, const struct vinsn *v, char *buf,
 
 static void add_def(struct walk *w, const struct vinsn *v, struct ct_vdef d)
 {
-	d.pc = v ? v->addr : w->fn->insns[0].addr;
+	d.pc = v ? v->addr : w->fn->entry;
 	// A constant that is not the value known at the fault is a path the value did not take.
 	if (d.kind == CT_VDEF_CONST && w->has_value) {
 		uint64_t mask = d.loc.size >= 8 ? UINT64_MAX : (1ULL << (8 * d.loc.size)) - 1;
@@ -643,7 +670,7 @@ static void visit(struct walk *w, const struct state *s)
 	const struct ct_vfunc *fn = w->fn;
 	uint32_t i = s->at;
 	bool any = false;
-	if (i > 0) {
+	if (i > 0 && !fn->insns[i].range_start) {
 		uint8_t f = fn->insns[i - 1].flow;
 		if (f != FLOW_JMP && f != FLOW_RET && f != FLOW_IJMP && f != FLOW_END) {
 			step_over(w, i - 1, s);
@@ -654,7 +681,7 @@ static void visit(struct walk *w, const struct state *s)
 		step_over(w, fn->preds[k], s);
 		any = true;
 	}
-	if (i == 0) {
+	if (fn->insns[i].addr == fn->entry) {
 		struct ct_vdef d = { .kind = CT_VDEF_ENTRY, .loc = s->loc, .copies = s->copies, .base = -1, .index = -1 };
 		add_def(w, NULL, d);
 		return;
@@ -721,11 +748,11 @@ bool ct_vfunc_unchanged(const struct ct_vfunc *fn, uint64_t from_pc, uint64_t to
 		return false;
 	for (size_t i = from + 1; i < to; i++) {
 		const struct vinsn *v = &fn->insns[i];
-		if (fn->pred_start[i] != fn->pred_start[i + 1] || v->flow != FLOW_NEXT ||
+		if (fn->pred_start[i] != fn->pred_start[i + 1] || v->flow != FLOW_NEXT || v->range_start ||
 		    ((v->full_writes | v->part_writes) & (1u << reg)))
 			return false;
 	}
-	if (fn->pred_start[to] != fn->pred_start[to + 1])
+	if (fn->pred_start[to] != fn->pred_start[to + 1] || fn->insns[to].range_start)
 		return false;
 	// The loading instruction itself may overwrite its base (mov rax, [rax + 8]).
 	const struct vinsn *v = &fn->insns[from];
@@ -773,4 +800,15 @@ bool ct_vfunc_div_operand(const struct ct_vfunc *fn, uint64_t pc, struct ct_vloc
 		return true;
 	}
 	return false;
+}
+
+size_t ct_vfunc_outside_jumps(const struct ct_vfunc *fn, uint64_t *targets, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < fn->n && n < max; i++) {
+		const struct vinsn *v = &fn->insns[i];
+		if ((v->flow == FLOW_JMP || v->flow == FLOW_JCC) && v->has_target && find_index(fn, v->target) == SIZE_MAX)
+			targets[n++] = v->target;
+	}
+	return n;
 }
