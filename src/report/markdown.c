@@ -176,6 +176,41 @@ int ct_write_markdown(FILE *out, const struct ct_report *r, const struct ct_writ
 		md_code(out, r->abort_message.text);
 		fputs("  \n", out);
 	}
+	if (r->root_cause.present) {
+		// The root cause right after the verdict (docs/root-cause.md): the sentence, then the steps.
+		const struct ct_root_cause *rc = &r->root_cause;
+		fputs("\n**Root cause:** ", out);
+		md_text(out, rc->summary);
+		fputs("\n\n", out);
+		for (size_t i = 0; i < rc->num_steps; i++) {
+			const struct ct_root_step *st = &rc->steps[i];
+			fprintf(out, "%zu. #%ld %s", i + 1, st->frame, ct_root_step_kind_to_string(st->kind));
+			if (st->expression) {
+				fputc(' ', out);
+				md_code(out, st->expression);
+			}
+			if (st->function) {
+				fputs(" in ", out);
+				md_code(out, st->function);
+			}
+			if (st->file) {
+				fputs(" at ", out);
+				md_text(out, ct_display_path(st->file, o));
+				fprintf(out, ":%d", st->line);
+			}
+			if (st->has_value)
+				fprintf(out, " = `0x%" PRIx64 "`", st->value);
+			if (st->memory) {
+				fputs(" from ", out);
+				md_text(out, st->memory);
+			}
+			if (st->reason) {
+				fputs(": ", out);
+				md_text(out, st->reason);
+			}
+			fputc('\n', out);
+		}
+	}
 	if (c->num_evidence) {
 		fputs("\n**Evidence:**\n\n", out);
 		for (size_t i = 0; i < c->num_evidence; i++) {
