@@ -2,6 +2,7 @@
 ct_add_unit_test(test_triage_classify ${CMAKE_CURRENT_LIST_DIR}/triage/test_classify.c)
 ct_add_unit_test(test_triage_facts ${CMAKE_CURRENT_LIST_DIR}/triage/test_facts.c)
 ct_add_unit_test(test_triage_crashes ${CMAKE_CURRENT_LIST_DIR}/triage/test_crashes.c)
+ct_add_unit_test(test_triage_origin ${CMAKE_CURRENT_LIST_DIR}/triage/test_origin.c)
 
 if(CT_PYTHON)
   # Each case of testdata/cases.tsv: crash.class and the blamed frame's function.
