@@ -31,3 +31,11 @@ if(CT_PYTHON)
             ${CT_BIN} ${PROJECT_SOURCE_DIR}/testdata/cases.tsv ${CT_CORES_DIR} ${PROJECT_SOURCE_DIR}/testdata/src)
   set_tests_properties(triage_root_cause PROPERTIES FIXTURES_REQUIRED cores TIMEOUT 600 SKIP_RETURN_CODE 77)
 endif()
+
+if(CT_PYTHON)
+  # glibc heap state (issue 24): the hs-* cases against ASan on the same program, and their chunks.
+  add_test(NAME triage_heap
+    COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/triage/check_heap.py
+            ${CT_BIN} ${PROJECT_SOURCE_DIR}/testdata/cases.tsv ${CT_CORES_DIR} ${PROJECT_SOURCE_DIR}/testdata/src)
+  set_tests_properties(triage_heap PROPERTIES FIXTURES_REQUIRED cores TIMEOUT 600 SKIP_RETURN_CODE 77)
+endif()

@@ -71,6 +71,7 @@ enum ct_class {
 	CT_CLASS_STACK_OVERFLOW,
 	CT_CLASS_STACK_CORRUPTION,
 	CT_CLASS_NULL_DEREF,
+	CT_CLASS_USE_AFTER_FREE,
 	CT_CLASS_MISALIGNED_ACCESS,
 	CT_CLASS_WILD_POINTER,
 	CT_CLASS_WRITE_TO_READONLY,
@@ -420,6 +421,41 @@ struct ct_root_cause {
 	size_t num_steps;
 };
 
+/** A glibc bin kind (docs/root-cause.md); ct_heap_bin_kind_to_string. */
+enum ct_heap_bin_kind {
+	CT_HEAP_BIN_TCACHE,
+	CT_HEAP_BIN_FASTBIN,
+	CT_HEAP_BIN_UNSORTED,
+	CT_HEAP_BIN_SMALL,
+	CT_HEAP_BIN_LARGE,
+	CT_HEAP_BIN_NUM_
+};
+/** "tcache", "fastbin", "unsorted", "small", "large". */
+const char *ct_heap_bin_kind_to_string(enum ct_heap_bin_kind kind);
+
+/** A neighbouring chunk's header. */
+struct ct_heap_neighbour {
+	const char *which; /**< "previous" or "next"; static */
+	uint64_t address, size;
+	bool has_prev_inuse;
+	bool prev_inuse; /**< next: its PREV_INUSE bit (clear: the chunk before it is free) */
+};
+
+/** The glibc heap around the crash's pointer (JSON `heap`). */
+struct ct_heap_state {
+	bool present;
+	const char *glibc; /**< "2.36"; pooled */
+	const char *role; /**< what the pointer is ("free() argument"); static */
+	uint64_t pointer;
+	uint64_t chunk_address, chunk_size;
+	bool chunk_free;
+	bool has_bin;
+	enum ct_heap_bin_kind bin;
+	unsigned bin_index, bin_count, bin_position;
+	struct ct_heap_neighbour neighbours[2];
+	size_t num_neighbours;
+};
+
 /** Frees the steps of @p rc and empties it. */
 void ct_root_cause_free(struct ct_root_cause *rc);
 
@@ -712,6 +748,8 @@ struct ct_report {
 	struct ct_trail trail;
 	/** Where the bad value came from (docs/root-cause.md). */
 	struct ct_root_cause root_cause;
+	/** The glibc heap around the crash's pointer (docs/root-cause.md). */
+	struct ct_heap_state heap;
 };
 
 /** Initializes an empty report. Returns false when out of memory. */

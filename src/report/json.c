@@ -117,6 +117,44 @@ static json_t *root_cause_json(const struct ct_report *r, const struct ct_write_
 	return j;
 }
 
+// The glibc heap state (docs/root-cause.md), null when not analyzed.
+static json_t *heap_json(const struct ct_report *r)
+{
+	const struct ct_heap_state *h = &r->heap;
+	if (!h->present)
+		return json_null();
+	json_t *j = json_object(), *chunk = json_object();
+	json_object_set_new(j, "pointer", hex(h->pointer));
+	json_object_set_new(j, "role", str(h->role));
+	json_object_set_new(chunk, "address", hex(h->chunk_address));
+	json_object_set_new(chunk, "size", hex(h->chunk_size));
+	json_object_set_new(chunk, "state", json_string(h->chunk_free ? "free" : "in-use"));
+	json_object_set_new(j, "chunk", chunk);
+	if (h->has_bin) {
+		json_t *bin = json_object();
+		json_object_set_new(bin, "kind", str(ct_heap_bin_kind_to_string(h->bin)));
+		json_object_set_new(bin, "index", json_integer(h->bin_index));
+		json_object_set_new(bin, "count", json_integer(h->bin_count));
+		json_object_set_new(bin, "position", json_integer(h->bin_position));
+		json_object_set_new(j, "bin", bin);
+	} else {
+		json_object_set_new(j, "bin", json_null());
+	}
+	json_t *ns = json_array();
+	for (size_t i = 0; i < h->num_neighbours; i++) {
+		const struct ct_heap_neighbour *n = &h->neighbours[i];
+		json_t *nj = json_object();
+		json_object_set_new(nj, "which", str(n->which));
+		json_object_set_new(nj, "address", hex(n->address));
+		json_object_set_new(nj, "size", hex(n->size));
+		json_object_set_new(nj, "prev_inuse", n->has_prev_inuse ? json_boolean(n->prev_inuse) : json_null());
+		json_array_append_new(ns, nj);
+	}
+	json_object_set_new(j, "neighbours", ns);
+	json_object_set_new(j, "glibc", str(h->glibc));
+	return j;
+}
+
 static json_t *crash_json(const struct ct_report *r)
 {
 	const struct ct_crash *c = &r->crash;
@@ -423,6 +461,7 @@ int ct_write_json(FILE *out, const struct ct_report *r, const struct ct_write_op
 	}
 	field(&w, "crash", crash_json(r));
 	field(&w, "root_cause", root_cause_json(r, o));
+	field(&w, "heap", heap_json(r));
 	field(&w, "crashing_thread", r->has_crashing_thread ? json_integer(r->crashing_thread) : json_null());
 	if (r->kernel.present)
 		field(&w, "kernel", kernel_json(r));

@@ -264,6 +264,32 @@ static void write_root_cause(const struct out *w, const struct ct_report *r)
 	}
 }
 
+// The glibc heap around the crash's pointer (docs/root-cause.md).
+static void write_heap(const struct out *w, const struct ct_report *r)
+{
+	const struct ct_heap_state *h = &r->heap;
+	FILE *out = w->f;
+	if (!h->present)
+		return;
+	fprintf(out, "\n%sHeap:%s glibc ", c(w, C_BOLD), c(w, C_RESET));
+	txt(w, h->glibc);
+	fputs(", ", out);
+	txt(w, h->role);
+	fprintf(out, " 0x%" PRIx64 ": chunk 0x%" PRIx64 ", size 0x%" PRIx64 ", %s", h->pointer, h->chunk_address,
+		h->chunk_size, h->chunk_free ? "free" : "in use");
+	if (h->has_bin)
+		fprintf(out, ", in %s %u (entry %u of %u)", ct_heap_bin_kind_to_string(h->bin), h->bin_index,
+			h->bin_position + 1, h->bin_count);
+	fputc('\n', out);
+	for (size_t i = 0; i < h->num_neighbours; i++) {
+		const struct ct_heap_neighbour *n = &h->neighbours[i];
+		fprintf(out, "  %s chunk 0x%" PRIx64 ", size 0x%" PRIx64, n->which, n->address, n->size);
+		if (n->has_prev_inuse)
+			fprintf(out, ", PREV_INUSE %s", n->prev_inuse ? "set" : "clear");
+		fputc('\n', out);
+	}
+}
+
 static void write_kernel(const struct out *w, const struct ct_report *r)
 {
 	const struct ct_kernel *k = &r->kernel;
@@ -423,6 +449,7 @@ int ct_write_text(FILE *f, const struct ct_report *r, const struct ct_write_opti
 	write_header(&w, r);
 	write_crash(&w, r);
 	write_root_cause(&w, r);
+	write_heap(&w, r);
 	bool any = false;
 	for (size_t i = 0; i < r->diagnostics.count; i++) {
 		const struct ct_diagnostic *d = &r->diagnostics.items[i];

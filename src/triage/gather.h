@@ -31,6 +31,12 @@ void ct_facts_storage_deinit(struct ct_facts_storage *storage);
 const char *ct_read_abort_msg(const struct ct_triage_input *s);
 
 /**
+ * The address of symbol @p name (any binding, from .symtab when libc's debug file is there, else
+ * .dynsym) in libc, or in the main executable when libc is linked in statically. False when none.
+ */
+bool ct_find_libc_symbol(const struct ct_triage_input *s, const char *name, uint64_t *ret);
+
+/**
  * Recovers the type name of the exception being thrown ("std::runtime_error") from the crashing
  * thread's stack: a pointer to a __cxa_exception header (exception class "GNUCC++") whose
  * exceptionType is a typeinfo symbol, or else a stack word that is a typeinfo symbol. Pooled or NULL.
