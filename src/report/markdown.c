@@ -211,6 +211,16 @@ int ct_write_markdown(FILE *out, const struct ct_report *r, const struct ct_writ
 			fputc('\n', out);
 		}
 	}
+	if (r->heap.present) {
+		const struct ct_heap_state *h = &r->heap;
+		fprintf(out, "\n**Heap** (glibc %s): %s `0x%" PRIx64 "` in chunk `0x%" PRIx64 "`, size `0x%" PRIx64 "`, %s",
+			h->glibc ? h->glibc : "?", h->role ? h->role : "pointer", h->pointer, h->chunk_address, h->chunk_size,
+			h->chunk_free ? "free" : "in use");
+		if (h->has_bin)
+			fprintf(out, ", in %s %u (entry %u of %u)", ct_heap_bin_kind_to_string(h->bin), h->bin_index,
+				h->bin_position + 1, h->bin_count);
+		fputs("\n", out);
+	}
 	if (c->num_evidence) {
 		fputs("\n**Evidence:**\n\n", out);
 		for (size_t i = 0; i < c->num_evidence; i++) {
