@@ -71,6 +71,7 @@ enum ct_class {
 	CT_CLASS_STACK_OVERFLOW,
 	CT_CLASS_STACK_CORRUPTION,
 	CT_CLASS_NULL_DEREF,
+	CT_CLASS_USE_AFTER_FREE,
 	CT_CLASS_MISALIGNED_ACCESS,
 	CT_CLASS_WILD_POINTER,
 	CT_CLASS_WRITE_TO_READONLY,
@@ -381,6 +382,83 @@ struct ct_crash {
 	size_t num_details;
 };
 
+/** What one step of a root-cause chain is (docs/root-cause.md); ct_root_step_kind_to_string. */
+enum ct_root_step_kind {
+	CT_ROOT_STEP_RETURN_OF, /**< the value a call returned */
+	CT_ROOT_STEP_PARAM_OF, /**< a parameter: the caller passed it at its call site */
+	CT_ROOT_STEP_LOAD_FROM, /**< loaded from memory */
+	CT_ROOT_STEP_CONSTANT,
+	CT_ROOT_STEP_ARITH, /**< computed by an instruction */
+	CT_ROOT_STEP_STOPPED, /**< the chain stops here: reason says why */
+	CT_ROOT_STEP_NUM_
+};
+/** "return-of", "param-of", "load-from", "constant", "arith", "stopped". */
+const char *ct_root_step_kind_to_string(enum ct_root_step_kind kind);
+
+/** One step of the chain, from the fault backwards. Strings pooled, NULL when unknown. */
+struct ct_root_step {
+	long frame; /**< index in the crashing thread's frames */
+	uint64_t pc;
+	const char *file;
+	int line;
+	enum ct_root_step_kind kind;
+	const char *expression; /**< "find_item()", "`it`", "qword ptr [rax + 8]" */
+	bool has_value;
+	uint64_t value;
+	const char *function; /**< the callee (return-of), the function of the parameter (param-of), else where pc lies */
+	const char *reason; /**< kind stopped: why */
+	/** load-from: the address read, when known, and what it is ("global cfg+0x8", "stack of frame 1"). */
+	bool has_address;
+	uint64_t address;
+	const char *memory;
+};
+
+/** Where the bad value came from (issue 24): present when the walk ran. */
+struct ct_root_cause {
+	bool present;
+	const char *summary; /**< one sentence; pooled */
+	struct ct_root_step *steps; /**< owned array */
+	size_t num_steps;
+};
+
+/** A glibc bin kind (docs/root-cause.md); ct_heap_bin_kind_to_string. */
+enum ct_heap_bin_kind {
+	CT_HEAP_BIN_TCACHE,
+	CT_HEAP_BIN_FASTBIN,
+	CT_HEAP_BIN_UNSORTED,
+	CT_HEAP_BIN_SMALL,
+	CT_HEAP_BIN_LARGE,
+	CT_HEAP_BIN_NUM_
+};
+/** "tcache", "fastbin", "unsorted", "small", "large". */
+const char *ct_heap_bin_kind_to_string(enum ct_heap_bin_kind kind);
+
+/** A neighbouring chunk's header. */
+struct ct_heap_neighbour {
+	const char *which; /**< "previous" or "next"; static */
+	uint64_t address, size;
+	bool has_prev_inuse;
+	bool prev_inuse; /**< next: its PREV_INUSE bit (clear: the chunk before it is free) */
+};
+
+/** The glibc heap around the crash's pointer (JSON `heap`). */
+struct ct_heap_state {
+	bool present;
+	const char *glibc; /**< "2.36"; pooled */
+	const char *role; /**< what the pointer is ("free() argument"); static */
+	uint64_t pointer;
+	uint64_t chunk_address, chunk_size;
+	bool chunk_free;
+	bool has_bin;
+	enum ct_heap_bin_kind bin;
+	unsigned bin_index, bin_count, bin_position;
+	struct ct_heap_neighbour neighbours[2];
+	size_t num_neighbours;
+};
+
+/** Frees the steps of @p rc and empties it. */
+void ct_root_cause_free(struct ct_root_cause *rc);
+
 struct ct_signal_info {
 	bool present;
 	int number;
@@ -668,6 +746,10 @@ struct ct_report {
 	struct ct_hang hang;
 	/** When it died, what ran, what the logs said (docs/trail.md). */
 	struct ct_trail trail;
+	/** Where the bad value came from (docs/root-cause.md). */
+	struct ct_root_cause root_cause;
+	/** The glibc heap around the crash's pointer (docs/root-cause.md). */
+	struct ct_heap_state heap;
 };
 
 /** Initializes an empty report. Returns false when out of memory. */

@@ -88,6 +88,73 @@ static void field(struct writer *w, const char *k, json_t *v)
 	dump(w->out, v, w->compact);
 }
 
+// The root cause (docs/root-cause.md), null when the walk did not run.
+static json_t *root_cause_json(const struct ct_report *r, const struct ct_write_options *o)
+{
+	const struct ct_root_cause *rc = &r->root_cause;
+	if (!rc->present)
+		return json_null();
+	json_t *j = json_object();
+	json_object_set_new(j, "summary", str(rc->summary));
+	json_t *steps = json_array();
+	for (size_t i = 0; i < rc->num_steps; i++) {
+		const struct ct_root_step *st = &rc->steps[i];
+		json_t *s = json_object();
+		json_object_set_new(s, "frame", json_integer(st->frame));
+		json_object_set_new(s, "pc", hex(st->pc));
+		json_object_set_new(s, "file", str(path(st->file, o)));
+		json_object_set_new(s, "line", st->line ? json_integer(st->line) : json_null());
+		json_object_set_new(s, "kind", str(ct_root_step_kind_to_string(st->kind)));
+		json_object_set_new(s, "expression", str(st->expression));
+		json_object_set_new(s, "value", st->has_value ? hex(st->value) : json_null());
+		json_object_set_new(s, "function", str(st->function));
+		json_object_set_new(s, "reason", str(st->reason));
+		json_object_set_new(s, "address", st->has_address ? hex(st->address) : json_null());
+		json_object_set_new(s, "memory", str(st->memory));
+		json_array_append_new(steps, s);
+	}
+	json_object_set_new(j, "steps", steps);
+	return j;
+}
+
+// The glibc heap state (docs/root-cause.md), null when not analyzed.
+static json_t *heap_json(const struct ct_report *r)
+{
+	const struct ct_heap_state *h = &r->heap;
+	if (!h->present)
+		return json_null();
+	json_t *j = json_object(), *chunk = json_object();
+	json_object_set_new(j, "pointer", hex(h->pointer));
+	json_object_set_new(j, "role", str(h->role));
+	json_object_set_new(chunk, "address", hex(h->chunk_address));
+	json_object_set_new(chunk, "size", hex(h->chunk_size));
+	json_object_set_new(chunk, "state", json_string(h->chunk_free ? "free" : "in-use"));
+	json_object_set_new(j, "chunk", chunk);
+	if (h->has_bin) {
+		json_t *bin = json_object();
+		json_object_set_new(bin, "kind", str(ct_heap_bin_kind_to_string(h->bin)));
+		json_object_set_new(bin, "index", json_integer(h->bin_index));
+		json_object_set_new(bin, "count", json_integer(h->bin_count));
+		json_object_set_new(bin, "position", json_integer(h->bin_position));
+		json_object_set_new(j, "bin", bin);
+	} else {
+		json_object_set_new(j, "bin", json_null());
+	}
+	json_t *ns = json_array();
+	for (size_t i = 0; i < h->num_neighbours; i++) {
+		const struct ct_heap_neighbour *n = &h->neighbours[i];
+		json_t *nj = json_object();
+		json_object_set_new(nj, "which", str(n->which));
+		json_object_set_new(nj, "address", hex(n->address));
+		json_object_set_new(nj, "size", hex(n->size));
+		json_object_set_new(nj, "prev_inuse", n->has_prev_inuse ? json_boolean(n->prev_inuse) : json_null());
+		json_array_append_new(ns, nj);
+	}
+	json_object_set_new(j, "neighbours", ns);
+	json_object_set_new(j, "glibc", str(h->glibc));
+	return j;
+}
+
 static json_t *crash_json(const struct ct_report *r)
 {
 	const struct ct_crash *c = &r->crash;
@@ -393,6 +460,8 @@ int ct_write_json(FILE *out, const struct ct_report *r, const struct ct_write_op
 		field(&w, "signal", json_null());
 	}
 	field(&w, "crash", crash_json(r));
+	field(&w, "root_cause", root_cause_json(r, o));
+	field(&w, "heap", heap_json(r));
 	field(&w, "crashing_thread", r->has_crashing_thread ? json_integer(r->crashing_thread) : json_null());
 	if (r->kernel.present)
 		field(&w, "kernel", kernel_json(r));

@@ -176,6 +176,51 @@ int ct_write_markdown(FILE *out, const struct ct_report *r, const struct ct_writ
 		md_code(out, r->abort_message.text);
 		fputs("  \n", out);
 	}
+	if (r->root_cause.present) {
+		// The root cause right after the verdict (docs/root-cause.md): the sentence, then the steps.
+		const struct ct_root_cause *rc = &r->root_cause;
+		fputs("\n**Root cause:** ", out);
+		md_text(out, rc->summary);
+		fputs("\n\n", out);
+		for (size_t i = 0; i < rc->num_steps; i++) {
+			const struct ct_root_step *st = &rc->steps[i];
+			fprintf(out, "%zu. #%ld %s", i + 1, st->frame, ct_root_step_kind_to_string(st->kind));
+			if (st->expression) {
+				fputc(' ', out);
+				md_code(out, st->expression);
+			}
+			if (st->function) {
+				fputs(" in ", out);
+				md_code(out, st->function);
+			}
+			if (st->file) {
+				fputs(" at ", out);
+				md_text(out, ct_display_path(st->file, o));
+				fprintf(out, ":%d", st->line);
+			}
+			if (st->has_value)
+				fprintf(out, " = `0x%" PRIx64 "`", st->value);
+			if (st->memory) {
+				fputs(" from ", out);
+				md_text(out, st->memory);
+			}
+			if (st->reason) {
+				fputs(": ", out);
+				md_text(out, st->reason);
+			}
+			fputc('\n', out);
+		}
+	}
+	if (r->heap.present) {
+		const struct ct_heap_state *h = &r->heap;
+		fprintf(out, "\n**Heap** (glibc %s): %s `0x%" PRIx64 "` in chunk `0x%" PRIx64 "`, size `0x%" PRIx64 "`, %s",
+			h->glibc ? h->glibc : "?", h->role ? h->role : "pointer", h->pointer, h->chunk_address, h->chunk_size,
+			h->chunk_free ? "free" : "in use");
+		if (h->has_bin)
+			fprintf(out, ", in %s %u (entry %u of %u)", ct_heap_bin_kind_to_string(h->bin), h->bin_index,
+				h->bin_position + 1, h->bin_count);
+		fputs("\n", out);
+	}
 	if (c->num_evidence) {
 		fputs("\n**Evidence:**\n\n", out);
 		for (size_t i = 0; i < c->num_evidence; i++) {

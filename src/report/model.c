@@ -81,6 +81,7 @@ void ct_report_deinit(struct ct_report *report)
 		free(report->kernel.tasks[i].stack.frames);
 	free(report->kernel.tasks);
 	ct_hang_free(&report->hang);
+	ct_root_cause_free(&report->root_cause);
 	ct_trail_deinit(&report->trail);
 	ct_strpool_deinit(&report->strings);
 	memset(report, 0, sizeof(*report));

@@ -71,6 +71,57 @@ static json_t *artifact_location(const char *file, const struct ct_sarif_options
 	return loc;
 }
 
+// The root cause's steps as a code flow (docs/root-cause.md): one thread flow in execution order,
+// from where the value was made to the fault, which code-scanning UIs draw as a data-flow path.
+static json_t *root_cause_flows(const struct ct_root_cause *rc, const struct ct_sarif_options *o)
+{
+	json_t *locs = json_array();
+	for (size_t k = rc->num_steps; k-- > 0;) {
+		const struct ct_root_step *st = &rc->steps[k];
+		json_t *tfl = json_object(), *loc = json_object();
+		if (st->file) {
+			json_t *pl = json_object();
+			json_object_set_new(pl, "artifactLocation", artifact_location(st->file, o));
+			if (st->line > 0) {
+				json_t *region = json_object();
+				json_object_set_new(region, "startLine", json_integer(st->line));
+				json_object_set_new(pl, "region", region);
+			}
+			json_object_set_new(loc, "physicalLocation", pl);
+		}
+		if (st->function) {
+			json_t *ll = json_array(), *l = json_object();
+			json_object_set_new(l, "fullyQualifiedName", ct_json_text(st->function));
+			json_object_set_new(l, "kind", json_string("function"));
+			json_array_append_new(ll, l);
+			json_object_set_new(loc, "logicalLocations", ll);
+		}
+		char text[512];
+		snprintf(text, sizeof(text), "%s%s%s%s%s", ct_root_step_kind_to_string(st->kind), st->expression ? " " : "",
+			 st->expression ? st->expression : "", st->reason ? ": " : "", st->reason ? st->reason : "");
+		json_t *m = json_object();
+		json_object_set_new(m, "text", ct_json_text(text));
+		json_object_set_new(loc, "message", m);
+		json_object_set_new(tfl, "location", loc);
+		json_t *kinds = json_array();
+		json_array_append_new(kinds, json_string(ct_root_step_kind_to_string(st->kind)));
+		json_object_set_new(tfl, "kinds", kinds);
+		json_t *props = json_object();
+		json_object_set_new(props, "frame", json_integer(st->frame));
+		json_object_set_new(tfl, "properties", props);
+		json_array_append_new(locs, tfl);
+	}
+	json_t *tf = json_object(), *tfs = json_array(), *flow = json_object(), *flows = json_array();
+	json_object_set_new(tf, "locations", locs);
+	json_array_append_new(tfs, tf);
+	json_t *m = json_object();
+	json_object_set_new(m, "text", ct_json_text(rc->summary ? rc->summary : "root cause"));
+	json_object_set_new(flow, "message", m);
+	json_object_set_new(flow, "threadFlows", tfs);
+	json_array_append_new(flows, flow);
+	return flows;
+}
+
 int ct_write_sarif(FILE *out, const struct ct_bucket *b, size_t n, const struct ct_sarif_options *o)
 {
 	json_t *log = json_object();
@@ -181,6 +232,9 @@ int ct_write_sarif(FILE *out, const struct ct_bucket *b, size_t n, const struct 
 			json_array_append_new(stacks, st);
 			json_object_set_new(res, "stacks", stacks);
 		}
+		// One core: its root cause (batch buckets carry none).
+		if (o->report && n == 1 && o->report->root_cause.present && o->report->root_cause.num_steps)
+			json_object_set_new(res, "codeFlows", root_cause_flows(&o->report->root_cause, o));
 		json_t *props = json_object();
 		json_object_set_new(props, "count", json_integer((json_int_t)b[i].count));
 		json_object_set_new(props, "signature", ct_json_text(b[i].signature));

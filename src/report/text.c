@@ -222,6 +222,75 @@ static void write_crash(const struct out *w, const struct ct_report *r)
 		line(w, "  abort message: ", r->abort_message.text);
 }
 
+// The root cause (docs/root-cause.md): the sentence, then each step from the fault backwards.
+static void write_root_cause(const struct out *w, const struct ct_report *r)
+{
+	const struct ct_root_cause *rc = &r->root_cause;
+	FILE *out = w->f;
+	if (!rc->present)
+		return;
+	fprintf(out, "\n%sRoot cause:%s ", c(w, C_BOLD), c(w, C_RESET));
+	line(w, "", rc->summary);
+	int hw = ct_present_hex_width(r);
+	for (size_t i = 0; i < rc->num_steps; i++) {
+		const struct ct_root_step *st = &rc->steps[i];
+		fprintf(out, "  #%-3ld %-9s ", st->frame, ct_root_step_kind_to_string(st->kind));
+		if (st->expression)
+			txt(w, st->expression);
+		if (st->function && st->kind != CT_ROOT_STEP_RETURN_OF) {
+			fputs(st->expression ? " in " : "in ", out);
+			txt(w, st->function);
+		}
+		fprintf(out, " at 0x%0*" PRIx64, hw, st->pc);
+		if (st->file) {
+			fputs(" (", out);
+			txt(w, ct_display_path(st->file, w->o));
+			fprintf(out, ":%d)", st->line);
+		}
+		if (st->has_value)
+			fprintf(out, " = 0x%" PRIx64, st->value);
+		if (st->has_address) {
+			fprintf(out, " from 0x%0*" PRIx64, hw, st->address);
+			if (st->memory) {
+				fputs(" (", out);
+				txt(w, st->memory);
+				fputc(')', out);
+			}
+		}
+		if (st->reason) {
+			fputs(": ", out);
+			txt(w, st->reason);
+		}
+		fputc('\n', out);
+	}
+}
+
+// The glibc heap around the crash's pointer (docs/root-cause.md).
+static void write_heap(const struct out *w, const struct ct_report *r)
+{
+	const struct ct_heap_state *h = &r->heap;
+	FILE *out = w->f;
+	if (!h->present)
+		return;
+	fprintf(out, "\n%sHeap:%s glibc ", c(w, C_BOLD), c(w, C_RESET));
+	txt(w, h->glibc);
+	fputs(", ", out);
+	txt(w, h->role);
+	fprintf(out, " 0x%" PRIx64 ": chunk 0x%" PRIx64 ", size 0x%" PRIx64 ", %s", h->pointer, h->chunk_address,
+		h->chunk_size, h->chunk_free ? "free" : "in use");
+	if (h->has_bin)
+		fprintf(out, ", in %s %u (entry %u of %u)", ct_heap_bin_kind_to_string(h->bin), h->bin_index,
+			h->bin_position + 1, h->bin_count);
+	fputc('\n', out);
+	for (size_t i = 0; i < h->num_neighbours; i++) {
+		const struct ct_heap_neighbour *n = &h->neighbours[i];
+		fprintf(out, "  %s chunk 0x%" PRIx64 ", size 0x%" PRIx64, n->which, n->address, n->size);
+		if (n->has_prev_inuse)
+			fprintf(out, ", PREV_INUSE %s", n->prev_inuse ? "set" : "clear");
+		fputc('\n', out);
+	}
+}
+
 static void write_kernel(const struct out *w, const struct ct_report *r)
 {
 	const struct ct_kernel *k = &r->kernel;
@@ -399,6 +468,8 @@ int ct_write_text(FILE *f, const struct ct_report *r, const struct ct_write_opti
 	struct out w = { f, o };
 	write_header(&w, r);
 	write_crash(&w, r);
+	write_root_cause(&w, r);
+	write_heap(&w, r);
 	bool any = false;
 	for (size_t i = 0; i < r->diagnostics.count; i++) {
 		const struct ct_diagnostic *d = &r->diagnostics.items[i];

@@ -28,6 +28,7 @@ static const struct {
 	[CT_CLASS_STACK_CORRUPTION] = { "stack-corruption", P },
 	[CT_CLASS_NULL_DEREF] = { "null-deref", P },
 	[CT_CLASS_MISALIGNED_ACCESS] = { "misaligned-access", P },
+	[CT_CLASS_USE_AFTER_FREE] = { "use-after-free", P },
 	[CT_CLASS_WILD_POINTER] = { "wild-pointer", P },
 	[CT_CLASS_WRITE_TO_READONLY] = { "write-to-readonly", P },
 	[CT_CLASS_BUS_ERROR] = { "bus-error", P },

@@ -30,19 +30,25 @@ static bool is_libc(const struct ct_module_state *m)
 	return m->name && (strncmp(m->name, "libc.so", 7) == 0 || strncmp(m->name, "libc-", 5) == 0);
 }
 
-const char *ct_read_abort_msg(const struct ct_triage_input *s)
+bool ct_find_libc_symbol(const struct ct_triage_input *s, const char *name, uint64_t *ret)
 {
-	uint64_t sym = 0;
-	bool found = false;
 	// libc first; the main executable when libc is linked in statically.
-	for (int pass = 0; pass < 2 && !found; pass++) {
-		for (size_t i = 0; i < s->mods->num_modules && !found; i++) {
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < s->mods->num_modules; i++) {
 			const struct ct_module_state *m = &s->mods->modules[i];
 			if (!m->dwfl_module || (pass == 0 ? !is_libc(m) : !m->is_main))
 				continue;
-			found = find_symbol(m->dwfl_module, "__abort_msg", &sym);
+			if (find_symbol(m->dwfl_module, name, ret))
+				return true;
 		}
 	}
+	return false;
+}
+
+const char *ct_read_abort_msg(const struct ct_triage_input *s)
+{
+	uint64_t sym = 0;
+	bool found = ct_find_libc_symbol(s, "__abort_msg", &sym);
 	uint64_t ptr;
 	if (!found || !ct_core_read_word(s->core, sym, &ptr) || ptr == 0)
 		return NULL;

@@ -1381,6 +1381,7 @@ static const struct rule rules[] = {
 	{ CT_CLASS_NULL_CALL, NULL, when_null_call, fill_null_call },
 	{ CT_CLASS_EXEC_NON_EXECUTABLE, NULL, when_exec_nx, fill_exec_nx },
 	{ CT_CLASS_STACK_CORRUPTION, NULL, when_stack_corruption, fill_stack_corruption },
+	{ CT_CLASS_USE_AFTER_FREE, NULL, ct_when_use_after_free, ct_fill_use_after_free },
 	{ CT_CLASS_NULL_DEREF, NULL, when_null_deref, fill_null_deref },
 	{ CT_CLASS_MISALIGNED_ACCESS, NULL, when_misaligned, fill_misaligned },
 	{ CT_CLASS_WILD_POINTER, NULL, when_wild, fill_wild },

@@ -376,6 +376,8 @@ struct ct_facts {
 	const struct ct_hang *hang;
 	/** The blocking call of the thread `frames` belong to ("nanosleep(5 s)"), NULL when none. */
 	const char *blocked_in;
+	/** The glibc heap state (triage/heap.h), NULL when not analyzed. */
+	const struct ct_heap_facts *heap;
 };
 
 /**
@@ -416,6 +418,10 @@ void ct_fill_panic(const struct ct_facts *facts, struct ct_verdict *verdict);
 /** Rule "go-fault": a fault Go's runtime.sigpanic turned into a panic, classified as the fault. */
 bool ct_when_go_fault(const struct ct_facts *facts);
 void ct_fill_go_fault(const struct ct_facts *facts, struct ct_verdict *verdict);
+
+/** Rule "use-after-free" (src/triage/heap.c): a fault through a pointer read from a freed glibc chunk. */
+bool ct_when_use_after_free(const struct ct_facts *facts);
+void ct_fill_use_after_free(const struct ct_facts *facts, struct ct_verdict *verdict);
 
 /**
  * Deadlock (src/triage/deadlock.c): true when @p facts hold a wait-for cycle and @p rule, the class

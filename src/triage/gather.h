@@ -31,6 +31,12 @@ void ct_facts_storage_deinit(struct ct_facts_storage *storage);
 const char *ct_read_abort_msg(const struct ct_triage_input *s);
 
 /**
+ * The address of symbol @p name (any binding, from .symtab when libc's debug file is there, else
+ * .dynsym) in libc, or in the main executable when libc is linked in statically. False when none.
+ */
+bool ct_find_libc_symbol(const struct ct_triage_input *s, const char *name, uint64_t *ret);
+
+/**
  * Recovers the type name of the exception being thrown ("std::runtime_error") from the crashing
  * thread's stack: a pointer to a __cxa_exception header (exception class "GNUCC++") whose
  * exceptionType is a typeinfo symbol, or else a stack word that is a typeinfo symbol. Pooled or NULL.
@@ -54,6 +60,12 @@ const char *ct_find_culprit(const struct ct_triage_input *s, const struct ct_fac
  * i386) through libdwfl's Elf and gelf. Leaves *@p ret zeroed when there is no such call.
  */
 void ct_find_last_call(const struct ct_triage_input *s, const struct ct_facts *facts, struct ct_call_facts *ret);
+
+/**
+ * The imported function a call reaches: @p target a PLT stub (or, with @p has_slot, a call through
+ * the GOT slot @p slot), named from the module's relocations. Pooled, NULL when not an import.
+ */
+const char *ct_call_import(const struct ct_triage_input *s, uint64_t target, bool has_slot, uint64_t slot);
 
 /**
  * The own frame, from the blamed (throwing) one outward, whose LSDA has no call-site entry for its

@@ -83,6 +83,10 @@ bool ct_insn_call_before_x86(bool is64, const uint8_t *code, size_t len, uint64_
 			     struct ct_call_site *ret);
 bool ct_insn_plt_slot_x86(bool is64, const uint8_t *code, size_t len, uint64_t stub, uint64_t got_base,
 			  uint64_t *slot_ret);
+/** x86-64 DWARF number of capstone register @p reg (an x86_reg), -1 when it is not a general register. */
+int ct_insn_x86_reg_dwarf(unsigned reg);
+/** Width in bytes of capstone x86 register @p reg (8, 4, 2, 1), 0 when not a general register. */
+unsigned ct_insn_x86_reg_size(unsigned reg);
 bool ct_insn_decode_arm64(const uint8_t *code, size_t len, const struct ct_insn_ctx *ctx, struct ct_insn_facts *f);
 bool ct_insn_call_before_arm64(const uint8_t *code, size_t len, uint64_t ret_addr, struct ct_call_site *ret);
 bool ct_insn_plt_slot_arm64(const uint8_t *code, size_t len, uint64_t stub, uint64_t *slot_ret);

@@ -70,6 +70,17 @@ static int reg_dwarf(x86_reg reg, bool is64)
 	return is64 ? m->dwarf64 : m->dwarf32;
 }
 
+int ct_insn_x86_reg_dwarf(unsigned reg)
+{
+	return reg_dwarf((x86_reg)reg, true);
+}
+
+unsigned ct_insn_x86_reg_size(unsigned reg)
+{
+	const struct reg_map *m = find_reg((x86_reg)reg);
+	return m ? m->size : 0;
+}
+
 /** Value of @p reg (zero-extended to its size) for the instruction at @p insn. */
 static bool reg_value(const struct ct_insn_ctx *ctx, bool is64, x86_reg reg, const cs_insn *insn, uint64_t *ret)
 {

@@ -182,3 +182,23 @@ void ct_find_last_call(const struct ct_triage_input *s, const struct ct_facts *f
 	}
 	*ret = c;
 }
+
+const char *ct_call_import(const struct ct_triage_input *s, uint64_t target, bool has_slot, uint64_t slot)
+{
+	const struct ct_arch_info *arch = s->core->arch;
+	const struct ct_module_state *m = ct_modules_find(s->mods, has_slot ? slot : target);
+	GElf_Addr bias = 0;
+	Elf *elf = m && m->dwfl_module ? dwfl_module_getelf(m->dwfl_module, &bias) : NULL;
+	if (!elf)
+		return NULL;
+	if (!has_slot) {
+		struct plt_layout layout;
+		read_layout(elf, target - bias, &layout);
+		uint8_t stub[STUB_BYTES];
+		if ((!layout.in_plt && layout.have_sections) || !ct_modules_read_code(s->mods, target, stub, sizeof(stub)) ||
+		    !ct_insn_plt_slot(arch, stub, sizeof(stub), target, layout.pltgot ? layout.pltgot + bias : 0, &slot))
+			return NULL;
+	}
+	const char *name = import_at(elf, slot - bias);
+	return name ? ct_demangle(s->mods, name) : NULL;
+}

@@ -6,6 +6,8 @@
 #include "triage/facts.h"
 #include "triage/gather.h"
 #include "triage/hang.h"
+#include "triage/heap.h"
+#include "triage/origin.h"
 #include "triage/triage.h"
 
 static void fill_abort_message(struct ct_verdict *r, const struct ct_abort_facts *a)
@@ -31,7 +33,14 @@ void ct_triage_process(const struct ct_triage_input *s, struct ct_verdict *r)
 	ct_facts_gather(s, &facts, &storage);
 	facts.hang = &r->hang;
 	facts.blocked_in = ct_hang_blocked_in(s, r);
+	// The root cause and the heap state come first: the use-after-free rule reads them.
+	if (s->crashed && s->crashed->has_regs && !facts.reraised)
+		ct_root_cause_trace(s, &facts, s->crashed->dwarf, s->crashed->valid, r);
+	struct ct_heap_facts heap;
+	ct_heap_analyze(s, &facts, r, &heap);
+	facts.heap = &heap;
 	ct_classify(&facts, r);
+	ct_heap_to_verdict(&heap, r);
 	fill_abort_message(r, &facts.abort_msg);
 	// A fault re-raised by its handler is keyed by the original fault's frames.
 	ct_signature_build(facts.reraised ? facts.reraised : &facts, r);
@@ -57,6 +66,9 @@ void ct_verdict_move_to_report(struct ct_verdict *v, struct ct_report *report)
 	report->abort_message = v->abort_message;
 	report->hang = v->hang;
 	report->signature = v->signature;
+	ct_root_cause_free(&report->root_cause);
+	report->root_cause = v->root_cause;
+	report->heap = v->heap;
 	// The threads are the stacks triage read, in the same order.
 	for (size_t i = 0; i < v->num_waits && i < report->num_threads; i++)
 		report->threads[i].wait = v->waits[i];
@@ -68,6 +80,7 @@ void ct_verdict_free(struct ct_verdict *v)
 {
 	ct_crash_free(&v->crash);
 	ct_hang_free(&v->hang);
+	ct_root_cause_free(&v->root_cause);
 	free(v->waits);
 	memset(v, 0, sizeof(*v));
 }

@@ -48,6 +48,10 @@ struct ct_verdict {
 	struct ct_wait *waits;
 	size_t num_waits;
 	struct ct_signature signature;
+	/** Where the bad value came from (triage/origin.h); steps owned. */
+	struct ct_root_cause root_cause;
+	/** The glibc heap around the crash's pointer (triage/heap.h). */
+	struct ct_heap_state heap;
 	/** The pool its strings live in (the input's sink's), for the rules that make text. */
 	struct ct_strpool *strings;
 };

@@ -1,0 +1,616 @@
+// The root-cause chain over frames (docs/root-cause.md): the fault's operand, then for each physical
+// frame the walk of origin_x86.c, named with symbols, lines and DWARF parameters. A parameter moves the
+// walk to the caller's call site after checking that the call there calls this function directly.
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modules/symbolize.h"
+#include "triage/gather.h"
+#include "triage/origin.h"
+#include "unwind/stacks.h"
+
+/** Physical frames the chain crosses: parameters passed on further are rare and each costs a decode. */
+#define MAX_HOPS 8
+/** Steps kept: one per hop and the origin. */
+#define MAX_STEPS (MAX_HOPS + 2)
+/** Largest function decoded (bytes): larger ones are not traced rather than slow. */
+#define MAX_FUNCTION_BYTES (64 * 1024)
+
+/** SysV x86-64 integer argument registers in order, as DWARF numbers: rdi rsi rdx rcx r8 r9. */
+static const int arg_regs[] = { 5, 4, 1, 2, 8, 9 };
+static const char *const reg_names[16] = { "rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
+					   "r8",  "r9",	 "r10", "r11", "r12", "r13", "r14", "r15" };
+
+struct chain {
+	const struct ct_triage_input *s;
+	const struct ct_facts *f;
+	const struct ct_thread *thread;
+	struct ct_root_step steps[MAX_STEPS];
+	size_t n;
+};
+
+/** The ELF symbol of the function holding @p addr: start, size and name. */
+static bool function_of(const struct ct_triage_input *s, uint64_t addr, uint64_t *start, uint64_t *size,
+			const char **name)
+{
+	Dwfl_Module *mod = s->mods->dwfl ? dwfl_addrmodule(s->mods->dwfl, addr) : NULL;
+	if (!mod)
+		return false;
+	GElf_Sym sym;
+	GElf_Off off;
+	const char *n = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+	if (!n || GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_size == 0)
+		return false;
+	*start = addr - off;
+	*size = sym.st_size;
+	*name = n;
+	return true;
+}
+
+static uint8_t *read_function(const struct ct_triage_input *s, uint64_t start, uint64_t size, const char **reason)
+{
+	uint8_t *code = size <= MAX_FUNCTION_BYTES ? malloc(size) : NULL;
+	if (!code || !ct_modules_read_code(s->mods, start, code, size)) {
+		free(code);
+		*reason = size > MAX_FUNCTION_BYTES ? "the function is larger than the walk decodes"
+						    : "the function's code is not readable";
+		return NULL;
+	}
+	return code;
+}
+
+/** @p a is @p b's cold part ("f.cold" of "f", gcc's hot/cold splitting). */
+static bool is_cold_of(const char *a, const char *b)
+{
+	size_t nb = strlen(b);
+	return strncmp(a, b, nb) == 0 && strcmp(a + nb, ".cold") == 0;
+}
+
+/** Outside jumps looked at for a .cold partner: a function has one cold part and few such jumps. */
+#define MAX_OUTSIDE_JUMPS 32
+
+/**
+ * Decodes the function at @p start (@p size bytes, symbol *@p name) together with its .cold part when
+ * it jumps to one (or, for a .cold part, with the function it belongs to), so that the jumps between
+ * them are predecessors too. *@p name and *@p entry become the function's own (not the .cold part's).
+ */
+static struct ct_vfunc *decode_function(const struct ct_triage_input *s, uint64_t start, uint64_t size, const char **name,
+					uint64_t *entry, const char **reason)
+{
+	uint8_t *code = read_function(s, start, size, reason);
+	if (!code)
+		return NULL;
+	struct ct_vrange one = { code, size, start };
+	bool cold = strlen(*name) > 5 && strcmp(*name + strlen(*name) - 5, ".cold") == 0;
+	struct ct_vfunc *fn = NULL;
+	if (!ct_vfunc_decode_x86(&one, 1, cold ? 0 : start, &fn, reason)) {
+		free(code);
+		return NULL;
+	}
+	uint64_t targets[MAX_OUTSIDE_JUMPS];
+	size_t n = ct_vfunc_outside_jumps(fn, targets, MAX_OUTSIDE_JUMPS);
+	*entry = start;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t s2, size2;
+		const char *n2;
+		if (!function_of(s, targets[i], &s2, &size2, &n2) || !(is_cold_of(n2, *name) || is_cold_of(*name, n2)))
+			continue;
+		uint8_t *code2 = read_function(s, s2, size2, reason);
+		if (!code2)
+			break;
+		struct ct_vrange two[2] = { { code, size, start }, { code2, size2, s2 } };
+		if (s2 < start) {
+			two[0] = two[1];
+			two[1] = one;
+		}
+		struct ct_vfunc *both = NULL;
+		uint64_t hot = cold ? s2 : start;
+		if (ct_vfunc_decode_x86(two, 2, hot, &both, reason)) {
+			ct_vfunc_destroy(fn);
+			fn = both;
+			*entry = hot;
+			if (cold)
+				*name = n2;
+		}
+		free(code2);
+		break;
+	}
+	free(code);
+	if (cold && *entry == start) {
+		// A .cold part without the function it belongs to: its entries are unknown.
+		ct_vfunc_destroy(fn);
+		*reason = "the crash is in a .cold part whose function was not found";
+		return NULL;
+	}
+	return fn;
+}
+
+static struct ct_root_step *add_step(struct chain *c, long frame, uint64_t pc, enum ct_root_step_kind kind)
+{
+	if (c->n == MAX_STEPS)
+		return NULL;
+	struct ct_root_step *st = &c->steps[c->n++];
+	memset(st, 0, sizeof(*st));
+	st->frame = frame;
+	st->pc = pc;
+	st->kind = kind;
+	const struct ct_sym *sym;
+	size_t n = ct_symbolize(c->s->mods, pc, &sym);
+	if (n) {
+		st->file = sym[0].file;
+		st->line = sym[0].line;
+		st->function = sym[0].function;
+	}
+	return st;
+}
+
+static void stop(struct chain *c, long frame, uint64_t pc, const char *reason, bool has_value, uint64_t value)
+{
+	struct ct_root_step *st = add_step(c, frame, pc, CT_ROOT_STEP_STOPPED);
+	if (!st)
+		return;
+	st->reason = ct_strpool_intern(c->s->out.strings, reason);
+	st->has_value = has_value;
+	st->value = value;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	return dwarf_attr_integrate(die, DW_AT_name, &attr) ? dwarf_formstring(&attr) : NULL;
+}
+
+/** A parameter type passed in one integer register: pointer, integer, enum, bool (through typedefs and qualifiers). */
+static bool one_int_register(Dwarf_Die *param)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die type;
+	if (!dwarf_attr_integrate(param, DW_AT_type, &attr) || !dwarf_formref_die(&attr, &type))
+		return false;
+	for (int depth = 0; depth < 8; depth++) {
+		int tag = dwarf_tag(&type);
+		if (tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type || tag == DW_TAG_enumeration_type)
+			return true;
+		if (tag == DW_TAG_base_type) {
+			Dwarf_Word enc;
+			if (dwarf_attr_integrate(&type, DW_AT_encoding, &attr) == NULL || dwarf_formudata(&attr, &enc) != 0)
+				return false;
+			int size = dwarf_bytesize(&type);
+			return enc != DW_ATE_float && enc != DW_ATE_complex_float && size > 0 && size <= 8;
+		}
+		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
+		    tag != DW_TAG_restrict_type)
+			return false;
+		if (!dwarf_attr_integrate(&type, DW_AT_type, &attr) || !dwarf_formref_die(&attr, &type))
+			return false;
+	}
+	return false;
+}
+
+/** Name of the parameter of the function at @p pc passed in argument register @p slot (0 = rdi), or NULL. */
+static const char *param_name(const struct ct_triage_input *s, uint64_t pc, int slot)
+{
+	Dwarf_Die *scopes = NULL;
+	Dwarf_Addr bias;
+	int n = ct_symbolize_scopes(s->mods, pc, &scopes, &bias);
+	const char *found = NULL;
+	for (int i = 0; i < n && !found; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+			continue;
+		Dwarf_Die child;
+		int k = 0;
+		if (dwarf_child(&scopes[i], &child) != 0)
+			break;
+		do {
+			if (dwarf_tag(&child) != DW_TAG_formal_parameter)
+				continue;
+			// Parameters before it that take other registers (floats, structs) shift the count.
+			if (!one_int_register(&child))
+				break;
+			if (k++ == slot) {
+				found = die_name(&child);
+				break;
+			}
+		} while (dwarf_siblingof(&child, &child) == 0);
+		break;
+	}
+	free(scopes);
+	return found ? ct_strpool_intern(s->out.strings, found) : NULL;
+}
+
+/** The frame of the group ending at physical frame @p j whose function the step's pc lies in. */
+static long frame_for(const struct chain *c, long first, long j, const char *function)
+{
+	for (long i = first; i <= j && function; i++) {
+		if (c->f->frames[i].function && strcmp(c->f->frames[i].function, function) == 0)
+			return i;
+	}
+	return j;
+}
+
+static const char *callee_name(const struct chain *c, const struct ct_vdef *d)
+{
+	const struct ct_triage_input *s = c->s;
+	if (!d->has_target && !d->has_slot)
+		return NULL;
+	if (d->has_target) {
+		uint64_t start, size;
+		const char *name;
+		if (function_of(s, d->target, &start, &size, &name) && start == d->target)
+			return ct_demangle(s->mods, name);
+	}
+	return ct_call_import(s, d->target, d->has_slot, d->slot);
+}
+
+/** What memory at @p addr is: a global by symbol, a frame's stack, or anonymous memory in the dump. */
+static const char *memory_kind(const struct chain *c, uint64_t addr)
+{
+	const struct ct_triage_input *s = c->s;
+	Dwfl_Module *mod = s->mods->dwfl ? dwfl_addrmodule(s->mods->dwfl, addr) : NULL;
+	if (mod) {
+		GElf_Sym sym;
+		GElf_Off off;
+		const char *n = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+		if (n && GELF_ST_TYPE(sym.st_info) == STT_OBJECT && off < sym.st_size)
+			return off ? ct_strpool_printf(s->out.strings, "global %s+0x%" PRIx64, n, (uint64_t)off)
+				   : ct_strpool_printf(s->out.strings, "global %s", n);
+	}
+	const struct ct_stack_facts *st = &c->f->stack;
+	if (st->has_stack && addr >= st->sp && addr < st->stack_end && c->thread) {
+		// Frame i's locals lie between its sp and its caller's.
+		for (size_t i = 0; i + 1 < c->thread->num_frames; i++) {
+			const struct ct_frame *fr = &c->thread->frames[i], *up = &c->thread->frames[i + 1];
+			if (fr->has_sp && up->has_sp && addr >= fr->sp && addr < up->sp)
+				return ct_strpool_printf(s->out.strings, "stack of frame %zu", i);
+		}
+		return "stack";
+	}
+	uint64_t w;
+	if (ct_core_read_word(s->core, addr, &w))
+		return mod ? "module data" : "anonymous memory (heap or mmap)";
+	return "not in the dump";
+}
+
+/** Steps for the definition @p d found in physical frame @p j (group from @p first); true to go on in the caller. */
+static bool record(struct chain *c, const struct ct_vfunc *fn, long first, long j, uint64_t fault_pc, const struct ct_vdef *d,
+		   bool has_value, uint64_t value, bool frame0)
+{
+	const struct ct_triage_input *s = c->s;
+	struct ct_strpool *pool = s->out.strings;
+	if (d->kind == CT_VDEF_STOP) {
+		stop(c, j, d->pc, d->reason, has_value, value);
+		return false;
+	}
+	if (d->kind == CT_VDEF_ENTRY)
+		return true;
+	enum ct_root_step_kind kind = d->kind == CT_VDEF_CALL	 ? CT_ROOT_STEP_RETURN_OF
+				      : d->kind == CT_VDEF_LOAD	 ? CT_ROOT_STEP_LOAD_FROM
+				      : d->kind == CT_VDEF_CONST ? CT_ROOT_STEP_CONSTANT
+								 : CT_ROOT_STEP_ARITH;
+	struct ct_root_step *st = add_step(c, j, d->pc, kind);
+	if (!st)
+		return false;
+	st->frame = frame_for(c, first, j, st->function);
+	st->has_value = has_value;
+	st->value = value;
+	switch (d->kind) {
+	case CT_VDEF_CALL: {
+		const char *callee = callee_name(c, d);
+		if (!callee) {
+			// A call through a pointer returned it: which function is not known from the code.
+			st->kind = CT_ROOT_STEP_STOPPED;
+			st->expression = ct_strpool_intern(pool, d->text);
+			st->reason = "returned by a call whose callee is not known (through a pointer)";
+			return false;
+		}
+		st->function = callee;
+		// Demangled C++ names carry their parameter list already.
+		st->expression = strchr(callee, '(') ? callee : ct_strpool_printf(pool, "%s()", callee);
+		break;
+	}
+	case CT_VDEF_LOAD:
+		st->expression = ct_strpool_intern(pool, d->text);
+		if (d->has_abs) {
+			st->has_address = true;
+			st->address = d->abs;
+		} else if (frame0 && d->base >= 0 && d->base < 16 && d->index < 0 && c->s->crashed &&
+			   c->s->crashed->valid[d->base] && ct_vfunc_unchanged(fn, d->pc, fault_pc, d->base)) {
+			st->has_address = true;
+			st->address = c->s->crashed->dwarf[d->base] + (uint64_t)d->disp;
+		}
+		if (st->has_address)
+			st->memory = memory_kind(c, st->address);
+		break;
+	default:
+		st->expression = ct_strpool_intern(pool, d->text);
+		break;
+	}
+	return false;
+}
+
+static const char *value_text(struct ct_strpool *pool, bool pointer, bool has_value, uint64_t v)
+{
+	if (!has_value)
+		return "value";
+	if (v == 0)
+		return pointer ? "NULL" : "zero";
+	return ct_strpool_printf(pool, "value 0x%" PRIx64, v);
+}
+
+static const char *where(struct ct_strpool *pool, const struct ct_root_step *st)
+{
+	if (st->file && st->line) {
+		// The file's base name, as the crash summary shows it.
+		const char *slash = strrchr(st->file, '/');
+		return ct_strpool_printf(pool, " at %s:%d", slash ? slash + 1 : st->file, st->line);
+	}
+	return ct_strpool_printf(pool, " at 0x%" PRIx64, st->pc);
+}
+
+/** Hops named in the summary; the steps list them all. */
+#define SUMMARY_HOPS 4
+
+static const char *call_text(struct ct_strpool *pool, const char *function)
+{
+	if (!function)
+		return "?()";
+	// Demangled C++ names carry their parameter list already.
+	return strchr(function, '(') ? function : ct_strpool_printf(pool, "%s()", function);
+}
+
+static const char *summarize(const struct chain *c, const char *subject, bool pointer)
+{
+	struct ct_strpool *pool = c->s->out.strings;
+	const struct ct_root_step *last = &c->steps[c->n - 1];
+	const char *val = value_text(pool, pointer, last->has_value, last->value);
+	const char *head;
+	switch (last->kind) {
+	case CT_ROOT_STEP_RETURN_OF:
+		head = ct_strpool_printf(pool, "%s is the %s returned by %s%s", subject, val, last->expression,
+					 where(pool, last));
+		break;
+	case CT_ROOT_STEP_LOAD_FROM:
+		head = ct_strpool_printf(pool, "%s is the %s loaded by `%s`%s%s%s", subject, val, last->expression,
+					 where(pool, last), last->memory ? " from " : "", last->memory ? last->memory : "");
+		break;
+	case CT_ROOT_STEP_CONSTANT:
+		head = ct_strpool_printf(pool, "%s is the constant %s set by `%s`%s", subject, val, last->expression,
+					 where(pool, last));
+		break;
+	case CT_ROOT_STEP_ARITH:
+		head = ct_strpool_printf(pool, "%s is the %s computed by `%s`%s", subject, val, last->expression,
+					 where(pool, last));
+		break;
+	default:
+		head = ct_strpool_printf(pool, "%s is the %s", subject, val);
+		break;
+	}
+	// The hops, outermost first: how the value travelled to the crash.
+	size_t shown = 0, hidden = 0;
+	for (size_t i = c->n - 1; i-- > 0;) {
+		const struct ct_root_step *st = &c->steps[i];
+		if (st->kind == CT_ROOT_STEP_PARAM_OF && shown == SUMMARY_HOPS) {
+			hidden++;
+		} else if (st->kind == CT_ROOT_STEP_PARAM_OF) {
+			head = ct_strpool_printf(pool, "%s, passed to %s%s", head, call_text(pool, st->function),
+						 where(pool, st));
+			shown++;
+		} else if (st->kind == CT_ROOT_STEP_ARITH) {
+			head = ct_strpool_printf(pool, "%s, scaled by `%s`%s", head, st->expression, where(pool, st));
+		}
+	}
+	if (hidden)
+		head = ct_strpool_printf(pool, "%s (and %zu calls more)", head, hidden);
+	if (last->kind == CT_ROOT_STEP_STOPPED)
+		head = ct_strpool_printf(pool, "%s; traced no further than %s%s: %s", head,
+					 last->function ? last->function : "the code", where(pool, last), last->reason);
+	return head;
+}
+
+void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts *f, const uint64_t *regs,
+			 const bool *valid, struct ct_verdict *v)
+{
+	const struct ct_insn_facts *in = &f->insn;
+	if (!f->arch || strcmp(f->arch, "x86_64") != 0 || !in->decoded || !f->sig.kernel_sent || !f->num_frames ||
+	    !f->frames[0].own || f->frames[0].signal_frame)
+		return;
+	int signo = f->sig.signo;
+	bool fpe = signo == CT_SIGFPE && in->is_div;
+	if (!fpe && signo != CT_SIGSEGV && signo != CT_SIGBUS)
+		return;
+	// The operand that holds the bad value: the faulting access's base register (its index when the
+	// base is a sane pointer and the index is not), the divisor, or the register a branch goes through.
+	struct ct_vloc loc = { .reg = -1, .size = 8 };
+	bool pointer = true;
+	const char *subject = f->culprit;
+	if (fpe) {
+		pointer = false;
+		if (!in->has_divisor)
+			return;
+	} else if (in->fault_mem >= 0) {
+		const struct ct_mem_operand *m = &in->mem[in->fault_mem];
+		loc.reg = m->base_dwarf;
+		if (loc.reg < 0 || loc.reg > 15 || loc.reg == 7 || loc.reg == 6)
+			return;
+		if (m->index) {
+			// Base and index: the bad one is the register whose value points nowhere in the
+			// dump while the other does; when that does not decide it, nothing is traced.
+			int idx = -1;
+			for (int r = 0; r < 16; r++)
+				if (strcmp(reg_names[r], m->index) == 0)
+					idx = r;
+			if (idx < 0 || !valid[idx] || !valid[loc.reg])
+				return;
+			uint64_t word;
+			bool base_ok = ct_core_read_word(s->core, regs[loc.reg], &word);
+			bool idx_ok = ct_core_read_word(s->core, regs[idx], &word);
+			if (base_ok == idx_ok)
+				return;
+			if (base_ok) {
+				loc.reg = idx;
+				pointer = false;
+				subject = NULL; // culprit.c names the base register's variable
+			}
+		}
+	} else {
+		return;
+	}
+	uint64_t start, size;
+	const char *fname;
+	if (!function_of(s, f->pc, &start, &size, &fname))
+		return;
+	struct chain c = { .s = s, .f = f, .thread = ct_stacks_crashed(s->stacks) };
+	const char *reason = NULL;
+	struct ct_vfunc *fn = decode_function(s, start, size, &fname, &start, &reason);
+	long first = 0, j = 0;
+	while ((size_t)j + 1 < f->num_frames && f->frames[j].inlined)
+		j++;
+	bool has_value = false;
+	uint64_t value = 0;
+	if (fn && fpe) {
+		// The divisor: div's only explicit operand (op 0), a register or a frame slot.
+		if (!ct_vfunc_div_operand(fn, f->pc, &loc)) {
+			ct_vfunc_destroy(fn);
+			return;
+		}
+		has_value = true;
+		value = (uint64_t)in->divisor;
+	} else if (loc.reg >= 0 && valid[loc.reg]) {
+		has_value = true;
+		value = regs[loc.reg];
+	}
+	if (!subject)
+		subject = loc.slot ? "the value" : ct_strpool_printf(s->out.strings, "`%s`", reg_names[loc.reg]);
+	if (!fn) {
+		stop(&c, 0, f->pc, reason, has_value, value);
+		goto out;
+	}
+	uint64_t at = f->pc;
+	for (int hop = 0; hop < MAX_HOPS; hop++) {
+		struct ct_vdef d;
+		ct_vfunc_trace(fn, at, loc, has_value, value, &d);
+		if (d.kind == CT_VDEF_ARITH && d.base < 0 && d.index >= 0 && d.index < 16 && d.disp == 0 && d.scale > 1 &&
+		    (!has_value || value % d.scale == 0)) {
+			// A scaled index (lea rdx, [rax*4]): the step, then the index itself, in the same frame.
+			record(&c, fn, first, j, at, &d, has_value, value, hop == 0);
+			at = d.pc;
+			value /= d.scale;
+			struct ct_vloc n = { .reg = d.index, .size = 8 };
+			loc = n;
+			continue;
+		}
+		if (!record(&c, fn, first, j, at, &d, has_value, value, hop == 0))
+			break;
+		// The value was in d.loc at the function's entry.
+		int slot = -1;
+		for (int k = 0; k < 6; k++)
+			if (!d.loc.slot && arg_regs[k] == d.loc.reg)
+				slot = k;
+		bool callee_saved = !d.loc.slot && (d.loc.reg == 3 || d.loc.reg >= 12);
+		if (slot < 0 && !callee_saved) {
+			stop(&c, j, start,
+			     d.loc.slot ? "the value was on the stack at the function's entry (a stack argument)"
+					: "the value was in a register at entry that carries no argument",
+			     has_value, value);
+			break;
+		}
+		if (strchr(fname, '.')) {
+			// gcc's clones (f.isra.0, f.constprop.0, f.part.0) take other parameters than f.
+			stop(&c, j, start, "the function is a compiler clone (.isra, .constprop, .part): its parameters differ from the source",
+			     has_value, value);
+			break;
+		}
+		// The caller: the next physical frame, entered by a direct call of this function.
+		long k = j + 1;
+		if ((size_t)k >= f->num_frames || !c.thread || (size_t)(f->frame_base + k) >= c.thread->num_frames) {
+			stop(&c, j, start, "no caller frame", has_value, value);
+			break;
+		}
+		const struct ct_frame *cf = &c.thread->frames[f->frame_base + k];
+		const struct ct_frame_fact *ff = &f->frames[k];
+		if (ff->signal_frame || ff->scanned || cf->tail_call || !ff->own) {
+			stop(&c, j, start,
+			     cf->tail_call ? "the caller reached this function through a tail call"
+			     : ff->own	   ? "the caller frame is not trusted (signal frame or found by scanning)"
+					   : "the caller is not the program's own code",
+			     has_value, value);
+			break;
+		}
+		uint64_t cstart, csize;
+		const char *cname;
+		if (!function_of(s, ff->pc - 1, &cstart, &csize, &cname)) {
+			stop(&c, k, ff->pc, "the caller's function has no symbol with a size", has_value, value);
+			break;
+		}
+		struct ct_vfunc *cfn = decode_function(s, cstart, csize, &cname, &cstart, &reason);
+		uint64_t call_pc, target;
+		bool direct;
+		if (!cfn || !ct_vfunc_insn_ending(cfn, ff->pc, &call_pc) || !ct_vfunc_call_target(cfn, call_pc, &direct, &target)) {
+			stop(&c, k, ff->pc, cfn ? "no call instruction ends at the caller's return address" : reason, has_value, value);
+			ct_vfunc_destroy(cfn);
+			break;
+		}
+		if (!direct || target != start) {
+			stop(&c, k, call_pc,
+			     direct ? "the call there calls another function (a tail call in between)"
+				    : "the call there goes through a pointer: a tail call in between cannot be ruled out",
+			     has_value, value);
+			ct_vfunc_destroy(cfn);
+			break;
+		}
+		if (slot >= 0) {
+			struct ct_root_step *st = add_step(&c, j, call_pc, CT_ROOT_STEP_PARAM_OF);
+			if (st) {
+				const char *pname = param_name(s, f->frames[j].pc, slot);
+				st->frame = j;
+				st->function = ct_demangle(s->mods, fname);
+				st->expression = pname ? ct_strpool_printf(s->out.strings, "`%s`", pname)
+						       : ct_strpool_printf(s->out.strings, "argument %d (%s)", slot + 1,
+									   reg_names[arg_regs[slot]]);
+				st->has_value = has_value;
+				st->value = value;
+			}
+		}
+		ct_vfunc_destroy(fn);
+		fn = cfn;
+		start = cstart;
+		fname = cname;
+		at = call_pc;
+		loc = d.loc;
+		first = k;
+		j = k;
+		while ((size_t)j + 1 < f->num_frames && f->frames[j].inlined)
+			j++;
+		if (hop + 1 == MAX_HOPS)
+			stop(&c, j, at, "the chain crosses more frames than it follows", has_value, value);
+	}
+	ct_vfunc_destroy(fn);
+out:
+	if (!c.n)
+		return;
+	struct ct_root_step *steps = malloc(c.n * sizeof(*steps));
+	if (!steps)
+		return;
+	memcpy(steps, c.steps, c.n * sizeof(*steps));
+	v->root_cause.present = true;
+	v->root_cause.steps = steps;
+	v->root_cause.num_steps = c.n;
+	// Without a culprit variable, the parameter the value arrived in names it.
+	if (!f->culprit || !pointer) {
+		const char *role = pointer ? "" : fpe ? "the divisor " : "the index ";
+		size_t k = 0;
+		while (k + 1 < c.n && c.steps[k].kind == CT_ROOT_STEP_ARITH)
+			k++;
+		if (c.steps[k].kind == CT_ROOT_STEP_PARAM_OF && c.steps[k].expression && c.steps[k].expression[0] == '`')
+			subject = ct_strpool_printf(s->out.strings, "%s%s (parameter of %s)", role, c.steps[k].expression,
+						    c.steps[k].function ? c.steps[k].function : "?");
+		else
+			subject = ct_strpool_printf(s->out.strings, "%s%s", role, subject);
+	}
+	v->root_cause.summary = summarize(&c, subject, pointer);
+}

@@ -1,0 +1,184 @@
+/* origin.c - crashes whose bad value has an origin known by construction
+ * (docs/root-cause.md, issue 24).  argv[1] picks the mode; every function on
+ * the value's way is a real frame (KEEP), and every value the optimiser could
+ * fold comes from the run (argv, the environment, the file system).
+ *
+ *   lookup1   find_item() returns NULL, run_lookup1 passes it to count_of()
+ *   lookup3   the NULL from find_item() goes through level1 -> level2 -> level3
+ *             -> count_of()
+ *   field     a calloc'ed node's cfg is never set: n->cfg->timeout reads NULL
+ *   malloc    malloc() of half the address space returns NULL; fill() writes it
+ *   getenv    getenv() of an unset variable returns NULL; first_char() reads it
+ *   strchr    strchr(argv[1], ':') finds no colon; cut() writes through NULL
+ *   fopen     fopen() of a missing file returns NULL; fd_of() reads f->_fileno
+ *   index N   atoi(argv[2]) is far beyond table[16]; entry() reads table[i]
+ *   divide N  atoi(argv[2]) is 0; ratio(100, b) divides by it
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__clang__)
+#define KEEP __attribute__((noinline))
+#else
+/* noipa: no clone, no IPA-known return value or register use across the call. */
+#define KEEP __attribute__((noipa))
+#endif
+
+struct item {
+	const char *name;
+	int count;
+	int price;
+};
+
+static struct item stock[] = { { "bolts", 3, 10 }, { "nuts", 5, 2 } };
+
+KEEP struct item *find_item(const char *name)
+{
+	for (size_t i = 0; i < sizeof stock / sizeof stock[0]; i++)
+		if (strcmp(stock[i].name, name) == 0)
+			return &stock[i];
+	return NULL;
+}
+
+KEEP int count_of(const struct item *it)
+{
+	return it->count;
+}
+
+KEEP int run_lookup1(const char *name)
+{
+	struct item *it = find_item(name);
+	return count_of(it) + 1;
+}
+
+KEEP int level3(const struct item *it)
+{
+	return count_of(it) + 3;
+}
+
+KEEP int level2(const struct item *it)
+{
+	return level3(it) + 2;
+}
+
+KEEP int level1(const char *name)
+{
+	struct item *it = find_item(name);
+	return level2(it) + 1;
+}
+
+struct config {
+	int timeout;
+};
+
+struct node {
+	struct node *next;
+	int value;
+	struct config *cfg;
+};
+
+KEEP int timeout_of(const struct node *n)
+{
+	return n->cfg->timeout;
+}
+
+KEEP int run_field(void)
+{
+	struct node *n = calloc(1, sizeof *n);
+	return timeout_of(n) + 1;
+}
+
+KEEP void fill(char *p)
+{
+	p[0] = 'x';
+}
+
+static volatile size_t huge = (size_t)-1 / 2;
+
+KEEP int run_malloc(void)
+{
+	fill(malloc(huge));
+	return 1;
+}
+
+KEEP int first_char(const char *s)
+{
+	return s[0];
+}
+
+KEEP int run_getenv(void)
+{
+	return first_char(getenv("ORIGIN_UNSET_VARIABLE")) + 1;
+}
+
+KEEP void cut(char *p)
+{
+	*p = 0;
+}
+
+KEEP int run_strchr(char *arg)
+{
+	cut(strchr(arg, ':'));
+	return 1;
+}
+
+KEEP int fd_of(FILE *f)
+{
+	return f->_fileno;
+}
+
+KEEP int run_fopen(void)
+{
+	return fd_of(fopen("/nonexistent/origin.cfg", "r")) + 1;
+}
+
+static int table[16];
+
+KEEP int entry(int i)
+{
+	return table[i];
+}
+
+KEEP int run_index(const char *arg)
+{
+	return entry(atoi(arg)) + 1;
+}
+
+KEEP int ratio(int a, int b)
+{
+	return a / b;
+}
+
+KEEP int run_divide(const char *arg)
+{
+	return ratio(100, atoi(arg)) + 1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	const char *arg = argc > 2 ? argv[2] : "0";
+	int r = 0;
+	table[argc & 15] = argc; /* the table is not all zero: entry() must read it */
+	if (strcmp(mode, "lookup1") == 0)
+		r = run_lookup1("screws");
+	else if (strcmp(mode, "lookup3") == 0)
+		r = level1("washers");
+	else if (strcmp(mode, "field") == 0)
+		r = run_field();
+	else if (strcmp(mode, "malloc") == 0)
+		r = run_malloc();
+	else if (strcmp(mode, "getenv") == 0)
+		r = run_getenv();
+	else if (strcmp(mode, "strchr") == 0)
+		r = run_strchr(argv[1]);
+	else if (strcmp(mode, "fopen") == 0)
+		r = run_fopen();
+	else if (strcmp(mode, "index") == 0)
+		r = run_index(arg);
+	else if (strcmp(mode, "divide") == 0)
+		r = run_divide(arg);
+	printf("%d\n", r);
+	return 0;
+}

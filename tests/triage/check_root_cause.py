@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Root cause (issue 24, docs/root-cause.md): for every rc-* case of testdata/cases.tsv whose core
+exists, run coretriage --format json and compare root_cause.steps with the chain the program
+(testdata/src/origin.c) builds by construction: each step's kind, function and source line (the
+line of origin.c whose text holds the call), and the value. Every step must be right and the chain
+complete: a missing step, an extra step or a chain that stops fails.
+
+Also, over every other x86-64 case: no root-cause step may name a line that is not in the crashing
+thread's frames' files (a cheap check that no chain wanders off), and a chain may end in
+`stopped` only with a reason.
+
+usage: check_root_cause.py CORETRIAGE CASES_TSV CORES_DIR SOURCE_DIR
+Exit 0 when all pass, 1 on a failure, 77 when no rc-* core exists.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+ATOI = r"^(atoi|strtol|__isoc23_strtol)$"
+# mode -> steps from the fault backwards: (kind, function regex, text on the step's line of origin.c
+# or None when the line is in a header (atoi inlined from stdlib.h), expected value or None).
+# An arith step (a scaled index at -O0) may come first for index; it is checked by its kind.
+EXPECT = {
+    "lookup1": [("param-of", "^count_of$", "count_of(it)", "0x0"), ("return-of", "^find_item$", "find_item(name)", "0x0")],
+    "lookup3": [("param-of", "^count_of$", "count_of(it)", "0x0"), ("param-of", "^level3$", "level3(it)", "0x0"),
+                ("param-of", "^level2$", "level2(it)", "0x0"), ("return-of", "^find_item$", "find_item(name)", "0x0")],
+    "field": [("load-from", "^timeout_of$", "n->cfg->timeout", "0x0")],
+    "malloc": [("param-of", "^fill$", "fill(malloc(huge))", "0x0"), ("return-of", "^malloc$", "fill(malloc(huge))", "0x0")],
+    "getenv": [("param-of", "^first_char$", "first_char(getenv", "0x0"), ("return-of", "^getenv$", "first_char(getenv", "0x0")],
+    "strchr": [("param-of", "^cut$", "cut(strchr", "0x0"), ("return-of", "^strchr$", "cut(strchr", "0x0")],
+    "fopen": [("param-of", "^fd_of$", "fd_of(fopen", "0x0"), ("return-of", "^fopen$", "fd_of(fopen", "0x0")],
+    "index": [("param-of", "^entry$", "entry(atoi(arg))", "0x3b9aca00"), ("return-of", ATOI, "entry(atoi(arg))", "0x3b9aca00")],
+    "divide": [("param-of", "^ratio$", "ratio(100, atoi(arg))", "0x0"), ("return-of", ATOI, "ratio(100, atoi(arg))", "0x0")],
+}
+
+
+def run(tool, case, cores):
+    exe = os.path.join(cores, case, "exe")
+    core = os.path.join(cores, case, "core")
+    out = subprocess.run([tool, "--no-abs-paths", "--format", "json", exe, core], capture_output=True, text=True,
+                         timeout=120)
+    return json.loads(out.stdout)
+
+
+def check_case(case, mode, rep, lines):
+    rc = rep.get("root_cause")
+    if not rc:
+        return ["no root_cause"]
+    steps = list(rc["steps"])
+    errs = []
+    if mode == "index":
+        while steps and steps[0]["kind"] == "arith":
+            steps.pop(0)
+    want = EXPECT[mode]
+    if len(steps) != len(want):
+        errs.append("%d steps, expected %d: %s" % (len(steps), len(want), [(s["kind"], s["function"], s["reason"]) for s in steps]))
+    for i, (st, (kind, fn, text, value)) in enumerate(zip(steps, want)):
+        if st["kind"] != kind:
+            errs.append("step %d: kind %s, expected %s" % (i, st["kind"], kind))
+        if not st["function"] or not re.search(fn, st["function"]):
+            errs.append("step %d: function %s, expected %s" % (i, st["function"], fn))
+        if st["file"] and st["file"].endswith("origin.c"):
+            line = st["line"]
+            if not line or line > len(lines) or text not in lines[line - 1]:
+                errs.append("step %d: line %s (%r) does not hold %r" % (i, line, lines[line - 1] if line and line <= len(lines) else None, text))
+        elif not (st["file"] or "").endswith("stdlib.h"):
+            errs.append("step %d: file %s" % (i, st["file"]))
+        if value is not None and st["value"] != value:
+            errs.append("step %d: value %s, expected %s" % (i, st["value"], value))
+    if "summary" not in rc or not rc["summary"]:
+        errs.append("no summary")
+    return errs
+
+
+def main():
+    if len(sys.argv) != 5:
+        print(__doc__)
+        return 2
+    tool, tsv, cores, srcdir = sys.argv[1:]
+    lines = open(os.path.join(srcdir, "origin.c"), encoding="utf-8").read().split("\n")
+    ran = failed = 0
+    for row in open(tsv, encoding="utf-8"):
+        cols = row.rstrip("\n").split("\t")
+        if len(cols) < 6:
+            continue
+        case = cols[0]
+        if not os.path.exists(os.path.join(cores, case, "core")):
+            continue
+        try:
+            rep = run(tool, case, cores)
+        except (subprocess.SubprocessError, ValueError) as e:
+            if case.startswith("rc-"):
+                print("FAIL %s: %s" % (case, e))
+                failed += 1
+            continue
+        if case.startswith("rc-"):
+            ran += 1
+            mode = case.split("-")[1]
+            errs = check_case(case, mode, rep, lines)
+        else:
+            errs = []
+            rc = rep.get("root_cause")
+            for st in (rc or {}).get("steps", []):
+                if st["kind"] == "stopped" and not st["reason"]:
+                    errs.append("stopped without a reason")
+        if errs:
+            failed += 1
+            print("FAIL %s: %s" % (case, "; ".join(errs)))
+        elif case.startswith("rc-"):
+            print("ok   %s: %s" % (case, rep["root_cause"]["summary"]))
+    if not ran:
+        print("no rc-* cores")
+        return 77
+    print("%d rc cases, %d failures" % (ran, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

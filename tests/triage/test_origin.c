@@ -1,0 +1,146 @@
+// The value-origin walk over hand-assembled x86-64 functions (src/triage/origin_x86.c): each test
+// is a shape of code whose answer is known, including the ones where the walk must stop.
+#include <stdlib.h>
+
+#include "test.h"
+#include "triage/origin.h"
+
+#define BASE 0x1000
+#define RAX 0
+#define RDX 1
+#define RBX 3
+#define RDI 5
+
+/** Traces register @p reg before the instruction at @p at_off of @p code (at BASE). */
+static struct ct_vdef trace(const uint8_t *code, size_t len, size_t at_off, int reg, bool has_value, uint64_t value)
+{
+	struct ct_vrange r = { code, len, BASE };
+	struct ct_vfunc *fn = NULL;
+	const char *reason = NULL;
+	struct ct_vdef d = { .kind = CT_VDEF_NUM_ };
+	if (!ct_vfunc_decode_x86(&r, 1, BASE, &fn, &reason))
+		return d;
+	struct ct_vloc loc = { .reg = reg, .size = 8 };
+	ct_vfunc_trace(fn, BASE + at_off, loc, has_value, value, &d);
+	ct_vfunc_destroy(fn);
+	return d;
+}
+
+TEST(parameter_through_a_move)
+{
+	// mov rax, rdi; mov eax, [rax]; ret
+	static const uint8_t code[] = { 0x48, 0x89, 0xf8, 0x8b, 0x00, 0xc3 };
+	struct ct_vdef d = trace(code, sizeof(code), 3, RAX, true, 0);
+	CHECK(d.kind == CT_VDEF_ENTRY);
+	CHECK(!d.loc.slot && d.loc.reg == RDI);
+	CHECK(d.copies == 1);
+}
+
+TEST(return_value_kept_in_a_callee_saved_register)
+{
+	// call 0x2000; mov rbx, rax; call 0x2000; mov eax, [rbx]; ret
+	static const uint8_t code[] = { 0xe8, 0xfb, 0x0f, 0x00, 0x00, 0x48, 0x89, 0xc3, 0xe8, 0xf3,
+					0x0f, 0x00, 0x00, 0x8b, 0x03, 0xc3 };
+	struct ct_vdef d = trace(code, sizeof(code), 13, RBX, true, 0);
+	CHECK(d.kind == CT_VDEF_CALL);
+	CHECK(d.pc == BASE);
+	CHECK(d.has_target && d.target == 0x2000);
+}
+
+TEST(caller_saved_register_across_a_call_stops)
+{
+	// mov rdx, rdi; call 0x2000; mov eax, [rdx]; ret
+	static const uint8_t code[] = { 0x48, 0x89, 0xfa, 0xe8, 0xf8, 0x0f, 0x00, 0x00, 0x8b, 0x02, 0xc3 };
+	struct ct_vdef d = trace(code, sizeof(code), 8, RDX, true, 0);
+	CHECK(d.kind == CT_VDEF_STOP);
+	CHECK(d.pc == BASE + 3);
+}
+
+// test rdi, rdi; je L; call 0x2000; jmp M; L: xor eax, eax; M: mov eax, [rax]; ret
+static const uint8_t merge[] = { 0x48, 0x85, 0xff, 0x74, 0x07, 0xe8, 0xf3, 0x0f, 0x00, 0x00,
+				 0xeb, 0x02, 0x31, 0xc0, 0x8b, 0x00, 0xc3 };
+
+TEST(merge_of_two_sources_stops)
+{
+	struct ct_vdef d = trace(merge, sizeof(merge), 14, RAX, false, 0);
+	CHECK(d.kind == CT_VDEF_STOP);
+	// The value 0 fits both the constant and an unknown return value: still undecided.
+	d = trace(merge, sizeof(merge), 14, RAX, true, 0);
+	CHECK(d.kind == CT_VDEF_STOP);
+}
+
+TEST(merge_decided_by_the_value)
+{
+	// A value that is not the constant 0 can only have come from the call.
+	struct ct_vdef d = trace(merge, sizeof(merge), 14, RAX, true, 0x1234);
+	CHECK(d.kind == CT_VDEF_CALL);
+	CHECK(d.pc == BASE + 5);
+}
+
+TEST(spill_and_reload)
+{
+	// push rbp; mov rbp, rsp; sub rsp, 16; mov [rbp-8], rdi; nop x4; call 0x2000;
+	// mov rax, [rbp-8]; mov eax, [rax]; leave; ret
+	static const uint8_t code[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x10, 0x48, 0x89, 0x7d, 0xf8,
+					0x90, 0x90, 0x90, 0x90, 0xe8, 0xeb, 0x0f, 0x00, 0x00, 0x48, 0x8b, 0x45, 0xf8,
+					0x8b, 0x00, 0xc9, 0xc3 };
+	struct ct_vdef d = trace(code, sizeof(code), 25, RAX, true, 0);
+	CHECK(d.kind == CT_VDEF_ENTRY);
+	CHECK(d.loc.reg == RDI);
+	CHECK(d.copies == 2);
+}
+
+TEST(spill_with_escaped_frame_across_a_call_stops)
+{
+	// The same, with lea rdi, [rbp-16] before the call: the callee may write the slot.
+	static const uint8_t code[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x10, 0x48, 0x89, 0x7d, 0xf8,
+					0x48, 0x8d, 0x7d, 0xf0, 0xe8, 0xeb, 0x0f, 0x00, 0x00, 0x48, 0x8b, 0x45, 0xf8,
+					0x8b, 0x00, 0xc9, 0xc3 };
+	struct ct_vdef d = trace(code, sizeof(code), 25, RAX, true, 0);
+	CHECK(d.kind == CT_VDEF_STOP);
+	CHECK(d.pc == BASE + 16);
+}
+
+TEST(push_pop_around_a_call)
+{
+	// push rdi; call 0x2000; pop rax; mov eax, [rax]; ret
+	static const uint8_t code[] = { 0x57, 0xe8, 0xfa, 0x0f, 0x00, 0x00, 0x58, 0x8b, 0x00, 0xc3 };
+	struct ct_vdef d = trace(code, sizeof(code), 7, RAX, true, 0);
+	CHECK(d.kind == CT_VDEF_ENTRY);
+	CHECK(d.loc.reg == RDI);
+}
+
+TEST(load_and_constant)
+{
+	// mov rax, [rdi + 0x10]; mov eax, [rax]; ret
+	static const uint8_t load[] = { 0x48, 0x8b, 0x47, 0x10, 0x8b, 0x00, 0xc3 };
+	struct ct_vdef d = trace(load, sizeof(load), 4, RAX, true, 0);
+	CHECK(d.kind == CT_VDEF_LOAD);
+	CHECK(d.base == RDI && d.disp == 0x10);
+	// mov eax, 0x40; mov eax, [rax]; ret
+	static const uint8_t imm[] = { 0xb8, 0x40, 0x00, 0x00, 0x00, 0x8b, 0x00, 0xc3 };
+	d = trace(imm, sizeof(imm), 5, RAX, true, 0x40);
+	CHECK(d.kind == CT_VDEF_CONST && d.value == 0x40);
+	// A constant that contradicts the value at the fault explains nothing.
+	d = trace(imm, sizeof(imm), 5, RAX, true, 0);
+	CHECK(d.kind == CT_VDEF_STOP);
+}
+
+TEST(conditional_move_and_partial_write_stop)
+{
+	// cmove rax, rdx; mov eax, [rax]; ret
+	static const uint8_t cmov[] = { 0x48, 0x0f, 0x44, 0xc2, 0x8b, 0x00, 0xc3 };
+	CHECK(trace(cmov, sizeof(cmov), 4, RAX, true, 0).kind == CT_VDEF_STOP);
+	// mov al, 1; mov eax, [rax]; ret
+	static const uint8_t part[] = { 0xb0, 0x01, 0x8b, 0x00, 0xc3 };
+	CHECK(trace(part, sizeof(part), 2, RAX, true, 0).kind == CT_VDEF_STOP);
+}
+
+TEST(switch_table_stops)
+{
+	// jmp rdx; mov eax, [rax]; ret
+	static const uint8_t code[] = { 0xff, 0xe2, 0x8b, 0x00, 0xc3 };
+	CHECK(trace(code, sizeof(code), 2, RAX, true, 0).kind == CT_VDEF_STOP);
+}
+
+TEST_MAIN()
