@@ -12,6 +12,26 @@
 #include "report/present.h"
 #include "report/sanitize.h"
 
+/** Parts of the text report (--sections, -q); their names are the CLI's (src/cli/options.c). */
+enum ct_text_section {
+	CT_SECTION_VERDICT = 1u << 0, /**< header, crash class, summary, blame, evidence */
+	CT_SECTION_WARNINGS = 1u << 1,
+	CT_SECTION_KERNEL = 1u << 2, /**< vmcores: release, panic, the log's tail */
+	CT_SECTION_HANG = 1u << 3, /**< who waits for whom */
+	CT_SECTION_STACKS = 1u << 4, /**< the threads' backtraces */
+	CT_SECTION_TRAIL = 1u << 5, /**< crash time, journal, log lines */
+	CT_SECTION_TASKS = 1u << 6, /**< vmcores: kernel tasks */
+	CT_SECTION_REGISTERS = 1u << 7,
+	CT_SECTION_DISASSEMBLY = 1u << 8,
+	CT_SECTION_MODULES = 1u << 9, /**< modules without a file or with a build-id mismatch */
+	CT_SECTION_ALL_ = (1u << 10) - 1,
+};
+/** What the text report shows when nothing is chosen: all but the module list (-v adds it). */
+#define CT_SECTIONS_DEFAULT (CT_SECTION_ALL_ & ~CT_SECTION_MODULES)
+
+/** Which threads' stacks the text report shows (--thread). */
+enum ct_show_threads { CT_SHOW_THREADS_ALL, CT_SHOW_THREADS_CRASHED, CT_SHOW_THREADS_TID };
+
 struct ct_write_options {
 	bool color;
 	/** Show only file names, not directories (golden tests, --no-abs-paths). */
@@ -26,6 +46,15 @@ struct ct_write_options {
 	bool locals;
 	/** Characters of one argument value in a text frame line before it is cut with "…"; 0: all. */
 	size_t value_width;
+	/** Text: the parts shown (enum ct_text_section bits; CT_SECTIONS_DEFAULT). */
+	unsigned sections;
+	/** Text: frames shown per thread before "… N more frames" (-n); 0: the writer's default. */
+	size_t show_frames;
+	/** Text: whose stacks are shown (--thread); @c show_tid for CT_SHOW_THREADS_TID. */
+	enum ct_show_threads show_threads;
+	int show_tid;
+	/** Text: columns of the terminal; lines longer are cut with "…" instead of wrapping; 0: none. */
+	size_t width;
 };
 
 void ct_write_options_init(struct ct_write_options *o);

@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""The command line as people type it (issue 27): every option spelling, wrong usages with their exit
+codes and messages, the argv coredumpctl builds, and the text report on 80-column terminals (a pty,
+and tmux when installed).
+
+Each row of TABLE runs coretriage once in a case of the test cores. A row: name, argv, the case
+(cwd), the exit status, a regex stderr must match (None: anything), a regex stdout must match, a
+regex stdout must not match.
+
+Usage: cli_table.py CORETRIAGE CORES_DIR
+"""
+import fcntl
+import json
+import os
+import pty
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+
+BIN, CORES = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+results = []
+
+
+def env_for(extra=None):
+    env = dict(os.environ, LC_ALL="C.UTF-8")
+    for k in ("NO_COLOR", "DEBUGINFOD_URLS", "COLUMNS", "POSIXLY_CORRECT"):
+        env.pop(k, None)
+    env.update(extra or {})
+    return env
+
+
+def run(args, case="null-read", env=None, stdin=None):
+    return subprocess.run([BIN] + args, cwd=os.path.join(CORES, case), env=env_for(env), capture_output=True,
+                          text=True, timeout=120, stdin=stdin)
+
+
+def check(name, cond, detail=""):
+    results.append((name, bool(cond)))
+    print("%s %s %s" % ("ok  " if cond else "FAIL", name, "" if cond else detail))
+
+
+JSON = r"^\{\n  \"schema_version\""
+CRASH = r"Crash: null-deref"
+T = "threads"
+# name, argv, case, status, stderr regex, stdout regex, stdout must not match
+TABLE = [
+    # Options anywhere (GNU order), '--' ends them.
+    ("-f json before", ["-f", "json", "./exe", "core"], "null-read", 0, None, JSON, None),
+    ("-f json after the core", ["./exe", "core", "-f", "json"], "null-read", 0, None, JSON, None),
+    ("--format=json after a lone core", ["core", "--format=json"], "null-read", 0, None, JSON, None),
+    ("--format json between", ["./exe", "--format", "json", "core"], "null-read", 0, None, JSON, None),
+    ("-fjson", ["-fjson", "core"], "null-read", 0, None, JSON, None),
+    ("--form abbreviation", ["--form=json", "core"], "null-read", 0, None, JSON, None),
+    ("-- ends options", ["-f", "json", "--", "./exe", "core"], "null-read", 0, None, JSON, None),
+    ("-- then a file named like an option", ["--", "-f"], "null-read", 2, r"-f: No such file", None, None),
+    # The executable and the core by option: eu-stack, gdb and coredumpctl spellings.
+    ("-e EXE", ["-e", "./exe", "core"], "null-read", 0, None, CRASH, None),
+    ("--exe=EXE after", ["core", "--exe=./exe"], "null-read", 0, None, CRASH, None),
+    ("--executable (eu-stack)", ["--executable", "./exe", "core"], "null-read", 0, None, CRASH, None),
+    ("-c CORE", ["-c", "core"], "null-read", 0, None, CRASH, None),
+    ("--core=CORE --exe=EXE", ["--core=core", "--exe=./exe"], "null-read", 0, None, CRASH, None),
+    ("-e EXE --core CORE (eu-stack)", ["-e", "./exe", "--core", "core"], "null-read", 0, None, CRASH, None),
+    ("coredumpctl argv: EXE -c CORE", ["./exe", "-c", "core"], "null-read", 0, None, CRASH, None),
+    ("coredumpctl -A argv: ARGS EXE -c CORE", ["-q", "./exe", "-c", "core"], "null-read", 0, None, CRASH,
+     r"Registers"),
+    # Display controls (text only; the verdict is not changed).
+    ("-n 1", ["-n", "1", "./exe", "core"], "null-read", 0, None, r"#0 .*\n  … 4 more frames", r"#1 "),
+    ("--frames=2", ["--frames=2", "./exe", "core"], "null-read", 0, None, r"#1 .*\n  … 3 more frames", r"#2 "),
+    ("-n keeps the verdict", ["-n", "1", "./exe", "core"], "null-read", 0, None, r"blame: #0 list_sum", None),
+    ("-q", ["-q", "./exe", "core"], "null-read", 0, None, r"Crash: null-deref.*\n(.*\n)*  blame: #0 list_sum",
+     r"Thread|Registers|Disassembly"),
+    ("--quiet", ["./exe", "core", "--quiet"], "null-read", 0, None, CRASH, r"Thread"),
+    ("--sections=stacks", ["--sections=stacks", "./exe", "core"], "null-read", 0, None, r"^\nThread \d+ \(crashed\)",
+     r"Crash:|Registers"),
+    ("--sections=verdict,registers", ["--sections=verdict,registers", "./exe", "core"], "null-read", 0, None,
+     r"Crash:(.*\n)*Registers", r"Thread|Disassembly"),
+    ("--sections=disassembly", ["--sections=disassembly", "./exe", "core"], "null-read", 0, None,
+     r"^\nDisassembly\n", r"Crash"),
+    ("--sections=all lists modules", ["--sections=all", "./exe", "core"], "stripped", 0, None, r"Crash:", None),
+    ("--thread=crashed", ["--thread=crashed", "./exe", "core"], T, 0, None, r"\(crashed\)",
+     r"\nThread \d+\n|threads with this stack"),
+    ("--thread=all", ["--thread=all", "./exe", "core"], T, 0, None, r"\(crashed\)(.*\n)*(Thread \d+\n|threads with)",
+     None),
+    ("--color=never", ["--color=never", "./exe", "core"], "null-read", 0, None, CRASH, "\033"),
+    ("--color=always", ["--color=always", "./exe", "core"], "null-read", 0, None, "\033\\[", None),
+    # Wrong usages: exit 64, the option named, the fix said.
+    ("no arguments", [], "null-read", 64, r"^coretriage: no core file given\n", None, None),
+    ("-f without a value", ["-f"], "null-read", 64, r"option '-f' \(--format\) needs a value:\n  -f, --format=FORMAT",
+     None, None),
+    ("--format without a value", ["core", "--format"], "null-read", 64,
+     r"option '--format' needs a value:\n  -f, --format=FORMAT +text \(default\), json", None, None),
+    ("--output without a value", ["core", "-o"], "null-read", 64, r"'-o' \(--output\) needs a value:\n  -o, --output=FILE",
+     None, None),
+    ("--format svg", ["--format", "svg", "core"], "null-read", 64,
+     r"--format: 'svg' is not a format \(text, json, ndjson, markdown, sarif, folded\); the flame graph is "
+     r"--flamegraph=FILE", None, None),
+    ("--format=yaml", ["--format=yaml", "core"], "null-read", 64, r"'yaml' is not a format", None, None),
+    ("unknown long option", ["--bogus", "core"], "null-read", 64, r"unknown or ambiguous option '--bogus'", None, None),
+    ("ambiguous abbreviation", ["--no", "core"], "null-read", 64, r"unknown or ambiguous option '--no'", None, None),
+    ("unknown short option", ["-Z", "core"], "null-read", 64, r"unknown option '-Z'", None, None),
+    ("a value given to a flag", ["--safe=yes", "core"], "null-read", 64, r"option '--safe' takes no value", None,
+     None),
+    ("EXECUTABLE does not exist", ["./nonexist", "core"], "null-read", 64,
+     r"EXECUTABLE \./nonexist: No such file or directory", None, None),
+    ("--exe does not exist", ["--exe=./nonexist", "core"], "null-read", 64, r"EXECUTABLE \./nonexist: No such file",
+     None, None),
+    ("EXECUTABLE is a directory", [".", "core"], "null-read", 64, r"EXECUTABLE .*directory", None, None),
+    ("EXECUTABLE is a core", ["-e", "core", "core"], "null-read", 64, r"EXECUTABLE core is a core dump", None, None),
+    ("two cores", ["core", "../abort/core"], "null-read", 64,
+     r"2 cores given; .*coretriage batch core \.\./abort/core", None, None),
+    ("three cores", ["core", "../abort/core", "../fpe/core"], "null-read", 64, r"3 cores given; .*batch", None,
+     None),
+    ("too many arguments", ["./exe", "core", "extra"], "null-read", 64, r"too many arguments: 'extra'", None, None),
+    ("-c and two positionals", ["-c", "core", "./exe", "x"], "null-read", 64, r"too many arguments: 'x'.*-c", None,
+     None),
+    ("-c twice", ["-c", "core", "-c", "../abort/core"], "null-read", 64, r"--core given twice.*batch", None, None),
+    ("--exe and EXECUTABLE", ["--exe=./exe", "./exe", "core"], "null-read", 64, r"both --exe and an EXECUTABLE",
+     None, None),
+    ("-n 0", ["-n", "0", "core"], "null-read", 64, r"-n/--frames: '0' is not a positive number", None, None),
+    ("--thread=abc", ["--thread=abc", "core"], "null-read", 64, r"--thread: 'abc' is not all, crashed or a thread id",
+     None, None),
+    ("--thread=TID not in the dump", ["--thread=1", "./exe", "core"], "null-read", 64,
+     r"--thread=1: the dump has no thread 1 \(threads \d+", None, None),
+    ("--sections=foo", ["--sections=verdict,foo", "core"], "null-read", 64, r"--sections: 'foo' is not a section",
+     None, None),
+    ("batch option without batch", ["-j", "2", "core"], "null-read", 64, r"--jobs is a batch option", None, None),
+    ("--unwinder=gdb", ["--unwinder=gdb", "core"], "null-read", 64, r"--unwinder: 'gdb' is not dwfl or libunwind",
+     None, None),
+    ("--color=sometimes", ["--color=sometimes", "core"], "null-read", 64, r"--color: 'sometimes' is not auto", None,
+     None),
+    ("--max-frames=0", ["--max-frames=0", "core"], "null-read", 64, r"--max-frames: '0'", None, None),
+    # The warning asks for the executable only when none was given.
+    ("exe gone: asks for it", ["--format=json", "core"], "exe-moved", 1, None, r"give it on the command line", None),
+]
+
+
+def table():
+    for name, args, case, status, err_re, out_re, out_not in TABLE:
+        if not os.path.isdir(os.path.join(CORES, case)):
+            check(name, False, "no case %s" % case)
+            continue
+        p = run(args, case)
+        why = []
+        if p.returncode != status:
+            why.append("exit %d, wanted %d" % (p.returncode, status))
+        if err_re and not re.search(err_re, p.stderr):
+            why.append("stderr %r lacks /%s/" % (p.stderr[:400], err_re))
+        if out_re and not re.search(out_re, p.stdout, re.M):
+            why.append("stdout lacks /%s/: %r" % (out_re, p.stdout[:300]))
+        if out_not and re.search(out_not, p.stdout, re.M):
+            why.append("stdout has /%s/" % out_not)
+        if status == 64 and not p.stderr.startswith("coretriage: "):
+            why.append("usage error not on stderr")
+        check("%s: %s" % (name, " ".join(args)), not why, "; ".join(why))
+
+
+def computed():
+    # --thread=TID of a thread that is not the crashing one shows that thread's group only.
+    r = json.loads(run(["-f", "json", "./exe", "core"], T).stdout)
+    other = [t["tid"] for t in r["threads"] if not t["crashed"]][-1]
+    p = run(["--thread=%d" % other, "./exe", "core"], T)
+    ok = p.returncode == 0 and re.search(r"(Thread %d\n|tids [0-9, ]*\b%d\b)" % (other, other), p.stdout) and \
+        "(crashed)" not in p.stdout.split("Crash:")[1].split("\n", 2)[2]
+    check("--thread=%d: that thread only" % other, ok, p.stdout[-600:])
+    # -n is display only: JSON still has every frame and the same verdict.
+    a = json.loads(run(["-f", "json", "./exe", "core"]).stdout)
+    b = json.loads(run(["-n", "1", "-f", "json", "./exe", "core"]).stdout)
+    check("-n does not change JSON", a["crash"] == b["crash"] and len(a["threads"][0]["frames"]) ==
+          len(b["threads"][0]["frames"]))
+    # A source file given as the EXECUTABLE (issue 27's parse.c).
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "parse.c")
+        open(src, "w").write("int main(void) { return *(int *)0; }\n")
+        p = run([src, "core"])
+        check("EXECUTABLE parse.c: exit 64 with the reason", p.returncode == 64 and
+              "is not an ELF executable or shared object (it is not ELF" in p.stderr, p.stderr)
+
+
+def pty_run(args, cols, case="null-read", env=None):
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, cols, 0, 0))
+    p = subprocess.Popen([BIN] + args, cwd=os.path.join(CORES, case), stdout=slave, stderr=slave,
+                         env=env_for(dict({"TERM": "xterm"}, **(env or {}))))
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            d = os.read(master, 65536)
+        except OSError:
+            break
+        if not d:
+            break
+        out += d
+    os.close(master)
+    p.wait()
+    return p.returncode, out.decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+def visible(line):
+    return len(re.sub(r"\033\[[0-9;]*[A-Za-z]", "", line))
+
+
+def terminals():
+    for case in ("null-read", "threads", "abort", "cxx"):
+        rc, out = pty_run(["./exe", "core"], 80, case)
+        lines = out.split("\n")
+        widest = max(visible(l) for l in lines)
+        check("pty 80 columns, %s: no line wider than 80" % case, rc in (0, 1) and widest <= 80,
+              "widest %d" % widest)
+    rc, out = pty_run(["./exe", "core"], 80)
+    frames = [l for l in out.split("\n") if re.match(r"  (\033\[1m)?#[0-4] ", l)]
+    check("pty 80: frames of the program keep file:line", len(frames) == 5 and
+          all(re.search(r"crashme\.c:\d+", l) for l in frames[:2]), frames)
+    check("pty 80: the summary is folded, not cut", re.search(r"is NULL in\n +list_sum \(crashme\.c:63\)", out),
+          out[:900])
+    check("pty: color on a terminal", "\033[" in out)
+    rc, out = pty_run(["./exe", "core"], 80, env={"COLUMNS": "60"})
+    check("COLUMNS=60 honored", max(visible(l) for l in out.split("\n")) <= 60 and "…" in out)
+    rc, out = pty_run(["./exe", "core"], 80, env={"TERM": "dumb"})
+    check("TERM=dumb: no color", rc == 0 and "\033" not in out and CRASH in out)
+    rc, out = pty_run(["--color=always", "./exe", "core"], 80, env={"TERM": "dumb"})
+    check("TERM=dumb with --color=always: color", "\033[" in out)
+    # A pipe is never cut.
+    p = run(["./exe", "core"])
+    check("a pipe gets whole lines", max(len(l) for l in p.stdout.split("\n")) > 80 and "…" not in p.stdout)
+    # The batch table at 80 columns: one row and its example line per bucket, nothing wider.
+    rc, out = pty_run(["batch", "--progress=never", "-j", "2", "null-read/core", "abort/core", "threads/core",
+                       "cxx/core"], 80, case=".")
+    lines = [l for l in out.split("\n") if l]
+    check("batch table at 80 columns: nothing wider", rc in (0, 1) and max(visible(l) for l in lines) <= 80,
+          "\n".join(lines))
+    check("batch table at 80 columns: header and example rows", any(l.startswith("  #  COUNT") for l in lines) and
+          sum("example: " in l for l in lines) >= 3, "\n".join(lines))
+
+
+def tmux():
+    if not shutil.which("tmux"):
+        check("tmux captures (tmux not installed: scripts/install-deps)", False)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        done = os.path.join(tmp, "done")
+        for case in ("null-read", "threads"):
+            sock = os.path.join(tmp, "sock-" + case)
+            cmd = "cd %s && %s ./exe core; echo $? > %s; sleep 30" % (os.path.join(CORES, case), BIN, done)
+            subprocess.run(["tmux", "-S", sock, "new-session", "-d", "-x", "80", "-y", "200", cmd], check=True,
+                           env=env_for({"TERM": "xterm"}))
+            for _ in range(600):
+                if os.path.exists(done) and open(done).read().strip():
+                    break
+                time.sleep(0.1)
+            # -J joins lines the terminal wrapped: a joined line wider than 80 was wrapped.
+            cap = subprocess.run(["tmux", "-S", sock, "capture-pane", "-p", "-J", "-S", "-", "-E", "-"],
+                                 capture_output=True, text=True).stdout
+            subprocess.run(["tmux", "-S", sock, "kill-server"], capture_output=True)
+            os.unlink(done)
+            widest = max(len(l) for l in cap.split("\n"))
+            check("tmux 80 columns, %s: no wrapped line" % case, CRASH[:6] in cap and widest <= 80,
+                  "widest %d:\n%s" % (widest, cap))
+
+
+def main():
+    table()
+    computed()
+    terminals()
+    tmux()
+    failed = sum(1 for _, ok in results if not ok)
+    print("%d passed, %d failed" % (len(results) - failed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
