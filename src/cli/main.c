@@ -11,6 +11,7 @@
 
 #include "cli/batch.h"
 #include "cli/options.h"
+#include "cli/source.h"
 #include "report/buckets.h"
 #include "report/writers.h"
 
@@ -79,6 +80,9 @@ static bool thread_in_report(const struct ct_report *r, int tid)
 	return false;
 }
 
+static int write_report_as(FILE *out, const struct ct_cli *cli, const struct ct_report *report,
+			   const struct ct_write_options *o);
+
 // One core's report in the chosen format.
 static int write_report(FILE *out, const struct ct_cli *cli, const struct ct_report *report)
 {
@@ -102,6 +106,23 @@ static int write_report(FILE *out, const struct ct_cli *cli, const struct ct_rep
 	wo.show_frames = cli->show_frames;
 	wo.show_threads = cli->show_threads;
 	wo.show_tid = cli->show_tid;
+	struct ct_cli_source source;
+	bool with_source = cli->source && cli->format == CT_OUTPUT_TEXT &&
+			   ct_cli_source_init(&source, cli->source_dirs, cli->num_source_dirs);
+	if (with_source) {
+		wo.source = &source.ops;
+		wo.source_context = cli->source_context;
+	}
+	int rc = write_report_as(out, cli, report, &wo);
+	if (with_source)
+		ct_cli_source_deinit(&source);
+	return rc;
+}
+
+static int write_report_as(FILE *out, const struct ct_cli *cli, const struct ct_report *report,
+			   const struct ct_write_options *o)
+{
+	struct ct_write_options wo = *o;
 	switch (cli->format) {
 	case CT_OUTPUT_JSON: return ct_write_json(out, report, &wo, false);
 	case CT_OUTPUT_NDJSON: return ct_write_json(out, report, &wo, true);

@@ -85,6 +85,10 @@ static const char help_text[] =
 	"      --sections=LIST        text: the parts shown, comma-separated, in the report's order:\n"
 	"                             verdict, warnings, kernel, hang, stacks, trail, tasks,\n"
 	"                             registers, disassembly, modules (default: all but modules)\n"
+	"      --source[=N]           text: the source line of each frame of the crashing thread and N\n"
+	"                             lines either side (default 2), when the file is found\n"
+	"      --source-dir=DIR       look for source files under DIR too: the path the frame records,\n"
+	"                             then ever shorter ends of it (repeatable)\n"
 	"  -v, --verbose              also list modules and locals in the text report\n"
 	"  -h, --help                 show this help and exit\n"
 	"  -V, --version              show the version and exit\n"
@@ -150,6 +154,8 @@ enum {
 	OPT_TASKS,
 	OPT_THREAD,
 	OPT_SECTIONS,
+	OPT_SOURCE,
+	OPT_SOURCE_DIR,
 };
 
 static const struct option long_options[] = {
@@ -162,6 +168,8 @@ static const struct option long_options[] = {
 	{ "thread", required_argument, NULL, OPT_THREAD },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "sections", required_argument, NULL, OPT_SECTIONS },
+	{ "source", optional_argument, NULL, OPT_SOURCE },
+	{ "source-dir", required_argument, NULL, OPT_SOURCE_DIR },
 	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
@@ -459,7 +467,7 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 	cli->format = CT_OUTPUT_TEXT;
 	cli->color = CT_COLOR_AUTO;
 	cli->progress = CT_COLOR_AUTO;
-	size_t ndebug = 0, nlogs = 0;
+	size_t ndebug = 0, nlogs = 0, nsource = 0;
 	int c, rc;
 	unsigned long v;
 	const char *batch_only = NULL;
@@ -508,6 +516,19 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 			}
 			break;
 		case 'q': cli->quiet = true; break;
+		case OPT_SOURCE:
+			cli->source = true;
+			cli->source_context = 2;
+			if (optarg && !(parse_count(optarg, 1000, &v) || !strcmp(optarg, "0")))
+				return usage_error("--source: '%s' is not a number of lines (0-1000)", optarg);
+			if (optarg)
+				cli->source_context = (unsigned)v * (strcmp(optarg, "0") != 0);
+			break;
+		case OPT_SOURCE_DIR:
+			if (nsource >= sizeof(cli->source_dirs) / sizeof(cli->source_dirs[0]))
+				return usage_error("too many --source-dir options (at most 16)");
+			cli->source_dirs[nsource++] = optarg;
+			break;
 		case OPT_SECTIONS:
 			if ((rc = parse_sections(optarg, &cli->sections)) >= 0)
 				return rc;
@@ -611,6 +632,7 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 	cli->opts.max_memory = (uint64_t)cli->max_memory_mib << 20;
 	cli->opts.debug_dirs = cli->debug_dirs;
 	cli->opts.num_debug_dirs = ndebug;
+	cli->num_source_dirs = nsource;
 	cli->opts.log_paths = cli->log_paths;
 	cli->opts.num_log_paths = nlogs;
 	if (cli->batch) {

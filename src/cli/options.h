@@ -98,6 +98,11 @@ struct ct_cli {
 	int show_tid; /**< --thread=TID */
 	unsigned sections; /**< enum ct_text_section bits; 0 = not given */
 	bool quiet;
+	/** --source[=N] and --source-dir (borrowed from argv). */
+	bool source;
+	unsigned source_context;
+	const char *source_dirs[16];
+	size_t num_source_dirs;
 };
 
 /**

@@ -171,12 +171,36 @@ struct frames_ctx {
 	const struct out *w;
 	const struct ct_report *r;
 	const struct ct_thread *t;
+	bool source; /**< the crashing thread: its frames show their source lines (--source) */
 };
+
+// --source: the frame's line and its neighbours, as gdb's frame command shows the line.
+static void write_source(const struct out *w, const struct ct_frame *f)
+{
+	const struct ct_source_lines *src = w->o->source;
+	if (!src || !f->file || f->line <= 0)
+		return;
+	int n = (int)w->o->source_context;
+	int first = f->line > n ? f->line - n : 1;
+	for (int l = first; l <= f->line + n; l++) {
+		const char *text = src->line(src->ctx, f->file, l);
+		if (!text) {
+			if (l >= f->line)
+				break;
+			continue;
+		}
+		fprintf(w->f, "       %s%s%6d  ", l == f->line ? c(w, C_BOLD) : c(w, C_DIM), l == f->line ? ">" : " ", l);
+		txt(w, text);
+		fprintf(w->f, "%s\n", c(w, C_RESET));
+	}
+}
 
 static void on_frame(void *ctx, const struct ct_frame *f, size_t index)
 {
 	struct frames_ctx *x = ctx;
 	write_frame(x->w, x->r, x->t, f, index);
+	if (x->source)
+		write_source(x->w, f);
 }
 
 static void on_repeat(void *ctx, size_t from, size_t to, size_t period, size_t more)
@@ -194,7 +218,7 @@ static void on_more(void *ctx, size_t remaining)
 static void write_frames(const struct out *w, const struct ct_report *r, const struct ct_thread *t, size_t limit)
 {
 	static const struct ct_frame_walk_ops ops = { on_frame, on_repeat, on_more };
-	struct frames_ctx x = { w, r, t };
+	struct frames_ctx x = { w, r, t, t == ct_report_crashing_thread(r) && w->o->source };
 	ct_present_frames(t, w->o->collapse_min, limit, &ops, &x);
 	if (t->stop_reason && t->truncated) {
 		fprintf(w->f, "  %s(unwinding stopped: ", c(w, C_YELLOW));

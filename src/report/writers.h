@@ -32,6 +32,16 @@ enum ct_text_section {
 /** Which threads' stacks the text report shows (--thread). */
 enum ct_show_threads { CT_SHOW_THREADS_ALL, CT_SHOW_THREADS_CRASHED, CT_SHOW_THREADS_TID };
 
+/**
+ * Source lines for the text report (--source), read by the caller (the CLI): writers never open
+ * files. @c line returns line @p line (1-based) of @p file, tabs expanded and without its newline,
+ * borrowed until the next call, or NULL when the file or the line is not there.
+ */
+struct ct_source_lines {
+	const char *(*line)(void *ctx, const char *file, int line);
+	void *ctx;
+};
+
 struct ct_write_options {
 	bool color;
 	/** Show only file names, not directories (golden tests, --no-abs-paths). */
@@ -55,6 +65,10 @@ struct ct_write_options {
 	int show_tid;
 	/** Text: columns of the terminal; lines longer are cut with "…" instead of wrapping; 0: none. */
 	size_t width;
+	/** Text: lines of source either side of each frame line of the crashing thread (--source);
+	 * NULL: none. Borrowed. */
+	const struct ct_source_lines *source;
+	unsigned source_context;
 };
 
 void ct_write_options_init(struct ct_write_options *o);

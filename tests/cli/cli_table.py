@@ -23,6 +23,7 @@ import termios
 import time
 
 BIN, CORES = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the source tree
 results = []
 
 
@@ -86,6 +87,15 @@ TABLE = [
      r"\nThread \d+\n|threads with this stack"),
     ("--thread=all", ["--thread=all", "./exe", "core"], T, 0, None, r"\(crashed\)(.*\n)*(Thread \d+\n|threads with)",
      None),
+    ("--source with --source-dir", ["--source", "--source-dir=" + SRC, "--sections=stacks", "./exe", "core"],
+     "null-read", 0, None, r"crashme\.c:63:11\n +61  .*\n +62  .*\n +> +63  .*n->key", None),
+    ("--source=0 --source-dir by suffix", ["--source=0", "--source-dir=/nonexist", "--source-dir=" + SRC + "/testdata/src",
+     "-n", "1", "./exe", "core"], "null-read", 0, None, r"crashme\.c:63:11\n +> +63  +sum \+= n->key;\n  …",
+     r" 62  "),
+    ("--source: the crashing thread only", ["--source", "--source-dir=" + SRC, "./exe", "core"], T, 0, None,
+     r"> +\d+  ", r"\nThread \d+\n(  #.*\n)*  #.*\n +> "),
+    ("--source without the file", ["--source", "./exe", "core"], "null-read", 0, None, r"#1 ", r"> +63 "),
+    ("--source=x", ["--source=x", "core"], "null-read", 64, r"--source: 'x' is not a number of lines", None, None),
     ("--color=never", ["--color=never", "./exe", "core"], "null-read", 0, None, CRASH, "\033"),
     ("--color=always", ["--color=always", "./exe", "core"], "null-read", 0, None, "\033\\[", None),
     # Wrong usages: exit 64, the option named, the fix said.
