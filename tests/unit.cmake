@@ -14,6 +14,8 @@ ct_add_unit_test(test_insn_riscv ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_insn_risc
 ct_add_unit_test(test_unwind_steps ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_unwind_steps.c)
 # The probe chain of dump formats (src/dump/format.c).
 ct_add_unit_test(test_format ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_format.c)
+# The dpkg lookup of the module-no-symbols hint.
+ct_add_unit_test(test_symbol_hints ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_symbol_hints.c)
 
 # The man page documents every option of --help.
 add_test(NAME manpage_matches_help

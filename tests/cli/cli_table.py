@@ -191,6 +191,43 @@ def computed():
               "is not an ELF executable or shared object (it is not ELF" in p.stderr, p.stderr)
 
 
+def symbols():
+    # A stripped program without .gnu_debuglink, its debug file beside it (eu-stack's and gdb's
+    # X.debug, .debug/X.debug); without one, a hint and exit 1 (the blamed frame has no name).
+    exe = os.path.realpath(os.path.join(CORES, "null-read", "exe"))
+    if not shutil.which("objcopy"):
+        check("symbols beside the executable (objcopy missing)", False)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copy(os.path.join(CORES, "null-read", "core"), tmp)
+        subprocess.run(["objcopy", "--only-keep-debug", exe, os.path.join(tmp, "app.debug")], check=True)
+        subprocess.run(["strip", "--strip-all", "-o", os.path.join(tmp, "app"), exe], check=True)
+        def go():
+            p = subprocess.run([BIN, "-f", "json", "--no-debuginfod", "./app", "core"], cwd=tmp, env=env_for(),
+                               capture_output=True, text=True, timeout=120)
+            return p.returncode, (json.loads(p.stdout) if p.returncode in (0, 1) else None)
+        rc, r = go()
+        check("app.debug beside a stripped app without debuglink: symbols, exit 0", rc == 0 and
+              r["threads"][0]["frames"][0]["function"] == "list_sum" and r["threads"][0]["frames"][0]["line"], rc)
+        os.makedirs(os.path.join(tmp, ".debug"))
+        os.rename(os.path.join(tmp, "app.debug"), os.path.join(tmp, ".debug", "app.debug"))
+        rc, r = go()
+        check(".debug/app.debug: symbols, exit 0", rc == 0 and r["threads"][0]["frames"][0]["function"] == "list_sum",
+              rc)
+        os.unlink(os.path.join(tmp, ".debug", "app.debug"))
+        rc, r = go()
+        codes = [d["code"] for d in r["diagnostics"]] if r else []
+        hint = [d["message"] for d in r["diagnostics"] if d["code"] == "module-no-symbols"] if r else []
+        check("no debug file: exit 1, blame-no-symbols", rc == 1 and "blame-no-symbols" in codes, codes)
+        check("no debug file: one hint for the module, naming app.debug and DEBUGINFOD_URLS", len(hint) == 1 and
+              "app.debug" in hint[0] and "DEBUGINFOD_URLS" in hint[0], hint)
+        # A debug file of another build is never taken.
+        subprocess.run(["objcopy", "--only-keep-debug", os.path.realpath(os.path.join(CORES, "threads", "exe")),
+                        os.path.join(tmp, "app.debug")], check=True)
+        rc, r = go()
+        check("app.debug of another build: not used", rc == 1 and r["threads"][0]["frames"][0]["function"] is None, rc)
+
+
 def pty_run(args, cols, case="null-read", env=None):
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, cols, 0, 0))
@@ -276,6 +313,7 @@ def tmux():
 def main():
     table()
     computed()
+    symbols()
     terminals()
     tmux()
     failed = sum(1 for _, ok in results if not ok)
