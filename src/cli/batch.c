@@ -131,7 +131,10 @@ static bool looks_like_core(const char *path)
 	if (n <= 0)
 		return false;
 	enum ct_format f = ct_sniff(head, (size_t)n);
-	return f == CT_FORMAT_ELF_CORE || ct_input_is_compressed(f) || f == CT_FORMAT_KDUMP;
+	// gzip and bzip2 are read when named, not picked up from directories: there they are mostly
+	// rotated logs, and systemd-coredump never writes them.
+	return f == CT_FORMAT_ELF_CORE || f == CT_FORMAT_KDUMP ||
+	       (ct_input_is_compressed(f) && f != CT_FORMAT_GZIP && f != CT_FORMAT_BZIP2);
 }
 
 static int filter_dots(const struct dirent *d)

@@ -228,6 +228,48 @@ def symbols():
         check("app.debug of another build: not used", rc == 1 and r["threads"][0]["frames"][0]["function"] is None, rc)
 
 
+def inputs():
+    # Standard input ("-", /dev/stdin) through a pipe and redirected; gzip and bzip2 cores, as files
+    # and through the pipe; the caps of a decompression apply to the pipe.
+    d = os.path.join(CORES, "null-read")
+    core = open(os.path.join(d, "core"), "rb").read()
+    with tempfile.TemporaryDirectory() as tmp:
+        for tool, ext in (("gzip", "gz"), ("bzip2", "bz2")):
+            if shutil.which(tool):
+                with open(os.path.join(tmp, "core." + ext), "wb") as f:
+                    f.write(subprocess.run([tool, "-c"], input=core, capture_output=True, check=True).stdout)
+        def go(args, data=None, stdin_file=None):
+            f = open(stdin_file, "rb") if stdin_file else None
+            p = subprocess.run([BIN, "-q"] + args, cwd=d, env=env_for(), input=data, stdin=f, capture_output=True,
+                               timeout=120)
+            if f:
+                f.close()
+            return p.returncode, p.stdout.decode(), p.stderr.decode()
+        for label, args, data, stdin_file in (
+                ("pipe into -", ["./exe", "-"], core, None),
+                ("pipe into /dev/stdin", ["./exe", "/dev/stdin"], core, None),
+                ("- redirected from the file", ["./exe", "-"], None, os.path.join(d, "core")),
+                ("-c - (coredumpctl's spelling)", ["./exe", "-c", "-"], core, None),
+                ("core.gz", ["./exe", os.path.join(tmp, "core.gz")], None, None),
+                ("core.bz2", ["./exe", os.path.join(tmp, "core.bz2")], None, None),
+                ("core.gz through the pipe", ["./exe", "-"], open(os.path.join(tmp, "core.gz"), "rb").read(), None),
+                ("core.bz2 redirected", ["./exe", "-"], None, os.path.join(tmp, "core.bz2"))):
+            rc, out, err = go(args, data, stdin_file)
+            check("input: %s" % label, rc == 0 and "Crash: null-deref" in out and "blame: #0 list_sum" in out,
+                  "%d %s" % (rc, err))
+        rc, out, err = go(["./exe", "-"], b"")
+        check("input: empty standard input: exit 2, said", rc == 2 and "standard input is empty" in err, err)
+        rc, out, err = go(["--max-core-size=64K", "-f", "json", "./exe", "-"], core)
+        r = json.loads(out) if rc in (0, 1) else {}
+        check("input: --max-core-size caps the pipe: a truncated core, exit 1", rc == 1 and
+              any(x["code"] == "truncated-core" and "65536" in x["message"] for x in r.get("diagnostics", [])), rc)
+        bz = open(os.path.join(tmp, "core.bz2"), "rb").read()
+        rc, out, err = go(["-f", "json", "./exe", "-"], bz[:len(bz) // 2])
+        r = json.loads(out) if rc in (0, 1) else {}
+        check("input: a cut bzip2 stream: what came before, said", rc in (1, 2) and
+              (rc == 2 or any(x["code"] == "compressed-core-broken" for x in r.get("diagnostics", []))), (rc, err))
+
+
 def pty_run(args, cols, case="null-read", env=None):
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, cols, 0, 0))
@@ -314,6 +356,7 @@ def main():
     table()
     computed()
     symbols()
+    inputs()
     terminals()
     tmux()
     failed = sum(1 for _, ok in results if not ok)
