@@ -639,10 +639,10 @@ static void summary_text(FILE *out, const struct batch *b, const struct ct_bucke
 		char blame[512], first[32] = "-", last[32] = "-";
 		if (k->blame_file) {
 			const char *slash = strrchr(k->blame_file, '/');
-			snprintf(blame, sizeof(blame), "%s (%s:%d)", k->blame_function ? k->blame_function : "??",
+			snprintf(blame, sizeof(blame), "%s (%s:%d)", k->blame_label ? k->blame_label : "??",
 				 slash ? slash + 1 : k->blame_file, k->blame_line);
 		} else {
-			snprintf(blame, sizeof(blame), "%s", k->blame_function ? k->blame_function : "??");
+			snprintf(blame, sizeof(blame), "%s", k->blame_label ? k->blame_label : "??");
 		}
 		if (k->has_time) {
 			format_time(k->first_seen, false, first, sizeof(first));

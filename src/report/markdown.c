@@ -320,7 +320,7 @@ int ct_write_markdown_buckets(FILE *out, const struct ct_bucket *b, size_t n, si
 		fprintf(out, "| %zu | %zu | ", i + 1, b[i].count);
 		md_text(out, b[i].class_id ? b[i].class_id : "unknown");
 		fputs(" | ", out);
-		md_cell(out, b[i].blame_function ? b[i].blame_function : "??");
+		md_cell(out, b[i].blame_label ? b[i].blame_label : "??");
 		if (b[i].blame_file) {
 			char loc[4096];
 			const char *slash = strrchr(b[i].blame_file, '/');

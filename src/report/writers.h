@@ -92,10 +92,17 @@ struct ct_bucket {
 	const char *class_id; /**< crash class, NULL when unknown */
 	const char *summary; /**< one line of the example core, or NULL */
 	const char *blame_function, *blame_module, *blame_file; /**< blamed frame, each may be NULL */
+	/** What people are shown for the blamed frame: its function, else its folded name
+	 * ("libfoo.so+0xe197"); NULL when there is no blamed frame. */
+	const char *blame_label;
 	int blame_line; /**< 0 when unknown */
 	/** The example's crashing stack, outermost first, as folded frame names. */
 	const char *const *stack;
 	size_t num_stack;
+	/** Each stack frame's source file (NULL when unknown) and line (0), in the order of @c stack;
+	 * NULL when not known. In the same allocation as @c stack. */
+	const char *const *stack_file;
+	const int *stack_line;
 	size_t count; /**< cores in the bucket */
 	bool has_time;
 	long long first_seen, last_seen; /**< seconds since the epoch */

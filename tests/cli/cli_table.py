@@ -270,6 +270,57 @@ def inputs():
               (rc == 2 or any(x["code"] == "compressed-core-broken" for x in r.get("diagnostics", []))), (rc, err))
 
 
+def sarif():
+    # The same bug run twice (ASLR moves every address): SARIF messages and fingerprints equal, the
+    # values only in properties; frames located by file and line; valid against the OASIS schema.
+    exe = os.path.realpath(os.path.join(CORES, "null-read", "exe"))
+    docs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for run_no in (1, 2):
+            d = os.path.join(tmp, "run%d" % run_no)
+            os.makedirs(d)
+            subprocess.run(["sh", "-c", "ulimit -c unlimited; exec '%s' list" % exe], cwd=d, capture_output=True)
+            if not os.path.exists(os.path.join(d, "core")):
+                check("sarif: two runs of the same bug (no core: core_pattern must be 'core')", False)
+                return
+            p = subprocess.run([BIN, "-f", "sarif", exe, "core"], cwd=d, env=env_for(), capture_output=True,
+                               text=True, timeout=120)
+            docs.append(json.loads(p.stdout))
+    res = [dd["runs"][0]["results"][0] for dd in docs]
+    check("sarif: message.text equal across two runs", res[0]["message"] == res[1]["message"], [r["message"] for r in res])
+    check("sarif: message names class, function and file:line only",
+          res[0]["message"]["text"] == "null-deref in list_sum at crashme.c:63", res[0]["message"])
+    check("sarif: the runs differ in values (the test can fail)",
+          res[0]["properties"].get("blameArguments") != res[1]["properties"].get("blameArguments"),
+          res[0]["properties"].get("blameArguments"))
+    check("sarif: fingerprints equal", res[0]["partialFingerprints"] == res[1]["partialFingerprints"])
+    frames = res[0]["stacks"][0]["frames"]
+    located = [f for f in frames if "physicalLocation" in f["location"]]
+    check("sarif: stack frames with file and line", len(located) >= 2 and
+          located[0]["location"]["physicalLocation"]["artifactLocation"]["uri"].endswith("crashme.c") and
+          located[0]["location"]["physicalLocation"]["region"]["startLine"] == 63, frames[:2])
+    rule = docs[0]["runs"][0]["tool"]["driver"]["rules"][0]
+    check("sarif: helpUri is the installed docs", rule["helpUri"].startswith("file:///") and
+          rule["helpUri"].endswith("/doc/coretriage/classes.md") and "github" not in json.dumps(docs[0]), rule["helpUri"])
+    try:
+        import jsonschema
+    except ImportError:
+        check("sarif: schema (python3-jsonschema missing)", False)
+        return
+    schema = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "sarif-schema-2.1.0.json")))
+    for label, args, case in (("one core", ["-f", "sarif", "./exe", "core"], "null-read"),
+                              ("one core, --source-root", ["-f", "sarif", "--source-root", SRC, "./exe", "core"], "null-read"),
+                              ("batch", ["batch", "-f", "sarif", "--progress=never", "null-read/core", "abort/core",
+                                         "stripped/core"], ".")):
+        p = run(args, case)
+        try:
+            jsonschema.validate(json.loads(p.stdout), schema)
+            err = None
+        except Exception as e:  # a validation error or bad JSON
+            err = str(e)[:400]
+        check("sarif: %s valid against sarif-schema-2.1.0.json" % label, p.returncode in (0, 1) and not err, err)
+
+
 def pty_run(args, cols, case="null-read", env=None):
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, cols, 0, 0))
@@ -357,6 +408,7 @@ def main():
     computed()
     symbols()
     inputs()
+    sarif()
     terminals()
     tmux()
     failed = sum(1 for _, ok in results if not ok)
