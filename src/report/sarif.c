@@ -103,8 +103,8 @@ int ct_write_sarif(FILE *out, const struct ct_bucket *b, size_t n, const struct 
 			// the project does not have; the text of the page is in "help" for viewers offline.
 			json_object_set_new(rule, "helpUri", json_string("file://" CT_DOCDIR "/classes.md"));
 			json_t *help = json_object();
-			snprintf(text, sizeof(text), "What the class %s means and the facts it is decided from: %s/classes.md",
-				 cls, CT_DOCDIR);
+			snprintf(text, sizeof(text), "What the class %s means and the facts it is decided from: "
+				 "docs/classes.md, installed in %s", cls, CT_DOCDIR);
 			json_object_set_new(help, "text", ct_json_text(text));
 			json_object_set_new(rule, "help", help);
 			idx = json_integer((json_int_t)json_array_size(rules));
