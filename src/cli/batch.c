@@ -389,7 +389,13 @@ static void write_ndjson(struct batch *b)
 			json_object_set_new(tool, "name", json_string("coretriage"));
 			json_object_set_new(tool, "version", json_string(CT_VERSION));
 			json_object_set_new(o, "tool", tool);
+			// The report's input, with what a failed analysis cannot know as null (one schema for
+			// every line: docs/schema/report.schema.json, batch_error).
+			json_object_set_new(input, "kind", json_null());
 			json_object_set_new(input, "core", ct_json_text(j->path));
+			json_object_set_new(input, "executable",
+					    b->cli->opts.executable ? ct_json_text(b->cli->opts.executable) : json_null());
+			json_object_set_new(input, "arch", json_null());
 			json_object_set_new(o, "input", input);
 			json_object_set_new(e, "message", json_incref(json_object_get(j->meta, "error")));
 			json_object_set_new(o, "error", e);

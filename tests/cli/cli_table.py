@@ -221,6 +221,12 @@ def symbols():
         check("no debug file: exit 1, blame-no-symbols", rc == 1 and "blame-no-symbols" in codes, codes)
         check("no debug file: one hint for the module, naming app.debug and DEBUGINFOD_URLS", len(hint) == 1 and
               "app.debug" in hint[0] and "DEBUGINFOD_URLS" in hint[0], hint)
+        # The batch summary: blame.function null for a frame without a name (never the folded name).
+        p = subprocess.run([BIN, "batch", "-f", "json", "--progress=never", "--no-debuginfod", "--exe=./app", "core"],
+                           cwd=tmp, env=env_for(), capture_output=True, text=True, timeout=120)
+        blame = json.loads(p.stdout)["buckets"][0]["blame"] if p.returncode in (0, 1) else {}
+        check("batch: blame.function null when the frame has no name", p.returncode in (0, 1) and
+              "function" in blame and blame["function"] is None and blame["module"] == "exe", (p.returncode, blame))
         # A debug file of another build is never taken.
         subprocess.run(["objcopy", "--only-keep-debug", os.path.realpath(os.path.join(CORES, "threads", "exe")),
                         os.path.join(tmp, "app.debug")], check=True)
@@ -321,6 +327,38 @@ def sarif():
         check("sarif: %s valid against sarif-schema-2.1.0.json" % label, p.returncode in (0, 1) and not err, err)
 
 
+def batch_schema():
+    # Every JSON line batch writes (reports, error lines) and the summary: one schema.
+    try:
+        import jsonschema
+    except ImportError:
+        check("batch schema (python3-jsonschema missing)", False)
+        return
+    schema = json.load(open(os.path.join(SRC, "docs", "schema", "report.schema.json")))
+    with tempfile.TemporaryDirectory() as tmp:
+        bad = os.path.join(tmp, "notacore")
+        open(bad, "w").write("hello\n")
+        cores = [os.path.join(CORES, c, "core") for c in ("null-read", "abort")] + [bad]
+        p = run(["batch", "-f", "ndjson", "--progress=never", "--summary=" + os.path.join(tmp, "s.json")] + cores)
+        lines = [json.loads(l) for l in p.stdout.splitlines()]
+        kinds = ["error" if "error" in l else "report" for l in lines]
+        errs = []
+        for l in lines + [json.load(open(os.path.join(tmp, "s.json")))]:
+            try:
+                jsonschema.validate(l, schema)
+            except jsonschema.ValidationError as e:
+                errs.append(str(e)[:300])
+        check("batch ndjson: reports, an error line and the summary valid against report.schema.json",
+              p.returncode == 1 and kinds == ["report", "report", "error"] and not errs, (kinds, errs))
+        # The schema still refuses what is neither.
+        try:
+            jsonschema.validate({"schema_version": 1, "tool": {"name": "coretriage", "version": "x"}}, schema)
+            refused = False
+        except jsonschema.ValidationError:
+            refused = True
+        check("report.schema.json refuses a line that is neither report, error nor summary", refused)
+
+
 def pty_run(args, cols, case="null-read", env=None):
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, cols, 0, 0))
@@ -409,6 +447,7 @@ def main():
     symbols()
     inputs()
     sarif()
+    batch_schema()
     terminals()
     tmux()
     failed = sum(1 for _, ok in results if not ok)
