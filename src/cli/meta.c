@@ -20,10 +20,9 @@ static const char *main_module(const struct ct_report *r)
 {
 	if (!r->process.executable_path)
 		return NULL;
-	for (size_t i = 0; i < r->num_modules; i++) {
-		if (r->modules[i].path && !strcmp(r->modules[i].path, r->process.executable_path))
-			return r->modules[i].name;
-	}
+	const struct ct_module *m = ct_present_main_module(r);
+	if (m)
+		return m->name;
 	const char *slash = strrchr(r->process.executable_path, '/');
 	return slash ? slash + 1 : r->process.executable_path;
 }

@@ -311,3 +311,33 @@ void ct_text_fold(FILE *out, const char *text, size_t len, size_t width, size_t 
 		p = cut + 1;
 	}
 }
+
+const struct ct_module *ct_present_main_module(const struct ct_report *r)
+{
+	const char *exe = r->process.executable_path;
+	if (!exe || !*exe)
+		return NULL;
+	for (size_t i = 0; i < r->num_modules; i++)
+		if (r->modules[i].path && !strcmp(r->modules[i].path, exe))
+			return &r->modules[i];
+	if (exe[0] == '/')
+		return NULL;
+	// Started by a relative path: AT_EXECFN is "./prog" while the kernel recorded the absolute path.
+	while (exe[0] == '.' && exe[1] == '/')
+		exe += 2;
+	size_t n = strlen(exe);
+	const char *slash = strrchr(exe, '/'), *base = slash ? slash + 1 : exe;
+	const struct ct_module *by_name = NULL;
+	for (size_t i = 0; i < r->num_modules; i++) {
+		const char *p = r->modules[i].path;
+		size_t pl = p ? strlen(p) : 0;
+		if (!p || pl <= n)
+			continue;
+		if (!strcmp(p + pl - n, exe) && p[pl - n - 1] == '/')
+			return &r->modules[i];
+		const char *ps = strrchr(p, '/');
+		if (!by_name && !strcmp(ps ? ps + 1 : p, base))
+			by_name = &r->modules[i];
+	}
+	return by_name;
+}

@@ -107,4 +107,11 @@ size_t ct_text_columns(const char *text, size_t len);
  */
 void ct_text_fold(FILE *out, const char *text, size_t len, size_t width, size_t first_col, size_t indent);
 
+/**
+ * The main program's module: the one whose recorded path is the executable's (AT_EXECFN), also when
+ * the program was started by a relative path ("./prog", "bin/prog": the path's end, then its base
+ * name). NULL when the report names no executable or no module matches.
+ */
+const struct ct_module *ct_present_main_module(const struct ct_report *r);
+
 #endif

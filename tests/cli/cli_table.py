@@ -182,6 +182,12 @@ def computed():
     b = json.loads(run(["-n", "1", "-f", "json", "./exe", "core"]).stdout)
     check("-n does not change JSON", a["crash"] == b["crash"] and len(a["threads"][0]["frames"]) ==
           len(b["threads"][0]["frames"]))
+    # Markdown names the program's build-id also when it was started by a relative path ("./exe").
+    r = json.loads(run(["-f", "json", "./exe", "core"]).stdout)
+    md = run(["-f", "markdown", "./exe", "core"]).stdout
+    ids = [m["build_id"] for m in r["modules"] if m["name"] == "exe"]
+    check("markdown: build-id row when started as ./exe", r["process"]["executable_path"].startswith("./") and ids and
+          ("| build-id | `%s` |" % ids[0]) in md, md[:800])
     # A source file given as the EXECUTABLE (issue 27's parse.c).
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "parse.c")
