@@ -1,5 +1,6 @@
 // ct_analyze(): detect what the input is, by its bytes, and hand it to the right pipeline.
 #include <elf.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include "process/process.h"
 #include "trail/trail.h"
 #include "util/budget.h"
+#include "util/cleanup.h"
 #if CT_KERNEL_SUPPORT
 #include "kernel/kernel.h"
 #endif
@@ -92,23 +94,50 @@ struct ct_error *ct_analyze(const struct ct_options *opts, struct ct_report *rep
 	report->input.core = ct_report_strdup(report, opts->core_path);
 	report->input.executable = ct_report_strdup(report, opts->executable);
 	struct ct_mapped_file file;
-	struct ct_error *err = ct_mapped_file_open(opts->core_path, &file);
-	if (err)
-		return err;
-	enum ct_format format = ct_sniff(file.data, file.size);
 	struct ct_decompress_status dstatus = { 0 };
-	// Input hook (src/input/): systemd-coredump name metadata, and compressed cores streamed into
-	// an anonymous temporary file that replaces the input from here on.
-	ct_input_add_name_metadata(opts->core_path, report);
 	// One budget for the run: the core's decompression, the pipeline and the trail spend from it
 	// (a decompressed core's temporary space is not there again for decompressed logs).
 	struct ct_budget budget;
 	ct_budget_init(&budget, opts);
+	// Standard input through a pipe ("-", /dev/stdin): copied into an anonymous temporary file
+	// first, under the same caps as a decompression (src/input/), then read like a file.
+	_cleanup_close_ int piped = -1;
+	struct ct_error *err;
+	// Standard input redirected from a file is that file.
+	const char *in_path = ct_input_is_stdin(opts->core_path) ? "/dev/stdin" : opts->core_path;
+	if (ct_input_is_stdin(opts->core_path) && !ct_input_stdin_is_file()) {
+		err = ct_input_read_stdin(opts->max_core_size, budget.limit[CT_BUDGET_TEMP], &piped, &dstatus);
+		if (err)
+			return err;
+		ct_budget_spend(&budget, CT_BUDGET_TEMP, dstatus.written);
+		if (dstatus.partial)
+			ct_report_diag(report, CT_SEVERITY_WARNING, 0, dstatus.space_reached ? CT_DIAG_BUDGET_TEMP : CT_DIAG_TRUNCATED_CORE,
+				       "%s", dstatus.message);
+		char proc_path[64];
+		snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", piped);
+		err = ct_mapped_file_open(proc_path, &file);
+		if (err)
+			return ct_error_wrap(err, "standard input");
+	} else {
+		err = ct_mapped_file_open(in_path, &file);
+		if (err)
+			return err;
+	}
+	enum ct_format format = ct_sniff(file.data, file.size);
+	// Input hook (src/input/): systemd-coredump name metadata, and compressed cores streamed into
+	// an anonymous temporary file that replaces the input from here on.
+	ct_input_add_name_metadata(opts->core_path, report);
 	if (ct_input_is_compressed(format)) {
 		int tmp_fd;
 		ct_mapped_file_close(&file);
-		err = ct_input_decompress(opts->core_path, format, opts->max_core_size, budget.limit[CT_BUDGET_TEMP], &tmp_fd,
-					  &dstatus);
+		if (piped >= 0 && lseek(piped, 0, SEEK_SET) == 0)
+			err = ct_input_decompress_fd(piped, "standard input", format, opts->max_core_size,
+						     budget.limit[CT_BUDGET_TEMP], &tmp_fd, &dstatus);
+		else if (piped >= 0)
+			err = ct_error_os(errno, "standard input: temporary file");
+		else
+			err = ct_input_decompress(in_path, format, opts->max_core_size, budget.limit[CT_BUDGET_TEMP], &tmp_fd,
+						  &dstatus);
 		if (err)
 			return err;
 		ct_budget_spend(&budget, CT_BUDGET_TEMP, dstatus.written);

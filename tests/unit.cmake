@@ -14,10 +14,13 @@ ct_add_unit_test(test_insn_riscv ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_insn_risc
 ct_add_unit_test(test_unwind_steps ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_unwind_steps.c)
 # The probe chain of dump formats (src/dump/format.c).
 ct_add_unit_test(test_format ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_format.c)
+# The dpkg lookup of the module-no-symbols hint.
+ct_add_unit_test(test_symbol_hints ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_symbol_hints.c)
 
 # The man page documents every option of --help.
 add_test(NAME manpage_matches_help
-  COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_manpage.py ${CT_BIN} ${PROJECT_SOURCE_DIR}/man/coretriage.1)
+  COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_manpage.py ${CT_BIN} ${PROJECT_SOURCE_DIR}/man/coretriage.1
+          ${PROJECT_SOURCE_DIR}/src/cli/options.c)
 
 # Command-line behaviour end to end, on real cores.
 add_test(NAME cli_end_to_end
@@ -43,3 +46,9 @@ add_test(NAME tables_match_docs
 # Every markdown document named in src/, docs/, man/, scripts/, tests/ and README exists in the tree.
 add_test(NAME doc_references_exist
   COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_doc_refs.py ${PROJECT_SOURCE_DIR})
+
+# The command line as people type it (issue 27): the table of spellings and wrong usages, the argv
+# coredumpctl builds, 80-column terminals (a pty, tmux).
+add_test(NAME cli_table
+  COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_table.py ${CT_BIN} ${CT_CORES_DIR})
+set_tests_properties(cli_table PROPERTIES FIXTURES_REQUIRED cores TIMEOUT 300)

@@ -131,7 +131,10 @@ static bool looks_like_core(const char *path)
 	if (n <= 0)
 		return false;
 	enum ct_format f = ct_sniff(head, (size_t)n);
-	return f == CT_FORMAT_ELF_CORE || ct_input_is_compressed(f) || f == CT_FORMAT_KDUMP;
+	// gzip and bzip2 are read when named, not picked up from directories: there they are mostly
+	// rotated logs, and systemd-coredump never writes them.
+	return f == CT_FORMAT_ELF_CORE || f == CT_FORMAT_KDUMP ||
+	       (ct_input_is_compressed(f) && f != CT_FORMAT_GZIP && f != CT_FORMAT_BZIP2);
 }
 
 static int filter_dots(const struct dirent *d)
@@ -386,7 +389,13 @@ static void write_ndjson(struct batch *b)
 			json_object_set_new(tool, "name", json_string("coretriage"));
 			json_object_set_new(tool, "version", json_string(CT_VERSION));
 			json_object_set_new(o, "tool", tool);
+			// The report's input, with what a failed analysis cannot know as null (one schema for
+			// every line: docs/schema/report.schema.json, batch_error).
+			json_object_set_new(input, "kind", json_null());
 			json_object_set_new(input, "core", ct_json_text(j->path));
+			json_object_set_new(input, "executable",
+					    b->cli->opts.executable ? ct_json_text(b->cli->opts.executable) : json_null());
+			json_object_set_new(input, "arch", json_null());
 			json_object_set_new(o, "input", input);
 			json_object_set_new(e, "message", json_incref(json_object_get(j->meta, "error")));
 			json_object_set_new(o, "error", e);
@@ -585,10 +594,8 @@ static json_t *summary_json(const struct batch *b, const struct ct_bucket_entry 
 }
 
 // A column of the text table: untrusted text made visible (report/sanitize.h), cut to @p width
-// characters and padded to it.
-// A column of the text table: untrusted text made visible (report/sanitize.h), cut to @p width
-// columns on a character boundary and padded to it.
-static void cell(FILE *out, const char *s, size_t width)
+// columns on a character boundary with "…" as its last column, and padded to it.
+static void cell(FILE *out, const char *s, size_t width, bool pad)
 {
 	char piece[CT_TEXT_PIECE_MAX];
 	size_t w = 0;
@@ -596,48 +603,78 @@ static void cell(FILE *out, const char *s, size_t width)
 		const char *at = s;
 		size_t k = ct_text_next(&s, CT_TEXT_TERMINAL, piece);
 		size_t pw = (unsigned char)piece[0] >= 0x80 ? 1 : k; // a multi-byte character is one column
-		if (w + pw > width) {
+		if (w + pw > width || (w + pw == width && *s)) {
+			// Something is left: the last column says so.
 			s = at;
+			if (w < width) {
+				fputs("…", out);
+				w++;
+			}
 			break;
 		}
 		fwrite(piece, 1, k, out);
 		w += pw;
 	}
-	fprintf(out, "%*s", (int)(width - w), "");
+	if (pad)
+		fprintf(out, "%*s", (int)(width - w), "");
 }
 
+// The bucket table; on a terminal narrower than it (@p width, 0: not a terminal) the seen-time
+// columns go and BLAME takes the room left, so that no row wraps.
 static void summary_text(FILE *out, const struct batch *b, const struct ct_bucket_entry *e, size_t n, size_t analyzed,
-			 size_t failed, size_t num_new)
+			 size_t failed, size_t num_new, size_t width)
 {
+	// "#  COUNT  BUCKET CLASS " before BLAME, " FIRST LAST " after it, then the bug column.
+	enum { BEFORE = 3 + 1 + 6 + 2 + 16 + 1 + 20 + 1, TIMES = 1 + 16 + 1 + 16, BUG = 1 + 5 };
+	size_t blame_width = 40;
+	bool times = true;
+	if (width && width < BEFORE + blame_width + TIMES + BUG) {
+		times = false;
+		blame_width = width > BEFORE + BUG + 12 ? width - BEFORE - BUG : 12;
+	}
 	fprintf(out, "%zu core%s: %zu analyzed, %zu failed; %zu bucket%s, %zu new\n\n", b->num_jobs,
 		b->num_jobs == 1 ? "" : "s", analyzed, failed, n, n == 1 ? "" : "s", num_new);
-	if (n)
-		fprintf(out, "%3s %6s  %-16s %-20s %-40s %-16s %-16s %s\n", "#", "COUNT", "BUCKET", "CLASS", "BLAME",
-			"FIRST SEEN (UTC)", "LAST SEEN (UTC)", "BUG / EXAMPLE");
+	if (n) {
+		fprintf(out, "%3s %6s  %-16s %-20s %-*s", "#", "COUNT", "BUCKET", "CLASS", (int)blame_width, "BLAME");
+		if (times)
+			fprintf(out, " %-16s %-16s", "FIRST SEEN (UTC)", "LAST SEEN (UTC)");
+		fprintf(out, " %s\n", times ? "BUG / EXAMPLE" : "BUG");
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct ct_bucket *k = &e[i].b;
 		char blame[512], first[32] = "-", last[32] = "-";
 		if (k->blame_file) {
 			const char *slash = strrchr(k->blame_file, '/');
-			snprintf(blame, sizeof(blame), "%s (%s:%d)", k->blame_function ? k->blame_function : "??",
+			snprintf(blame, sizeof(blame), "%s (%s:%d)", k->blame_label ? k->blame_label : "??",
 				 slash ? slash + 1 : k->blame_file, k->blame_line);
 		} else {
-			snprintf(blame, sizeof(blame), "%s", k->blame_function ? k->blame_function : "??");
+			snprintf(blame, sizeof(blame), "%s", k->blame_label ? k->blame_label : "??");
 		}
 		if (k->has_time) {
 			format_time(k->first_seen, false, first, sizeof(first));
 			format_time(k->last_seen, false, last, sizeof(last));
 		}
 		fprintf(out, "%3zu %6zu  ", i + 1, k->count);
-		cell(out, k->hash, 16);
+		cell(out, k->hash, 16, true);
 		fputc(' ', out);
-		cell(out, k->class_id ? k->class_id : "unknown", 20);
+		cell(out, k->class_id ? k->class_id : "unknown", 20, true);
 		fputc(' ', out);
-		cell(out, blame, 40);
-		fprintf(out, " %-16s %-16s ", first, last);
-		ct_text_put(out, k->known_url ? (*k->known_url ? k->known_url : "known") : "NEW", CT_TEXT_TERMINAL, SIZE_MAX);
-		fprintf(out, "\n%79s example: ", "");
-		ct_text_put(out, k->example, CT_TEXT_TERMINAL, SIZE_MAX);
+		cell(out, blame, blame_width, true);
+		if (times)
+			fprintf(out, " %-16s %-16s", first, last);
+		fputc(' ', out);
+		const char *bug = k->known_url ? (*k->known_url ? k->known_url : "known") : "NEW";
+		size_t used = BEFORE + blame_width + (times ? TIMES : 0) + 1;
+		if (width && width > used)
+			cell(out, bug, width - used, false);
+		else
+			ct_text_put(out, bug, CT_TEXT_TERMINAL, SIZE_MAX);
+		// The example under the row, indented past the count.
+		fputs("\n            example: ", out);
+		if (width && width > 21)
+			cell(out, k->example, width - 21, false);
+		else
+			ct_text_put(out, k->example, CT_TEXT_TERMINAL, SIZE_MAX);
 		fputc('\n', out);
 	}
 	if (failed) {
@@ -799,7 +836,7 @@ int ct_cli_batch(struct ct_cli *cli)
 		free(st);
 		break;
 	}
-	default: summary_text(b.out, &b, e, n, analyzed, failed, num_new); break;
+	default: summary_text(b.out, &b, e, n, analyzed, failed, num_new, ct_cli_terminal_width(b.out)); break;
 	}
 	if (cli->summary) {
 		FILE *f = fopen(cli->summary, "w");

@@ -11,6 +11,7 @@
 
 #include "cli/batch.h"
 #include "cli/options.h"
+#include "cli/source.h"
 #include "report/buckets.h"
 #include "report/writers.h"
 
@@ -42,8 +43,11 @@ static bool want_color(const struct ct_cli *cli, FILE *out)
 		return true;
 	if (cli->color == CT_COLOR_NEVER)
 		return false;
-	const char *nc = getenv("NO_COLOR");
+	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
 	if (nc && *nc)
+		return false;
+	// A dumb terminal (Emacs' M-x shell, some CI logs) shows escape sequences as letters.
+	if (term && !strcmp(term, "dumb"))
 		return false;
 	return isatty(fileno(out));
 }
@@ -68,6 +72,17 @@ static void setup_environment(const struct ct_cli *cli)
 	unsetenv("DEBUGINFOD_PROGRESS");
 }
 
+static bool thread_in_report(const struct ct_report *r, int tid)
+{
+	for (size_t i = 0; i < r->num_threads; i++)
+		if (r->threads[i].tid == tid)
+			return true;
+	return false;
+}
+
+static int write_report_as(FILE *out, const struct ct_cli *cli, const struct ct_report *report,
+			   const struct ct_write_options *o);
+
 // One core's report in the chosen format.
 static int write_report(FILE *out, const struct ct_cli *cli, const struct ct_report *report)
 {
@@ -78,9 +93,36 @@ static int write_report(FILE *out, const struct ct_cli *cli, const struct ct_rep
 	wo.full_log = cli->full_log;
 	wo.locals = cli->locals || cli->verbose;
 	wo.color = cli->format == CT_OUTPUT_TEXT && want_color(cli, out);
-	// On a terminal a long argument (a struct, a string) would wrap the frame line: cut it.
-	if (cli->format == CT_OUTPUT_TEXT && isatty(fileno(out)))
+	// On a terminal a long argument (a struct, a string) would wrap the frame line: cut it, and
+	// cut any line longer than the terminal is wide.
+	if (cli->format == CT_OUTPUT_TEXT && isatty(fileno(out))) {
 		wo.value_width = 60;
+		wo.width = ct_cli_terminal_width(out);
+	}
+	// Display choices (-n, --thread, -q, --sections) are the writer's, never the analysis'.
+	wo.sections = cli->quiet ? CT_SECTION_VERDICT : cli->sections ? cli->sections : CT_SECTIONS_DEFAULT;
+	if (cli->verbose && !cli->quiet && !cli->sections)
+		wo.sections |= CT_SECTION_MODULES;
+	wo.show_frames = cli->show_frames;
+	wo.show_threads = cli->show_threads;
+	wo.show_tid = cli->show_tid;
+	struct ct_cli_source source;
+	bool with_source = cli->source && cli->format == CT_OUTPUT_TEXT &&
+			   ct_cli_source_init(&source, cli->source_dirs, cli->num_source_dirs);
+	if (with_source) {
+		wo.source = &source.ops;
+		wo.source_context = cli->source_context;
+	}
+	int rc = write_report_as(out, cli, report, &wo);
+	if (with_source)
+		ct_cli_source_deinit(&source);
+	return rc;
+}
+
+static int write_report_as(FILE *out, const struct ct_cli *cli, const struct ct_report *report,
+			   const struct ct_write_options *o)
+{
+	struct ct_write_options wo = *o;
 	switch (cli->format) {
 	case CT_OUTPUT_JSON: return ct_write_json(out, report, &wo, false);
 	case CT_OUTPUT_NDJSON: return ct_write_json(out, report, &wo, true);
@@ -175,6 +217,14 @@ int main(int argc, char **argv)
 		ct_error_destroy(err);
 		ct_report_deinit(&report);
 		return CT_EXIT_FATAL;
+	}
+	if (cli.show_threads == CT_SHOW_THREADS_TID && !thread_in_report(&report, cli.show_tid)) {
+		fprintf(stderr, "coretriage: --thread=%d: the dump has no thread %d (", cli.show_tid, cli.show_tid);
+		for (size_t i = 0; i < report.num_threads && i < 16; i++)
+			fprintf(stderr, "%s%d", i ? ", " : "threads ", report.threads[i].tid);
+		fprintf(stderr, "%s)\n", report.num_threads > 16 ? ", …" : "");
+		ct_report_deinit(&report);
+		return CT_EXIT_USAGE;
 	}
 	FILE *out = stdout;
 	if (cli.output) {

@@ -20,10 +20,9 @@ static const char *main_module(const struct ct_report *r)
 {
 	if (!r->process.executable_path)
 		return NULL;
-	for (size_t i = 0; i < r->num_modules; i++) {
-		if (r->modules[i].path && !strcmp(r->modules[i].path, r->process.executable_path))
-			return r->modules[i].name;
-	}
+	const struct ct_module *m = ct_present_main_module(r);
+	if (m)
+		return m->name;
 	const char *slash = strrchr(r->process.executable_path, '/');
 	return slash ? slash + 1 : r->process.executable_path;
 }
@@ -86,7 +85,10 @@ json_t *ct_cli_core_meta(const struct ct_report *r, const char *path)
 	else if (t && t->num_frames)
 		bf = &t->frames[fallback_start(r, t)];
 	if (bf) {
-		json_object_set_new(m, "blame_function",
+		// The JSON contract: a function is a function name or null, never an invented one; the
+		// folded name ("libfoo.so+0xe197") is only for people.
+		json_object_set_new(m, "blame_function", bf->function ? ct_json_text(bf->function) : json_null());
+		json_object_set_new(m, "blame_label",
 				    ct_json_text(bf->function ? bf->function : ct_folded_frame_name(r, bf, name, sizeof(name))));
 		json_object_set_new(m, "blame_module", ct_json_text(bf->module));
 		json_object_set_new(m, "blame_file", ct_json_text(bf->file));
@@ -103,13 +105,20 @@ json_t *ct_cli_core_meta(const struct ct_report *r, const char *path)
 		}
 		free(args);
 	}
-	json_t *stack = json_array();
+	json_t *stack = json_array(), *files = json_array(), *lines = json_array();
 	if (t) {
 		size_t n = t->num_frames < CT_META_STACK_FRAMES ? t->num_frames : CT_META_STACK_FRAMES;
-		for (size_t i = n; i-- > 0;)
-			json_array_append_new(stack, ct_json_text(ct_folded_frame_name(r, &t->frames[i], name, sizeof(name))));
+		for (size_t i = n; i-- > 0;) {
+			const struct ct_frame *f = &t->frames[i];
+			json_array_append_new(stack, ct_json_text(ct_folded_frame_name(r, f, name, sizeof(name))));
+			json_array_append_new(files, f->file ? ct_json_text(f->file) : json_null());
+			json_array_append_new(lines, json_integer(f->file ? f->line : 0));
+		}
 	}
 	json_object_set_new(m, "stack", stack);
+	// Where each frame is, for SARIF's stack frames (physicalLocation).
+	json_object_set_new(m, "stack_file", files);
+	json_object_set_new(m, "stack_line", lines);
 	json_object_set_new(m, "command", ct_json_text(r->process.command));
 	if (r->process.has_pid)
 		json_object_set_new(m, "pid", json_integer(r->process.pid));
@@ -140,17 +149,27 @@ bool ct_cli_bucket_from_meta(json_t *meta, struct ct_bucket *b)
 	b->blame_file = get_str(meta, "blame_file");
 	b->blame_line = (int)json_integer_value(json_object_get(meta, "blame_line"));
 	b->blame_arguments = get_str(meta, "blame_arguments");
-	json_t *stack = json_object_get(meta, "stack");
+	b->blame_label = get_str(meta, "blame_label");
+	json_t *stack = json_object_get(meta, "stack"), *files = json_object_get(meta, "stack_file"),
+	       *lines = json_object_get(meta, "stack_line");
 	size_t n = json_array_size(stack);
-	const char **frames = calloc(n ? n : 1, sizeof(*frames));
+	// One allocation (the bucket table frees b->stack alone): the names, the files, the lines.
+	const char **frames = calloc(n ? 2 * n + (n * sizeof(int) + sizeof(char *) - 1) / sizeof(char *) : 1,
+				     sizeof(*frames));
 	if (!frames)
 		return false;
+	const char **file = frames + n;
+	int *line = (int *)(frames + 2 * n);
 	for (size_t i = 0; i < n; i++) {
 		const char *s = json_string_value(json_array_get(stack, i));
 		frames[i] = s ? s : "??";
+		file[i] = json_string_value(json_array_get(files, i));
+		line[i] = (int)json_integer_value(json_array_get(lines, i));
 	}
 	b->stack = frames;
 	b->num_stack = n;
+	b->stack_file = n ? file : NULL;
+	b->stack_line = n ? line : NULL;
 	b->count = 1;
 	json_t *time = json_object_get(meta, "time");
 	if (json_is_integer(time)) {

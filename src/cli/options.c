@@ -13,22 +13,27 @@
 
 static const char help_text[] =
 	"Usage: coretriage [OPTIONS] [EXECUTABLE] CORE\n"
+	"       coretriage [OPTIONS] EXECUTABLE -c CORE    (how coredumpctl debug runs a debugger)\n"
 	"       coretriage [OPTIONS] [VMLINUX] VMCORE\n"
 	"       coretriage batch [OPTIONS] PATH...\n"
 	"\n"
 	"Tells why a program (or a Linux kernel) crashed, from its core dump: every thread's\n"
 	"backtrace with source lines, the faulting instruction, and the crash class with evidence.\n"
 	"The executable is found from the core when it is not given (and its build-id matches).\n"
-	"CORE may be compressed as systemd-coredump stores it (.zst, .xz, .lz4): it is decompressed\n"
-	"by streaming into an anonymous temporary file in $TMPDIR, and the metadata of a\n"
+	"CORE may be compressed as systemd-coredump stores it (.zst, .xz, .lz4) or with gzip or\n"
+	"bzip2, and '-' (or /dev/stdin) reads it from standard input, a pipe too: it is streamed\n"
+	"into an anonymous temporary file in $TMPDIR (within --max-core-size), and the metadata of a\n"
 	"systemd-coredump file name (core.COMM.UID.BOOTID.PID.TIMESTAMP) goes into the report.\n"
+	"Options may come before or after the files; '--' ends the options.\n"
 	"\n"
 	"Options:\n"
 	"  -f, --format=FORMAT        text (default), json, ndjson (json on one line), markdown (a\n"
 	"                             bug report to paste into an issue), sarif (SARIF 2.1.0 for CI\n"
 	"                             code scanning), folded (stacks for flame-graph tools)\n"
 	"  -o, --output=FILE          write the report to FILE instead of standard output\n"
-	"  -e, --exe=FILE             the executable (same as the EXECUTABLE argument)\n"
+	"  -e, --exe=FILE             the executable (same as the EXECUTABLE argument; also\n"
+	"                             --executable, as eu-stack spells it)\n"
+	"  -c, --core=FILE            the core (same as the CORE argument; gdb's and eu-stack's -c)\n"
 	"      --sysroot=DIR          resolve file paths recorded in the core under DIR, confined to it\n"
 	"      --debug-dir=DIR        look for debug files in DIR/.build-id/xx/rest.debug (repeatable)\n"
 	"      --no-debuginfod        never query debuginfod servers (DEBUGINFOD_URLS)\n"
@@ -46,12 +51,14 @@ static const char help_text[] =
 	"                             the work budget (total frames, names, debug sections, temporary\n"
 	"                             space) derives from it, halved with --safe\n"
 	"      --max-core-size=SIZE   refuse to decompress a core larger than SIZE bytes (suffix K, M,\n"
-	"                             G or T; default 64G)\n"
+	"                             G or T; default 64G, or the memory limit when $TMPDIR is in\n"
+	"                             memory (tmpfs) or with --safe)\n"
 	"      --max-frames=N         frames per thread at most (default 1000000)\n"
 	"      --max-threads=N        threads at most (default 100000)\n"
 	"      --unwinder=NAME        dwfl (default) or libunwind\n"
 	"      --all-registers        record every thread's registers, not only the crashing one's\n"
-	"      --color=WHEN           auto (default: on a terminal, unless NO_COLOR is set), always, never\n"
+	"      --color=WHEN           auto (default: on a terminal, unless NO_COLOR is set or TERM is\n"
+	"                             dumb), always, never\n"
 	"      --no-abs-paths         show file names without directories (reproducible output)\n"
 	"      --source-root=DIR      sarif: give source files under DIR relative to DIR (uriBaseId\n"
 	"                             SRCROOT), so code scanning finds them in the repository\n"
@@ -72,9 +79,21 @@ static const char help_text[] =
 	"                             each frame, as gdb's bt full does (JSON always has them)\n"
 	"      --tasks                list every kernel task like crash's ps, each sleeping task with\n"
 	"                             its kernel stack (vmcores; without it only D-state tasks)\n"
+	"  -n, --frames=N             text: show N frames per thread (display only: the analysis and\n"
+	"                             the verdict still see every frame; --max-frames caps those)\n"
+	"      --thread=WHICH         text: the stacks shown: all (default), crashed, or a TID\n"
+	"  -q, --quiet                text: the verdict only (the same as --sections=verdict)\n"
+	"      --sections=LIST        text: the parts shown, comma-separated, in the report's order:\n"
+	"                             verdict, warnings, kernel, hang, stacks, trail, tasks,\n"
+	"                             registers, disassembly, modules (default: all but modules)\n"
+	"      --source[=N]           text: the source line of each frame of the crashing thread and N\n"
+	"                             lines either side (default 2), when the file is found\n"
+	"      --source-dir=DIR       look for source files under DIR too: the path the frame records,\n"
+	"                             then ever shorter ends of it (repeatable)\n"
 	"  -v, --verbose              also list modules and locals in the text report\n"
 	"  -h, --help                 show this help and exit\n"
 	"  -V, --version              show the version and exit\n"
+	"On a terminal the text report fits its width (COLUMNS when set): longer lines end in '…'.\n"
 	"\n"
 	"Batch mode: coretriage batch [OPTIONS] PATH...\n"
 	"  Analyzes many cores in parallel, each in its own worker process with a time and memory\n"
@@ -134,12 +153,24 @@ enum {
 	OPT_JOURNAL,
 	OPT_NO_JOURNAL,
 	OPT_TASKS,
+	OPT_THREAD,
+	OPT_SECTIONS,
+	OPT_SOURCE,
+	OPT_SOURCE_DIR,
 };
 
 static const struct option long_options[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "exe", required_argument, NULL, 'e' },
+	{ "executable", required_argument, NULL, 'e' },
+	{ "core", required_argument, NULL, 'c' },
+	{ "frames", required_argument, NULL, 'n' },
+	{ "thread", required_argument, NULL, OPT_THREAD },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "sections", required_argument, NULL, OPT_SECTIONS },
+	{ "source", optional_argument, NULL, OPT_SOURCE },
+	{ "source-dir", required_argument, NULL, OPT_SOURCE_DIR },
 	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
@@ -279,13 +310,165 @@ static enum ct_format sniff_path(const char *path)
 	return fmt;
 }
 
+// The long name of the option whose value is @p val (the first spelling in long_options).
+static const char *long_name(int val)
+{
+	for (const struct option *o = long_options; o->name; o++)
+		if (o->val == val)
+			return o->name;
+	return NULL;
+}
+
+// Prints the lines of --help that describe option --@p name (its entry and continuation lines),
+// so that a usage error shows the option's argument and values from the one help text.
+static void print_help_entry(const char *name)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "--%s", name);
+	size_t klen = strlen(key);
+	for (const char *l = help_text; *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) + 1 : strlen(l);
+		const char *at = l;
+		while (at < l + n && (at = memmem(at, (size_t)(l + n - at), key, klen))) {
+			char next = at[klen];
+			if (at[-1] == ' ' && (next == '=' || next == ' ' || next == '[')) {
+				fwrite(l, 1, n, stderr);
+				// Continuation lines start at the description column.
+				for (l += n; !strncmp(l, "                             ", 29); l += n) {
+					nl = strchr(l, '\n');
+					n = nl ? (size_t)(nl - l) + 1 : strlen(l);
+					fwrite(l, 1, n, stderr);
+				}
+				return;
+			}
+			at += klen;
+		}
+		l += n;
+	}
+}
+
+// getopt's ':' (a missing value) and '?' (unknown, ambiguous, or a value given to a flag).
+static int option_error(int c, char **argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	const char *name = NULL;
+	if (!strncmp(arg, "--", 2)) {
+		// getopt has stepped past the option, so argv[optind - 1] is it ("--format" or "--safe=1").
+		char buf[64];
+		size_t n = strcspn(arg + 2, "=");
+		snprintf(buf, sizeof(buf), "%.*s", (int)(n < sizeof(buf) - 1 ? n : sizeof(buf) - 1), arg + 2);
+		for (const struct option *o = long_options; o->name; o++)
+			if (!strcmp(o->name, buf))
+				name = o->name;
+		if (c == ':' && !name && optopt)
+			name = long_name(optopt); // an abbreviation ("--form")
+		if (c == '?' && name && arg[2 + n] == '=')
+			return usage_error("option '--%s' takes no value (given '%s')", name, arg);
+		if (c == '?' && !name && optopt && (name = long_name(optopt)))
+			return usage_error("option '--%s' takes no value (given '%s')", name, arg);
+		if (c == '?')
+			return usage_error("unknown or ambiguous option '%s'", arg);
+	} else if (c == '?') {
+		return usage_error("unknown option '-%c'", optopt);
+	} else {
+		name = long_name(optopt);
+	}
+	if (name && arg[0] == '-' && arg[1] != '-')
+		fprintf(stderr, "coretriage: option '-%c' (--%s) needs a value:\n", optopt, name);
+	else if (name)
+		fprintf(stderr, "coretriage: option '--%s' needs a value:\n", name);
+	else
+		fprintf(stderr, "coretriage: option '-%c' needs a value\n", optopt);
+	if (name)
+		print_help_entry(name);
+	fprintf(stderr, "Try 'coretriage --help' for more information.\n");
+	return CT_EXIT_USAGE;
+}
+
+// --format's value; a name people try for a format we write another way is answered with the way.
+static int parse_format(const char *arg, struct ct_cli *cli)
+{
+	static const struct {
+		const char *name;
+		enum ct_output_format format;
+	} formats[] = {
+		{ "text", CT_OUTPUT_TEXT },	    { "json", CT_OUTPUT_JSON },	  { "ndjson", CT_OUTPUT_NDJSON },
+		{ "markdown", CT_OUTPUT_MARKDOWN }, { "md", CT_OUTPUT_MARKDOWN }, { "sarif", CT_OUTPUT_SARIF },
+		{ "folded", CT_OUTPUT_FOLDED },
+	};
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		if (!strcmp(arg, formats[i].name)) {
+			cli->format = formats[i].format;
+			cli->format_given = true;
+			return -1;
+		}
+	}
+	const char *hint = "";
+	if (!strcmp(arg, "svg") || !strcmp(arg, "flamegraph") || !strcmp(arg, "html"))
+		hint = "; the flame graph is --flamegraph=FILE (an SVG file, written beside the report)";
+	else if (!strcmp(arg, "jsonl") || !strcmp(arg, "json-lines"))
+		hint = "; JSON on one line is ndjson";
+	return usage_error("--format: '%s' is not a format (text, json, ndjson, markdown, sarif, folded)%s", arg, hint);
+}
+
+// --sections=LIST: names of enum ct_text_section, comma-separated.
+static int parse_sections(const char *arg, unsigned *ret)
+{
+	static const char *const names[] = { "verdict", "warnings", "kernel", "hang", "stacks", "trail",
+					     "tasks", "registers", "disassembly", "modules" };
+	_Static_assert(1u << (sizeof(names) / sizeof(names[0])) == CT_SECTION_ALL_ + 1, "a name per section");
+	unsigned bits = 0;
+	for (const char *p = arg;;) {
+		size_t n = strcspn(p, ",");
+		size_t i = 0;
+		for (; i < sizeof(names) / sizeof(names[0]); i++)
+			if (n == strlen(names[i]) && !strncmp(p, names[i], n))
+				break;
+		if (n == 3 && !strncmp(p, "all", 3))
+			bits |= CT_SECTION_ALL_;
+		else if (i == sizeof(names) / sizeof(names[0]))
+			return usage_error("--sections: '%.*s' is not a section (verdict, warnings, kernel, hang, stacks, "
+					   "trail, tasks, registers, disassembly, modules, all)", (int)n, p);
+		else
+			bits |= 1u << i;
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	*ret = bits;
+	return -1;
+}
+
+// An EXECUTABLE must be an ELF executable or shared object: anything else is a usage error with
+// its reason, not a file silently ignored.
+static int check_executable(const char *path)
+{
+	struct ct_mapped_file f;
+	struct ct_error *err = ct_mapped_file_open(path, &f);
+	if (err) {
+		int rc = usage_error("EXECUTABLE %s", ct_error_message(err));
+		ct_error_destroy(err);
+		return rc;
+	}
+	enum ct_format fmt = ct_sniff(f.data, f.size);
+	ct_mapped_file_close(&f);
+	if (fmt == CT_FORMAT_ELF_EXECUTABLE)
+		return -1;
+	if (fmt == CT_FORMAT_ELF_CORE)
+		return usage_error("EXECUTABLE %s is a core dump, not a program (the core goes last, or after -c)", path);
+	return usage_error("EXECUTABLE %s is not an ELF executable or shared object (it is %s%s)", path,
+			   fmt == CT_FORMAT_UNKNOWN ? "not ELF" : ct_format_to_string(fmt),
+			   fmt == CT_FORMAT_UNKNOWN ? ": a source file or script?" : "");
+}
+
 int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 {
 	ct_options_init(&cli->opts);
 	cli->format = CT_OUTPUT_TEXT;
 	cli->color = CT_COLOR_AUTO;
 	cli->progress = CT_COLOR_AUTO;
-	size_t ndebug = 0, nlogs = 0;
+	size_t ndebug = 0, nlogs = 0, nsource = 0;
 	int c, rc;
 	unsigned long v;
 	const char *batch_only = NULL;
@@ -296,28 +479,61 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 		argc--;
 	}
 	opterr = 0;
-	// Permute (no '+'): in batch, options may follow the paths ("batch cores/ -j4").
-	while ((c = getopt_long(argc, argv, cli->batch ? "f:o:e:j:vhV" : "+f:o:e:vhV", long_options, NULL)) != -1) {
+	// GNU order: options anywhere ("coretriage ./prog core -f json", "batch cores/ -j4"), '--' ends
+	// them; the leading ':' makes a missing value ':' rather than '?'.
+	while ((c = getopt_long(argc, argv, ":f:o:e:c:n:j:qvhV", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (!strcmp(optarg, "text"))
-				cli->format = CT_OUTPUT_TEXT;
-			else if (!strcmp(optarg, "json"))
-				cli->format = CT_OUTPUT_JSON;
-			else if (!strcmp(optarg, "ndjson"))
-				cli->format = CT_OUTPUT_NDJSON;
-			else if (!strcmp(optarg, "markdown") || !strcmp(optarg, "md"))
-				cli->format = CT_OUTPUT_MARKDOWN;
-			else if (!strcmp(optarg, "sarif"))
-				cli->format = CT_OUTPUT_SARIF;
-			else if (!strcmp(optarg, "folded"))
-				cli->format = CT_OUTPUT_FOLDED;
-			else
-				return usage_error("unknown format '%s' (text, json, ndjson, markdown, sarif, folded)", optarg);
-			cli->format_given = true;
+			if ((rc = parse_format(optarg, cli)) >= 0)
+				return rc;
 			break;
 		case 'o': cli->output = optarg; break;
-		case 'e': cli->opts.executable = optarg; break;
+		case 'e':
+			if (cli->opts.executable && strcmp(cli->opts.executable, optarg))
+				return usage_error("--exe given twice ('%s' and '%s')", cli->opts.executable, optarg);
+			cli->opts.executable = optarg;
+			break;
+		case 'c':
+			if (cli->core_opt && strcmp(cli->core_opt, optarg))
+				return usage_error("--core given twice ('%s' and '%s'); several cores: coretriage batch "
+						   "PATH...", cli->core_opt, optarg);
+			cli->core_opt = optarg;
+			break;
+		case 'n':
+			if (!parse_count(optarg, SIZE_MAX, &v))
+				return usage_error("-n/--frames: '%s' is not a positive number of frames", optarg);
+			cli->show_frames = v;
+			break;
+		case OPT_THREAD:
+			if (!strcmp(optarg, "all")) {
+				cli->show_threads = CT_SHOW_THREADS_ALL;
+			} else if (!strcmp(optarg, "crashed")) {
+				cli->show_threads = CT_SHOW_THREADS_CRASHED;
+			} else if (parse_count(optarg, INT32_MAX, &v)) {
+				cli->show_threads = CT_SHOW_THREADS_TID;
+				cli->show_tid = (int)v;
+			} else {
+				return usage_error("--thread: '%s' is not all, crashed or a thread id", optarg);
+			}
+			break;
+		case 'q': cli->quiet = true; break;
+		case OPT_SOURCE:
+			cli->source = true;
+			cli->source_context = 2;
+			if (optarg && !(parse_count(optarg, 1000, &v) || !strcmp(optarg, "0")))
+				return usage_error("--source: '%s' is not a number of lines (0-1000)", optarg);
+			if (optarg)
+				cli->source_context = (unsigned)v * (strcmp(optarg, "0") != 0);
+			break;
+		case OPT_SOURCE_DIR:
+			if (nsource >= sizeof(cli->source_dirs) / sizeof(cli->source_dirs[0]))
+				return usage_error("too many --source-dir options (at most 16)");
+			cli->source_dirs[nsource++] = optarg;
+			break;
+		case OPT_SECTIONS:
+			if ((rc = parse_sections(optarg, &cli->sections)) >= 0)
+				return rc;
+			break;
 		case OPT_SYSROOT: cli->opts.sysroot = optarg; break;
 		case OPT_DEBUG_DIR:
 			if (ndebug >= sizeof(cli->debug_dirs) / sizeof(cli->debug_dirs[0]))
@@ -359,7 +575,7 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 			else if (!strcmp(optarg, "libunwind"))
 				cli->opts.unwinder = CT_UNWINDER_LIBUNWIND;
 			else
-				return usage_error("unknown unwinder '%s' (dwfl, libunwind)", optarg);
+				return usage_error("--unwinder: '%s' is not dwfl or libunwind", optarg);
 			break;
 		case OPT_ALL_REGISTERS: cli->opts.all_registers = true; break;
 		case OPT_LOCALS: cli->locals = true; break;
@@ -404,10 +620,7 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 		case 'v': cli->verbose = true; break;
 		case 'h': fputs(help_text, stdout); return 0;
 		case 'V': printf("coretriage %s\n", CT_VERSION); return 0;
-		default:
-			if (optopt)
-				return usage_error("unknown option '-%c'", optopt);
-			return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+		default: return option_error(c, argv);
 		}
 	}
 	if (cli->opts.safe && !cli->batch) {
@@ -420,6 +633,7 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 	cli->opts.max_memory = (uint64_t)cli->max_memory_mib << 20;
 	cli->opts.debug_dirs = cli->debug_dirs;
 	cli->opts.num_debug_dirs = ndebug;
+	cli->num_source_dirs = nsource;
 	cli->opts.log_paths = cli->log_paths;
 	cli->opts.num_log_paths = nlogs;
 	if (cli->batch) {
@@ -431,14 +645,34 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 	}
 	if (batch_only)
 		return usage_error("%s is a batch option: coretriage batch [OPTIONS] PATH...", batch_only);
-	for (int i = optind; i < argc; i++) {
-		if (cli->num_positional == 2)
-			return usage_error("too many arguments: '%s' (expected [EXECUTABLE] CORE)", argv[i]);
-		cli->positional[cli->num_positional++] = argv[i];
+	int npos = argc - optind;
+	char **pos = argv + optind;
+	size_t want = cli->core_opt ? 1 : 2; // -c CORE leaves room for the EXECUTABLE only
+	if ((size_t)npos > want || (npos == 2 && sniff_path(pos[0]) == CT_FORMAT_ELF_CORE &&
+				    sniff_path(pos[1]) == CT_FORMAT_ELF_CORE)) {
+		// "coretriage core1 core2": one report is about one dump; batch is for many.
+		int cores = 0;
+		for (int i = 0; i < npos; i++)
+			cores += sniff_path(pos[i]) == CT_FORMAT_ELF_CORE;
+		if (cores >= 2)
+			return usage_error("%d cores given; one report is about one core: for several, coretriage batch "
+					   "%s %s%s", cores, pos[0], pos[1], npos > 2 ? " ..." : "");
+		return usage_error("too many arguments: '%s' (expected [EXECUTABLE] CORE%s)", pos[want],
+				   cli->core_opt ? ", and the core was given with -c" : "");
 	}
-	if (cli->num_positional == 0)
+	for (int i = 0; i < npos; i++)
+		cli->positional[cli->num_positional++] = pos[i];
+	if (cli->core_opt) {
+		// coredumpctl debug --debugger=coretriage runs "coretriage EXE -c CORE".
+		if (cli->num_positional == 1) {
+			if (cli->opts.executable)
+				return usage_error("both --exe and an EXECUTABLE argument given");
+			cli->opts.executable = cli->positional[0];
+		}
+		cli->opts.core_path = cli->core_opt;
+	} else if (cli->num_positional == 0) {
 		return usage_error("no core file given");
-	if (cli->num_positional == 2) {
+	} else if (cli->num_positional == 2) {
 		if (cli->opts.executable)
 			return usage_error("both --exe and an EXECUTABLE argument given");
 		enum ct_format a = sniff_path(cli->positional[0]), b = sniff_path(cli->positional[1]);
@@ -454,5 +688,7 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 	} else {
 		cli->opts.core_path = cli->positional[0];
 	}
+	if (cli->opts.executable && (rc = check_executable(cli->opts.executable)) >= 0)
+		return rc;
 	return -1;
 }

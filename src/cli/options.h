@@ -8,8 +8,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "coretriage/coretriage.h"
+#include "report/writers.h"
 
 /**
  * AddressSanitizer reserves terabytes of shadow memory as private writable mappings, which
@@ -88,6 +90,19 @@ struct ct_cli {
 	bool no_cache;
 	/** --logs paths, borrowed from argv (docs/trail.md). */
 	const char *log_paths[64];
+	/** -c/--core (coredumpctl's and eu-stack's spelling), borrowed from argv; NULL when not given. */
+	const char *core_opt;
+	/** Text display only, never the analysis (report/writers.h): -n, --thread, -q, --sections. */
+	size_t show_frames; /**< -n N: frames per thread shown, 0 = all */
+	enum ct_show_threads show_threads;
+	int show_tid; /**< --thread=TID */
+	unsigned sections; /**< enum ct_text_section bits; 0 = not given */
+	bool quiet;
+	/** --source[=N] and --source-dir (borrowed from argv). */
+	bool source;
+	unsigned source_context;
+	const char *source_dirs[16];
+	size_t num_source_dirs;
 };
 
 /**
@@ -95,6 +110,14 @@ struct ct_cli {
  * (report/sanitize.h): error messages quote paths and names from the dump.
  */
 void ct_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/**
+ * Columns of the terminal @p out is, for the text report and the batch table to fit (COLUMNS when
+ * set, else the window's width); 0 when @p out is not a terminal (a file or pipe is never cut).
+ */
+size_t ct_cli_terminal_width(FILE *out);
+/** Narrower terminals are not fitted (a cut line would hold nothing useful). */
+#define CT_CLI_MIN_WIDTH 20
 
 /**
  * Memory set aside while the dump is analyzed and given back before the report is written, so

@@ -3,6 +3,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "cli/options.h"
 #include "report/sanitize.h"
@@ -25,4 +27,23 @@ void ct_cli_error(const char *fmt, ...)
 	fputs("coretriage: ", stderr);
 	ct_text_put(stderr, buf, CT_TEXT_TERMINAL, SIZE_MAX);
 	fputc('\n', stderr);
+}
+
+size_t ct_cli_terminal_width(FILE *out)
+{
+	if (!isatty(fileno(out)))
+		return 0;
+	// COLUMNS first, as ls and ps take it: a user (or a test) may want another width than the
+	// window's.
+	const char *env = getenv("COLUMNS");
+	if (env && *env) {
+		char *end;
+		unsigned long v = strtoul(env, &end, 10);
+		if (!*end && v >= CT_CLI_MIN_WIDTH && v <= 100000)
+			return v;
+	}
+	struct winsize ws;
+	if (ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col >= CT_CLI_MIN_WIDTH)
+		return ws.ws_col;
+	return 0;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +23,9 @@
 #if CT_HAVE_ZLIB
 #include <zlib.h>
 #endif
+#if CT_HAVE_BZIP2
+#include <bzlib.h>
+#endif
 
 /** Read size from the compressed file: large enough for few syscalls, small enough for cache. */
 #define IN_CHUNK (256u << 10)
@@ -33,7 +37,8 @@
 
 bool ct_input_is_compressed(enum ct_format format)
 {
-	return format == CT_FORMAT_ZSTD || format == CT_FORMAT_XZ || format == CT_FORMAT_LZ4;
+	return format == CT_FORMAT_ZSTD || format == CT_FORMAT_XZ || format == CT_FORMAT_LZ4 ||
+	       format == CT_FORMAT_GZIP || format == CT_FORMAT_BZIP2;
 }
 
 // The sink: a temporary file written sequentially, zero blocks as holes, with a size cap.
@@ -283,8 +288,8 @@ out:
 #endif
 
 #if CT_HAVE_ZLIB
-// gzip, as logrotate compresses rotated logs (not a core format: ct_input_is_compressed() leaves
-// it out); several members one after another are one file (RFC 1952 2.2).
+// gzip, as `gzip core` and logrotate leave files; several members one after another are one file
+// (RFC 1952 2.2).
 static struct ct_error *decompress_gzip(int in, struct sink *s, uint8_t *ibuf, uint8_t *obuf)
 {
 	z_stream z = { 0 };
@@ -329,8 +334,106 @@ static struct ct_error *decompress_gzip(int in, struct sink *s, uint8_t *ibuf, u
 }
 #endif
 
+#if CT_HAVE_BZIP2
+// bzip2 (`bzip2 core`, elfutils' test cores); concatenated streams are one file, as bunzip2 reads them.
+static struct ct_error *decompress_bzip2(int in, struct sink *s, uint8_t *ibuf, uint8_t *obuf)
+{
+	bz_stream z = { 0 };
+	if (BZ2_bzDecompressInit(&z, 0, 0) != BZ_OK)
+		return &ct_enomem;
+	struct ct_error *err = NULL;
+	int ret = BZ_OK;
+	bool eof = false, any = false;
+	for (;;) {
+		if (z.avail_in == 0 && !eof) {
+			ssize_t r = read_some(s, in, ibuf, IN_CHUNK);
+			if (r < 0) {
+				err = ct_error_os(errno, "%s", s->path);
+				break;
+			}
+			eof = r == 0;
+			any |= r > 0;
+			z.next_in = (char *)ibuf;
+			z.avail_in = (unsigned)r;
+		}
+		if (ret == BZ_STREAM_END) {
+			if (z.avail_in == 0 && eof)
+				break;
+			// The next stream.
+			BZ2_bzDecompressEnd(&z);
+			char *next_in = z.next_in;
+			unsigned avail_in = z.avail_in;
+			memset(&z, 0, sizeof(z));
+			if (BZ2_bzDecompressInit(&z, 0, 0) != BZ_OK)
+				return &ct_enomem;
+			z.next_in = next_in;
+			z.avail_in = avail_in;
+		}
+		z.next_out = (char *)obuf;
+		z.avail_out = OUT_CHUNK;
+		ret = BZ2_bzDecompress(&z);
+		if ((err = sink_write(s, obuf, OUT_CHUNK - z.avail_out)))
+			break;
+		if (ret == BZ_OK && eof && z.avail_in == 0 && z.avail_out == OUT_CHUNK) {
+			err = ct_error_create(CT_ERROR_CORRUPT, "%s: bzip2 stream is truncated", s->path);
+			break;
+		}
+		if (ret != BZ_OK && ret != BZ_STREAM_END) {
+			err = ct_error_create(CT_ERROR_CORRUPT, "%s: bzip2: %s", s->path,
+					      ret == BZ_MEM_ERROR ? "out of memory" : "corrupt data");
+			break;
+		}
+	}
+	if (!err && !any)
+		err = ct_error_create(CT_ERROR_CORRUPT, "%s: bzip2 stream is empty", s->path);
+	BZ2_bzDecompressEnd(&z);
+	return err;
+}
+#endif
+
+// No compression: a pipe's bytes copied as they come (standard input), under the same caps.
+static struct ct_error *copy_stream(int in, struct sink *s, uint8_t *ibuf, uint8_t *obuf)
+{
+	for (;;) {
+		ssize_t r = read_some(s, in, ibuf, IN_CHUNK);
+		if (r < 0) {
+			if (errno == EAGAIN) {
+				// A non-blocking pipe with no data yet: wait for it.
+				fd_set set;
+				FD_ZERO(&set);
+				FD_SET(in, &set);
+				select(in + 1, &set, NULL, NULL, NULL);
+				continue;
+			}
+			return ct_error_os(errno, "%s", s->path);
+		}
+		if (r == 0)
+			return NULL;
+		struct ct_error *err = sink_write(s, ibuf, (size_t)r);
+		if (err)
+			return err;
+	}
+}
+
 struct ct_error *ct_input_decompress(const char *path, enum ct_format format, uint64_t max_size, uint64_t max_space,
 				     int *fd_ret, struct ct_decompress_status *status)
+{
+	if (!ct_input_is_compressed(format))
+		return ct_error_create(CT_ERROR_UNSUPPORTED, "%s: %s input cannot be decompressed by this build", path,
+				       ct_format_to_string(format));
+	_cleanup_close_ int in = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (in < 0)
+		return ct_error_os(errno, "%s", path);
+	struct stat st;
+	if (fstat(in, &st) < 0)
+		return ct_error_os(errno, "%s", path);
+	if (!S_ISREG(st.st_mode))
+		return ct_error_create(CT_ERROR_INVALID_ARGUMENT, "%s: not a regular file", path);
+	return ct_input_decompress_fd(in, path, format, max_size, max_space, fd_ret, status);
+}
+
+struct ct_error *ct_input_decompress_fd(int in, const char *path, enum ct_format format, uint64_t max_size,
+					uint64_t max_space, int *fd_ret, struct ct_decompress_status *status)
 {
 	memset(status, 0, sizeof(*status));
 	typedef struct ct_error *(*decompress_fn)(int, struct sink *, uint8_t *, uint8_t *);
@@ -361,6 +464,16 @@ struct ct_error *ct_input_decompress(const char *path, enum ct_format format, ui
 #endif
 		lib = "zlib";
 		break;
+	case CT_FORMAT_BZIP2:
+#if CT_HAVE_BZIP2
+		fn = decompress_bzip2;
+#endif
+		lib = "libbz2";
+		break;
+	case CT_FORMAT_UNKNOWN:
+		fn = copy_stream; // standard input, not compressed: copied as it is
+		lib = "";
+		break;
 	default:
 		return ct_error_create(CT_ERROR_UNSUPPORTED, "%s: %s input cannot be decompressed by this build", path,
 				       ct_format_to_string(format));
@@ -369,14 +482,6 @@ struct ct_error *ct_input_decompress(const char *path, enum ct_format format, ui
 		return ct_error_create(CT_ERROR_UNSUPPORTED,
 				       "%s: %s core, but this build has no %s support (rebuild with %s); or decompress it first",
 				       path, ct_format_to_string(format), lib, lib);
-	_cleanup_close_ int in = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (in < 0)
-		return ct_error_os(errno, "%s", path);
-	struct stat st;
-	if (fstat(in, &st) < 0)
-		return ct_error_os(errno, "%s", path);
-	if (!S_ISREG(st.st_mode))
-		return ct_error_create(CT_ERROR_INVALID_ARGUMENT, "%s: not a regular file", path);
 	_cleanup_close_ int out = ct_input_tmpfile();
 	if (out < 0)
 		return ct_error_os(errno, "%s: cannot create a temporary file in $TMPDIR to decompress into", path);
@@ -410,5 +515,38 @@ struct ct_error *ct_input_decompress(const char *path, enum ct_format format, ui
 	// Hand the descriptor over to the caller; the guard then closes nothing.
 	*fd_ret = out;
 	out = -1;
+	return NULL;
+}
+
+bool ct_input_is_stdin(const char *path)
+{
+	return path && (!strcmp(path, "-") || !strcmp(path, "/dev/stdin") || !strcmp(path, "/dev/fd/0") ||
+			!strcmp(path, "/proc/self/fd/0"));
+}
+
+bool ct_input_stdin_is_file(void)
+{
+	struct stat st;
+	return fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+struct ct_error *ct_input_read_stdin(uint64_t max_size, uint64_t max_space, int *fd_ret,
+				     struct ct_decompress_status *status)
+{
+	// A terminal would wait for a core typed by hand.
+	if (isatty(STDIN_FILENO))
+		return ct_error_create(CT_ERROR_INVALID_ARGUMENT,
+				       "standard input is a terminal: pipe a core into it (coretriage - < core, zcat core.gz | coretriage -)");
+	int fd;
+	struct ct_error *err =
+		ct_input_decompress_fd(STDIN_FILENO, "standard input", CT_FORMAT_UNKNOWN, max_size, max_space, &fd, status);
+	if (err)
+		return err;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && st.st_size == 0) {
+		close(fd);
+		return ct_error_create(CT_ERROR_INVALID_ARGUMENT, "standard input is empty: no core was piped in");
+	}
+	*fd_ret = fd;
 	return NULL;
 }

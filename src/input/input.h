@@ -1,7 +1,7 @@
 /**
  * @file input.h
- * Inputs as users store them: compressed cores (systemd-coredump's .zst, .xz, .lz4) and the
- * metadata systemd-coredump puts in the file name.
+ * Inputs as users store them: compressed cores (systemd-coredump's .zst, .xz, .lz4; .gz, .bz2),
+ * cores through a pipe on standard input, and the metadata systemd-coredump puts in the file name.
  *
  * Decompression streams into an anonymous temporary file (O_TMPFILE in $TMPDIR, else an unlinked
  * mkstemp file), so a core is never held in memory whole; the file disappears when its last
@@ -45,7 +45,7 @@ struct ct_decompress_status {
 };
 
 /**
- * Decompresses @p path (already sniffed as @p format: zstd, xz, lz4, or gzip for rotated logs)
+ * Decompresses @p path (already sniffed as @p format: zstd, xz, lz4, gzip or bzip2)
  * into a new anonymous temporary file.
  * On success *@p fd_ret is a read/write descriptor of that file (owned by the caller, O_CLOEXEC),
  * positioned anywhere; its size is the decompressed size.
@@ -57,6 +57,28 @@ struct ct_decompress_status {
  */
 struct ct_error *ct_input_decompress(const char *path, enum ct_format format, uint64_t max_size, uint64_t max_space,
 				     int *fd_ret, struct ct_decompress_status *status);
+
+/**
+ * As ct_input_decompress(), from the open descriptor @p in (read from its position to its end;
+ * not closed), @p path naming it in messages. CT_FORMAT_UNKNOWN copies the bytes as they are (a
+ * core through a pipe), under the same caps.
+ */
+struct ct_error *ct_input_decompress_fd(int in, const char *path, enum ct_format format, uint64_t max_size,
+					uint64_t max_space, int *fd_ret, struct ct_decompress_status *status);
+
+/** True when @p path names standard input: "-", /dev/stdin, /dev/fd/0, /proc/self/fd/0. */
+bool ct_input_is_stdin(const char *path);
+/** True when standard input is a regular file (`coretriage - < core`): it is mapped as it is. */
+bool ct_input_stdin_is_file(void);
+
+/**
+ * Standard input that is not a regular file (a pipe, a socket) copied into a new anonymous
+ * temporary file, as ct_input_decompress() does: at most @p max_size bytes and @p max_space of
+ * temporary space; beyond, the file holds what came before (*@p status says so). Errors:
+ * CT_ERROR_INVALID_ARGUMENT (a terminal), CT_ERROR_OS, CT_ERROR_LIMIT, CT_ERROR_NO_MEMORY.
+ */
+struct ct_error *ct_input_read_stdin(uint64_t max_size, uint64_t max_space, int *fd_ret,
+				     struct ct_decompress_status *status);
 
 /**
  * Parsed systemd-coredump file name: core.COMM.UID.BOOTID.PID.TIMESTAMP[.zst|.xz|.lz4].

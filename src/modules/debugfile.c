@@ -199,17 +199,36 @@ static int by_build_id(const struct ct_options *o, const uint8_t *id, size_t len
 	return -1;
 }
 
+static int find_debuglink(struct ct_module_set *s, const char *file_name, const char *debuglink, const uint8_t *id,
+			  size_t len, char **path_ret);
+
 static int find_local(struct ct_module_set *s, const char *file_name, const char *debuglink, const uint8_t *id,
 		      size_t len, char **path_ret)
 {
-	const struct ct_options *o = s->opts;
-	size_t ndirs = o->num_debug_dirs + 1;
-	int found = by_build_id(o, id, len, path_ret);
+	int found = by_build_id(s->opts, id, len, path_ret);
 	if (found >= 0)
 		return found;
-	// .gnu_debuglink: beside the module, in .debug/ beside it, and under each debug directory
-	// with the module's directory appended (GDB's layout). Never for a name with a '/': it is a
-	// name, not a path, and a hostile one must not lead elsewhere.
+	// No .gnu_debuglink (objcopy --only-keep-debug, then strip without --add-gnu-debuglink): the
+	// module's name with ".debug", the name libdwfl's find_debuginfo_in_path (elfutils 0.188)
+	// and so eu-stack assume; only taken on a build-id match.
+	char *implied = NULL;
+	if ((!debuglink || !*debuglink) && file_name && len >= 2) {
+		const char *base = strrchr(file_name, '/');
+		debuglink = implied = join(base ? base + 1 : file_name, ".debug", "");
+	}
+	int fd = find_debuglink(s, file_name, debuglink, id, len, path_ret);
+	free(implied);
+	return fd;
+}
+
+// .gnu_debuglink: beside the module, in .debug/ beside it, and under each debug directory with the
+// module's directory appended (GDB's layout). Never for a name with a '/': it is a name, not a
+// path, and a hostile one must not lead elsewhere.
+static int find_debuglink(struct ct_module_set *s, const char *file_name, const char *debuglink, const uint8_t *id,
+			  size_t len, char **path_ret)
+{
+	const struct ct_options *o = s->opts;
+	size_t ndirs = o->num_debug_dirs + 1;
 	if (!debuglink || !*debuglink || strchr(debuglink, '/') || !file_name || s->opts->safe)
 		return -1;
 	const char *slash = strrchr(file_name, '/');

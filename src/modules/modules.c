@@ -355,9 +355,15 @@ static void attach_file(struct ct_module_set *s, struct ct_module_state *m)
 	m->dwfl_module = dwfl_report_module(s->dwfl, m->name, m->start, m->end);
 	if (!mismatch_seen && m->path && m->is_main && !o->safe) {
 		// The program itself: without it no frame of its own code has a name (issue 16).
-		ct_sink_diag(&s->out, CT_SEVERITY_WARNING, 0, CT_DIAG_EXECUTABLE_MISSING,
-			       "%s: executable not found (moved or deleted since the crash?); give it on the command line",
-			       m->path);
+		// Asking for it on the command line is no help to a user who just gave one.
+		if (o->executable)
+			ct_sink_diag(&s->out, CT_SEVERITY_WARNING, 0, CT_DIAG_EXECUTABLE_MISSING,
+				       "%s: executable not found, and the one given (%s) could not be used", m->path,
+				       o->executable);
+		else
+			ct_sink_diag(&s->out, CT_SEVERITY_WARNING, 0, CT_DIAG_EXECUTABLE_MISSING,
+				       "%s: executable not found (moved or deleted since the crash?); give it on the command line",
+				       m->path);
 	} else if (!mismatch_seen && m->path && !m->is_vdso) {
 		ct_sink_diag(&s->out, CT_SEVERITY_INFO, 0, CT_DIAG_MODULE_FILE_MISSING,
 			       "%s: file not found%s; frames in it are not symbolized", m->path,

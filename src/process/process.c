@@ -6,6 +6,7 @@
 
 #include "dump/elfcore.h"
 #include "modules/debug_budget.h"
+#include "modules/symbol_hints.h"
 #include "modules/symbolize.h"
 #include "process/process.h"
 #include "report/diag_codes.h"
@@ -321,6 +322,7 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 	unwind_all(&s, walker);
 	ct_modules_to_report(&s.mods, report);
 	ct_debug_check_unusable(&s.mods, s.stacks.items, s.stacks.count);
+	ct_modules_hint_symbols(&s.mods, s.stacks.items, s.stacks.count);
 	// Said before triage, which weighs what was lost.
 	ct_budget_report(budget, report);
 	const struct ct_thread *subject = ct_stacks_subject(&s.stacks);
@@ -332,6 +334,15 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 	};
 	ct_triage_process(&triage, &verdict);
 	triaged = true;
+	if (subject && verdict.crash.blame_frame >= 0 && (size_t)verdict.crash.blame_frame < subject->num_frames &&
+	    !subject->frames[verdict.crash.blame_frame].function) {
+		// The verdict's point is the function to fix: without it the report is partial.
+		const struct ct_frame *f = &subject->frames[verdict.crash.blame_frame];
+		ct_report_diag(report, CT_SEVERITY_WARNING, subject->tid, CT_DIAG_BLAME_NO_SYMBOLS,
+			       "the blamed frame #%ld (pc 0x%" PRIx64 " in %s) has no function name: its module has no "
+			       "symbols for it (see the module-no-symbols hint)", verdict.crash.blame_frame, f->pc,
+			       f->module ? f->module : "no module");
+	}
 	// A verdict on part of the notes is never certain: the crashing thread or the signal may be
 	// among those not read ("no crash: snapshot, confidence high" from a padded core).
 	if (s.core->notes_capped && verdict.confidence != CT_CONFIDENCE_LOW) {

@@ -8,6 +8,7 @@
 
 #include "coretriage/coretriage.h"
 #include "report/hang_writers.h"
+#include "report/present.h"
 #include "report/trail_writers.h"
 #include "report/writers.h"
 
@@ -313,17 +314,18 @@ int ct_write_markdown(FILE *out, const struct ct_report *r, const struct ct_writ
 		md_cell(out, ct_display_path(r->input.executable ? r->input.executable : r->process.executable_path, o));
 		fputs(" |\n", out);
 	}
-	for (size_t i = 0; i < r->num_modules; i++) {
-		const struct ct_module *m = &r->modules[i];
-		if (!m->build_id || !m->path)
-			continue;
-		// The main program's build-id identifies the exact build; libraries would be noise here.
-		if (r->process.executable_path && strcmp(m->path, r->process.executable_path) != 0)
-			continue;
+	// The main program's build-id identifies the exact build; libraries would be noise here.
+	const struct ct_module *main = ct_present_main_module(r);
+	if (!main && !r->process.executable_path) {
+		// No AT_EXECFN (a filtered core): the first module with a path is the program's.
+		for (size_t i = 0; i < r->num_modules && !main; i++)
+			if (r->modules[i].path && r->modules[i].build_id)
+				main = &r->modules[i];
+	}
+	if (main && main->build_id) {
 		fputs("| build-id | ", out);
-		md_cell(out, m->build_id);
+		md_cell(out, main->build_id);
 		fputs(" |\n", out);
-		break;
 	}
 	for (size_t i = 0; i < r->num_environment; i++) {
 		const struct ct_detail *d = &r->environment[i];
@@ -365,7 +367,7 @@ int ct_write_markdown_buckets(FILE *out, const struct ct_bucket *b, size_t n, si
 		fprintf(out, "| %zu | %zu | ", i + 1, b[i].count);
 		md_text(out, b[i].class_id ? b[i].class_id : "unknown");
 		fputs(" | ", out);
-		md_cell(out, b[i].blame_function ? b[i].blame_function : "??");
+		md_cell(out, b[i].blame_label ? b[i].blame_label : "??");
 		if (b[i].blame_file) {
 			char loc[4096];
 			const char *slash = strrchr(b[i].blame_file, '/');

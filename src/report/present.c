@@ -206,3 +206,138 @@ void ct_present_frames(const struct ct_thread *t, size_t collapse_min, size_t li
 		}
 	}
 }
+
+// Past the escape sequence at @p q (ESC '[', parameters, a final byte in 0x40-0x7e).
+static const char *csi_end(const char *q, const char *end)
+{
+	q++;
+	if (q < end && *q == '[')
+		q++;
+	while (q < end && !(*q >= 0x40 && *q <= 0x7e))
+		q++;
+	return q < end ? q + 1 : end;
+}
+
+size_t ct_text_columns(const char *p, size_t len)
+{
+	size_t cols = 0;
+	const char *end = p + len;
+	for (const char *q = p; q < end;) {
+		if (*q == '\033') {
+			q = csi_end(q, end);
+			continue;
+		}
+		cols += ((unsigned char)*q++ & 0xc0) != 0x80;
+	}
+	return cols;
+}
+
+// One line, without its newline, cut to @p width columns.
+static void fit_line(FILE *out, const char *p, const char *end, size_t width)
+{
+	size_t cols = ct_text_columns(p, (size_t)(end - p));
+	if (!width || cols <= width) {
+		fwrite(p, 1, (size_t)(end - p), out);
+		return;
+	}
+	// Keep width - 1 columns, then the ellipsis.
+	size_t kept = 0;
+	bool escaped = false;
+	const char *q = p;
+	while (q < end) {
+		if (*q == '\033') {
+			const char *s = q;
+			q = csi_end(q, end);
+			fwrite(s, 1, (size_t)(q - s), out);
+			escaped = true;
+			continue;
+		}
+		if (((unsigned char)*q & 0xc0) != 0x80 && kept == width - 1)
+			break;
+		kept += ((unsigned char)*q & 0xc0) != 0x80;
+		fputc(*q++, out);
+	}
+	fputs("…", out);
+	if (escaped)
+		fputs("\033[0m", out);
+}
+
+void ct_text_fit(FILE *out, const char *text, size_t len, size_t width)
+{
+	const char *end = text + len;
+	for (const char *p = text; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end;
+		fit_line(out, p, e, width);
+		if (nl)
+			fputc('\n', out);
+		p = nl ? nl + 1 : end;
+	}
+}
+
+void ct_text_fold(FILE *out, const char *text, size_t len, size_t width, size_t first_col, size_t indent)
+{
+	const char *end = text + len;
+	size_t col = first_col;
+	const char *p = text;
+	while (p < end) {
+		size_t room = width > col ? width - col : 1;
+		size_t rest = ct_text_columns(p, (size_t)(end - p));
+		if (rest <= room) {
+			fwrite(p, 1, (size_t)(end - p), out);
+			return;
+		}
+		// The last space within the room ends this line.
+		const char *cut = NULL;
+		size_t cols = 0;
+		for (const char *q = p; q < end && cols <= room; q++) {
+			if (*q == ' ')
+				cut = q;
+			cols += ((unsigned char)*q & 0xc0) != 0x80;
+		}
+		if (!cut || cut == p) {
+			// One word wider than the line: cut it there.
+			const char *sp = memchr(p, ' ', (size_t)(end - p));
+			const char *we = sp ? sp : end;
+			fit_line(out, p, we, room);
+			if (!sp)
+				return;
+			cut = sp;
+		} else {
+			fwrite(p, 1, (size_t)(cut - p), out);
+		}
+		fprintf(out, "\n%*s", (int)indent, "");
+		col = indent;
+		p = cut + 1;
+	}
+}
+
+const struct ct_module *ct_present_main_module(const struct ct_report *r)
+{
+	const char *exe = r->process.executable_path;
+	if (!exe || !*exe)
+		return NULL;
+	for (size_t i = 0; i < r->num_modules; i++)
+		if (r->modules[i].path && !strcmp(r->modules[i].path, exe))
+			return &r->modules[i];
+	if (exe[0] == '/')
+		return NULL;
+	// Started by a relative path: AT_EXECFN is "./prog" while the kernel recorded the absolute path.
+	while (exe[0] == '.' && exe[1] == '/')
+		exe += 2;
+	size_t n = strlen(exe);
+	const char *slash = strrchr(exe, '/'), *base = slash ? slash + 1 : exe;
+	const struct ct_module *by_name = NULL;
+	for (size_t i = 0; i < r->num_modules; i++) {
+		const char *p = r->modules[i].path;
+		size_t pl = p ? strlen(p) : 0;
+		if (!p || pl <= n)
+			continue;
+		if (!strcmp(p + pl - n, exe) && p[pl - n - 1] == '/')
+			return &r->modules[i];
+		const char *ps = strrchr(p, '/');
+		if (!by_name && !strcmp(ps ? ps + 1 : p, base))
+			by_name = &r->modules[i];
+	}
+	return by_name;
+}

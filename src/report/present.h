@@ -89,4 +89,29 @@ void ct_present_parameters(FILE *out, const struct ct_thread *t, const struct ct
 void ct_present_locals(FILE *out, const struct ct_thread *t, const struct ct_frame *f, enum ct_text_rule rule,
 		       const char *indent, size_t width);
 
+/**
+ * Copies @p len bytes of text lines from @p text to @p out, each line cut to @p width columns
+ * (0: not cut) with "…" as its last column, so that a terminal never wraps a line. Escape
+ * sequences the writers emit (color) take no column and are closed after a cut; a UTF-8
+ * character is one column (what the sanitizer lets through is never a control character).
+ */
+void ct_text_fit(FILE *out, const char *text, size_t len, size_t width);
+
+/** Visible columns of @p len bytes of one line of terminal text (escape sequences take none). */
+size_t ct_text_columns(const char *text, size_t len);
+
+/**
+ * Writes @p len bytes of one line of terminal text to @p out folded at spaces so that no line is
+ * wider than @p width, the first line starting at column @p first_col, the others indented by
+ * @p indent spaces; a word longer than a line is cut by ct_text_fit(). No newline at the end.
+ */
+void ct_text_fold(FILE *out, const char *text, size_t len, size_t width, size_t first_col, size_t indent);
+
+/**
+ * The main program's module: the one whose recorded path is the executable's (AT_EXECFN), also when
+ * the program was started by a relative path ("./prog", "bin/prog": the path's end, then its base
+ * name). NULL when the report names no executable or no module matches.
+ */
+const struct ct_module *ct_present_main_module(const struct ct_report *r);
+
 #endif

@@ -150,8 +150,14 @@ int ct_write_sarif(FILE *out, const struct ct_bucket *b, size_t n, const struct 
 			json_t *cfg = json_object();
 			json_object_set_new(cfg, "level", json_string("error"));
 			json_object_set_new(rule, "defaultConfiguration", cfg);
-			json_object_set_new(rule, "helpUri",
-					    json_string("https://github.com/coretriage/coretriage/blob/main/docs/classes.md"));
+			// The documentation installed with this build (cmake --install: DOCDIR), not a site
+			// the project does not have; the text of the page is in "help" for viewers offline.
+			json_object_set_new(rule, "helpUri", json_string("file://" CT_DOCDIR "/classes.md"));
+			json_t *help = json_object();
+			snprintf(text, sizeof(text), "What the class %s means and the facts it is decided from: "
+				 "docs/classes.md, installed in %s", cls, CT_DOCDIR);
+			json_object_set_new(help, "text", ct_json_text(text));
+			json_object_set_new(rule, "help", help);
 			idx = json_integer((json_int_t)json_array_size(rules));
 			// The class may hold any bytes: keyed without jansson's UTF-8 check, so idx stays owned.
 			json_object_set_new_nocheck(rule_index, cls, idx);
@@ -162,18 +168,25 @@ int ct_write_sarif(FILE *out, const struct ct_bucket *b, size_t n, const struct 
 		json_object_set_new(res, "ruleIndex", json_integer(json_integer_value(idx)));
 		json_object_set_new(res, "level", json_string("error"));
 		json_object_set_new(res, "kind", json_string("fail"));
+		// Code scanning deduplicates alerts by their text too: the same bug must give the same
+		// message on every run, so it names the class, the function and its file:line only — no
+		// values, addresses or counts (those are in "properties").
 		char *msg = NULL;
 		size_t len = 0;
 		FILE *m = open_memstream(&msg, &len);
 		if (m) {
-			fprintf(m, "%s in %s%s: %zu core%s", cls, b[i].blame_function ? b[i].blame_function : "??",
-				b[i].blame_arguments ? b[i].blame_arguments : "", b[i].count, b[i].count == 1 ? "" : "s");
-			if (b[i].summary)
-				fprintf(m, " — %s", b[i].summary);
-			if (b[i].known_url)
-				fprintf(m, " (known: %s)", b[i].known_url);
+			if (b[i].blame_function)
+				fprintf(m, "%s in %s", cls, b[i].blame_function);
+			else if (b[i].blame_module)
+				fprintf(m, "%s in a function without a name in %s", cls, b[i].blame_module);
 			else
-				fputs(" (new)", m);
+				fprintf(m, "%s", cls);
+			if (b[i].blame_file) {
+				const char *slash = strrchr(b[i].blame_file, '/');
+				fprintf(m, " at %s", slash ? slash + 1 : b[i].blame_file);
+				if (b[i].blame_line > 0)
+					fprintf(m, ":%d", b[i].blame_line);
+			}
 			fclose(m);
 		}
 		json_t *mj = json_object();
@@ -219,6 +232,17 @@ int ct_write_sarif(FILE *out, const struct ct_bucket *b, size_t n, const struct 
 			json_t *stacks = json_array(), *st = json_object(), *frames = json_array();
 			for (size_t k = b[i].num_stack; k-- > 0;) {
 				json_t *f = json_object(), *fl = json_object(), *ll = json_array(), *l = json_object();
+				const char *file = b[i].stack_file ? b[i].stack_file[k] : NULL;
+				if (file) {
+					json_t *pl = json_object();
+					json_object_set_new(pl, "artifactLocation", artifact_location(file, o));
+					if (b[i].stack_line[k] > 0) {
+						json_t *region = json_object();
+						json_object_set_new(region, "startLine", json_integer(b[i].stack_line[k]));
+						json_object_set_new(pl, "region", region);
+					}
+					json_object_set_new(fl, "physicalLocation", pl);
+				}
 				json_object_set_new(l, "fullyQualifiedName", ct_json_text(b[i].stack[k]));
 				json_array_append_new(ll, l);
 				json_object_set_new(fl, "logicalLocations", ll);
@@ -241,6 +265,12 @@ int ct_write_sarif(FILE *out, const struct ct_bucket *b, size_t n, const struct 
 		json_object_set_new(props, "signatureHash", ct_json_text(b[i].hash));
 		json_object_set_new(props, "example", ct_json_text(b[i].example));
 		json_object_set_new(props, "new", json_boolean(!b[i].known_url));
+		// What the message leaves out to stay stable: the example's summary and the blamed frame's
+		// arguments (values, addresses).
+		if (b[i].summary)
+			json_object_set_new(props, "summary", ct_json_text(b[i].summary));
+		if (b[i].blame_arguments)
+			json_object_set_new(props, "blameArguments", ct_json_text(b[i].blame_arguments));
 		if (b[i].known_url)
 			json_object_set_new(props, "knownBug", ct_json_text(b[i].known_url));
 		if (b[i].has_time) {

@@ -25,6 +25,30 @@ void ct_write_options_init(struct ct_write_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->collapse_min = 16;
+	o->sections = CT_SECTIONS_DEFAULT;
+}
+
+static bool shows(const struct ct_write_options *o, unsigned section)
+{
+	return (o->sections & section) != 0;
+}
+
+// --thread: whether @p t's stack is shown.
+static bool thread_shown(const struct ct_write_options *o, const struct ct_thread *t, bool crashed)
+{
+	switch (o->show_threads) {
+	case CT_SHOW_THREADS_CRASHED: return crashed;
+	case CT_SHOW_THREADS_TID: return t->tid == o->show_tid;
+	default: return true;
+	}
+}
+
+// Frames shown of one thread: -n when given, else the writer's own default (0: all).
+static size_t frame_limit(const struct ct_write_options *o, size_t writer_default)
+{
+	if (!o->show_frames)
+		return writer_default;
+	return writer_default && writer_default < o->show_frames ? writer_default : o->show_frames;
 }
 
 struct out {
@@ -43,6 +67,85 @@ static void txt(const struct out *w, const char *s)
 	ct_text_put(w->f, s, CT_TEXT_TERMINAL, SIZE_MAX);
 }
 
+// The frame line from its function to its end, the argument list in its own stream @p args.
+static void write_frame_parts(const struct out *w, FILE *out, FILE *args, FILE *tail, const struct ct_thread *t,
+			      const struct ct_frame *f, bool base_name)
+{
+	if (f->signal_frame) {
+		fprintf(out, "%s<signal handler called>%s", c(w, C_YELLOW), c(w, C_RESET));
+		if (f->function) {
+			fputs(" in ", out);
+			ct_text_put(out, f->function, CT_TEXT_TERMINAL, SIZE_MAX);
+		}
+	} else if (f->function) {
+		fprintf(out, "in %s", c(w, C_CYAN));
+		ct_text_put(out, f->function, CT_TEXT_TERMINAL, SIZE_MAX);
+		fputs(c(w, C_RESET), out);
+		if (!f->inlined)
+			fprintf(out, "+0x%" PRIx64, f->offset);
+		ct_present_parameters(args, t, f, CT_TEXT_TERMINAL, w->o->value_width);
+	} else {
+		fprintf(out, "in ??");
+	}
+	if (f->module) {
+		fputs(" (", tail);
+		ct_text_put(tail, f->module, CT_TEXT_TERMINAL, SIZE_MAX);
+		fputc(')', tail);
+	}
+	if (f->file) {
+		fputs(" at ", tail);
+		const char *path = ct_display_path(f->file, w->o), *slash = strrchr(path, '/');
+		ct_text_put(tail, base_name && slash ? slash + 1 : path, CT_TEXT_TERMINAL, SIZE_MAX);
+		fprintf(tail, ":%d", f->line);
+		if (f->column)
+			fprintf(tail, ":%d", f->column);
+	}
+	if (f->trust != CT_TRUST_CFI && f->trust != CT_TRUST_CONTEXT)
+		fprintf(tail, " %s[%s]%s", c(w, C_DIM), ct_trust_to_string(f->trust), c(w, C_RESET));
+}
+
+// On a narrow terminal the argument list gives way first, then the source file's directories, so
+// that the module and file:line stay.
+static void write_frame_fitted(const struct out *w, size_t used, const struct ct_thread *t, const struct ct_frame *f)
+{
+	char *head = NULL, *args = NULL, *tail = NULL;
+	size_t nh = 0, na = 0, nt = 0, fixed = 0;
+	for (int base_name = 0; base_name < 2; base_name++) {
+		free(head);
+		free(args);
+		free(tail);
+		head = args = tail = NULL;
+		FILE *h = open_memstream(&head, &nh), *a = open_memstream(&args, &na), *e = open_memstream(&tail, &nt);
+		if (h && a && e)
+			write_frame_parts(w, h, a, e, t, f, base_name);
+		if (h)
+			fclose(h);
+		if (a)
+			fclose(a);
+		if (e)
+			fclose(e);
+		if (!head || !args || !tail)
+			break;
+		fixed = used + ct_text_columns(head, nh) + ct_text_columns(tail, nt);
+		if (fixed + 8 <= w->o->width)
+			break;
+	}
+	if (head && args && tail) {
+		size_t room = w->o->width > fixed + 8 ? w->o->width - fixed : 8;
+		fwrite(head, 1, nh, w->f);
+		if (ct_text_columns(args, na) > room) {
+			ct_text_fit(w->f, args, na, room - 1); // " (n=1, s=…" then the closing ')'
+			fputc(')', w->f);
+		} else {
+			fwrite(args, 1, na, w->f);
+		}
+		fwrite(tail, 1, nt, w->f);
+	}
+	free(head);
+	free(args);
+	free(tail);
+}
+
 static void write_frame(const struct out *w, const struct ct_report *r, const struct ct_thread *t,
 			const struct ct_frame *f, size_t index)
 {
@@ -53,36 +156,13 @@ static void write_frame(const struct out *w, const struct ct_report *r, const st
 		fprintf(out, "%*s ", hw + 2, "[inlined]");
 	else
 		fprintf(out, "0x%0*" PRIx64 " ", hw, f->pc);
-	if (f->signal_frame) {
-		fprintf(out, "%s<signal handler called>%s", c(w, C_YELLOW), c(w, C_RESET));
-		if (f->function) {
-			fputs(" in ", out);
-			txt(w, f->function);
-		}
-	} else if (f->function) {
-		fprintf(out, "in %s", c(w, C_CYAN));
-		txt(w, f->function);
-		fputs(c(w, C_RESET), out);
-		if (!f->inlined)
-			fprintf(out, "+0x%" PRIx64, f->offset);
-		ct_present_parameters(out, t, f, CT_TEXT_TERMINAL, w->o->value_width);
+	if (w->o->width) {
+		char num[32];
+		size_t used = 2 + (size_t)snprintf(num, sizeof(num), "#%-3zu", index) + 1 + (size_t)hw + 3;
+		write_frame_fitted(w, used, t, f);
 	} else {
-		fprintf(out, "in ??");
+		write_frame_parts(w, out, out, out, t, f, false);
 	}
-	if (f->module) {
-		fputs(" (", out);
-		txt(w, f->module);
-		fputc(')', out);
-	}
-	if (f->file) {
-		fputs(" at ", out);
-		txt(w, ct_display_path(f->file, w->o));
-		fprintf(out, ":%d", f->line);
-		if (f->column)
-			fprintf(out, ":%d", f->column);
-	}
-	if (f->trust != CT_TRUST_CFI && f->trust != CT_TRUST_CONTEXT)
-		fprintf(out, " %s[%s]%s", c(w, C_DIM), ct_trust_to_string(f->trust), c(w, C_RESET));
 	fputc('\n', out);
 	if (w->o->locals)
 		ct_present_locals(out, t, f, CT_TEXT_TERMINAL, "        ", w->o->value_width);
@@ -92,12 +172,36 @@ struct frames_ctx {
 	const struct out *w;
 	const struct ct_report *r;
 	const struct ct_thread *t;
+	bool source; /**< the crashing thread: its frames show their source lines (--source) */
 };
+
+// --source: the frame's line and its neighbours, as gdb's frame command shows the line.
+static void write_source(const struct out *w, const struct ct_frame *f)
+{
+	const struct ct_source_lines *src = w->o->source;
+	if (!src || !f->file || f->line <= 0)
+		return;
+	int n = (int)w->o->source_context;
+	int first = f->line > n ? f->line - n : 1;
+	for (int l = first; l <= f->line + n; l++) {
+		const char *text = src->line(src->ctx, f->file, l);
+		if (!text) {
+			if (l >= f->line)
+				break;
+			continue;
+		}
+		fprintf(w->f, "       %s%s%6d  ", l == f->line ? c(w, C_BOLD) : c(w, C_DIM), l == f->line ? ">" : " ", l);
+		txt(w, text);
+		fprintf(w->f, "%s\n", c(w, C_RESET));
+	}
+}
 
 static void on_frame(void *ctx, const struct ct_frame *f, size_t index)
 {
 	struct frames_ctx *x = ctx;
 	write_frame(x->w, x->r, x->t, f, index);
+	if (x->source)
+		write_source(x->w, f);
 }
 
 static void on_repeat(void *ctx, size_t from, size_t to, size_t period, size_t more)
@@ -115,7 +219,7 @@ static void on_more(void *ctx, size_t remaining)
 static void write_frames(const struct out *w, const struct ct_report *r, const struct ct_thread *t, size_t limit)
 {
 	static const struct ct_frame_walk_ops ops = { on_frame, on_repeat, on_more };
-	struct frames_ctx x = { w, r, t };
+	struct frames_ctx x = { w, r, t, t == ct_report_crashing_thread(r) && w->o->source };
 	ct_present_frames(t, w->o->collapse_min, limit, &ops, &x);
 	if (t->stop_reason && t->truncated) {
 		fprintf(w->f, "  %s(unwinding stopped: ", c(w, C_YELLOW));
@@ -185,6 +289,29 @@ static void line(const struct out *w, const char *label, const char *text)
 	fputc('\n', w->f);
 }
 
+// A sentence of the verdict (summary, evidence, warnings): on a terminal folded at spaces under
+// its label rather than cut, because every word of it is the point.
+static void prose(const struct out *w, const char *label, const char *text)
+{
+	if (!w->o->width) {
+		line(w, label, text);
+		return;
+	}
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&buf, &n);
+	if (!m) {
+		line(w, label, text);
+		return;
+	}
+	ct_text_put(m, text, CT_TEXT_TERMINAL, SIZE_MAX);
+	fclose(m);
+	fputs(label, w->f);
+	ct_text_fold(w->f, buf, n, w->o->width, ct_text_columns(label, strlen(label)), 4);
+	fputc('\n', w->f);
+	free(buf);
+}
+
 static void write_crash(const struct out *w, const struct ct_report *r)
 {
 	FILE *out = w->f;
@@ -199,7 +326,7 @@ static void write_crash(const struct out *w, const struct ct_report *r)
 	}
 	line(w, ", confidence ", cr->confidence);
 	if (cr->summary)
-		line(w, "  ", cr->summary);
+		prose(w, "  ", cr->summary);
 	const struct ct_thread *t = ct_report_crashing_thread(r);
 	if (t && cr->blame_frame >= 0 && (size_t)cr->blame_frame < t->num_frames) {
 		const struct ct_frame *f = &t->frames[cr->blame_frame];
@@ -217,9 +344,9 @@ static void write_crash(const struct out *w, const struct ct_report *r)
 		line(w, "", cr->instruction_text);
 	}
 	for (size_t i = 0; i < cr->num_evidence; i++)
-		line(w, "  - ", cr->evidence[i]);
+		prose(w, "  - ", cr->evidence[i]);
 	if (r->abort_message.present)
-		line(w, "  abort message: ", r->abort_message.text);
+		prose(w, "  abort message: ", r->abort_message.text);
 }
 
 // The root cause (docs/root-cause.md): the sentence, then each step from the fault backwards.
@@ -357,11 +484,15 @@ static void write_registers(const struct out *w, const struct ct_report *r, cons
 	// Registers can be wider than pointers (x32).
 	int hw = r->input.register_size ? 2 * (int)r->input.register_size : ct_present_hex_width(r);
 	fprintf(w->f, "\n%sRegisters%s\n", c(w, C_BOLD), c(w, C_RESET));
+	// Three a line, fewer when the terminal is narrower than that.
+	size_t per_line = 3, cell = 2 + 8 + 1 + 2 + (size_t)hw;
+	if (w->o->width && w->o->width < per_line * cell)
+		per_line = w->o->width / cell ? w->o->width / cell : 1;
 	for (size_t i = 0; i < t->num_registers; i++) {
 		char name[64];
 		ct_text_format(name, sizeof(name), t->registers[i].name, CT_TEXT_TERMINAL, SIZE_MAX);
 		fprintf(w->f, "  %-8s 0x%0*" PRIx64 "%s", name, hw, t->registers[i].value,
-			i % 3 == 2 || i + 1 == t->num_registers ? "\n" : "");
+			i % per_line == per_line - 1 || i + 1 == t->num_registers ? "\n" : "");
 	}
 }
 
@@ -458,58 +589,72 @@ static void write_tasks(const struct out *w, const struct ct_report *r)
 		if (n > 1)
 			fprintf(f, "%s: %zu tasks with this stack", listed < n ? ", …" : "", n);
 		fprintf(f, "%s\n", c(w, C_RESET));
-		write_frames(w, r, &t->stack, OTHER_THREAD_FRAMES);
+		write_frames(w, r, &t->stack, frame_limit(w->o, OTHER_THREAD_FRAMES));
 	}
 	ct_thread_groups_deinit(&g);
 }
 
-int ct_write_text(FILE *f, const struct ct_report *r, const struct ct_write_options *o)
+// The report itself; ct_write_text() fits it to the terminal.
+static void write_text(FILE *f, const struct ct_report *r, const struct ct_write_options *o)
 {
 	struct out w = { f, o };
-	write_header(&w, r);
-	write_crash(&w, r);
-	write_root_cause(&w, r);
-	write_heap(&w, r);
+	if (shows(o, CT_SECTION_VERDICT)) {
+		write_header(&w, r);
+		write_crash(&w, r);
+		write_root_cause(&w, r);
+		write_heap(&w, r);
+	}
 	bool any = false;
-	for (size_t i = 0; i < r->diagnostics.count; i++) {
+	for (size_t i = 0; shows(o, CT_SECTION_WARNINGS) && i < r->diagnostics.count; i++) {
 		const struct ct_diagnostic *d = &r->diagnostics.items[i];
 		if (d->severity < CT_SEVERITY_WARNING)
 			continue;
 		if (!any)
 			fprintf(f, "\n%sWarnings%s\n", c(&w, C_BOLD), c(&w, C_RESET));
 		any = true;
-		fprintf(f, "  %s!%s ", c(&w, C_YELLOW), c(&w, C_RESET));
-		line(&w, "", d->message);
+		fprintf(f, "  %s!%s", c(&w, C_YELLOW), c(&w, C_RESET));
+		prose(&w, " ", d->message);
 	}
-	write_kernel(&w, r);
-	ct_text_hang(f, r, o); // text_hang.c: who waits for whom
+	if (shows(o, CT_SECTION_KERNEL))
+		write_kernel(&w, r);
+	if (shows(o, CT_SECTION_HANG))
+		ct_text_hang(f, r, o); // text_hang.c: who waits for whom
 	const struct ct_thread *crashed = ct_report_crashing_thread(r);
-	if (crashed) {
+	if (crashed && shows(o, CT_SECTION_STACKS) && thread_shown(o, crashed, true)) {
 		fprintf(f, "\n%s%s %d (crashed)%s\n", c(&w, C_BOLD), r->kernel.present ? "CPU" : "Thread", crashed->tid,
 			c(&w, C_RESET));
 		ct_text_thread_wait(f, crashed);
-		write_frames(&w, r, crashed, 0);
+		write_frames(&w, r, crashed, frame_limit(o, 0));
 	}
 	// Other threads, identical stacks grouped.
 	struct ct_thread_groups g;
 	ct_thread_groups_init(&g, r);
-	for (size_t gi = 0; gi < g.num_groups; gi++) {
-		if (!ct_thread_group_size(&g, gi))
+	for (size_t gi = 0; shows(o, CT_SECTION_STACKS) && gi < g.num_groups; gi++) {
+		size_t n = ct_thread_group_size(&g, gi);
+		if (!n)
+			continue;
+		// --thread=TID shows the group holding that thread.
+		bool shown = false;
+		for (size_t k = 0; k < n && !shown; k++)
+			shown = thread_shown(o, &r->threads[ct_thread_group_member(&g, gi, k)], false);
+		if (!shown)
 			continue;
 		write_thread_title(&w, r, &g, gi);
-		write_frames(&w, r, &r->threads[ct_thread_group_member(&g, gi, 0)], OTHER_THREAD_FRAMES);
+		write_frames(&w, r, &r->threads[ct_thread_group_member(&g, gi, 0)], frame_limit(o, OTHER_THREAD_FRAMES));
 	}
 	ct_thread_groups_deinit(&g);
-	ct_text_write_trail(f, r, o);
-	write_tasks(&w, r);
-	if (crashed) {
+	if (shows(o, CT_SECTION_TRAIL))
+		ct_text_write_trail(f, r, o);
+	if (shows(o, CT_SECTION_TASKS))
+		write_tasks(&w, r);
+	if (crashed && shows(o, CT_SECTION_REGISTERS))
 		write_registers(&w, r, crashed);
+	if (crashed && shows(o, CT_SECTION_DISASSEMBLY))
 		write_disasm(&w, r);
-	}
 	bool has_modules = false;
 	for (size_t i = 0; i < r->num_modules; i++)
 		has_modules |= r->modules[i].build_id_match == 0 || !r->modules[i].file;
-	if (has_modules && o->verbose) {
+	if (has_modules && shows(o, CT_SECTION_MODULES)) {
 		fprintf(f, "\n%sModules%s\n", c(&w, C_BOLD), c(&w, C_RESET));
 		for (size_t i = 0; i < r->num_modules; i++) {
 			const struct ct_module *m = &r->modules[i];
@@ -520,5 +665,26 @@ int ct_write_text(FILE *f, const struct ct_report *r, const struct ct_write_opti
 			fprintf(f, "%s\n", m->build_id_match == 0 ? " MISMATCH" : "");
 		}
 	}
-	return ferror(f) ? -1 : 0;
+}
+
+int ct_write_text(FILE *f, const struct ct_report *r, const struct ct_write_options *o)
+{
+	if (!o->width) {
+		write_text(f, r, o);
+		return ferror(f) ? -1 : 0;
+	}
+	// A terminal of o->width columns: the report goes through memory, each line cut to fit.
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	if (!mem)
+		return -1;
+	write_text(mem, r, o);
+	bool ok = !ferror(mem);
+	if (fclose(mem) != 0)
+		ok = false;
+	if (ok)
+		ct_text_fit(f, buf, len, o->width);
+	free(buf);
+	return ok && !ferror(f) ? 0 : -1;
 }

@@ -12,6 +12,36 @@
 #include "report/present.h"
 #include "report/sanitize.h"
 
+/** Parts of the text report (--sections, -q); their names are the CLI's (src/cli/options.c). */
+enum ct_text_section {
+	CT_SECTION_VERDICT = 1u << 0, /**< header, crash class, summary, blame, evidence */
+	CT_SECTION_WARNINGS = 1u << 1,
+	CT_SECTION_KERNEL = 1u << 2, /**< vmcores: release, panic, the log's tail */
+	CT_SECTION_HANG = 1u << 3, /**< who waits for whom */
+	CT_SECTION_STACKS = 1u << 4, /**< the threads' backtraces */
+	CT_SECTION_TRAIL = 1u << 5, /**< crash time, journal, log lines */
+	CT_SECTION_TASKS = 1u << 6, /**< vmcores: kernel tasks */
+	CT_SECTION_REGISTERS = 1u << 7,
+	CT_SECTION_DISASSEMBLY = 1u << 8,
+	CT_SECTION_MODULES = 1u << 9, /**< modules without a file or with a build-id mismatch */
+	CT_SECTION_ALL_ = (1u << 10) - 1,
+};
+/** What the text report shows when nothing is chosen: all but the module list (-v adds it). */
+#define CT_SECTIONS_DEFAULT (CT_SECTION_ALL_ & ~CT_SECTION_MODULES)
+
+/** Which threads' stacks the text report shows (--thread). */
+enum ct_show_threads { CT_SHOW_THREADS_ALL, CT_SHOW_THREADS_CRASHED, CT_SHOW_THREADS_TID };
+
+/**
+ * Source lines for the text report (--source), read by the caller (the CLI): writers never open
+ * files. @c line returns line @p line (1-based) of @p file, tabs expanded and without its newline,
+ * borrowed until the next call, or NULL when the file or the line is not there.
+ */
+struct ct_source_lines {
+	const char *(*line)(void *ctx, const char *file, int line);
+	void *ctx;
+};
+
 struct ct_write_options {
 	bool color;
 	/** Show only file names, not directories (golden tests, --no-abs-paths). */
@@ -26,6 +56,19 @@ struct ct_write_options {
 	bool locals;
 	/** Characters of one argument value in a text frame line before it is cut with "…"; 0: all. */
 	size_t value_width;
+	/** Text: the parts shown (enum ct_text_section bits; CT_SECTIONS_DEFAULT). */
+	unsigned sections;
+	/** Text: frames shown per thread before "… N more frames" (-n); 0: the writer's default. */
+	size_t show_frames;
+	/** Text: whose stacks are shown (--thread); @c show_tid for CT_SHOW_THREADS_TID. */
+	enum ct_show_threads show_threads;
+	int show_tid;
+	/** Text: columns of the terminal; lines longer are cut with "…" instead of wrapping; 0: none. */
+	size_t width;
+	/** Text: lines of source either side of each frame line of the crashing thread (--source);
+	 * NULL: none. Borrowed. */
+	const struct ct_source_lines *source;
+	unsigned source_context;
 };
 
 void ct_write_options_init(struct ct_write_options *o);
@@ -49,10 +92,17 @@ struct ct_bucket {
 	const char *class_id; /**< crash class, NULL when unknown */
 	const char *summary; /**< one line of the example core, or NULL */
 	const char *blame_function, *blame_module, *blame_file; /**< blamed frame, each may be NULL */
+	/** What people are shown for the blamed frame: its function, else its folded name
+	 * ("libfoo.so+0xe197"); NULL when there is no blamed frame. */
+	const char *blame_label;
 	int blame_line; /**< 0 when unknown */
 	/** The example's crashing stack, outermost first, as folded frame names. */
 	const char *const *stack;
 	size_t num_stack;
+	/** Each stack frame's source file (NULL when unknown) and line (0), in the order of @c stack;
+	 * NULL when not known. In the same allocation as @c stack. */
+	const char *const *stack_file;
+	const int *stack_line;
 	size_t count; /**< cores in the bucket */
 	bool has_time;
 	long long first_seen, last_seen; /**< seconds since the epoch */

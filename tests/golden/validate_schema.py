@@ -20,7 +20,10 @@ def main():
         d = os.path.join(cores, case)
         if not os.path.exists(os.path.join(d, "core")):
             continue
-        cmd = [binary, "--format", "json", "--no-debuginfod", "./exe", "core"]
+        # A case whose program is gone (exe-moved) is analyzed without it: naming a missing
+        # EXECUTABLE is a usage error.
+        exe = ["./exe"] if os.path.exists(os.path.join(d, "exe")) else []
+        cmd = [binary, "--format", "json", "--no-debuginfod"] + exe + ["core"]
         outs = [subprocess.run(cmd, cwd=d, capture_output=True, text=True, timeout=60) for _ in range(2)]
         p = outs[0]
         try:
