@@ -92,6 +92,8 @@ struct ct_error *ct_modules_load(const struct ct_options *opts, struct ct_core *
 void ct_modules_unload(struct ct_module_set *set);
 /** The module containing @p addr, or NULL. */
 const struct ct_module_state *ct_modules_find(const struct ct_module_set *set, uint64_t addr);
+/** The address of the defined symbol @p name of module @p m (its symbol table, .dynsym when stripped). */
+bool ct_modules_symbol(const struct ct_module_state *m, const char *name, uint64_t *ret);
 /** True when @p addr lies in executable memory: a module's code or an executable segment. */
 bool ct_modules_is_code(const struct ct_module_set *set, uint64_t addr);
 /** Copies module info into @p report's modules (the pipeline's hand-off of the module list). */

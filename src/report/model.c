@@ -82,6 +82,7 @@ void ct_report_deinit(struct ct_report *report)
 	free(report->kernel.tasks);
 	ct_hang_free(&report->hang);
 	ct_trail_deinit(&report->trail);
+	ct_runtime_free(&report->runtime);
 	ct_strpool_deinit(&report->strings);
 	memset(report, 0, sizeof(*report));
 }

@@ -6,6 +6,7 @@
 
 #include "report/hang_writers.h"
 #include "report/present.h"
+#include "report/runtime_writers.h"
 #include "report/sanitize.h"
 #include "report/trail_writers.h"
 #include "report/writers.h"
@@ -83,6 +84,7 @@ static void write_frame(const struct out *w, const struct ct_report *r, const st
 	if (f->trust != CT_TRUST_CFI && f->trust != CT_TRUST_CONTEXT)
 		fprintf(out, " %s[%s]%s", c(w, C_DIM), ct_trust_to_string(f->trust), c(w, C_RESET));
 	fputc('\n', out);
+	ct_text_runtime_frames(out, r, t, index, w->o); // text_runtime.c: the Python frames it ran
 	if (w->o->locals)
 		ct_present_locals(out, t, f, CT_TEXT_TERMINAL, "        ", w->o->value_width);
 }
@@ -121,6 +123,7 @@ static void write_frames(const struct out *w, const struct ct_report *r, const s
 		txt(w, t->stop_reason);
 		fprintf(w->f, ")%s\n", c(w, C_RESET));
 	}
+	ct_text_runtime_stack(w->f, r, t, w->o); // text_runtime.c
 }
 
 static void write_header(const struct out *w, const struct ct_report *r)

@@ -10,21 +10,6 @@
 /** Longest message kept: assert messages with long expressions are a few hundred bytes. */
 #define ABORT_MSG_MAX 4096
 
-static bool find_symbol(Dwfl_Module *mod, const char *name, uint64_t *ret)
-{
-	int n = dwfl_module_getsymtab(mod);
-	for (int i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr;
-		const char *sname = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL);
-		if (sname && sym.st_shndx != SHN_UNDEF && strcmp(sname, name) == 0) {
-			*ret = addr;
-			return true;
-		}
-	}
-	return false;
-}
-
 static bool is_libc(const struct ct_module_state *m)
 {
 	return m->name && (strncmp(m->name, "libc.so", 7) == 0 || strncmp(m->name, "libc-", 5) == 0);
@@ -40,7 +25,7 @@ const char *ct_read_abort_msg(const struct ct_triage_input *s)
 			const struct ct_module_state *m = &s->mods->modules[i];
 			if (!m->dwfl_module || (pass == 0 ? !is_libc(m) : !m->is_main))
 				continue;
-			found = find_symbol(m->dwfl_module, "__abort_msg", &sym);
+			found = ct_modules_symbol(m, "__abort_msg", &sym);
 		}
 	}
 	uint64_t ptr;
