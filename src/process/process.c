@@ -334,7 +334,7 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 		ct_process_disassemble(&s.mods, subject->frames[0].pc, report);
 	const struct ct_triage_input triage = {
 		.core = s.core, .mods = &s.mods, .signal = &s.signal, .crashed = s.crashed,
-		.stacks = &s.stacks, .out = ct_report_sink(report)
+		.stacks = &s.stacks, .out = ct_report_sink(report), .runtime = &s.runtime
 	};
 	ct_triage_process(&triage, &verdict);
 	triaged = true;
