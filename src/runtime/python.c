@@ -214,7 +214,8 @@ static void merge_native(const struct ct_thread *nt, struct ct_runtime_thread *t
 }
 
 // Whether the native thread waits for the GIL: in take_gil (symbols), or in a futex call on the
-// GIL's condition variable (the dump's registers, without symbols).
+// GIL's condition variable or mutex (the dump's registers, without symbols). The switch_cond
+// after them is not one: a thread that dropped the GIL waits there for another to take it.
 static bool waits_for_gil(const struct walk *w, const struct ct_core_thread *ct, const struct ct_thread *nt)
 {
 	for (size_t i = 0; nt && i < nt->num_frames && i < 16; i++) {
@@ -229,8 +230,8 @@ static bool waits_for_gil(const struct walk *w, const struct ct_core_thread *ct,
 	if (ct_syscall_lookup(a->syscalls, *a->num_syscalls, ct->values[a->syscall_nr_index], NULL) != CT_SYS_FUTEX)
 		return false;
 	uint64_t addr = ct->values[a->syscall_arg_index[0]];
-	uint64_t cond = w->runtime + w->l->rt_gil_cond;
-	return addr >= cond && addr < cond + w->l->rt_gil_cond_size;
+	uint64_t sync = w->runtime + w->l->rt_gil_sync;
+	return addr >= sync && addr < sync + w->l->rt_gil_sync_size;
 }
 
 static const struct ct_core_thread *core_thread(const struct ct_core *core, int tid)

@@ -48,7 +48,9 @@ struct ct_py_layout {
 	unsigned major, minor;
 	unsigned pointer_size;
 	/* _PyRuntimeState */
-	uint32_t rt_interpreters_head, rt_gil_last_holder, rt_gil_locked, rt_gil_cond, rt_gil_cond_size;
+	uint32_t rt_interpreters_head, rt_gil_last_holder, rt_gil_locked;
+	/** The GIL's condition variable and mutex (adjacent): a futex wait inside them waits for the GIL. */
+	uint32_t rt_gil_sync, rt_gil_sync_size;
 	/* PyInterpreterState */
 	uint32_t is_next, is_threads_head;
 	/* PyThreadState */

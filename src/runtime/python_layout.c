@@ -12,7 +12,7 @@ static const struct ct_py_layout layouts[] = {
 	{
 		.major = 3, .minor = 11, .pointer_size = 8,
 		.rt_interpreters_head = 40, .rt_gil_last_holder = 368, .rt_gil_locked = 376,
-		.rt_gil_cond = 392, .rt_gil_cond_size = 48,
+		.rt_gil_sync = 392, .rt_gil_sync_size = 88, // cond (48 bytes), then mutex (40)
 		.is_next = 0, .is_threads_head = 16,
 		.ts_next = 8, .ts_native_thread_id = 160, .ts_cframe = 56,
 		.cf_current_frame = 8,
