@@ -13,3 +13,5 @@ if(CT_PYTHON)
             ${CT_BIN} ${PROJECT_SOURCE_DIR}/testdata/cases.tsv ${CT_CORES_DIR})
   set_tests_properties(runtime_python_stacks PROPERTIES FIXTURES_REQUIRED cores TIMEOUT 600 SKIP_RETURN_CODE 77)
 endif()
+# The built-in 3.11 layout against the installed interpreters' DWARF (python3.11-dbg).
+ct_add_unit_test(test_py_layout ${CMAKE_CURRENT_LIST_DIR}/runtime/test_py_layout.c)

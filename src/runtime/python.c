@@ -384,7 +384,13 @@ void ct_runtime_python(const struct ct_runtime_input *in, struct ct_runtime *ret
 	}
 	hex = ct_load32(vb, w.be);
 	const char *version = version_text(in, hex);
-	w.l = ct_py_layout_find((hex >> 24) & 255, (hex >> 16) & 255, psize);
+	unsigned major = (hex >> 24) & 255, minor = (hex >> 16) & 255;
+	// The table says which versions are understood; the interpreter's DWARF, when there is
+	// some, says where the fields of that version lie in this build.
+	const struct ct_py_layout *table = ct_py_layout_find(major, minor, psize);
+	struct ct_py_layout dwarf;
+	bool from_dwarf = table && ct_py_layout_dwarf(m, major, minor, psize, &dwarf);
+	w.l = from_dwarf ? &dwarf : table;
 	if (!w.l) {
 		ct_sink_diag(&in->out, CT_SEVERITY_WARNING, 0, CT_DIAG_RUNTIME_NO_LAYOUT,
 			     "Python %s: no layout; its stacks are not read", version ? version : "?");
@@ -401,7 +407,7 @@ void ct_runtime_python(const struct ct_runtime_input *in, struct ct_runtime *ret
 	ret->present = true;
 	ret->language = ct_strpool_intern(in->out.strings, "python");
 	ret->version = version;
-	ret->layout = ct_strpool_intern(in->out.strings, "table");
+	ret->layout = ct_strpool_intern(in->out.strings, from_dwarf ? "dwarf" : "table");
 	const struct ct_py_layout *l = w.l;
 	uint64_t interp = 0, holder = 0;
 	uint32_t locked = 0;

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <elfutils/libdw.h>
+
 #include "coretriage/report.h"
 #include "modules/modules.h"
 #include "unwind/stacks.h"
@@ -68,6 +70,17 @@ struct ct_py_layout {
 
 /** The built-in layout of @p major.@p minor for @p pointer_size, NULL when none. */
 const struct ct_py_layout *ct_py_layout_find(unsigned major, unsigned minor, unsigned pointer_size);
+
+/**
+ * The layout of @p major.@p minor read from the DWARF of module @p m (the units of the functions
+ * that use the types); false when the module has no DWARF or a member is missing. The version's
+ * meaning (which fields say what) is still the stage's: DWARF gives only where they are.
+ */
+bool ct_py_layout_dwarf(const struct ct_module_state *m, unsigned major, unsigned minor, unsigned pointer_size,
+			struct ct_py_layout *ret);
+/** The same from the compilation units @p units (python_dwarf.c; tests read them from a file). */
+bool ct_py_layout_from_units(Dwarf_Die *units, size_t num_units, unsigned major, unsigned minor,
+			     unsigned pointer_size, struct ct_py_layout *ret);
 
 /**
  * The line of the instruction at byte offset @p addrq of a 3.11+ code object from its location
