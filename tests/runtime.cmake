@@ -15,3 +15,10 @@ if(CT_PYTHON)
 endif()
 # The built-in 3.11 layout against the installed interpreters' DWARF (python3.11-dbg).
 ct_add_unit_test(test_py_layout ${CMAKE_CURRENT_LIST_DIR}/runtime/test_py_layout.c)
+if(CT_PYTHON)
+  # Hostile CPython state: loops, huge lengths, pointers nowhere, an unknown version (docs/runtimes.md).
+  add_test(NAME runtime_python_hostile
+    COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/runtime/hostile_python.py
+            ${CT_BIN} ${CT_CORES_DIR} ${CMAKE_BINARY_DIR}/runtime-hostile)
+  set_tests_properties(runtime_python_hostile PROPERTIES FIXTURES_REQUIRED cores TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()

@@ -101,15 +101,26 @@ static const char *read_str(struct walk *w, uint64_t obj)
 		return NULL;
 	uint64_t data = obj + (STATE_ASCII(state) ? l->str_ascii_data : l->str_compact_data);
 	// Each code point is at most 4 bytes of UTF-8; the cut keeps whole characters.
-	size_t n = length < CT_PY_MAX_STRING / 4 ? (size_t)length : CT_PY_MAX_STRING / 4;
-	uint8_t raw[CT_PY_MAX_STRING];
-	char text[CT_PY_MAX_STRING + 4];
-	if (!rd(w, data, raw, n * kind))
+	bool cut = length > CT_PY_MAX_STRING / 4;
+	size_t n = cut ? CT_PY_MAX_STRING / 4 : (size_t)length;
+	uint8_t raw[CT_PY_MAX_STRING + 4];
+	char text[CT_PY_MAX_STRING + 8];
+	// A string that is whole here ends in its NUL (compact strings keep one): a length that
+	// is not the string's (a hostile or torn object) is refused, not read past.
+	if (!rd(w, data, raw, (n + !cut) * kind))
 		return NULL;
+	for (unsigned k = 0; !cut && k < kind; k++) {
+		if (raw[n * kind + k])
+			return NULL;
+	}
 	size_t o = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t cp = kind == 1 ? raw[i] : kind == 2 ? ct_load16(raw + 2 * i, w->be) : ct_load32(raw + 4 * i, w->be);
 		o += put_utf8(text + o, cp ? cp : 0xfffd);
+	}
+	if (cut) {
+		memcpy(text + o, "\xe2\x80\xa6", 3); // "…"
+		o += 3;
 	}
 	text[o] = '\0';
 	if (!ct_budget_take(w->in->budget, CT_BUDGET_TEXT, o))
@@ -117,16 +128,20 @@ static const char *read_str(struct walk *w, uint64_t obj)
 	return ct_strpool_intern_len(w->in->out.strings, text, o);
 }
 
+static void unreadable(struct walk *w, int tid, const char *what, uint64_t addr);
+
 // The line of the instruction at @p prev_instr of code object @p code, 0 when it has none.
-static int code_line(struct walk *w, uint64_t code, uint64_t prev_instr)
+static int code_line(struct walk *w, int tid, uint64_t code, uint64_t prev_instr)
 {
 	const struct ct_py_layout *l = w->l;
 	uint32_t first;
-	uint64_t table, size;
+	uint64_t table = 0, size;
 	if (!rd_u32(w, code + l->co_firstlineno, &first) || !rd_ptr(w, code + l->co_linetable, &table) ||
 	    !has_type(w, table, w->bytes_type) || !rd_ptr(w, table + l->ob_size, &size) || size > CT_PY_MAX_LINETABLE ||
-	    !rd(w, table + l->bytes_sval, w->linetable, (size_t)size))
+	    !rd(w, table + l->bytes_sval, w->linetable, (size_t)size)) {
+		unreadable(w, tid, "line table (co_linetable)", table);
 		return 0;
+	}
 	// CPython's _PyInterpreterFrame_LASTI: prev_instr counts code units from co_code_adaptive; a
 	// frame that has not run its first instruction is at -1, which is the first line.
 	int64_t addrq = (int64_t)(prev_instr - (code + l->co_code_adaptive));
@@ -148,7 +163,7 @@ static void unreadable(struct walk *w, int tid, const char *what, uint64_t addr)
 {
 	if (w->unreadable++ == 0)
 		ct_sink_diag(&w->in->out, CT_SEVERITY_WARNING, tid, CT_DIAG_RUNTIME_UNREADABLE,
-			     "thread %d: Python %s at 0x%" PRIx64 " is not in the dump or not what it should be; its Python stack is cut there",
+			     "thread %d: Python %s at 0x%" PRIx64 " is not in the dump or not what it should be; what it holds is left out",
 			     tid, what, addr);
 }
 
@@ -310,13 +325,13 @@ static void walk_thread(struct walk *w, uint64_t ts, uint64_t gil_holder, bool g
 		}
 		entry[t->num_frames - 1] = is_entry;
 		uint64_t name = 0, file = 0;
-		if (rd_ptr(w, code + l->co_name, &name))
-			f->function = read_str(w, name);
+		if (rd_ptr(w, code + l->co_name, &name) && !(f->function = read_str(w, name)))
+			unreadable(w, t->tid, "name (co_name)", name);
 		if (rd_ptr(w, code + l->co_qualname, &name))
 			f->qualname = read_str(w, name);
-		if (rd_ptr(w, code + l->co_filename, &file))
-			f->file = read_str(w, file);
-		f->line = code_line(w, code, instr);
+		if (rd_ptr(w, code + l->co_filename, &file) && !(f->file = read_str(w, file)))
+			unreadable(w, t->tid, "file name (co_filename)", file);
+		f->line = code_line(w, t->tid, code, instr);
 	}
 	if (nt && t->num_frames)
 		merge_native(nt, t, entry, t->num_frames);
@@ -421,7 +436,13 @@ void ct_runtime_python(const struct ct_runtime_input *in, struct ct_runtime *ret
 	rd_u32(&w, w.runtime + l->rt_gil_locked, &locked);
 	size_t cap = 0;
 	struct loop_check li = { 0 };
-	for (size_t ni = 0; interp && ni < CT_PY_MAX_INTERPRETERS && !loops(&li, interp); ni++) {
+	for (size_t ni = 0; interp; ni++) {
+		if (ni >= CT_PY_MAX_INTERPRETERS || loops(&li, interp)) {
+			ct_sink_diag(&in->out, CT_SEVERITY_WARNING, 0, CT_DIAG_RUNTIME_UNREADABLE,
+				     "Python interpreter list %s: cut after %zu interpreters",
+				     ni >= CT_PY_MAX_INTERPRETERS ? "is too long" : "loops", ni);
+			break;
+		}
 		uint64_t ts = 0, next = 0;
 		if (!rd_ptr(&w, interp + l->is_threads_head, &ts) || !rd_ptr(&w, interp + l->is_next, &next)) {
 			ct_sink_diag(&in->out, CT_SEVERITY_WARNING, 0, CT_DIAG_RUNTIME_UNREADABLE,
@@ -429,7 +450,13 @@ void ct_runtime_python(const struct ct_runtime_input *in, struct ct_runtime *ret
 			break;
 		}
 		struct loop_check lt = { 0 };
-		for (size_t nt = 0; ts && nt < CT_PY_MAX_THREADS && !loops(&lt, ts); nt++) {
+		for (size_t nt = 0; ts; nt++) {
+			if (nt >= CT_PY_MAX_THREADS || loops(&lt, ts)) {
+				ct_sink_diag(&in->out, CT_SEVERITY_WARNING, 0, CT_DIAG_RUNTIME_UNREADABLE,
+					     "Python thread state list at 0x%" PRIx64 " %s: cut after %zu thread states", ts,
+					     nt >= CT_PY_MAX_THREADS ? "is too long" : "loops", nt);
+				break;
+			}
 			if (!add_thread(ret, &cap)) {
 				ct_sink_diag(&in->out, CT_SEVERITY_ERROR, 0, CT_DIAG_NO_MEMORY, "out of memory reading Python threads");
 				break;
