@@ -103,14 +103,15 @@ static const char *read_str(struct walk *w, uint64_t obj)
 	// Each code point is at most 4 bytes of UTF-8; the cut keeps whole characters.
 	bool cut = length > CT_PY_MAX_STRING / 4;
 	size_t n = cut ? CT_PY_MAX_STRING / 4 : (size_t)length;
-	uint8_t raw[CT_PY_MAX_STRING + 4];
+	uint8_t raw[CT_PY_MAX_STRING];
 	char text[CT_PY_MAX_STRING + 8];
-	// A string that is whole here ends in its NUL (compact strings keep one): a length that
-	// is not the string's (a hostile or torn object) is refused, not read past.
-	if (!rd(w, data, raw, (n + !cut) * kind))
+	// A compact string ends in a NUL after its length (CPython keeps one): a length that is not
+	// the string's (a hostile or torn object) is refused, and a long one is cut, not read whole.
+	uint8_t nul[4];
+	if (length > UINT64_MAX / 8 || !rd(w, data, raw, n * kind) || !rd(w, data + length * kind, nul, kind))
 		return NULL;
-	for (unsigned k = 0; !cut && k < kind; k++) {
-		if (raw[n * kind + k])
+	for (unsigned k = 0; k < kind; k++) {
+		if (nul[k])
 			return NULL;
 	}
 	size_t o = 0;
