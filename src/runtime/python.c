@@ -339,14 +339,25 @@ static void walk_thread(struct walk *w, uint64_t ts, uint64_t gil_holder, bool g
 	free(entry);
 }
 
-// The module holding _PyRuntime: the executable (Debian links libpython into it) or a libpython.
-static const struct ct_module_state *find_runtime(const struct ct_module_set *mods, uint64_t *ret)
+/** The symbols the stage reads, found in one pass over the interpreter's symbol table. */
+enum { SYM_RUNTIME, SYM_VERSION, SYM_CODE_TYPE, SYM_UNICODE_TYPE, SYM_BYTES_TYPE, SYM_ANCHORS,
+       SYM_NUM = SYM_ANCHORS + CT_PY_NUM_ANCHORS };
+
+// The module holding _PyRuntime (the executable: Debian links libpython into it; or a libpython)
+// with the stage's symbols in @p addrs and @p found.
+static const struct ct_module_state *find_runtime(const struct ct_module_set *mods, uint64_t *addrs, bool *found)
 {
+	const char *names[SYM_NUM] = { [SYM_RUNTIME] = "_PyRuntime", [SYM_VERSION] = "Py_Version",
+				       [SYM_CODE_TYPE] = "PyCode_Type", [SYM_UNICODE_TYPE] = "PyUnicode_Type",
+				       [SYM_BYTES_TYPE] = "PyBytes_Type" };
+	for (size_t i = 0; i < CT_PY_NUM_ANCHORS; i++)
+		names[SYM_ANCHORS + i] = ct_py_dwarf_anchors[i];
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < mods->num_modules; i++) {
 			const struct ct_module_state *m = &mods->modules[i];
 			bool libpython = m->name && strncmp(m->name, "libpython", 9) == 0;
-			if ((pass == 0 ? m->is_main : libpython) && ct_modules_symbol(m, "_PyRuntime", ret))
+			if ((pass == 0 ? m->is_main : libpython) && ct_modules_symbols(m, names, SYM_NUM, addrs, found) &&
+			    found[SYM_RUNTIME])
 				return m;
 		}
 	}
@@ -384,15 +395,22 @@ void ct_runtime_python(const struct ct_runtime_input *in, struct ct_runtime *ret
 {
 	*ret = (struct ct_runtime){ 0 };
 	struct walk w = { .in = in, .be = in->core->big_endian };
-	const struct ct_module_state *m = find_runtime(in->mods, &w.runtime);
+	uint64_t sym[SYM_NUM] = { 0 };
+	bool found[SYM_NUM];
+	const struct ct_module_state *m = find_runtime(in->mods, sym, found);
 	if (!m)
 		return;
+	w.runtime = sym[SYM_RUNTIME];
+	// 0 when not found: that type check is skipped.
+	w.code_type = found[SYM_CODE_TYPE] ? sym[SYM_CODE_TYPE] : 0;
+	w.unicode_type = found[SYM_UNICODE_TYPE] ? sym[SYM_UNICODE_TYPE] : 0;
+	w.bytes_type = found[SYM_BYTES_TYPE] ? sym[SYM_BYTES_TYPE] : 0;
 	// The version is the interpreter's own constant Py_Version (3.11+, read-only data: from the
 	// dump, or from the file when the dump left it out); the layout is chosen only by it.
-	uint64_t vsym, hex = 0;
+	uint64_t hex = 0;
 	uint8_t vb[8];
 	unsigned psize = in->core->arch ? in->core->arch->pointer_size : 8;
-	if (!ct_modules_symbol(m, "Py_Version", &vsym) || !ct_modules_read_code(in->mods, vsym, vb, 4)) {
+	if (!found[SYM_VERSION] || !ct_modules_read_code(in->mods, sym[SYM_VERSION], vb, 4)) {
 		ct_sink_diag(&in->out, CT_SEVERITY_WARNING, 0, CT_DIAG_RUNTIME_NO_LAYOUT,
 			     "Python in %s has no readable Py_Version (before 3.11): no layout; its stacks are not read",
 			     m->name ? m->name : "?");
@@ -405,16 +423,13 @@ void ct_runtime_python(const struct ct_runtime_input *in, struct ct_runtime *ret
 	// some, says where the fields of that version lie in this build.
 	const struct ct_py_layout *table = ct_py_layout_find(major, minor, psize);
 	struct ct_py_layout dwarf;
-	bool from_dwarf = table && ct_py_layout_dwarf(m, major, minor, psize, &dwarf);
+	bool from_dwarf = table && ct_py_layout_dwarf(m, sym + SYM_ANCHORS, found + SYM_ANCHORS, major, minor, psize, &dwarf);
 	w.l = from_dwarf ? &dwarf : table;
 	if (!w.l) {
 		ct_sink_diag(&in->out, CT_SEVERITY_WARNING, 0, CT_DIAG_RUNTIME_NO_LAYOUT,
 			     "Python %s: no layout; its stacks are not read", version ? version : "?");
 		return;
 	}
-	ct_modules_symbol(m, "PyCode_Type", &w.code_type);
-	ct_modules_symbol(m, "PyUnicode_Type", &w.unicode_type);
-	ct_modules_symbol(m, "PyBytes_Type", &w.bytes_type);
 	w.linetable = malloc(CT_PY_MAX_LINETABLE);
 	if (!w.linetable) {
 		ct_sink_diag(&in->out, CT_SEVERITY_ERROR, 0, CT_DIAG_NO_MEMORY, "out of memory reading Python's state");

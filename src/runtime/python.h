@@ -73,11 +73,15 @@ const struct ct_py_layout *ct_py_layout_find(unsigned major, unsigned minor, uns
 
 /**
  * The layout of @p major.@p minor read from the DWARF of module @p m (the units of the functions
- * that use the types); false when the module has no DWARF or a member is missing. The version's
+ * that use the types, at @p anchors); false when the module has no DWARF or a member is missing. The version's
  * meaning (which fields say what) is still the stage's: DWARF gives only where they are.
  */
-bool ct_py_layout_dwarf(const struct ct_module_state *m, unsigned major, unsigned minor, unsigned pointer_size,
-			struct ct_py_layout *ret);
+bool ct_py_layout_dwarf(const struct ct_module_state *m, const uint64_t *anchors, const bool *found, unsigned major,
+			unsigned minor, unsigned pointer_size, struct ct_py_layout *ret);
+/** The functions whose units define the types (ceval.c, codeobject.c, unicodeobject.c, bytesobject.c):
+ * ct_py_layout_dwarf() takes their addresses (@p anchors, with @p found saying which are known). */
+#define CT_PY_NUM_ANCHORS 4
+extern const char *const ct_py_dwarf_anchors[CT_PY_NUM_ANCHORS];
 /** The same from the compilation units @p units (python_dwarf.c; tests read them from a file). */
 bool ct_py_layout_from_units(Dwarf_Die *units, size_t num_units, unsigned major, unsigned minor,
 			     unsigned pointer_size, struct ct_py_layout *ret);

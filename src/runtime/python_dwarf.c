@@ -27,9 +27,8 @@ static const struct {
 	[T_COMPACT] = { "PyCompactUnicodeObject", true },
 };
 
-/** Functions whose units define the types (ceval.c, codeobject.c, unicodeobject.c, bytesobject.c). */
-static const char *const anchors[] = { "_PyEval_EvalFrameDefault", "PyCode_Addr2Line", "PyUnicode_AsUTF8",
-				       "PyBytes_FromStringAndSize" };
+const char *const ct_py_dwarf_anchors[CT_PY_NUM_ANCHORS] = { "_PyEval_EvalFrameDefault", "PyCode_Addr2Line",
+							      "PyUnicode_AsUTF8", "PyBytes_FromStringAndSize" };
 
 // Through typedefs and qualifiers to the structure itself.
 static bool strip(Dwarf_Die *die)
@@ -186,20 +185,18 @@ static bool types_unit(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *ret)
 	return ok;
 }
 
-bool ct_py_layout_dwarf(const struct ct_module_state *m, unsigned major, unsigned minor, unsigned pointer_size,
-			struct ct_py_layout *ret)
+bool ct_py_layout_dwarf(const struct ct_module_state *m, const uint64_t *anchors, const bool *found, unsigned major,
+			unsigned minor, unsigned pointer_size, struct ct_py_layout *ret)
 {
-	Dwarf_Die units[2 * sizeof(anchors) / sizeof(anchors[0])];
+	Dwarf_Die units[2 * CT_PY_NUM_ANCHORS];
 	size_t n = 0;
-	for (size_t i = 0; i < sizeof(anchors) / sizeof(anchors[0]); i++) {
-		uint64_t addr;
+	for (size_t i = 0; i < CT_PY_NUM_ANCHORS && m->dwfl_module; i++) {
 		Dwarf_Addr bias;
 		Dwarf_Die *cu;
-		if (!m->dwfl_module || !ct_modules_symbol(m, anchors[i], &addr) ||
-		    (cu = dwfl_module_addrdie(m->dwfl_module, addr, &bias)) == NULL)
+		if (!found[i] || (cu = dwfl_module_addrdie(m->dwfl_module, anchors[i], &bias)) == NULL)
 			continue;
 		units[n++] = *cu;
-		if (types_unit(cu, addr - bias, &units[n]) && dwarf_dieoffset(&units[n]) != dwarf_dieoffset(cu))
+		if (types_unit(cu, anchors[i] - bias, &units[n]) && dwarf_dieoffset(&units[n]) != dwarf_dieoffset(cu))
 			n++;
 	}
 	return n && ct_py_layout_from_units(units, n, major, minor, pointer_size, ret);

@@ -1,7 +1,8 @@
-# 20 Python threads asleep in time.sleep, at different depths and lines; the main thread aborts
-# (SIGABRT) once they all sleep: faulthandler prints every thread's Python stack first.
+# N Python threads (20, or argv[1]) asleep in time.sleep, at different depths and lines; the main
+# thread aborts (SIGABRT) once they all sleep: faulthandler prints every thread's Python stack first.
 import faulthandler
 import os
+import sys
 import threading
 import time
 
@@ -28,11 +29,12 @@ def heartbeat():
 
 
 def main():
-    for i in range(20):
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+    for i in range(n):
         target = heartbeat if i % 5 == 0 else poll
-        args = () if i % 5 == 0 else (i % 4,)
+        args = () if i % 5 == 0 else (i % 10,)
         threading.Thread(target=target, args=args, daemon=True, name="worker-%d" % i).start()
-    for _ in range(20):
+    for _ in range(n):
         started.acquire()
     time.sleep(0.3)
     os.abort()

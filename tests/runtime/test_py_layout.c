@@ -33,7 +33,10 @@ static void check_interpreter(const char *path)
 	struct ct_py_layout got;
 	const struct ct_py_layout *want = ct_py_layout_find(3, 11, 8);
 	CHECK(want != NULL);
-	bool ok = mod && ct_py_layout_dwarf(&m, 3, 11, 8, &got);
+	uint64_t anchors[CT_PY_NUM_ANCHORS];
+	bool found[CT_PY_NUM_ANCHORS];
+	bool ok = mod && ct_modules_symbols(&m, ct_py_dwarf_anchors, CT_PY_NUM_ANCHORS, anchors, found) &&
+		  ct_py_layout_dwarf(&m, anchors, found, 3, 11, 8, &got);
 	if (!ok)
 		fprintf(stderr, "%s: no layout from its DWARF (is python3.11-dbg installed?)\n", path);
 	CHECK(ok);
