@@ -32,6 +32,7 @@ STAGES = [
     ["modules"],
     ["unwind"],
     ["values"],
+    ["runtime"],
     ["triage"],
     ["report"],
     ["process", "kernel", "trail"],
@@ -42,7 +43,7 @@ RANK = {folder: i for i, stage in enumerate(STAGES) for folder in stage}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 # The stages that see the report only through their hand-off functions.
-SINK_STAGES = ["modules", "unwind", "values", "triage"]
+SINK_STAGES = ["modules", "unwind", "values", "runtime", "triage"]
 HANDOFF = re.compile(r"\b\w+_to_report\s*\(")
 REPORT_USE = re.compile(r"\bstruct ct_report\b|\bct_report_\w+\s*\(")
 

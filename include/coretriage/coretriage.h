@@ -72,6 +72,8 @@ struct ct_options {
 	bool no_journal;
 	/** Vmcores: list every kernel task with its stack (--tasks), not only the D-state ones. */
 	bool kernel_tasks;
+	/** --runtime=off: do not read a language runtime's stacks (docs/runtimes.md). */
+	bool no_runtime;
 };
 
 /** Fills @p opts with defaults. */

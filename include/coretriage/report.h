@@ -719,6 +719,47 @@ void ct_trail_deinit(struct ct_trail *trail);
 /** Longest log line kept, bytes: longer lines are cut (and end in "…"). */
 #define CT_LOG_LINE_MAX 4096
 
+/** A frame of an interpreted language's stack (docs/runtimes.md). Strings pooled. */
+struct ct_runtime_frame {
+	const char *function; /**< the code object's name (co_name, as traceback prints it), NULL when unreadable */
+	const char *qualname; /**< its qualified name (co_qualname: "Parser.read_header"), NULL when unreadable */
+	const char *file; /**< co_filename, NULL when unreadable */
+	int line; /**< from the code object's line table; 0 when it has none for the instruction */
+	/** Index in the thread's native frames of the evaluation-loop frame running it, -1 when not decided. */
+	long native_frame;
+};
+
+/** How a thread of an interpreter stands to its global lock (JSON's runtime.threads[].gil). */
+enum ct_gil_state { CT_GIL_UNKNOWN, CT_GIL_HELD, CT_GIL_WAITING, CT_GIL_RELEASED, CT_GIL_NUM_ };
+/** "held", "waiting", "released"; NULL for unknown. */
+const char *ct_gil_state_to_string(enum ct_gil_state gil);
+
+/** One thread state of the runtime (a PyThreadState), innermost frame first. */
+struct ct_runtime_thread {
+	int tid; /**< the OS thread id the runtime recorded (native_thread_id) */
+	bool in_dump; /**< a thread of the dump has this tid */
+	enum ct_gil_state gil;
+	struct ct_runtime_frame *frames; /**< owned */
+	size_t num_frames;
+	/** The chain was cut (a loop, the frame cap, the budget, an unreadable frame). */
+	bool truncated;
+};
+
+/** The language runtime found in the process (docs/runtimes.md): Python's thread states. */
+struct ct_runtime {
+	bool present;
+	const char *language; /**< "python", pooled */
+	const char *version; /**< "3.11.2", pooled */
+	/** Where the layouts came from: "dwarf" or "table". Pooled. */
+	const char *layout;
+	struct ct_runtime_thread *threads; /**< owned, in the runtime's order */
+	size_t num_threads;
+};
+/** Frees what @p rt owns (called by ct_report_deinit). */
+void ct_runtime_free(struct ct_runtime *rt);
+/** The runtime thread with @p tid, NULL when none. */
+const struct ct_runtime_thread *ct_runtime_find_thread(const struct ct_runtime *rt, int tid);
+
 struct ct_report {
 	struct ct_strpool strings;
 	struct ct_input input;
@@ -750,6 +791,8 @@ struct ct_report {
 	struct ct_root_cause root_cause;
 	/** The glibc heap around the crash's pointer (docs/root-cause.md). */
 	struct ct_heap_state heap;
+	/** The language runtime's own stacks (Python), when the process runs one. */
+	struct ct_runtime runtime;
 };
 
 /** Initializes an empty report. Returns false when out of memory. */
@@ -834,6 +877,8 @@ enum ct_diag_code {
 	CT_DIAG_NO_TASKS,
 	CT_DIAG_NO_VMCOREINFO,
 	CT_DIAG_QEMU_DUMP,
+	CT_DIAG_RUNTIME_NO_LAYOUT,
+	CT_DIAG_RUNTIME_UNREADABLE,
 	CT_DIAG_SNAPSHOT,
 	CT_DIAG_STACK_NOT_DUMPED,
 	CT_DIAG_SWAPPED_ARGUMENTS,

@@ -56,6 +56,8 @@ static const char help_text[] =
 	"      --max-frames=N         frames per thread at most (default 1000000)\n"
 	"      --max-threads=N        threads at most (default 100000)\n"
 	"      --unwinder=NAME        dwfl (default) or libunwind\n"
+	"      --runtime=WHEN         on (default): each thread's Python stack, read from the\n"
+	"                             interpreter's state in the core; off: native stacks only\n"
 	"      --all-registers        record every thread's registers, not only the crashing one's\n"
 	"      --color=WHEN           auto (default: on a terminal, unless NO_COLOR is set or TERM is\n"
 	"                             dumb), always, never\n"
@@ -136,6 +138,7 @@ enum {
 	OPT_MAX_FRAMES,
 	OPT_MAX_THREADS,
 	OPT_UNWINDER,
+	OPT_RUNTIME,
 	OPT_ALL_REGISTERS,
 	OPT_LOCALS,
 	OPT_COLOR,
@@ -183,6 +186,7 @@ static const struct option long_options[] = {
 	{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
 	{ "max-threads", required_argument, NULL, OPT_MAX_THREADS },
 	{ "unwinder", required_argument, NULL, OPT_UNWINDER },
+	{ "runtime", required_argument, NULL, OPT_RUNTIME },
 	{ "all-registers", no_argument, NULL, OPT_ALL_REGISTERS },
 	{ "locals", no_argument, NULL, OPT_LOCALS },
 	{ "color", required_argument, NULL, OPT_COLOR },
@@ -576,6 +580,12 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 				cli->opts.unwinder = CT_UNWINDER_LIBUNWIND;
 			else
 				return usage_error("--unwinder: '%s' is not dwfl or libunwind", optarg);
+			break;
+		case OPT_RUNTIME:
+			if (!strcmp(optarg, "on") || !strcmp(optarg, "off"))
+				cli->opts.no_runtime = !strcmp(optarg, "off");
+			else
+				return usage_error("--runtime: '%s' is not on or off", optarg);
 			break;
 		case OPT_ALL_REGISTERS: cli->opts.all_registers = true; break;
 		case OPT_LOCALS: cli->locals = true; break;

@@ -122,6 +122,14 @@ void ct_modules_unload(struct ct_module_set *set);
 const struct ct_module_state *ct_modules_find(const struct ct_module_set *set, uint64_t addr);
 /** The state of libdwfl module @p mod; NULL for a module libdwfl reported by itself (link_map). */
 struct ct_module_state *ct_modules_state_of(struct ct_module_set *set, const Dwfl_Module *mod);
+/** The address of the defined symbol @p name of module @p m (its symbol table, .dynsym when stripped). */
+bool ct_modules_symbol(const struct ct_module_state *m, const char *name, uint64_t *ret);
+/**
+ * The addresses of the @p n defined symbols @p names of module @p m in one pass over its symbol
+ * table: addrs[k] is set and found[k] true for each one found. Returns how many were found.
+ */
+size_t ct_modules_symbols(const struct ct_module_state *m, const char *const *names, size_t n, uint64_t *addrs,
+			  bool *found);
 /** True when @p addr lies in executable memory: a module's code or an executable segment. */
 bool ct_modules_is_code(const struct ct_module_set *set, uint64_t addr);
 /** Copies module info into @p report's modules (the pipeline's hand-off of the module list). */

@@ -10,6 +10,7 @@
 #include "modules/symbolize.h"
 #include "process/process.h"
 #include "report/diag_codes.h"
+#include "runtime/python.h"
 #include "triage/triage.h"
 #include "unwind/stacks.h"
 #include "unwind/unwind.h"
@@ -37,6 +38,8 @@ struct ct_session {
 	const struct ct_core_thread *crashed;
 	/** The symbolized stacks (unwind → symbolize → values), moved into the report after triage. */
 	struct ct_stacks stacks;
+	/** The language runtime's stacks (runtime stage), moved into the report with the stacks. */
+	struct ct_runtime runtime;
 };
 
 static void fill_process(struct ct_session *s)
@@ -321,6 +324,12 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 		goto out;
 	unwind_all(&s, walker);
 	ct_modules_to_report(&s.mods, report);
+	if (!opts->no_runtime) {
+		const struct ct_runtime_input runtime = {
+			.core = s.core, .mods = &s.mods, .stacks = &s.stacks, .out = ct_report_sink(report), .budget = budget
+		};
+		ct_runtime_python(&runtime, &s.runtime);
+	}
 	ct_debug_check_unusable(&s.mods, s.stacks.items, s.stacks.count);
 	ct_modules_hint_symbols(&s.mods, s.stacks.items, s.stacks.count);
 	// Said before triage, which weighs what was lost.
@@ -330,7 +339,7 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 		ct_process_disassemble(&s.mods, subject->frames[0].pc, report);
 	const struct ct_triage_input triage = {
 		.core = s.core, .mods = &s.mods, .signal = &s.signal, .crashed = s.crashed,
-		.stacks = &s.stacks, .out = ct_report_sink(report)
+		.stacks = &s.stacks, .out = ct_report_sink(report), .runtime = &s.runtime
 	};
 	ct_triage_process(&triage, &verdict);
 	triaged = true;
@@ -356,6 +365,7 @@ out:
 	// The report model gets the stacks and the verdict last: no stage before reads threads from
 	// it. The stacks go first: the verdict's wait states go to their threads.
 	ct_stacks_move_to_report(&s.stacks, report);
+	ct_runtime_to_report(&s.runtime, report);
 	if (triaged)
 		ct_verdict_move_to_report(&verdict, report);
 	ct_modules_unload(&s.mods);

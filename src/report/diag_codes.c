@@ -74,6 +74,8 @@ static const struct {
 	[CT_DIAG_NO_TASKS] = { "no-tasks", CT_SEVERITY_WARNING },
 	[CT_DIAG_NO_VMCOREINFO] = { "no-vmcoreinfo", CT_SEVERITY_WARNING },
 	[CT_DIAG_QEMU_DUMP] = { "qemu-dump", CT_SEVERITY_INFO },
+	[CT_DIAG_RUNTIME_NO_LAYOUT] = { "runtime-no-layout", CT_SEVERITY_WARNING },
+	[CT_DIAG_RUNTIME_UNREADABLE] = { "runtime-unreadable", CT_SEVERITY_WARNING },
 	[CT_DIAG_SNAPSHOT] = { "snapshot", CT_SEVERITY_INFO },
 	[CT_DIAG_STACK_NOT_DUMPED] = { "stack-not-dumped", CT_SEVERITY_WARNING },
 	[CT_DIAG_SWAPPED_ARGUMENTS] = { "swapped-arguments", CT_SEVERITY_INFO },

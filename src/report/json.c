@@ -12,6 +12,7 @@
 
 #include "coretriage/coretriage.h"
 #include "report/hang_writers.h"
+#include "report/runtime_writers.h"
 #include "report/json_emit.h"
 #include "report/json_text.h"
 #include "report/trail_writers.h"
@@ -523,6 +524,8 @@ int ct_write_json(FILE *out, const struct ct_report *r, const struct ct_write_op
 	}
 	json_t *hang = ct_json_hang(r); // docs/hangs.md
 	field(&w, "hang", hang ? hang : json_null());
+	if (r->runtime.present)
+		field(&w, "runtime", ct_json_runtime(r, o)); // docs/runtimes.md
 	json_t *warnings = json_array(), *diags = json_array();
 	for (size_t i = 0; i < r->diagnostics.count; i++) {
 		const struct ct_diagnostic *d = &r->diagnostics.items[i];

@@ -9,6 +9,7 @@
 #include "coretriage/coretriage.h"
 #include "report/hang_writers.h"
 #include "report/present.h"
+#include "report/runtime_writers.h"
 #include "report/trail_writers.h"
 #include "report/writers.h"
 
@@ -106,6 +107,7 @@ static void frames_block(FILE *out, const struct ct_report *r, const struct ct_t
 		fputs(")\n", out);
 	}
 	fputs("~~~~\n", out);
+	ct_markdown_runtime_stack(out, r, t, o); // markdown_runtime.c
 }
 
 int ct_write_markdown(FILE *out, const struct ct_report *r, const struct ct_write_options *o)

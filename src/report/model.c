@@ -83,6 +83,7 @@ void ct_report_deinit(struct ct_report *report)
 	ct_hang_free(&report->hang);
 	ct_root_cause_free(&report->root_cause);
 	ct_trail_deinit(&report->trail);
+	ct_runtime_free(&report->runtime);
 	ct_strpool_deinit(&report->strings);
 	memset(report, 0, sizeof(*report));
 }

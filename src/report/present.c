@@ -46,6 +46,30 @@ static bool same_stack(const struct ct_thread *a, const struct ct_thread *b)
 	return true;
 }
 
+// A thread's Python stack (docs/runtimes.md) is part of what makes stacks the same: twenty threads
+// asleep in time.sleep share the native stack, not the Python one. Names are interned: pointers
+// compare as the strings do.
+static uint64_t runtime_hash(const struct ct_runtime_thread *p, uint64_t h, uint64_t key)
+{
+	for (size_t i = 0; p && i < p->num_frames; i++)
+		h = ct_hash_mix(h ^ (uintptr_t)p->frames[i].function ^ (uintptr_t)p->frames[i].file ^
+				(uint64_t)p->frames[i].line << 40) + key;
+	return h;
+}
+
+static bool same_runtime(const struct ct_runtime_thread *a, const struct ct_runtime_thread *b)
+{
+	size_t na = a ? a->num_frames : 0, nb = b ? b->num_frames : 0;
+	if (na != nb)
+		return false;
+	for (size_t i = 0; i < na; i++) {
+		const struct ct_runtime_frame *x = &a->frames[i], *y = &b->frames[i];
+		if (x->function != y->function || x->file != y->file || x->line != y->line)
+			return false;
+	}
+	return true;
+}
+
 static const struct ct_thread *report_thread(const void *ctx, size_t i)
 {
 	return &((const struct ct_report *)ctx)->threads[i];
@@ -84,11 +108,15 @@ static void group_stacks(struct ct_thread_groups *g, const struct ct_report *r, 
 		group_of[i] = SIZE_MAX;
 		if (t->crashed)
 			continue;
-		uint64_t h = stack_hash(t, key);
+		const struct ct_runtime_thread *py =
+			stack_at == report_thread && r->runtime.num_threads ? ct_runtime_find_thread(&r->runtime, t->tid) : NULL;
+		uint64_t h = runtime_hash(py, stack_hash(t, key), key);
 		size_t s = (size_t)h & (slots - 1);
 		for (; table[s]; s = (s + 1) & (slots - 1)) {
 			size_t gi = table[s] - 1;
-			if (hashes[gi] == h && same_stack(stack_at(r, first[gi]), t))
+			const struct ct_thread *other = stack_at(r, first[gi]);
+			if (hashes[gi] == h && same_stack(other, t) &&
+			    (!py || same_runtime(ct_runtime_find_thread(&r->runtime, other->tid), py)))
 				break;
 		}
 		if (!table[s]) {

@@ -7,6 +7,7 @@
 #include "report/diag_codes.h"
 #include "report/hang_writers.h"
 #include "report/present.h"
+#include "report/runtime_writers.h"
 #include "report/sanitize.h"
 #include "report/trail_writers.h"
 #include "report/writers.h"
@@ -164,6 +165,7 @@ static void write_frame(const struct out *w, const struct ct_report *r, const st
 		write_frame_parts(w, out, out, out, t, f, false);
 	}
 	fputc('\n', out);
+	ct_text_runtime_frames(out, r, t, index, w->o); // text_runtime.c: the Python frames it ran
 	if (w->o->locals)
 		ct_present_locals(out, t, f, CT_TEXT_TERMINAL, "        ", w->o->value_width);
 }
@@ -226,6 +228,7 @@ static void write_frames(const struct out *w, const struct ct_report *r, const s
 		txt(w, t->stop_reason);
 		fprintf(w->f, ")%s\n", c(w, C_RESET));
 	}
+	ct_text_runtime_stack(w->f, r, t, w->o); // text_runtime.c
 }
 
 static void write_header(const struct out *w, const struct ct_report *r)

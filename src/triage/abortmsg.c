@@ -10,21 +10,6 @@
 /** Longest message kept: assert messages with long expressions are a few hundred bytes. */
 #define ABORT_MSG_MAX 4096
 
-static bool find_symbol(Dwfl_Module *mod, const char *name, uint64_t *ret)
-{
-	int n = dwfl_module_getsymtab(mod);
-	for (int i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr;
-		const char *sname = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL);
-		if (sname && sym.st_shndx != SHN_UNDEF && strcmp(sname, name) == 0) {
-			*ret = addr;
-			return true;
-		}
-	}
-	return false;
-}
-
 static bool is_libc(const struct ct_module_state *m)
 {
 	return m->name && (strncmp(m->name, "libc.so", 7) == 0 || strncmp(m->name, "libc-", 5) == 0);
@@ -38,7 +23,7 @@ bool ct_find_libc_symbol(const struct ct_triage_input *s, const char *name, uint
 			const struct ct_module_state *m = &s->mods->modules[i];
 			if (!m->dwfl_module || (pass == 0 ? !is_libc(m) : !m->is_main))
 				continue;
-			if (find_symbol(m->dwfl_module, name, ret))
+			if (ct_modules_symbol(m, name, ret))
 				return true;
 		}
 	}

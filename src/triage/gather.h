@@ -84,4 +84,11 @@ void ct_panic_read(const struct ct_triage_input *s, struct ct_facts *facts);
 bool ct_sigframe_read(const struct ct_core *core, const struct ct_arch_sigframe *layout, size_t frame, uint64_t sp,
 		      struct ct_sigframe_facts *ret);
 
+/**
+ * The crash summary under Python (docs/runtimes.md): when the crashing thread runs Python frames,
+ * the summary names the innermost one ("…, called from Python `read_header` at fmt.py:17") and an
+ * evidence line gives its Python stack; the blame stays on the native frame. Nothing without them.
+ */
+void ct_triage_runtime_summary(const struct ct_triage_input *s, struct ct_verdict *r);
+
 #endif

@@ -28,6 +28,8 @@ struct ct_triage_input {
 	const struct ct_stacks *stacks;
 	/** Where triage's strings and diagnostics go (the report's pool and list). */
 	struct ct_sink out;
+	/** The runtime stage's Python stacks (read only; NULL or not present when none). */
+	const struct ct_runtime *runtime;
 };
 
 /**

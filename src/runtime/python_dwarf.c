@@ -1,0 +1,203 @@
+// CPython's structure layouts from the interpreter's own DWARF (python3.11-dbg's debug files, a
+// debug build, debuginfod): offsets by member name, so that a build whose layout differs from the
+// built-in table (another distribution's patches, another configuration) is still read right.
+// The types are looked for among the top-level DIEs of the units of a few functions that use
+// them (ceval.c uses nearly all), not in the whole DWARF: a unit or four, not thousands.
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/python.h"
+
+/** The types read, by their DWARF names: structure tags or typedef names. */
+enum py_type { T_RUNTIME, T_INTERP, T_TSTATE, T_CFRAME, T_FRAME, T_CODE, T_OBJECT, T_VAROBJECT, T_BYTES, T_ASCII,
+	       T_COMPACT, T_NUM };
+
+static const struct {
+	const char *name;
+	bool is_typedef;
+} type_names[T_NUM] = {
+	[T_RUNTIME] = { "pyruntimestate", false }, [T_INTERP] = { "_is", false },
+	[T_TSTATE] = { "_ts", false }, [T_CFRAME] = { "_PyCFrame", false },
+	[T_FRAME] = { "_PyInterpreterFrame", false }, [T_CODE] = { "PyCodeObject", false },
+	[T_OBJECT] = { "_object", false }, [T_VAROBJECT] = { "PyVarObject", true },
+	[T_BYTES] = { "PyBytesObject", true }, [T_ASCII] = { "PyASCIIObject", true },
+	[T_COMPACT] = { "PyCompactUnicodeObject", true },
+};
+
+const char *const ct_py_dwarf_anchors[CT_PY_NUM_ANCHORS] = { "_PyEval_EvalFrameDefault", "PyCode_Addr2Line",
+							      "PyUnicode_AsUTF8", "PyBytes_FromStringAndSize" };
+
+// Through typedefs and qualifiers to the structure itself.
+static bool strip(Dwarf_Die *die)
+{
+	for (int i = 0; i < 16; i++) {
+		int tag = dwarf_tag(die);
+		if (tag == DW_TAG_structure_type || tag == DW_TAG_union_type)
+			return !dwarf_hasattr(die, DW_AT_declaration);
+		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type)
+			return false;
+		Dwarf_Attribute a;
+		if (!dwarf_formref_die(dwarf_attr(die, DW_AT_type, &a), die))
+			return false;
+	}
+	return false;
+}
+
+// Top-level types of one unit into @p found (first definition of each wins).
+static void scan_unit(Dwarf_Die *cu, Dwarf_Die *types, bool *found)
+{
+	Dwarf_Die child;
+	if (dwarf_child(cu, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		if (tag != DW_TAG_structure_type && tag != DW_TAG_typedef)
+			continue;
+		const char *name = dwarf_diename(&child);
+		if (!name || dwarf_hasattr(&child, DW_AT_declaration))
+			continue;
+		for (int t = 0; t < T_NUM; t++) {
+			if (found[t] || strcmp(name, type_names[t].name) || (tag == DW_TAG_typedef) != type_names[t].is_typedef)
+				continue;
+			Dwarf_Die d = child;
+			if (strip(&d)) {
+				types[t] = d;
+				found[t] = true;
+			}
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+// Offset of the member at dotted @p path ("ceval.gil.last_holder") in @p type.
+static bool member(const Dwarf_Die *type, const char *path, uint32_t *ret)
+{
+	Dwarf_Die t = *type;
+	uint64_t off = 0;
+	char comp[64];
+	while (*path) {
+		size_t n = strcspn(path, ".");
+		if (n >= sizeof(comp) || !strip(&t))
+			return false;
+		memcpy(comp, path, n);
+		comp[n] = '\0';
+		path += n + (path[n] == '.');
+		Dwarf_Die m;
+		bool hit = false;
+		if (dwarf_child(&t, &m) != 0)
+			return false;
+		do {
+			const char *name = dwarf_diename(&m);
+			if (dwarf_tag(&m) == DW_TAG_member && name && !strcmp(name, comp)) {
+				hit = true;
+				break;
+			}
+		} while (dwarf_siblingof(&m, &m) == 0);
+		Dwarf_Attribute a;
+		Dwarf_Word loc;
+		if (!hit || dwarf_formudata(dwarf_attr(&m, DW_AT_data_member_location, &a), &loc) != 0)
+			return false;
+		off += loc;
+		if (*path && !dwarf_formref_die(dwarf_attr(&m, DW_AT_type, &a), &t))
+			return false;
+	}
+	if (off > UINT32_MAX)
+		return false;
+	*ret = (uint32_t)off;
+	return true;
+}
+
+static bool size_of(Dwarf_Die *type, uint32_t *ret)
+{
+	int n = dwarf_bytesize(type);
+	if (n <= 0)
+		return false;
+	*ret = (uint32_t)n;
+	return true;
+}
+
+bool ct_py_layout_from_units(Dwarf_Die *units, size_t num_units, unsigned major, unsigned minor,
+			     unsigned pointer_size, struct ct_py_layout *ret)
+{
+	Dwarf_Die types[T_NUM];
+	bool found[T_NUM] = { false };
+	for (size_t i = 0; i < num_units; i++)
+		scan_unit(&units[i], types, found);
+	for (int t = 0; t < T_NUM; t++) {
+		if (!found[t])
+			return false;
+	}
+	struct ct_py_layout l = { .major = major, .minor = minor, .pointer_size = pointer_size };
+	uint32_t switch_cond;
+	bool ok = member(&types[T_RUNTIME], "interpreters.head", &l.rt_interpreters_head) &&
+		  member(&types[T_RUNTIME], "ceval.gil.last_holder", &l.rt_gil_last_holder) &&
+		  member(&types[T_RUNTIME], "ceval.gil.locked", &l.rt_gil_locked) &&
+		  member(&types[T_RUNTIME], "ceval.gil.cond", &l.rt_gil_sync) &&
+		  member(&types[T_RUNTIME], "ceval.gil.switch_cond", &switch_cond) && switch_cond > l.rt_gil_sync &&
+		  member(&types[T_INTERP], "next", &l.is_next) &&
+		  member(&types[T_INTERP], "threads.head", &l.is_threads_head) &&
+		  member(&types[T_TSTATE], "next", &l.ts_next) &&
+		  member(&types[T_TSTATE], "native_thread_id", &l.ts_native_thread_id) &&
+		  member(&types[T_TSTATE], "cframe", &l.ts_cframe) &&
+		  member(&types[T_CFRAME], "current_frame", &l.cf_current_frame) &&
+		  member(&types[T_FRAME], "f_code", &l.fr_code) && member(&types[T_FRAME], "previous", &l.fr_previous) &&
+		  member(&types[T_FRAME], "prev_instr", &l.fr_prev_instr) &&
+		  member(&types[T_FRAME], "is_entry", &l.fr_is_entry) && member(&types[T_FRAME], "owner", &l.fr_owner) &&
+		  member(&types[T_CODE], "co_firstlineno", &l.co_firstlineno) &&
+		  member(&types[T_CODE], "co_filename", &l.co_filename) && member(&types[T_CODE], "co_name", &l.co_name) &&
+		  member(&types[T_CODE], "co_qualname", &l.co_qualname) &&
+		  member(&types[T_CODE], "co_linetable", &l.co_linetable) &&
+		  member(&types[T_CODE], "_co_firsttraceable", &l.co_firsttraceable) &&
+		  member(&types[T_CODE], "co_code_adaptive", &l.co_code_adaptive) &&
+		  member(&types[T_OBJECT], "ob_type", &l.ob_type) && member(&types[T_VAROBJECT], "ob_size", &l.ob_size) &&
+		  member(&types[T_BYTES], "ob_sval", &l.bytes_sval) && member(&types[T_ASCII], "length", &l.str_length) &&
+		  member(&types[T_ASCII], "state", &l.str_state) && size_of(&types[T_ASCII], &l.str_ascii_data) &&
+		  size_of(&types[T_COMPACT], &l.str_compact_data);
+	if (!ok)
+		return false;
+	// The GIL's mutex lies between its condition variable and the switch condition.
+	l.rt_gil_sync_size = switch_cond - l.rt_gil_sync;
+	*ret = l;
+	return true;
+}
+
+// The unit that defines the function at @p addr's types: its own, or with LTO (Debian builds
+// CPython with it) the early-debug unit its DW_AT_abstract_origin points to, where the compiler
+// left the source file's types; the link-time unit holding the code has none.
+static bool types_unit(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *ret)
+{
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes(cu, addr, &scopes);
+	bool ok = false;
+	for (int i = 0; i < n && !ok; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+			continue;
+		Dwarf_Die fn = scopes[i], origin;
+		Dwarf_Attribute a;
+		for (int k = 0; k < 4 && (dwarf_formref_die(dwarf_attr(&fn, DW_AT_abstract_origin, &a), &origin) ||
+					  dwarf_formref_die(dwarf_attr(&fn, DW_AT_specification, &a), &origin)); k++)
+			fn = origin;
+		ok = dwarf_diecu(&fn, ret, NULL, NULL) != NULL;
+	}
+	free(scopes);
+	return ok;
+}
+
+bool ct_py_layout_dwarf(const struct ct_module_state *m, const uint64_t *anchors, const bool *found, unsigned major,
+			unsigned minor, unsigned pointer_size, struct ct_py_layout *ret)
+{
+	Dwarf_Die units[2 * CT_PY_NUM_ANCHORS];
+	size_t n = 0;
+	for (size_t i = 0; i < CT_PY_NUM_ANCHORS && m->dwfl_module; i++) {
+		Dwarf_Addr bias;
+		Dwarf_Die *cu;
+		if (!found[i] || (cu = dwfl_module_addrdie(m->dwfl_module, anchors[i], &bias)) == NULL)
+			continue;
+		units[n++] = *cu;
+		if (types_unit(cu, anchors[i] - bias, &units[n]) && dwarf_dieoffset(&units[n]) != dwarf_dieoffset(cu))
+			n++;
+	}
+	return n && ct_py_layout_from_units(units, n, major, minor, pointer_size, ret);
+}

@@ -1,0 +1,24 @@
+# The runtime stage (issue 26, docs/runtimes.md): CPython's stacks from the core.
+# The 3.11 location table decoder: hostile tables (unit), and CPython's own co_lines() for thousands
+# of real code objects.
+ct_add_unit_test(test_py_linetable ${CMAKE_CURRENT_LIST_DIR}/runtime/test_py_linetable.c)
+if(CT_PYTHON)
+  add_test(NAME runtime_linetable_cpython
+    COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/runtime/check_linetable.py $<TARGET_FILE:test_py_linetable>)
+  set_tests_properties(runtime_linetable_cpython PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+  # Every py-* core: each thread's Python frames against faulthandler's traceback at the crash and
+  # gdb's py-bt (python3.11d cores), the GIL holder, --runtime=off.
+  add_test(NAME runtime_python_stacks
+    COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/runtime/check_python.py
+            ${CT_BIN} ${PROJECT_SOURCE_DIR}/testdata/cases.tsv ${CT_CORES_DIR})
+  set_tests_properties(runtime_python_stacks PROPERTIES FIXTURES_REQUIRED cores TIMEOUT 600 SKIP_RETURN_CODE 77)
+endif()
+# The built-in 3.11 layout against the installed interpreters' DWARF (python3.11-dbg).
+ct_add_unit_test(test_py_layout ${CMAKE_CURRENT_LIST_DIR}/runtime/test_py_layout.c)
+if(CT_PYTHON)
+  # Hostile CPython state: loops, huge lengths, pointers nowhere, an unknown version (docs/runtimes.md).
+  add_test(NAME runtime_python_hostile
+    COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/runtime/hostile_python.py
+            ${CT_BIN} ${CT_CORES_DIR} ${CMAKE_BINARY_DIR}/runtime-hostile)
+  set_tests_properties(runtime_python_hostile PROPERTIES FIXTURES_REQUIRED cores TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()
