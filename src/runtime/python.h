@@ -88,7 +88,7 @@ bool ct_py_layout_from_units(Dwarf_Die *units, size_t num_units, unsigned major,
 
 /**
  * The line of the instruction at byte offset @p addrq of a 3.11+ code object from its location
- * table @p table (@p len bytes) and co_firstlineno @p first (CPython's Objects/locations.md): -1
+ * table @p table (@p len bytes) and co_firstlineno @p first (the locations notes in CPython's Objects/): -1
  * when the entry has no line or @p addrq lies beyond the table; the first line for addrq < 0.
  */
 int ct_py_linetable_line(const uint8_t *table, size_t len, int first, int64_t addrq);

@@ -1,4 +1,4 @@
-// CPython 3.11's location table (co_linetable; Objects/locations.md): entries of a first byte
+// CPython 3.11's location table (co_linetable; the locations notes in CPython's Objects/): entries of a first byte
 // 1CCCCLLL (code, length - 1 in code units) and varint payloads. Only the start line is needed:
 // it is a running value, a delta per entry from co_firstlineno. A table that ends inside an entry
 // (a hostile dump) ends the walk: the instruction has no line.

@@ -291,7 +291,7 @@ static struct ct_entry_memo *entry_memo(struct ct_frame_ctx *fc, unsigned regno,
 	uint64_t h = ct_hash_mix((uint64_t)(uintptr_t)fc->raw ^ fc->index * 0x9e3779b97f4a7c15ULL ^ f->pc ^
 				 (f->sp << 7) ^ (uint64_t)regno << 56 ^ (uint64_t)fc->entry_depth << 48);
 	struct ct_entry_memo *m = &fc->s->values->entries[h % CT_VALUES_ENTRY_MEMO];
-	*hit = m->raw == fc->raw && m->index == fc->index && m->pc == f->pc && m->sp == f->sp && m->regno == regno &&
+	*hit = m->raw == fc->raw && m->epoch == fc->s->values->entry_epoch && m->index == fc->index && m->pc == f->pc && m->sp == f->sp && m->regno == regno &&
 	       m->depth == fc->entry_depth;
 	return m;
 }
@@ -311,7 +311,7 @@ enum ct_expr_status ct_entry_register(struct ct_frame_ctx *fc, unsigned regno, u
 		if (st == CT_EXPR_BUDGET)
 			return st;
 		const struct ct_raw_frame *f = &fc->raw->frames[fc->index];
-		*m = (struct ct_entry_memo){ .raw = fc->raw, .index = fc->index, .pc = f->pc, .sp = f->sp, .regno = regno,
+		*m = (struct ct_entry_memo){ .raw = fc->raw, .epoch = fc->s->values->entry_epoch, .index = fc->index, .pc = f->pc, .sp = f->sp, .regno = regno,
 					     .depth = fc->entry_depth, .status = st, .value = v };
 	}
 	if (m->status == CT_EXPR_OK)

@@ -109,6 +109,7 @@ struct ct_static_index;
  * too: a raw stack's storage may be reused by the next thread), register, entry depth. */
 struct ct_entry_memo {
 	const void *raw; /**< NULL: empty slot */
+	uint64_t epoch; /**< ct_values.entry_epoch when it was filled: one thread's stack */
 	size_t index;
 	uint64_t pc, sp;
 	unsigned regno;
@@ -131,6 +132,8 @@ struct ct_values {
 	/** Entry values resolved, by caller frame and register (ct_entry_register): chained
 	 * DW_OP_entry_value operations ask the same question thousands of times. */
 	struct ct_entry_memo entries[CT_VALUES_ENTRY_MEMO];
+	/** Bumped for each thread's stack (ct_values_tail_calls) and whenever its frames move. */
+	uint64_t entry_epoch;
 	/** Characters of value text produced so far (CT_VALUES_MAX_TEXT). */
 	size_t text_total;
 	bool text_capped;

@@ -103,6 +103,9 @@ static void insert_chain(const struct ct_arch_info *arch, struct ct_raw_stack *r
 void ct_values_tail_calls(const struct ct_values_input *s, struct ct_raw_stack *raw, int tid, size_t limit)
 {
 	const struct ct_arch_info *arch = s->core->arch;
+	// A new thread's stack (the pipeline reuses one raw stack variable, so its address repeats):
+	// entry values remembered for the previous thread must not answer for this one.
+	s->values->entry_epoch++;
 	// Inserted frames count against the thread's frame cap (@p limit, and so the frames budget) like others.
 	for (size_t i = 0; i + 1 < raw->count; i++) {
 		const struct ct_raw_frame *callee = &raw->frames[i], *caller = &raw->frames[i + 1];
@@ -142,6 +145,7 @@ void ct_values_tail_calls(const struct ct_values_input *s, struct ct_raw_stack *
 			memcpy(c.pcs, cr->pcs, sizeof(c.pcs));
 			// The frame in X itself comes first (its site is c.pcs[0]).
 			insert_chain(arch, raw, i, &c);
+			s->values->entry_epoch++; // the frames above moved: their indices name other frames now
 			i += c.len;
 		} else if (cr->num_found > 1 && fresh) {
 			ct_sink_diag(&s->out, CT_SEVERITY_INFO, tid, CT_DIAG_TAIL_CALL_AMBIGUOUS,

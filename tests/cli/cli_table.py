@@ -397,7 +397,7 @@ def terminals():
         check("pty 80 columns, %s: no line wider than 80" % case, rc in (0, 1) and widest <= 80,
               "widest %d" % widest)
     rc, out = pty_run(["./exe", "core"], 80)
-    frames = [l for l in out.split("\n") if re.match(r"  (\033\[1m)?#[0-4] ", l)]
+    frames = [l for l in out.split("\n") if re.match(r"  (\033\[1m)?#[0-4] *(\033\[0m)? +0x", l)]
     check("pty 80: frames of the program keep file:line", len(frames) == 5 and
           all(re.search(r"crashme\.c:\d+", l) for l in frames[:2]), frames)
     check("pty 80: the summary is folded, not cut", re.search(r"is NULL in\n +list_sum \(crashme\.c:63\)", out),
