@@ -48,6 +48,24 @@ static void run_trail(const struct ct_options *opts, struct ct_budget *budget, s
 	ct_trail_analyze(opts, &f, budget, r);
 }
 
+/*
+ * Takes a temporary file the input stage wrote (standard input copied, or a core decompressed) as
+ * the input: its space spent from the run's temp budget, a partial copy reported with @p partial
+ * (or budget-temp when the space ran out), then mapped through /proc/self/fd (@p fd stays the
+ * caller's).
+ */
+static struct ct_error *adopt_temporary(int fd, const struct ct_decompress_status *st, enum ct_diag_code partial,
+					struct ct_budget *budget, struct ct_report *report, struct ct_mapped_file *file)
+{
+	ct_budget_spend(budget, CT_BUDGET_TEMP, st->written);
+	if (st->partial)
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, st->space_reached ? CT_DIAG_BUDGET_TEMP : partial, "%s",
+			       st->message);
+	char proc_path[64];
+	snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", fd);
+	return ct_mapped_file_open(proc_path, file);
+}
+
 // The pipelines by enum ct_dump_pipeline: each opens a dump of its formats and analyzes it. The
 // kernel's unmaps the file first (libkdumpfile opens the path itself).
 static struct ct_error *analyze_process(const struct ct_options *opts, const struct ct_dump_format *format,
@@ -109,13 +127,7 @@ struct ct_error *ct_analyze(const struct ct_options *opts, struct ct_report *rep
 		err = ct_input_read_stdin(opts->max_core_size, budget.limit[CT_BUDGET_TEMP], &piped, &dstatus);
 		if (err)
 			return err;
-		ct_budget_spend(&budget, CT_BUDGET_TEMP, dstatus.written);
-		if (dstatus.partial)
-			ct_report_diag(report, CT_SEVERITY_WARNING, 0, dstatus.space_reached ? CT_DIAG_BUDGET_TEMP : CT_DIAG_TRUNCATED_CORE,
-				       "%s", dstatus.message);
-		char proc_path[64];
-		snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", piped);
-		err = ct_mapped_file_open(proc_path, &file);
+		err = adopt_temporary(piped, &dstatus, CT_DIAG_TRUNCATED_CORE, &budget, report, &file);
 		if (err)
 			return ct_error_wrap(err, "standard input");
 	} else {
@@ -140,13 +152,7 @@ struct ct_error *ct_analyze(const struct ct_options *opts, struct ct_report *rep
 						  &dstatus);
 		if (err)
 			return err;
-		ct_budget_spend(&budget, CT_BUDGET_TEMP, dstatus.written);
-		if (dstatus.partial)
-			ct_report_diag(report, CT_SEVERITY_WARNING, 0, dstatus.space_reached ? CT_DIAG_BUDGET_TEMP : CT_DIAG_COMPRESSED_CORE_BROKEN,
-				       "%s", dstatus.message);
-		char proc_path[64];
-		snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", tmp_fd);
-		err = ct_mapped_file_open(proc_path, &file);
+		err = adopt_temporary(tmp_fd, &dstatus, CT_DIAG_COMPRESSED_CORE_BROKEN, &budget, report, &file);
 		close(tmp_fd);
 		if (err)
 			return ct_error_wrap(err, "%s: decompressed core", opts->core_path);
