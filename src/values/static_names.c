@@ -105,7 +105,8 @@ static struct ct_static_index *build(Dwarf *dbg)
 	uint8_t unit_type;
 	while (ix->visited <= STATIC_MAX_DIES && dwarf_get_units(dbg, cu, &cu, NULL, &unit_type, &cudie, NULL) == 0)
 		walk(ix, &cudie, false, 0);
-	qsort(ix->entries, ix->num, sizeof(*ix->entries), by_addr);
+	if (ix->num) // qsort of NULL is undefined even for no elements
+		qsort(ix->entries, ix->num, sizeof(*ix->entries), by_addr);
 	return ix;
 }
 
@@ -133,6 +134,6 @@ const char *ct_values_static_name(const struct ct_values_input *s, Dwfl_Module *
 			return NULL;
 	}
 	struct static_entry key = { .addr = addr - bias };
-	const struct static_entry *e = ix ? bsearch(&key, ix->entries, ix->num, sizeof(key), by_addr) : NULL;
+	const struct static_entry *e = ix && ix->num ? bsearch(&key, ix->entries, ix->num, sizeof(key), by_addr) : NULL;
 	return e ? e->name : NULL;
 }
