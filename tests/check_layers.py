@@ -35,6 +35,7 @@ STAGES = [
     ["runtime"],
     ["triage"],
     ["report"],
+    ["store"],
     ["process", "kernel", "trail"],
     ["."],
     ["cli"],

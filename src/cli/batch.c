@@ -35,6 +35,7 @@
 #include "input/input.h"
 #include "report/buckets.h"
 #include "report/json_text.h"
+#include "store/store.h"
 
 /** Defaults of the per-core limits in batch mode (docs/batch.md): generous for real cores,
  * small enough that a hostile core cannot stall CI or exhaust the machine. */
@@ -52,6 +53,8 @@
 #define BATCH_MAX_PENDING 256
 /** Copy buffer for reports, temporary file to output. */
 #define BATCH_COPY_BUF 65536
+/** Largest JSON report kept in the crash store (--db); a larger one is recorded without it. */
+#define BATCH_MAX_STORED_REPORT (64u << 20)
 /** Progress bar redraws at most this often (ms). */
 #define PROGRESS_INTERVAL_MS 100
 
@@ -69,6 +72,7 @@ struct job {
 	json_t *meta; /* owned; always set once done */
 	int status; /* 0/1 report, 2 failed */
 	bool written; /* ndjson line flushed */
+	long long store_count; /* --db: the bucket's count after this report, 0 when not recorded */
 };
 
 struct batch {
@@ -83,6 +87,9 @@ struct batch {
 	size_t next_write; /* ndjson: first job not yet written */
 	bool write_error;
 	double last_draw;
+	struct ct_store *store; /* --db, owned; NULL without */
+	bool store_error; /* a report could not be recorded (said once) */
+	char host[256]; /* recorded with each report */
 };
 
 static double now(void)
@@ -259,6 +266,8 @@ static _Noreturn void worker(const struct batch *b, const struct job *j, int fd)
 		_exit(CT_EXIT_FATAL);
 	// The report first, the meta line after it: a meta line means a whole report in the file.
 	if (!err && report_out) {
+		// The store keeps full paths (where the core and program were); the stream honors
+		// --no-abs-paths.
 		struct ct_write_options wo;
 		ct_write_options_init(&wo);
 		wo.no_abs_paths = opts.no_abs_paths;
@@ -277,7 +286,8 @@ static _Noreturn void worker(const struct batch *b, const struct job *j, int fd)
 static bool start_job(struct batch *b, struct job *j)
 {
 	int p[2];
-	if (b->ndjson && (j->report_fd = ct_input_tmpfile()) < 0)
+	// The report goes to a file of its own for the NDJSON stream and for the store.
+	if ((b->ndjson || b->store) && (j->report_fd = ct_input_tmpfile()) < 0)
 		return false;
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return false;
@@ -315,6 +325,72 @@ static void fail_job(struct job *j, const char *fmt, ...)
 	j->status = CT_EXIT_FATAL;
 }
 
+// The report a worker wrote, read back for the store: NULL when unreadable or too large (then the
+// store keeps the facts without the JSON).
+static char *read_report(int fd, size_t *len_ret)
+{
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0 || (uint64_t)st.st_size > BATCH_MAX_STORED_REPORT)
+		return NULL;
+	char *buf = malloc((size_t)st.st_size);
+	size_t got = 0;
+	while (buf && got < (size_t)st.st_size) {
+		ssize_t n = pread(fd, buf + got, (size_t)st.st_size - got, (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (buf && got != (size_t)st.st_size) {
+		free(buf);
+		return NULL;
+	}
+	*len_ret = got;
+	return buf;
+}
+
+static const char *meta_str(json_t *meta, const char *key)
+{
+	return json_string_value(json_object_get(meta, key));
+}
+
+// Records one analyzed core in the store (--db) as soon as it is done: the parent holds its report
+// only for that call.
+static void record_job(struct batch *b, struct job *j)
+{
+	json_t *m = j->meta;
+	size_t len = 0;
+	char *json = read_report(j->report_fd, &len);
+	struct ct_store_report r = {
+		.time = json_integer_value(json_object_get(m, "time")),
+		.host = b->host[0] ? b->host : NULL,
+		.executable = meta_str(m, "executable"),
+		.build_id = meta_str(m, "build_id"),
+		.package = meta_str(m, "package"),
+		.version = b->cli->record_version ? b->cli->record_version : meta_str(m, "version"),
+		.class_id = meta_str(m, "class"),
+		.signature_version = (int)json_integer_value(json_object_get(m, "signature_version")),
+		.signature = meta_str(m, "signature"),
+		.bucket = meta_str(m, "hash"),
+		.blame = meta_str(m, "blame_label"),
+		.core = j->path,
+		.json = json,
+		.json_len = len,
+	};
+	// A fallback signature (docs/batch.md) is its own recipe: version 0 keeps it apart.
+	if (json_is_true(json_object_get(m, "fallback")))
+		r.signature_version = 0;
+	struct ct_error *err = r.bucket ? ct_store_record(b->store, &r, &j->store_count) : NULL;
+	free(json);
+	if (err) {
+		if (!b->store_error)
+			ct_cli_error("--db: %s", ct_error_message(err));
+		b->store_error = true;
+		ct_error_destroy(err);
+	}
+}
+
 // The worker closed its pipe: reap it and make sense of what it wrote.
 static void finish_job(struct batch *b, struct job *j)
 {
@@ -343,7 +419,7 @@ static void finish_job(struct batch *b, struct job *j)
 		j->meta = meta;
 		j->status = (int)json_integer_value(json_object_get(meta, "status"));
 		struct stat st;
-		if (b->ndjson && j->status != CT_EXIT_FATAL &&
+		if ((b->ndjson || b->store) && j->status != CT_EXIT_FATAL &&
 		    (j->report_fd < 0 || fstat(j->report_fd, &st) != 0 || st.st_size < 2)) {
 			fail_job(j, "worker ended before writing its report (memory limit of %u MiB?)", b->memory_mib);
 		}
@@ -352,7 +428,9 @@ static void finish_job(struct batch *b, struct job *j)
 	free(j->buf);
 	j->buf = NULL;
 	j->len = j->cap = 0;
-	if (j->status == CT_EXIT_FATAL && j->report_fd >= 0) {
+	if (b->store && j->status != CT_EXIT_FATAL)
+		record_job(b, j);
+	if ((j->status == CT_EXIT_FATAL || !b->ndjson) && j->report_fd >= 0) {
 		close(j->report_fd);
 		j->report_fd = -1;
 	}
@@ -518,6 +596,57 @@ static bool run_jobs(struct batch *b)
 }
 
 /* ---- Buckets ---- */
+
+/** Link text of a bucket the store knew without a bug URL (shown as "known"). */
+static const char store_known_plain[] = "";
+
+// Whether the store knew bucket @p e before this run (--db): its bug URL then ("" when it has
+// none), NULL when it is new. Before this run means that the lowest count any of its cores got
+// when recorded was above 1 (the cores finish in any order), or with --since-build that it had a
+// report at or before that build's last. A bucket marked fixed and seen again is new: a
+// regression. The URL is kept in the first core's meta, which lives as long as the batch.
+static const char *store_known(struct batch *b, const struct ct_bucket_entry *e, long long since_id, bool *error)
+{
+	long long lowest = 0;
+	for (size_t m = 0; m < e->num_members; m++) {
+		long long c = b->jobs[e->members[m]].store_count;
+		if (c && (!lowest || c < lowest))
+			lowest = c;
+	}
+	if (!lowest)
+		return NULL; // not recorded: nothing is known of it
+	struct job *j = &b->jobs[e->first];
+	int sigver = json_is_true(json_object_get(j->meta, "fallback"))
+			     ? 0
+			     : (int)json_integer_value(json_object_get(j->meta, "signature_version"));
+	struct ct_store_query q = { .kind = CT_STORE_QUERY_SHOW, .key = e->b.hash };
+	struct ct_store_buckets found = { 0 };
+	bool known = lowest > 1;
+	struct ct_error *err = NULL;
+	if (since_id)
+		err = ct_store_bucket_known_at(b->store, sigver, q.key, since_id, &known);
+	if (!err && known)
+		err = ct_store_query_buckets(b->store, &q, &found);
+	const char *url = NULL;
+	for (size_t i = 0; !err && known && i < found.num; i++) {
+		const struct ct_store_bucket *sb = &found.v[i];
+		if (sb->signature_version != sigver || sb->status == CT_BUCKET_STATUS_FIXED)
+			continue; // a fixed bucket seen again is news
+		if (sb->bug_url) {
+			json_object_set_new(j->meta, "store_bug", ct_json_text(sb->bug_url));
+			url = meta_str(j->meta, "store_bug");
+		}
+		if (!url)
+			url = store_known_plain;
+	}
+	if (err) {
+		ct_cli_error("--db: %s", ct_error_message(err));
+		ct_error_destroy(err);
+		*error = true;
+	}
+	ct_store_buckets_free(&found);
+	return url;
+}
 
 // A UTC time for the summaries: ISO 8601 in JSON, minutes in the text table.
 static void format_time(long long t, bool iso, char *buf, size_t size)
@@ -765,6 +894,23 @@ int ct_cli_batch(struct ct_cli *cli)
 		rc = CT_EXIT_FATAL;
 		goto out;
 	}
+	long long since_id = 0;
+	if (cli->db) {
+		gethostname(b.host, sizeof(b.host) - 1);
+		struct ct_error *err = ct_store_open(cli->db, &b.store);
+		if (!err && cli->since_build)
+			err = ct_store_last_report_of_build(b.store, cli->since_build, &since_id);
+		if (err) {
+			ct_cli_error("--db: %s", ct_error_message(err));
+			rc = ct_error_catch(&err, CT_ERROR_NOT_FOUND) ? CT_EXIT_USAGE : CT_EXIT_FATAL;
+			ct_error_destroy(err);
+			goto out;
+		}
+	} else if (cli->since_build) {
+		fprintf(stderr, "coretriage: --since-build needs --db (the store's history)\n");
+		rc = CT_EXIT_USAGE;
+		goto out;
+	}
 	// A closed output pipe must end the batch (EPIPE) rather than kill it silently mid-line.
 	signal(SIGPIPE, SIG_IGN);
 	if (!run_jobs(&b))
@@ -799,8 +945,15 @@ int ct_cli_batch(struct ct_cli *cli)
 			num_new += !x->b.known_url;
 		}
 	}
+	// The store's history after every core is in: a bucket's cores may have finished in any order.
+	for (size_t i = 0; b.store && i < table.num; i++) {
+		struct ct_bucket_entry *x = &table.entries[i];
+		if (!x->b.known_url && (x->b.known_url = store_known(&b, x, since_id, &bucket_error)))
+			num_new--;
+	}
 	if (bucket_error)
-		ct_cli_error("batch: out of memory grouping cores into buckets; the summary is incomplete");
+		ct_cli_error("batch: out of memory or a store error grouping cores into buckets; the summary is "
+			     "incomplete");
 	ct_buckets_sort(&table);
 	struct ct_bucket_entry *e = table.entries;
 	size_t n = table.num;
@@ -860,7 +1013,7 @@ int ct_cli_batch(struct ct_cli *cli)
 	} else if (cli->fail_on_new) {
 		rc = num_new ? CT_EXIT_NEW_BUCKETS : CT_EXIT_OK;
 	} else {
-		rc = failed || partial || b.num_missing || bucket_error ? CT_EXIT_PARTIAL : CT_EXIT_OK;
+		rc = failed || partial || b.num_missing || bucket_error || b.store_error ? CT_EXIT_PARTIAL : CT_EXIT_OK;
 	}
 	if (b.out != stdout)
 		fclose(b.out);
@@ -875,6 +1028,7 @@ out:
 		json_decref(b.jobs[i].meta);
 	}
 	free(b.jobs);
+	ct_store_close(b.store);
 	if (known)
 		ct_known_free(known);
 	return rc;

@@ -120,6 +120,18 @@ json_t *ct_cli_core_meta(const struct ct_report *r, const char *path)
 	json_object_set_new(m, "stack_file", files);
 	json_object_set_new(m, "stack_line", lines);
 	json_object_set_new(m, "command", ct_json_text(r->process.command));
+	// What the crash store records of the program (src/store/): its build and, from systemd's
+	// package note, its package and version.
+	json_object_set_new(m, "signature_version", json_integer(r->signature.present ? r->signature.version : 0));
+	const struct ct_module *mm = ct_present_main_module(r);
+	if (r->process.executable_path)
+		json_object_set_new(m, "executable", ct_json_text(r->process.executable_path));
+	if (mm && mm->build_id)
+		json_object_set_new(m, "build_id", ct_json_text(mm->build_id));
+	if (mm && mm->package.present && mm->package.name)
+		json_object_set_new(m, "package", ct_json_text(mm->package.name));
+	if (mm && mm->package.present && mm->package.version)
+		json_object_set_new(m, "version", ct_json_text(mm->package.version));
 	if (r->process.has_pid)
 		json_object_set_new(m, "pid", json_integer(r->process.pid));
 	// When it crashed: the trail's crash time, from the best source the dump had (docs/trail.md).

@@ -113,6 +113,13 @@ static const char help_text[] =
 	"                             comment, '# signature-version: N' marks the version of the\n"
 	"                             hashes); buckets not listed are new (docs/batch.md)\n"
 	"      --fail-on-new          exit 3 when a bucket is new, else 0 (unless fatal)\n"
+	"      --db=URL               record every report in the crash store URL: a file (PATH or\n"
+	"                             sqlite:PATH) or postgresql://USER@HOST/DB; a bucket the store\n"
+	"                             had seen before is not new (docs/fleet.md)\n"
+	"      --since-build=ID       with --db: a bucket is new unless the store had a report of it\n"
+	"                             by the last report of build-id ID (the last green build)\n"
+	"      --record-version=V     with --db: the version recorded for every core (default: the\n"
+	"                             version in the program's package note, if any)\n"
 	"      --progress=WHEN        auto (default: a progress bar on stderr when it is a terminal),\n"
 	"                             always, never\n"
 	"\n"
@@ -122,7 +129,8 @@ static const char help_text[] =
 	"      cores failed or gave partial reports\n"
 	"  2   fatal error: no report (unreadable or unsupported input, timeout); batch: no core\n"
 	"      could be analyzed, or the output could not be written\n"
-	"  3   batch with --fail-on-new: at least one bucket is not in --known\n"
+	"  3   batch with --fail-on-new: at least one bucket is new (not in --known, not in --db,\n"
+	"      or a fixed bucket seen again)\n"
 	"  64  usage error\n";
 
 enum {
@@ -160,6 +168,9 @@ enum {
 	OPT_SECTIONS,
 	OPT_SOURCE,
 	OPT_SOURCE_DIR,
+	OPT_DB,
+	OPT_SINCE_BUILD,
+	OPT_RECORD_VERSION,
 };
 
 static const struct option long_options[] = {
@@ -200,6 +211,9 @@ static const struct option long_options[] = {
 	{ "summary", required_argument, NULL, OPT_SUMMARY },
 	{ "known", required_argument, NULL, OPT_KNOWN },
 	{ "fail-on-new", no_argument, NULL, OPT_FAIL_ON_NEW },
+	{ "db", required_argument, NULL, OPT_DB },
+	{ "since-build", required_argument, NULL, OPT_SINCE_BUILD },
+	{ "record-version", required_argument, NULL, OPT_RECORD_VERSION },
 	{ "progress", required_argument, NULL, OPT_PROGRESS },
 	{ "logs", required_argument, NULL, OPT_LOGS },
 	{ "logs-window", required_argument, NULL, OPT_LOGS_WINDOW },
@@ -613,6 +627,9 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 		case OPT_SUMMARY: cli->summary = optarg; batch_only = "--summary"; break;
 		case OPT_KNOWN: cli->known = optarg; batch_only = "--known"; break;
 		case OPT_FAIL_ON_NEW: cli->fail_on_new = true; batch_only = "--fail-on-new"; break;
+		case OPT_DB: cli->db = optarg; batch_only = "--db"; break;
+		case OPT_SINCE_BUILD: cli->since_build = optarg; batch_only = "--since-build"; break;
+		case OPT_RECORD_VERSION: cli->record_version = optarg; batch_only = "--record-version"; break;
 		case OPT_NO_ABS_PATHS: cli->opts.no_abs_paths = true; break;
 		case OPT_LOG: cli->full_log = true; break;
 		case OPT_LOGS:

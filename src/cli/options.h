@@ -83,6 +83,11 @@ struct ct_cli {
 	const char *known; /**< --known=FILE */
 	const char *summary; /**< --summary=FILE (JSON) */
 	bool fail_on_new;
+	/** --db=URL: the crash store (src/store/); --since-build=ID and --record-version=V (batch).
+	 * Borrowed from argv. */
+	const char *db;
+	const char *since_build;
+	const char *record_version;
 	enum ct_color_mode progress; /**< auto: on a terminal */
 	bool swapped; /**< the core and executable were given in the wrong order and swapped */
 	/** --cache-dir (borrowed from argv) and --no-cache. */
