@@ -724,7 +724,7 @@ static json_t *summary_json(const struct batch *b, const struct ct_bucket_entry 
 
 // A column of the text table: untrusted text made visible (report/sanitize.h), cut to @p width
 // columns on a character boundary with "…" as its last column, and padded to it.
-static void cell(FILE *out, const char *s, size_t width, bool pad)
+void ct_cli_cell(FILE *out, const char *s, size_t width, bool pad)
 {
 	char piece[CT_TEXT_PIECE_MAX];
 	size_t w = 0;
@@ -784,24 +784,24 @@ static void summary_text(FILE *out, const struct batch *b, const struct ct_bucke
 			format_time(k->last_seen, false, last, sizeof(last));
 		}
 		fprintf(out, "%3zu %6zu  ", i + 1, k->count);
-		cell(out, k->hash, 16, true);
+		ct_cli_cell(out, k->hash, 16, true);
 		fputc(' ', out);
-		cell(out, k->class_id ? k->class_id : "unknown", 20, true);
+		ct_cli_cell(out, k->class_id ? k->class_id : "unknown", 20, true);
 		fputc(' ', out);
-		cell(out, blame, blame_width, true);
+		ct_cli_cell(out, blame, blame_width, true);
 		if (times)
 			fprintf(out, " %-16s %-16s", first, last);
 		fputc(' ', out);
 		const char *bug = k->known_url ? (*k->known_url ? k->known_url : "known") : "NEW";
 		size_t used = BEFORE + blame_width + (times ? TIMES : 0) + 1;
 		if (width && width > used)
-			cell(out, bug, width - used, false);
+			ct_cli_cell(out, bug, width - used, false);
 		else
 			ct_text_put(out, bug, CT_TEXT_TERMINAL, SIZE_MAX);
 		// The example under the row, indented past the count.
 		fputs("\n            example: ", out);
 		if (width && width > 21)
-			cell(out, k->example, width - 21, false);
+			ct_cli_cell(out, k->example, width - 21, false);
 		else
 			ct_text_put(out, k->example, CT_TEXT_TERMINAL, SIZE_MAX);
 		fputc('\n', out);

@@ -33,6 +33,13 @@ bool ct_cli_bucket_from_meta(json_t *meta, struct ct_bucket *b);
  * Writes the SVG to @p path. Returns 0, or -1 with errno set. */
 int ct_cli_write_report_flamegraph(const char *path, const struct ct_report *report);
 
+/**
+ * One column of a text table (the batch's, the store's buckets): untrusted text made visible
+ * (report/sanitize.h), cut to @p width columns on a character boundary with "…" as its last
+ * column, padded to it when @p pad.
+ */
+void ct_cli_cell(FILE *out, const char *s, size_t width, bool pad);
+
 /** Runs batch mode; returns the exit status. */
 int ct_cli_batch(struct ct_cli *cli);
 

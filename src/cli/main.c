@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/batch.h"
+#include "cli/history.h"
 #include "cli/options.h"
 #include "cli/source.h"
 #include "report/buckets.h"
@@ -187,6 +188,9 @@ static void choose_cache_dir(struct ct_cli *cli)
 
 int main(int argc, char **argv)
 {
+	// The store's subcommands have options of their own (docs/fleet.md).
+	if (argc >= 2 && !strcmp(argv[1], "buckets"))
+		return ct_cli_history(argc - 1, argv + 1);
 	struct ct_cli cli = { 0 };
 	int rc = ct_cli_parse(argc, argv, &cli);
 	if (rc >= 0)
