@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""The crash store end to end (docs/fleet.md), on SQLite always and on a real PostgreSQL server
+this test starts (tests/store/pgserver.py; skipped with a visible notice only when it cannot start):
+
+- migrations from an empty store and from the previous schema version (the old migration's own
+  file applied by the database's own client, a row in it kept);
+- 8 concurrent writers (tests/store/store_writer.c) lose no count;
+- a store filled from real cores of tests/batch/bugs.c by `batch --db`, with made-up crash times
+  (the cores' modification times) and versions (--record-version): `buckets top/new/show`,
+  --fail-on-new and --since-build against the history, `mark` and a regression detected;
+- the JSON of every query validated against docs/schema/report.schema.json;
+- `collect` fed a core through a pipe as the kernel does and by a file dropped into a watched
+  directory.
+
+Usage: run_store_tests.py CORETRIAGE STORE_WRITER SOURCE_DIR
+"""
+import json
+import os
+import resource
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import pgserver  # noqa: E402
+
+BIN, WRITER, SRC = sys.argv[1:4]
+W = tempfile.mkdtemp(prefix="ct-store.")
+failures = []
+SCHEMA = json.load(open(os.path.join(SRC, "docs/schema/report.schema.json")))
+try:
+    import jsonschema
+except ImportError:
+    jsonschema = None
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def run(*args, ok=(0,), **kw):
+    r = subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=300, **kw)
+    if r.returncode not in ok:
+        raise AssertionError("%s: exit %d\n%s%s" % (" ".join(map(str, args)), r.returncode, r.stdout[-2000:],
+                                                    r.stderr[-2000:]))
+    return r
+
+
+def query(db, *args):
+    out = run(BIN, "buckets", "--db", db, *args, "-f", "json").stdout
+    doc = json.loads(out)
+    if jsonschema:
+        jsonschema.validate(doc, SCHEMA)
+    return doc
+
+
+class Sqlite:
+    name = "sqlite"
+
+    def __init__(self, path):
+        self.url = path
+
+    def sql(self, text):
+        c = sqlite3.connect(self.url)
+        try:
+            cur = c.executescript(text) if ";" in text.strip().rstrip(";") else c.execute(text)
+            rows = [[None if v is None else str(v) for v in r] for r in cur.fetchall()]
+            c.commit()
+            return rows
+        finally:
+            c.close()
+
+
+class Postgres:
+    name = "postgresql"
+
+    def __init__(self, url):
+        self.url = url
+
+    def sql(self, text):
+        return pgserver.psql(self.url, text)
+
+
+# ---- Cores (real ones, from the kernel; gcore when a pipe handler takes them) ----
+
+def make_core(d, *argv):
+    os.makedirs(d, exist_ok=True)
+    if open("/proc/sys/kernel/core_pattern").read().startswith("|"):
+        subprocess.run(["gdb", "-nx", "-batch", "-ex", "run", "-ex", "gcore core", "--args", *argv], cwd=d,
+                       capture_output=True, timeout=120)
+    else:
+        def limits():
+            resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        subprocess.run(argv, cwd=d, preexec_fn=limits, capture_output=True, timeout=120)
+    path = os.path.join(d, "core")
+    assert os.path.exists(path), "no core in %s (core_pattern %s)" % (d, open("/proc/sys/kernel/core_pattern").read())
+    return path
+
+
+bugs = os.path.join(W, "bugs")
+run("cc", "-O0", "-g", "-fno-omit-frame-pointer", "-o", bugs, os.path.join(SRC, "tests/batch/bugs.c"))
+DAY = 86400
+T0 = 1767225600  # 2026-01-01T00:00:00Z: the made-up times count from here
+# Release 1.0: three bugs; release 1.1: one of them again and a new one.
+releases = {"1.0": [("null-read", 1), ("null-read", 2), ("abort", 1), ("div", 1)],
+            "1.1": [("null-read", 3), ("double-free", 1)]}
+cores = {}
+for n, (ver, runs) in enumerate(releases.items()):
+    for i, (bug, arg) in enumerate(runs):
+        core = make_core(os.path.join(W, "cores", ver, "%s-%d" % (bug, arg)), bugs, bug, str(arg))
+        t = T0 + n * 10 * DAY + i * 3600
+        os.utime(core, (t, t))
+        cores.setdefault(ver, []).append(core)
+
+
+def migrations(db):
+    return [int(r[0]) for r in db.sql("SELECT version FROM ct_schema_migrations ORDER BY version")]
+
+
+def test_backend(db, fresh):
+    tag = db.name
+    # -- Migrations from empty.
+    query(db.url, "top")
+    check(migrations(db) == [1, 2], "%s: migrations from empty: %s" % (tag, migrations(db)))
+    # -- From the previous version: 001 applied by the database's own client, with a row.
+    old = fresh("old")
+    sql = open(os.path.join(SRC, "src/store/migrations/001_initial.sql")).read()
+    ident = "INTEGER PRIMARY KEY AUTOINCREMENT" if tag == "sqlite" else "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY"
+    sql = sql.replace("@ID@", ident).replace("@BLOB@", "BLOB" if tag == "sqlite" else "BYTEA")
+    old.sql(sql)
+    old.sql("CREATE TABLE ct_schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL);"
+            "INSERT INTO ct_schema_migrations VALUES (1, '001_initial', 0);"
+            "INSERT INTO buckets (signature_version, key, class, first_seen, last_seen, count, status)"
+            " VALUES (2, 'aaaaaaaaaaaaaaaa', 'abort', 1000, 2000, 7, 'new');")
+    doc = query(old.url, "show", "aaaaaaaaaaaaaaaa")
+    check(migrations(old) == [1, 2], "%s: migration from version 1: %s" % (tag, migrations(old)))
+    check(doc["store"]["schema_version"] == 2, "%s: schema version after migration" % tag)
+    check(doc["buckets"][0]["count"] == 7 and doc["buckets"][0]["fixed_in"] is None,
+          "%s: the old row survives the migration: %s" % (tag, doc["buckets"]))
+    # -- 8 concurrent writers.
+    conc = fresh("concurrent")
+    query(conc.url, "top")  # migrated once; the writers race on the rows, not on the schema
+    n, k = 40, 5
+    procs = [subprocess.Popen([WRITER, conc.url, str(n), str(k), str(i)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for i in range(8)]
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        check(p.returncode == 0, "%s: writer failed: %s" % (tag, err))
+    reports = int(conc.sql("SELECT count(*) FROM reports")[0][0])
+    counted = int(conc.sql("SELECT sum(count) FROM buckets")[0][0])
+    nb = int(conc.sql("SELECT count(*) FROM buckets")[0][0])
+    check(reports == 8 * n and counted == 8 * n and nb == k,
+          "%s: 8 writers: %d reports, counts sum to %d, %d buckets (want %d, %d, %d)" %
+          (tag, reports, counted, nb, 8 * n, 8 * n, k))
+    # -- History from real cores.
+    h = fresh("history")
+    r = run(BIN, "batch", "-j2", "--db", h.url, "--record-version", "1.0", "--fail-on-new",
+            os.path.join(W, "cores", "1.0"), ok=(3,))
+    check("3 new" in r.stdout, "%s: first run: every bucket new: %s" % (tag, r.stdout[:300]))
+    r = run(BIN, "batch", "-j2", "--db", h.url, "--record-version", "1.0", "--fail-on-new",
+            os.path.join(W, "cores", "1.0"), ok=(0,))
+    check("0 new" in r.stdout, "%s: the same cores again are known: %s" % (tag, r.stdout[:300]))
+    top = query(h.url, "top")
+    by_class = {b["class"]: b for b in top["buckets"]}
+    check(set(by_class) == {"null-deref", "abort", "divide-by-zero"}, "%s: top buckets %s" % (tag, list(by_class)))
+    nd = by_class.get("null-deref", {})
+    check(nd.get("count") == 4 and nd.get("first_version") == "1.0", "%s: null-deref bucket %s" % (tag, nd))
+    check(nd.get("first_seen") == "2026-01-01T00:00:00Z" and nd.get("last_seen") == "2026-01-01T01:00:00Z",
+          "%s: crash times from the cores: %s" % (tag, nd))
+    build_id = nd.get("first_build_id")
+    # 1.1: one old bug, one new; new against the build of 1.0.
+    r = run(BIN, "batch", "-j2", "--db", h.url, "--record-version", "1.1", "--fail-on-new", "--since-build", build_id,
+            "-f", "json", os.path.join(W, "cores", "1.1"), ok=(3,))
+    s = json.loads(r.stdout)
+    new = {b["class"] for b in s["buckets"] if b["new"]}
+    check(new == {"heap-corruption"}, "%s: --since-build: new buckets %s" % (tag, new))
+    r = run(BIN, "batch", "--db", h.url, "--since-build", "0000", os.path.join(W, "cores", "1.1"), ok=(64,))
+    check("no report of build" in r.stderr, "%s: --since-build unknown: %s" % (tag, r.stderr))
+    doc = query(h.url, "new", "--version", "1.1")
+    check([b["class"] for b in doc["buckets"]] == ["heap-corruption"], "%s: new in 1.1: %s" % (tag, doc["buckets"]))
+    doc = query(h.url, "new", "--since", "2026-01-05")
+    check([b["class"] for b in doc["buckets"]] == ["heap-corruption"], "%s: new since a date: %s" % (tag, doc["buckets"]))
+    doc = query(h.url, "top", "--since", "2026-01-05T00:00:00Z")
+    got = sorted((b["class"], b["count_since"]) for b in doc["buckets"])
+    check(got == [("heap-corruption", 1), ("null-deref", 1)], "%s: top since: %s" % (tag, got))
+    doc = query(h.url, "new", "--build-id", build_id)
+    check(len(doc["buckets"]) == 4, "%s: new by build-id: %d" % (tag, len(doc["buckets"])))
+    key = nd["key"]
+    doc = query(h.url, "show", key)
+    check(len(doc["reports"]) == 5 and doc["reports"][0]["version"] == "1.1",
+          "%s: show: %s" % (tag, doc.get("reports")))
+    # -- Fixed in 1.1, then seen in 1.2: a regression; an old 1.0 crash after the fix is not one.
+    run(BIN, "buckets", "--db", h.url, "mark", key, "--fixed-in", "1.1", "--bug", "https://bugs.example/7")
+    check(query(h.url, "regressions")["buckets"] == [], "%s: no regression before a new crash" % tag)
+    one = os.path.join(W, "cores", "1.0", "null-read-1")
+    run(BIN, "batch", "--db", h.url, "--record-version", "1.0", one)
+    check(query(h.url, "regressions")["buckets"] == [], "%s: a crash of the old version is not a regression" % tag)
+    r = run(BIN, "batch", "--db", h.url, "--record-version", "1.2", "--fail-on-new", one, ok=(3,))
+    check("NEW" in r.stdout, "%s: a fixed bucket seen again fails --fail-on-new: %s" % (tag, r.stdout[:400]))
+    doc = query(h.url, "regressions")
+    check(len(doc["buckets"]) == 1 and doc["buckets"][0]["regressed_in"] == "1.2" and
+          doc["buckets"][0]["fixed_in"] == "1.1" and doc["buckets"][0]["bug"] == "https://bugs.example/7",
+          "%s: regression: %s" % (tag, doc["buckets"]))
+    text = run(BIN, "buckets", "--db", h.url, "regressions").stdout
+    check("seen again in 1.2" in text, "%s: regression text: %s" % (tag, text))
+    md = run(BIN, "buckets", "--db", h.url, "show", key, "-f", "markdown").stdout
+    check("| fixed |" in md and md.count("\n|") >= 8, "%s: markdown: %s" % (tag, md))
+    # Reports are stored compressed and come back whole.
+    blob = h.sql("SELECT report_encoding FROM reports LIMIT 1")[0][0]
+    check(blob == "zstd", "%s: report encoding %s" % (tag, blob))
+    # Errors: a bucket that does not exist; a bad URL.
+    r = run(BIN, "buckets", "--db", h.url, "show", "ffffffffffffffff", ok=(64,))
+    check("no bucket" in r.stderr, "%s: unknown bucket: %s" % (tag, r.stderr))
+    return h
+
+
+def test_common():
+    r = run(BIN, "buckets", "--db", "mysql://x/y", ok=(2, 64))
+    check("not a store URL" in r.stderr, "bad URL: %s" % r.stderr)
+    r = run(BIN, "buckets", "top", ok=(64,))
+    check("--db" in r.stderr, "no --db: %s" % r.stderr)
+    r = run(BIN, "buckets", "--db", os.path.join(W, "x.db"), "--since", "yesterday", ok=(64,))
+    check("--since" in r.stderr, "bad --since: %s" % r.stderr)
+
+
+try:
+    test_common()
+    sq = lambda name: Sqlite(os.path.join(W, name + ".db"))
+    test_backend(sq("main"), sq)
+    try:
+        url, stop = pgserver.start()
+    except pgserver.Unavailable as e:
+        print("NOTICE: PostgreSQL tests skipped: %s" % e)
+        url = stop = None
+    if url:
+        try:
+
+            def fresh(name):
+                pgserver.psql(url, "CREATE DATABASE %s" % name)
+                return Postgres(url.rsplit("/", 1)[0] + "/" + name)
+            test_backend(Postgres(url), fresh)
+            print("PostgreSQL: all store tests ran against", url.split("@")[1])
+        finally:
+            stop()
+    if os.path.exists(os.path.join(HERE, "collect_tests.py")):
+        import collect_tests
+        collect_tests.run_all(BIN, W, bugs, make_core, check)
+finally:
+    if not os.environ.get("KEEP"):
+        shutil.rmtree(W, ignore_errors=True)
+if failures:
+    print("%d failure(s)" % len(failures), file=sys.stderr)
+    sys.exit(1)
+print("store: all checks passed")
