@@ -131,7 +131,8 @@ struct ct_error *ct_analyze(const struct ct_options *opts, struct ct_report *rep
 		if (err)
 			return ct_error_wrap(err, "standard input");
 	} else {
-		err = ct_mapped_file_open(in_path, &file);
+		err = opts->has_core_fd ? ct_mapped_file_open_fd(opts->core_fd, in_path, &file)
+					: ct_mapped_file_open(in_path, &file);
 		if (err)
 			return err;
 	}
@@ -147,6 +148,11 @@ struct ct_error *ct_analyze(const struct ct_options *opts, struct ct_report *rep
 						     budget.limit[CT_BUDGET_TEMP], &tmp_fd, &dstatus);
 		else if (piped >= 0)
 			err = ct_error_os(errno, "standard input: temporary file");
+		else if (opts->has_core_fd && lseek(opts->core_fd, 0, SEEK_SET) == 0)
+			err = ct_input_decompress_fd(opts->core_fd, in_path, format, opts->max_core_size,
+						     budget.limit[CT_BUDGET_TEMP], &tmp_fd, &dstatus);
+		else if (opts->has_core_fd)
+			err = ct_error_os(errno, "%s", in_path);
 		else
 			err = ct_input_decompress(in_path, format, opts->max_core_size, budget.limit[CT_BUDGET_TEMP], &tmp_fd,
 						  &dstatus);

@@ -31,6 +31,10 @@ enum ct_unwinder { CT_UNWINDER_DWFL, CT_UNWINDER_LIBUNWIND, CT_UNWINDER_NUM_ };
 struct ct_options {
 	/** The dump (ELF core or vmcore). Borrowed. */
 	const char *core_path;
+	/** When has_core_fd: core_path is already open as core_fd (read from it, not opened by name;
+	 * `coretriage collect` opens a core before it drops privileges). Not closed. */
+	bool has_core_fd;
+	int core_fd;
 	/** The executable (or vmlinux), NULL to find it from the dump. Borrowed. */
 	const char *executable;
 	/** Prefix for file paths recorded in the dump, or NULL. Borrowed. */

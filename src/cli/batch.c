@@ -359,28 +359,16 @@ static const char *meta_str(json_t *meta, const char *key)
 // only for that call.
 static void record_job(struct batch *b, struct job *j)
 {
-	json_t *m = j->meta;
 	size_t len = 0;
 	char *json = read_report(j->report_fd, &len);
-	struct ct_store_report r = {
-		.time = json_integer_value(json_object_get(m, "time")),
-		.host = b->host[0] ? b->host : NULL,
-		.executable = meta_str(m, "executable"),
-		.build_id = meta_str(m, "build_id"),
-		.package = meta_str(m, "package"),
-		.version = b->cli->record_version ? b->cli->record_version : meta_str(m, "version"),
-		.class_id = meta_str(m, "class"),
-		.signature_version = (int)json_integer_value(json_object_get(m, "signature_version")),
-		.signature = meta_str(m, "signature"),
-		.bucket = meta_str(m, "hash"),
-		.blame = meta_str(m, "blame_label"),
-		.core = j->path,
-		.json = json,
-		.json_len = len,
-	};
-	// A fallback signature (docs/batch.md) is its own recipe: version 0 keeps it apart.
-	if (json_is_true(json_object_get(m, "fallback")))
-		r.signature_version = 0;
+	struct ct_store_report r;
+	ct_cli_store_report_from_meta(j->meta, &r);
+	r.host = b->host[0] ? b->host : NULL;
+	if (b->cli->record_version)
+		r.version = b->cli->record_version;
+	r.core = j->path;
+	r.json = json;
+	r.json_len = len;
 	struct ct_error *err = r.bucket ? ct_store_record(b->store, &r, &j->store_count) : NULL;
 	free(json);
 	if (err) {

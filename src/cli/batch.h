@@ -11,6 +11,7 @@
 
 #include "cli/options.h"
 #include "report/writers.h"
+#include "store/store.h"
 
 /** Innermost frames of the crashing thread kept in a core's meta (bucket stacks, flame graphs). */
 #define CT_META_STACK_FRAMES 128
@@ -28,6 +29,13 @@ json_t *ct_cli_core_meta(const struct ct_report *report, const char *path);
  * b->stack is a malloc'd array the caller frees. Returns false when out of memory.
  */
 bool ct_cli_bucket_from_meta(json_t *meta, struct ct_bucket *b);
+
+/**
+ * The crash store's record of a core from its @p meta: what the meta says (time, executable,
+ * build, package and version, class, signature and bucket, blame); host, core, JSON are the
+ * caller's. Strings borrowed from @p meta.
+ */
+void ct_cli_store_report_from_meta(json_t *meta, struct ct_store_report *r);
 
 /** Folded stacks of every thread of @p report (identical stacks merged) for a flame graph.
  * Writes the SVG to @p path. Returns 0, or -1 with errno set. */

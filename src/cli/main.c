@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/batch.h"
+#include "cli/collect.h"
 #include "cli/history.h"
 #include "cli/options.h"
 #include "cli/source.h"
@@ -191,6 +192,8 @@ int main(int argc, char **argv)
 	// The store's subcommands have options of their own (docs/fleet.md).
 	if (argc >= 2 && !strcmp(argv[1], "buckets"))
 		return ct_cli_history(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "collect"))
+		return ct_cli_collect(argc - 1, argv + 1);
 	struct ct_cli cli = { 0 };
 	int rc = ct_cli_parse(argc, argv, &cli);
 	if (rc >= 0)

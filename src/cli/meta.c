@@ -235,3 +235,21 @@ out:
 	free(stacks);
 	return ret;
 }
+
+void ct_cli_store_report_from_meta(json_t *m, struct ct_store_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->time = json_integer_value(json_object_get(m, "time"));
+	r->executable = get_str(m, "executable");
+	r->build_id = get_str(m, "build_id");
+	r->package = get_str(m, "package");
+	r->version = get_str(m, "version");
+	r->class_id = get_str(m, "class");
+	// A fallback signature (docs/batch.md) is its own recipe: version 0 keeps it apart.
+	r->signature_version = json_is_true(json_object_get(m, "fallback"))
+				       ? 0
+				       : (int)json_integer_value(json_object_get(m, "signature_version"));
+	r->signature = get_str(m, "signature");
+	r->bucket = get_str(m, "hash");
+	r->blame = get_str(m, "blame_label");
+}

@@ -7,12 +7,28 @@
 
 #include "dump/mapped_file.h"
 
+static struct ct_error *map_fd(int fd, const char *path, struct ct_mapped_file *ret);
+
 struct ct_error *ct_mapped_file_open(const char *path, struct ct_mapped_file *ret)
 {
 	// O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return ct_error_os(errno, "%s", path);
+	return map_fd(fd, path, ret);
+}
+
+struct ct_error *ct_mapped_file_open_fd(int fd, const char *path, struct ct_mapped_file *ret)
+{
+	int own = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (own < 0)
+		return ct_error_os(errno, "%s", path);
+	return map_fd(own, path, ret);
+}
+
+// Takes @p fd over (closed on failure too).
+static struct ct_error *map_fd(int fd, const char *path, struct ct_mapped_file *ret)
+{
 	struct stat st;
 	if (fstat(fd, &st) < 0) {
 		int e = errno;

@@ -22,6 +22,9 @@ struct ct_mapped_file {
  * CT_ERROR_INVALID_ARGUMENT ("is a directory", "is a FIFO", "is empty", …).
  */
 struct ct_error *ct_mapped_file_open(const char *path, struct ct_mapped_file *ret);
+/** The same for a descriptor the caller opened (and keeps: it is duplicated); @p path names it in
+ * errors. `coretriage collect` opens a core before it drops its privileges. */
+struct ct_error *ct_mapped_file_open_fd(int fd, const char *path, struct ct_mapped_file *ret);
 void ct_mapped_file_close(struct ct_mapped_file *file);
 
 #endif
