@@ -15,7 +15,6 @@
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,16 +92,6 @@ struct collect {
 	char host[256];
 };
 
-__attribute__((format(printf, 1, 2))) static int collect_usage(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("coretriage: collect: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'coretriage collect --help' for more information.\n", stderr);
-	return CT_EXIT_USAGE;
-}
 
 static bool parse_ul(const char *s, unsigned long max, unsigned long *ret)
 {
@@ -156,17 +145,17 @@ static int parse_args(int argc, char **argv, struct collect *c, char ***pos, int
 		case O_CORE_DIR: c->core_dir = optarg; break;
 		case O_MAX_CORE:
 			if (!parse_ul(optarg, ULONG_MAX, &v) || !v)
-				return collect_usage("--max-core-size: '%s' is not a number of bytes", optarg);
+				return ct_cli_command_usage("collect", "--max-core-size: '%s' is not a number of bytes", optarg);
 			c->max_core = v;
 			break;
 		case O_TIMEOUT:
 			if (!parse_ul(optarg, 86400, &v) || !v)
-				return collect_usage("--timeout: '%s' is not a number of seconds (1-86400)", optarg);
+				return ct_cli_command_usage("collect", "--timeout: '%s' is not a number of seconds (1-86400)", optarg);
 			c->timeout = (unsigned)v;
 			break;
 		case O_MAX_MEMORY:
 			if (!parse_ul(optarg, 1ul << 30, &v) || v < 64)
-				return collect_usage("--max-memory: '%s' is not a size in MiB (at least 64)", optarg);
+				return ct_cli_command_usage("collect", "--max-memory: '%s' is not a size in MiB (at least 64)", optarg);
 			c->max_memory_mib = v;
 			break;
 		case O_SAFE: c->safe = true; break;
@@ -175,22 +164,22 @@ static int parse_args(int argc, char **argv, struct collect *c, char ***pos, int
 		case O_VERSION: c->record_version = optarg; break;
 		case O_EXIT_AFTER:
 			if (!parse_ul(optarg, ULONG_MAX, &v) || !v)
-				return collect_usage("--exit-after: '%s' is not a positive number", optarg);
+				return ct_cli_command_usage("collect", "--exit-after: '%s' is not a positive number", optarg);
 			c->exit_after = v;
 			break;
 		case 'h': fputs(collect_help, stdout); return 0;
-		case ':': return collect_usage("%s needs a value", argv[optind - 1]);
-		default: return collect_usage("unknown option '%s'", argv[optind - 1]);
+		case ':': return ct_cli_command_usage("collect", "%s needs a value", argv[optind - 1]);
+		default: return ct_cli_command_usage("collect", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	*pos = argv + optind;
 	*npos = argc - optind;
 	if (c->pipe == !!c->watch)
-		return collect_usage("give --pipe PID SIGNAL TIME EXE or --watch DIR");
+		return ct_cli_command_usage("collect", "give --pipe PID SIGNAL TIME EXE or --watch DIR");
 	if (c->pipe && *npos != 4)
-		return collect_usage("--pipe takes the core_pattern arguments %%P %%s %%t %%E (4, given %d)", *npos);
+		return ct_cli_command_usage("collect", "--pipe takes the core_pattern arguments %%P %%s %%t %%E (4, given %d)", *npos);
 	if (c->watch && *npos)
-		return collect_usage("too many arguments: '%s'", (*pos)[0]);
+		return ct_cli_command_usage("collect", "too many arguments: '%s'", (*pos)[0]);
 	return -1;
 }
 
@@ -199,22 +188,22 @@ static int choose_user(struct collect *c)
 {
 	if (geteuid() != 0) {
 		if (c->user)
-			return collect_usage("--user needs root (this runs as uid %u)", (unsigned)geteuid());
+			return ct_cli_command_usage("collect", "--user needs root (this runs as uid %u)", (unsigned)geteuid());
 		return -1;
 	}
 	const struct passwd *pw = NULL;
 	if (c->user) {
 		pw = getpwnam(c->user);
 		if (!pw)
-			return collect_usage("--user %s: no such user", c->user);
+			return ct_cli_command_usage("collect", "--user %s: no such user", c->user);
 	} else {
 		for (size_t i = 0; !pw && i < sizeof(collect_default_users) / sizeof(collect_default_users[0]); i++)
 			pw = getpwnam(collect_default_users[i]);
 		if (!pw)
-			return collect_usage("no unprivileged user to analyze as: give --user");
+			return ct_cli_command_usage("collect", "no unprivileged user to analyze as: give --user");
 	}
 	if (pw->pw_uid == 0)
-		return collect_usage("--user %s is root: the analysis must not run as root", pw->pw_name);
+		return ct_cli_command_usage("collect", "--user %s is root: the analysis must not run as root", pw->pw_name);
 	c->uid = pw->pw_uid;
 	c->gid = pw->pw_gid;
 	c->drop = true;
@@ -486,7 +475,7 @@ static int save_core(const struct collect *c, char **argv, char *path, size_t si
 	const char *pid = argv[0], *t = argv[2], *exe = argv[3];
 	unsigned long v;
 	if (!parse_ul(pid, INT_MAX, &v) || !parse_ul(t, ULONG_MAX / 1000000, &v))
-		return collect_usage("--pipe: '%s %s' are not the PID (%%P) and the time (%%t)", pid, t);
+		return ct_cli_command_usage("collect", "--pipe: '%s %s' are not the PID (%%P) and the time (%%t)", pid, t);
 	const char *slash = strrchr(exe, '!');
 	char comm[320], boot[40];
 	escape_comm(slash ? slash + 1 : exe, comm, sizeof(comm));

@@ -1,7 +1,6 @@
 // `coretriage buckets --db URL [top|new|regressions|show KEY|mark KEY]`: the crash store's history
 // (src/store/) as a text table, JSON for bots (docs/json-report.md, "store queries") or Markdown.
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,16 +47,6 @@ struct history {
 	enum history_format format;
 };
 
-__attribute__((format(printf, 1, 2))) static int history_usage(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("coretriage: buckets: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'coretriage buckets --help' for more information.\n", stderr);
-	return CT_EXIT_USAGE;
-}
 
 // --since: a date, an RFC 3339 time, @EPOCH, or an age before now.
 static bool parse_since(const char *s, long long *ret)
@@ -117,7 +106,7 @@ static int parse_args(int argc, char **argv, struct history *h)
 		case O_DB: h->db = optarg; break;
 		case O_SINCE:
 			if (!parse_since(optarg, &h->q.since))
-				return history_usage("--since: '%s' is not YYYY-MM-DD, an RFC 3339 time, @EPOCH or an "
+				return ct_cli_command_usage("buckets", "--since: '%s' is not YYYY-MM-DD, an RFC 3339 time, @EPOCH or an "
 						     "age (30m, 24h, 7d)", optarg);
 			h->since_arg = optarg;
 			break;
@@ -126,7 +115,7 @@ static int parse_args(int argc, char **argv, struct history *h)
 		case O_LIMIT:
 			h->q.limit = strtoul(optarg, &end, 10);
 			if (!*optarg || *end || *optarg == '-' || h->q.limit > 1000000)
-				return history_usage("--limit: '%s' is not a number from 0 to 1000000", optarg);
+				return ct_cli_command_usage("buckets", "--limit: '%s' is not a number from 0 to 1000000", optarg);
 			h->limit_given = true;
 			break;
 		case O_FIXED_IN: h->fixed_in = optarg; break;
@@ -139,11 +128,11 @@ static int parse_args(int argc, char **argv, struct history *h)
 			else if (!strcmp(optarg, "markdown") || !strcmp(optarg, "md"))
 				h->format = HISTORY_MARKDOWN;
 			else
-				return history_usage("--format: '%s' is not text, json or markdown", optarg);
+				return ct_cli_command_usage("buckets", "--format: '%s' is not text, json or markdown", optarg);
 			break;
 		case 'h': fputs(history_help, stdout); return 0;
-		case ':': return history_usage("%s needs a value", argv[optind - 1]);
-		default: return history_usage("unknown option '%s'", argv[optind - 1]);
+		case ':': return ct_cli_command_usage("buckets", "%s needs a value", argv[optind - 1]);
+		default: return ct_cli_command_usage("buckets", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	char **pos = argv + optind;
@@ -159,25 +148,25 @@ static int parse_args(int argc, char **argv, struct history *h)
 			h->q.kind = CT_STORE_QUERY_REGRESSIONS;
 		} else if (!strcmp(verb, "show") || !strcmp(verb, "mark")) {
 			if (npos < 2)
-				return history_usage("%s: which bucket? (its KEY, the signature hash)", verb);
+				return ct_cli_command_usage("buckets", "%s: which bucket? (its KEY, the signature hash)", verb);
 			h->q.kind = CT_STORE_QUERY_SHOW;
 			h->q.key = pos[1];
 			h->mark = !strcmp(verb, "mark");
 			want = 2;
 		} else {
-			return history_usage("'%s' is not top, new, regressions, show or mark", verb);
+			return ct_cli_command_usage("buckets", "'%s' is not top, new, regressions, show or mark", verb);
 		}
 		if (npos > want)
-			return history_usage("too many arguments: '%s'", pos[want]);
+			return ct_cli_command_usage("buckets", "too many arguments: '%s'", pos[want]);
 	}
 	if (!h->db)
-		return history_usage("%s", "--db=URL is needed (the store batch --db filled)");
+		return ct_cli_command_usage("buckets", "%s", "--db=URL is needed (the store batch --db filled)");
 	if (h->mark && !h->fixed_in && !h->bug)
-		return history_usage("%s", "mark: give --fixed-in=V, --bug=URL or both");
+		return ct_cli_command_usage("buckets", "%s", "mark: give --fixed-in=V, --bug=URL or both");
 	if (!h->mark && (h->fixed_in || h->bug))
-		return history_usage("%s", "--fixed-in and --bug go with mark KEY");
+		return ct_cli_command_usage("buckets", "%s", "--fixed-in and --bug go with mark KEY");
 	if ((h->q.version || h->q.build_id) && h->q.kind != CT_STORE_QUERY_NEW)
-		return history_usage("%s", "--version and --build-id go with new");
+		return ct_cli_command_usage("buckets", "%s", "--version and --build-id go with new");
 	return -1;
 }
 

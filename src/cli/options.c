@@ -239,6 +239,17 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
 	return CT_EXIT_USAGE;
 }
 
+int ct_cli_command_usage(const char *command, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "coretriage: %s: ", command);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'coretriage %s --help' for more information.\n", command);
+	return CT_EXIT_USAGE;
+}
+
 static bool parse_count(const char *s, unsigned long max, unsigned long *ret)
 {
 	char *end;

@@ -117,6 +117,12 @@ struct ct_cli {
 void ct_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /**
+ * A usage error of subcommand @p command ("buckets", "collect"): "coretriage COMMAND: MESSAGE"
+ * and where its help is, on stderr. Returns CT_EXIT_USAGE.
+ */
+int ct_cli_command_usage(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/**
  * Columns of the terminal @p out is, for the text report and the batch table to fit (COLUMNS when
  * set, else the window's width); 0 when @p out is not a terminal (a file or pipe is never cut).
  */
