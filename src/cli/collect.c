@@ -468,6 +468,23 @@ static bool all_zero(const char *p, size_t n)
 	return n && p[0] == 0 && !memcmp(p, p + 1, n - 1);
 }
 
+// --core-dir and the directories above it, as `mkdir -p` (the first crash after installing makes
+// /var/lib/coretriage/cores).
+static void make_dirs(const char *dir)
+{
+	char p[PATH_MAX];
+	if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p))
+		return;
+	for (char *s = p + 1; *s; s++) {
+		if (*s == '/') {
+			*s = '\0';
+			mkdir(p, 0755);
+			*s = '/';
+		}
+	}
+	mkdir(p, 0750);
+}
+
 // Saves standard input (the kernel's core) as CORE_DIR/core.COMM.UID.BOOTID.PID.USEC, at most
 // --max-core-size bytes; zero blocks become holes, as systemd-coredump's sparse files.
 static int save_core(const struct collect *c, char **argv, char *path, size_t size)
@@ -483,7 +500,7 @@ static int save_core(const struct collect *c, char **argv, char *path, size_t si
 	if (snprintf(path, size, "%s/core.%s.%lu.%s.%s.%lu000000", c->core_dir, comm[0] ? comm : "unknown",
 		     process_uid(pid), boot, pid, v) >= (int)size)
 		return CT_EXIT_FATAL;
-	mkdir(c->core_dir, 0750);
+	make_dirs(c->core_dir);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
 	if (fd < 0) {
 		ct_cli_error("%s: %s", path, strerror(errno));

@@ -16,7 +16,7 @@ def run_all(BIN, W, bugs, make_core, check):
     db = os.path.join(W, "collect.db")
     src = make_core(os.path.join(W, "collect-src", "null"), bugs, "null-read", "4")
     # -- Pipe: the core on standard input, %P %s %t %E.
-    cores = os.path.join(W, "collect-cores")
+    cores = os.path.join(W, "collect", "cores")  # made by collect, parents too
     private = os.path.join(W, "private")
     os.makedirs(private)
     exe = bugs
