@@ -266,8 +266,7 @@ static _Noreturn void worker(const struct batch *b, const struct job *j, int fd)
 		_exit(CT_EXIT_FATAL);
 	// The report first, the meta line after it: a meta line means a whole report in the file.
 	if (!err && report_out) {
-		// The store keeps full paths (where the core and program were); the stream honors
-		// --no-abs-paths.
+		// One file feeds both the NDJSON stream and the store (--db).
 		struct ct_write_options wo;
 		ct_write_options_init(&wo);
 		wo.no_abs_paths = opts.no_abs_paths;

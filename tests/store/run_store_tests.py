@@ -158,6 +158,15 @@ def test_backend(db, fresh):
     check(reports == 8 * n and counted == 8 * n and nb == k,
           "%s: 8 writers: %d reports, counts sum to %d, %d buckets (want %d, %d, %d)" %
           (tag, reports, counted, nb, 8 * n, 8 * n, k))
+    # -- 8 writers opening one empty store at once: the migration runs once (its lock), none fails.
+    race = fresh("race")
+    procs = [subprocess.Popen([WRITER, race.url, "5", "2", str(i)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for i in range(8)]
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        check(p.returncode == 0, "%s: writer on an empty store failed: %s" % (tag, err))
+    check(migrations(race) == [1, 2] and int(race.sql("SELECT sum(count) FROM buckets")[0][0]) == 40,
+          "%s: 8 first openers: migrations %s" % (tag, migrations(race)))
     # -- History from real cores.
     h = fresh("history")
     r = run(BIN, "batch", "-j2", "--db", h.url, "--record-version", "1.0", "--fail-on-new",
