@@ -16,6 +16,7 @@
 #include "util/cleanup.h"
 #if CT_KERNEL_SUPPORT
 #include "kernel/kernel.h"
+#include "lazy/lazy.h"
 #endif
 
 void ct_options_init(struct ct_options *opts)
@@ -81,6 +82,10 @@ static struct ct_error *analyze_kernel(const struct ct_options *opts, const stru
 				       struct ct_mapped_file *file, struct ct_budget *budget, struct ct_report *report)
 {
 	ct_mapped_file_close(file);
+	// libkdumpfile is loaded for the first kernel dump (src/lazy/kdumpfile.c).
+	struct ct_error *err = ct_lazy_kdumpfile_require();
+	if (err)
+		return ct_error_wrap(err, "%s", opts->core_path);
 	return ct_kernel_analyze(opts, format, budget, report);
 }
 #endif

@@ -26,6 +26,7 @@ import tempfile
 STAGES = [
     ["coretriage"],
     ["util"],
+    ["lazy"],
     ["arch"],
     ["dump"],
     ["input"],

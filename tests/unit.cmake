@@ -22,6 +22,10 @@ add_test(NAME manpage_matches_help
   COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_manpage.py ${CT_BIN} ${PROJECT_SOURCE_DIR}/man/coretriage.1
           ${PROJECT_SOURCE_DIR}/src/cli/options.c)
 
+# Start-up maps none of the libraries only some inputs need (issue 28).
+add_test(NAME startup_no_optional_libraries
+  COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_startup_libs.py ${CT_BIN})
+
 # Command-line behaviour end to end, on real cores.
 add_test(NAME cli_end_to_end
   COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/cli/run_cli_tests.py ${CT_BIN} ${CT_CORES_DIR})

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/uio.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -33,6 +34,7 @@
 #include "cli/collect.h"
 #include "dump/sniff.h"
 #include "input/input.h"
+#include "lazy/lazy.h"
 #include "report/json_text.h"
 #include "store/store.h"
 
@@ -327,11 +329,33 @@ static void journal_entry(json_t *meta, const char *core, const char *pid, const
 	const char *hash = json_string_value(json_object_get(meta, "hash"));
 	const char *exe = json_string_value(json_object_get(meta, "executable"));
 	// Values from the core go in as fields of their own (the journal stores bytes, no escapes
-	// are interpreted); MESSAGE is for people.
-	sd_journal_send("MESSAGE=coretriage: %s", err ? err : sum ? sum : "analyzed", "PRIORITY=%d", err ? 4 : 3,
-			"SYSLOG_IDENTIFIER=coretriage", "CORETRIAGE_CORE=%s", core, "CORETRIAGE_CLASS=%s",
-			cls ? cls : "unknown", "CORETRIAGE_BUCKET=%s", hash ? hash : "", "COREDUMP_EXE=%s",
-			exe ? exe : "", "COREDUMP_PID=%s", pid ? pid : "", "COREDUMP_SIGNAL=%s", sig ? sig : "", NULL);
+	// are interpreted); MESSAGE is for people. sd_journal_sendv, not the variadic sd_journal_send:
+	// libsystemd is opened on first use (src/lazy/systemd.c) and a variadic call cannot be forwarded.
+	char fields[9][512];
+	int n = 0;
+	struct iovec iov[9];
+#define CT_FIELD(...) snprintf(fields[n], sizeof(fields[n]), __VA_ARGS__), n++
+	CT_FIELD("MESSAGE=coretriage: %s", err ? err : sum ? sum : "analyzed");
+	CT_FIELD("PRIORITY=%d", err ? 4 : 3);
+	CT_FIELD("SYSLOG_IDENTIFIER=coretriage");
+	CT_FIELD("CORETRIAGE_CORE=%s", core);
+	CT_FIELD("CORETRIAGE_CLASS=%s", cls ? cls : "unknown");
+	CT_FIELD("CORETRIAGE_BUCKET=%s", hash ? hash : "");
+	CT_FIELD("COREDUMP_EXE=%s", exe ? exe : "");
+	CT_FIELD("COREDUMP_PID=%s", pid ? pid : "");
+	CT_FIELD("COREDUMP_SIGNAL=%s", sig ? sig : "");
+#undef CT_FIELD
+	for (int i = 0; i < n; i++)
+		iov[i] = (struct iovec){ .iov_base = fields[i], .iov_len = strlen(fields[i]) };
+	struct ct_error *e = ct_lazy_systemd_require();
+	if (e) {
+		ct_cli_error("--journal: %s", ct_error_message(e));
+		ct_error_destroy(e);
+		return;
+	}
+	int rc = sd_journal_sendv(iov, n);
+	if (rc < 0)
+		ct_cli_error("--journal: %s", strerror(-rc));
 #else
 	(void)meta, (void)core, (void)pid, (void)sig;
 	ct_cli_error("--journal: this coretriage was built without libsystemd");

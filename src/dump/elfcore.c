@@ -205,6 +205,11 @@ void ct_core_destroy(struct ct_core *core)
 
 const struct ct_segment *ct_core_find_segment(const struct ct_core *core, uint64_t addr)
 {
+	// The search below answers the hint when it holds addr and the next segment starts above it.
+	size_t h = __atomic_load_n(&core->segment_hint, __ATOMIC_RELAXED);
+	if (h < core->num_segments && addr - core->segments[h].vaddr < core->segments[h].memsz &&
+	    (h + 1 == core->num_segments || core->segments[h + 1].vaddr > addr))
+		return &core->segments[h];
 	size_t lo = 0, hi = core->num_segments;
 	// Last segment with vaddr <= addr.
 	while (lo < hi) {
@@ -217,8 +222,10 @@ const struct ct_segment *ct_core_find_segment(const struct ct_core *core, uint64
 	// Walk back over overlapping (aliased) segments: a few at most in real cores.
 	for (size_t i = lo, n = 0; i > 0 && n < 8; i--, n++) {
 		const struct ct_segment *s = &core->segments[i - 1];
-		if (addr - s->vaddr < s->memsz)
+		if (addr - s->vaddr < s->memsz) {
+			__atomic_store_n((size_t *)&core->segment_hint, i - 1, __ATOMIC_RELAXED);
 			return s;
+		}
 	}
 	return NULL;
 }

@@ -90,6 +90,9 @@ struct ct_core {
 	const char *arch_name;
 	/** PT_LOAD segments sorted by vaddr; owned. */
 	struct ct_segment *segments;
+	/** The segment ct_core_find_segment found last, tried first: reads cluster on a stack (one
+	 * value per frame of a 100,000-frame recursion). A cache, written through const pointers. */
+	size_t segment_hint;
 	size_t num_segments;
 	/** True when the file is shorter than its program headers say. */
 	bool truncated;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "modules/addr_ranges.h"
+#include "modules/aranges_scan.h"
 #include "modules/cu_index.h"
 #include "modules/scope_table.h"
 #include "modules/scopes.h"
@@ -29,6 +30,8 @@ struct module_index {
 	bool *table_failed;
 	/** The range index above was built (it is built on the first address aranges do not answer). */
 	bool built;
+	/** `.debug_aranges` scanned for the first lookups (aranges_scan.h). */
+	struct ct_aranges_scan scan;
 	/** Units found through `.debug_aranges`, sorted by DIE offset, with their scope tables; owned. */
 	struct aranges_unit *found;
 	size_t num_found, cap_found;
@@ -229,7 +232,8 @@ static bool locate(struct module_index *m, Dwarf_Addr a, Dwarf_Die *cu, struct c
 	Dwarf_Addr bias;
 	Dwarf *dw = dwfl_module_getdwarf(m->mod, &bias);
 	Dwarf_Die die;
-	if (dw && dwarf_addrdie(dw, a, &die) != NULL) {
+	int scanned = dw ? ct_aranges_scan(&m->scan, dw, a, &die) : 0;
+	if (scanned > 0 || (scanned < 0 && dwarf_addrdie(dw, a, &die) != NULL)) {
 		struct aranges_unit *u = found_unit(m, &die);
 		*cu = u ? u->die : die;
 		*table = u ? &u->table : NULL;

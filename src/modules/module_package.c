@@ -58,7 +58,7 @@ void ct_modules_find_packages(struct ct_module_set *set)
 			entries[n++].path = m->path;
 		}
 	}
-	struct ct_error *err = entries && which ? ct_dpkg_find_owners(CT_DPKG_ADMINDIR, set->out.strings, entries, n) : NULL;
+	struct ct_error *err = entries && which ? ct_dpkg_find_owners_cached(CT_DPKG_ADMINDIR, set->opts->cache_dir, set->out.strings, entries, n) : NULL;
 	if (err && err->code == CT_ERROR_LIMIT)
 		ct_sink_diag(&set->out, CT_SEVERITY_INFO, 0, CT_DIAG_LIMIT, "package database: %s", err->message);
 	// No database (not a Debian system) is no problem: the package rule then only uses notes.

@@ -41,6 +41,14 @@ struct ct_error *ct_dpkg_find_owners(const char *admindir, struct ct_strpool *st
 				     size_t n);
 
 /**
+ * ct_dpkg_find_owners with the answers of earlier runs remembered in @p cache_dir (pkgdb_cache.h;
+ * NULL: none): the same results, and no list file is read when every entry was asked about before
+ * since the database last changed.
+ */
+struct ct_error *ct_dpkg_find_owners_cached(const char *admindir, const char *cache_dir, struct ct_strpool *strings,
+					    struct ct_pkgdb_entry *entries, size_t n);
+
+/**
  * The source package named by a status stanza's `Source:` value @p value (@p len bytes): its first
  * word, without the "(version)" that follows when the versions differ. Pooled in @p strings; NULL
  * for an empty value.

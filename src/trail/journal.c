@@ -10,6 +10,8 @@
 #if CT_HAVE_SYSTEMD
 #include <systemd/sd-journal.h>
 
+#include "lazy/lazy.h"
+
 /** systemd-coredump's "Process … dumped core." (systemd catalog, SD_MESSAGE_COREDUMP). */
 #define MESSAGE_COREDUMP "fc2e22bc6ee647b6b90729ab34a250b1"
 /** PID 1's "Started UNIT." (SD_MESSAGE_UNIT_STARTED). */
@@ -64,6 +66,10 @@ static struct ct_error *finish_open(sd_journal *sj, const char *label, struct ct
 
 struct ct_error *ct_journal_open(const char *path, struct ct_journal **ret)
 {
+	// libsystemd is loaded now (src/lazy/systemd.c): say so in one line when it is missing.
+	struct ct_error *err = ct_lazy_systemd_require();
+	if (err)
+		return err;
 	sd_journal *sj = NULL;
 	int r;
 	if (!path) {

@@ -20,6 +20,7 @@
 
 #include <libunwind.h>
 
+#include "lazy/lazy.h"
 #include "unwind/unwind.h"
 #include "util/bytes.h"
 
@@ -681,6 +682,10 @@ struct ct_error *ct_unwind_thread_libunwind(struct ct_module_set *s, const struc
 	if (!arch || arch->e_machine != EM_X86_64 || arch->elf_class != ELFCLASS64)
 		return ct_error_create(CT_ERROR_UNSUPPORTED, "libunwind unwinder: not supported on %s",
 				       arch ? arch->name : s->core->arch_name ? s->core->arch_name : "unknown");
+	// libunwind is loaded for the first walk (src/lazy/libunwind.c).
+	struct ct_error *lib_err = ct_lazy_libunwind_require();
+	if (lib_err)
+		return lib_err;
 	struct lu_walk w = { .s = s };
 	w.mods = calloc(s->num_modules ? s->num_modules : 1, sizeof(*w.mods));
 	if (!w.mods)

@@ -3,6 +3,7 @@
 // a list without a final newline, a list that is a directory), and which modules are the program's.
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +28,7 @@ static void put(const char *name, const char *text)
 static void make_db(void)
 {
 	char path[256];
+	memcpy(dir + sizeof(dir) - 7, "XXXXXX", 6); // each test makes its own
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof(path), "%s/info", dir);
 	mkdir(path, 0755);
@@ -92,6 +94,53 @@ TEST(dpkg_owners_and_sources)
 	CHECK(none.package == NULL);
 	CHECK_STR(ct_dpkg_source_name(&pool, " ncurses (6.4-4)", 16), "ncurses");
 	CHECK(ct_dpkg_source_name(&pool, "  ", 2) == NULL);
+	ct_strpool_deinit(&pool);
+}
+
+// The answers kept in the cache directory (pkgdb_cache.h): the same as without it, read back while
+// the database is unchanged (a list edited in place is not read again), asked anew once dpkg
+// replaces status.
+TEST(dpkg_owners_cached_until_the_database_changes)
+{
+	struct ct_strpool pool;
+	ct_strpool_init(&pool);
+	make_db();
+	char cache[300], file[320], path[300], tmp[300];
+	snprintf(cache, sizeof(cache), "%s/cache", dir);
+	snprintf(file, sizeof(file), "%s/dpkg-owners", cache);
+	struct ct_pkgdb_entry plain[] = { { .path = "/usr/bin/less" },
+					  { .path = "/usr/lib/x86_64-linux-gnu/libtinfo.so.6.4" },
+					  { .path = "/home/u/app/libown.so" } };
+	struct ct_pkgdb_entry first[3], second[3];
+	memcpy(first, plain, sizeof(plain));
+	memcpy(second, plain, sizeof(plain));
+	CHECK(ct_dpkg_find_owners(dir, &pool, plain, 3) == NULL);
+	CHECK(ct_dpkg_find_owners_cached(dir, cache, &pool, first, 3) == NULL);
+	CHECK(access(file, R_OK) == 0);
+	put("info/less.list", "/.\n"); // in place: dpkg never does this, so the cache does not see it
+	CHECK(ct_dpkg_find_owners_cached(dir, cache, &pool, second, 3) == NULL);
+	for (size_t i = 0; i < 3; i++) {
+		CHECK(first[i].package == plain[i].package || (first[i].package && plain[i].package &&
+							      strcmp(first[i].package, plain[i].package) == 0));
+		CHECK(second[i].package == plain[i].package || (second[i].package && plain[i].package &&
+							       strcmp(second[i].package, plain[i].package) == 0));
+	}
+	CHECK_STR(second[0].package, "less");
+	CHECK_STR(second[1].source, "ncurses");
+	CHECK(second[2].package == NULL && second[2].source == NULL);
+	// dpkg writes status anew and renames it: the stamp changes, the lists are read again.
+	snprintf(path, sizeof(path), "%s/status", dir);
+	snprintf(tmp, sizeof(tmp), "%s/status-new", dir);
+	CHECK(rename(path, tmp) == 0);
+	put("status-new", "Package: libtinfo6\nSource: ncurses (6.4-4)\n");
+	CHECK(rename(tmp, path) == 0);
+	struct ct_pkgdb_entry third = { .path = "/usr/bin/less" };
+	CHECK(ct_dpkg_find_owners_cached(dir, cache, &pool, &third, 1) == NULL);
+	CHECK(third.package == NULL);
+	unlink(file);
+	rmdir(cache);
+	unlink(tmp);
+	remove_db();
 	ct_strpool_deinit(&pool);
 }
 

@@ -1,11 +1,13 @@
 // Unit tests of the error type, the string pool, signal names and recursion-cycle detection.
 #include <stdlib.h>
+#include <string.h>
 
 #include "coretriage/error.h"
 #include "coretriage/report.h"
 #include "report/writers.h"
 #include "test.h"
 #include "util/bytes.h"
+#include "util/dynlib.h"
 #include "util/grow.h"
 
 TEST(error_wrap_prepends_context)
@@ -142,6 +144,28 @@ TEST(grow_doubles_under_a_cap)
 	CHECK(!CT_GROW(a, cap, (size_t)-1, 4, 0)); // a count no doubling reaches
 	CHECK_EQ(cap, 100);
 	free(a);
+}
+
+// Optional libraries on first use (util/dynlib.h): a real one resolves and keeps its answer, a
+// missing one is NULL and one line naming it and what needs it.
+TEST(dynlib_loads_on_first_use_and_names_a_missing_library)
+{
+	static struct ct_dynlib libm = { .soname = "libm.so.6", .what = "this test needs" };
+	static void *slot;
+	void *cos_fn = ct_dynlib_sym(&libm, "cos", &slot);
+	CHECK(cos_fn != NULL);
+	CHECK(slot == cos_fn);
+	CHECK(ct_dynlib_sym(&libm, "cos", &slot) == cos_fn);
+	CHECK(ct_dynlib_require(&libm) == NULL);
+	static struct ct_dynlib none = { .soname = "libcoretriage-test-missing.so.0", .what = "this test needs" };
+	static void *slot2;
+	CHECK(ct_dynlib_sym(&none, "f", &slot2) == NULL);
+	struct ct_error *err = ct_dynlib_require(&none);
+	CHECK(err != NULL);
+	const char *msg = err ? ct_error_message(err) : "";
+	CHECK(strstr(msg, "this test needs libcoretriage-test-missing.so.0, which cannot be loaded") == msg);
+	CHECK(strchr(msg, '\n') == NULL);
+	ct_error_destroy(err);
 }
 
 TEST_MAIN()
