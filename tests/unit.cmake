@@ -49,6 +49,9 @@ add_test(NAME doc_references_exist
 
 # The command line as people type it (issue 27): the table of spellings and wrong usages, the argv
 # coredumpctl builds, 80-column terminals (a pty, tmux).
+# --version: the linked libraries' versions, each what the library reports (tests/cli/check_version.py).
+add_test(NAME cli_version COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/cli/check_version.py ${CT_BIN}
+  ${PROJECT_VERSION})
 add_test(NAME cli_table
   COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_table.py ${CT_BIN} ${CT_CORES_DIR})
 set_tests_properties(cli_table PROPERTIES FIXTURES_REQUIRED cores TIMEOUT 300)
