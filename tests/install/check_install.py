@@ -60,6 +60,11 @@ def main():
             "include/coretriage/strpool.h"]
     for w in want:
         check(w in files, f"not installed: {w}")
+    # The completion scripts parse (bash -n; zsh -n where zsh is installed).
+    for shell, f in (("bash", "share/bash-completion/completions/coretriage"), ("zsh", "share/zsh/vendor-completions/_coretriage")):
+        if shutil.which(shell) and f in files:
+            p = run([shell, "-n", os.path.join(root, f)])
+            check(p.returncode == 0, f"{shell} -n {f}: {p.stderr.strip()}")
     libdir = next((os.path.dirname(f) for f in files if f.endswith("/libcoretriage.a")), None)
     if not check(libdir is not None, f"no libcoretriage.a in {sorted(files)}"):
         return 1
