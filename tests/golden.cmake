@@ -12,4 +12,4 @@ endforeach()
 add_test(NAME json_schema
   COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/golden/validate_schema.py ${CT_BIN} ${CT_CORES_DIR}
           ${PROJECT_SOURCE_DIR}/docs/schema/report.schema.json ${PROJECT_SOURCE_DIR}/testdata/cases.tsv)
-set_tests_properties(json_schema PROPERTIES FIXTURES_REQUIRED cores TIMEOUT 300)
+set_tests_properties(json_schema PROPERTIES FIXTURES_REQUIRED cores TIMEOUT 900)

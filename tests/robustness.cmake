@@ -66,7 +66,7 @@ set_tests_properties(robustness_sysroot PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 
 #                        DWARF assembled, linked and crashed at test time (arrays whose counts wrap,
 #                        chained entry values, 100,000-member structs on 2,000 frames): under 2 s of
 #                        CPU with a complete report and the elements or expr budget's warning.
-foreach(case array-wrap array-runs entry-chain expr-steps members-100k enum-100k)
+foreach(case array-wrap array-runs cxx-bases entry-chain entry-deep expr-steps members-100k enum-100k)
   add_test(NAME robustness_values_${case}
     COMMAND ${CT_PYTHON} ${CT_ROBUST_DIR}/values_budget.py --coretriage ${CT_BIN} --workdir ${CT_ROBUST_WORK}/values
             --case ${case})

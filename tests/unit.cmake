@@ -36,6 +36,11 @@ add_test(NAME quickstart_demo
   COMMAND sh -c "CT_DEMO_BIN=\"$0\" CT_DEMO_WORK=\"$1\" \"$2\" > \"$1.out\" 2>&1; rc=$?; cat \"$1.out\"; [ $rc -eq 0 ] && grep -q 'Crash: null-deref' \"$1.out\" && grep -q 'blame: #0 count_of' \"$1.out\""
           ${CT_BIN} ${CMAKE_BINARY_DIR}/demo-test ${PROJECT_SOURCE_DIR}/scripts/demo)
 set_tests_properties(quickstart_demo PROPERTIES TIMEOUT 120)
+# README's Quick start: its commands are the scripts', every line of its excerpt is in a real run.
+add_test(NAME quickstart_readme
+  COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/cli/check_quickstart.py ${CT_BIN} ${CMAKE_BINARY_DIR}/quickstart-test
+          ${PROJECT_SOURCE_DIR})
+set_tests_properties(quickstart_readme PROPERTIES TIMEOUT 300)
 # Hangs (issue #12): the wait-for graph, syscall and glibc layout tables, the deadlock rule.
 ct_add_unit_test(test_waitgraph ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_waitgraph.c)
 ct_add_unit_test(test_trail ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_trail.c)
@@ -53,6 +58,9 @@ add_test(NAME doc_references_exist
 
 # The command line as people type it (issue 27): the table of spellings and wrong usages, the argv
 # coredumpctl builds, 80-column terminals (a pty, tmux).
+# --version: the linked libraries' versions, each what the library reports (tests/cli/check_version.py).
+add_test(NAME cli_version COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/cli/check_version.py ${CT_BIN}
+  ${PROJECT_VERSION})
 add_test(NAME cli_table
   COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_table.py ${CT_BIN} ${CT_CORES_DIR})
 set_tests_properties(cli_table PROPERTIES FIXTURES_REQUIRED cores TIMEOUT 300)

@@ -91,6 +91,21 @@ void ct_options_init(struct ct_options *opts);
  */
 struct ct_error *ct_analyze(const struct ct_options *opts, struct ct_report *report);
 
+/** One library this build links and its version. */
+struct ct_library_version {
+	const char *name; /**< "elfutils", "capstone", … (static) */
+	/** From the library's own version call at run time (the library loaded); false: the version
+	 * the build was made with (the library has no version call). */
+	bool runtime;
+	char version[32];
+};
+
+/**
+ * The libraries this build links, with their versions, into @p out (at most @p cap); returns how
+ * many there are (more than @p cap when @p out is too small).
+ */
+size_t ct_library_versions(struct ct_library_version *out, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -97,7 +97,7 @@ static const char help_text[] =
 	"                             then ever shorter ends of it (repeatable)\n"
 	"  -v, --verbose              also list modules and locals in the text report\n"
 	"  -h, --help                 show this help and exit\n"
-	"  -V, --version              show the version and exit\n"
+	"  -V, --version              show the version and the linked libraries' versions, and exit\n"
 	"On a terminal the text report fits its width (COLUMNS when set): longer lines end in '…'.\n"
 	"\n"
 	"Batch mode: coretriage batch [OPTIONS] PATH...\n"
@@ -382,6 +382,17 @@ static void print_help_entry(const char *name)
 }
 
 // getopt's ':' (a missing value) and '?' (unknown, ambiguous, or a value given to a flag).
+// --version: this program's version, then each library linked with the version it reports at run
+// time ("built with" for those that have no version call).
+static void print_version(void)
+{
+	printf("coretriage %s\n", CT_VERSION);
+	struct ct_library_version libs[32];
+	size_t n = ct_library_versions(libs, sizeof(libs) / sizeof(libs[0]));
+	for (size_t i = 0; i < n && i < sizeof(libs) / sizeof(libs[0]); i++)
+		printf("  %-14s %s%s\n", libs[i].name, libs[i].version, libs[i].runtime ? "" : " (built with)");
+}
+
 static int option_error(int c, char **argv)
 {
 	const char *arg = optind > 0 ? argv[optind - 1] : "";
@@ -661,7 +672,7 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 		case OPT_TASKS: cli->opts.kernel_tasks = true; break;
 		case 'v': cli->verbose = true; break;
 		case 'h': fputs(help_text, stdout); return 0;
-		case 'V': printf("coretriage %s\n", CT_VERSION); return 0;
+		case 'V': print_version(); return 0;
 		default: return option_error(c, argv);
 		}
 	}

@@ -263,7 +263,16 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const struct c
 	if (ks.num_syms) {
 		err = ct_kbtf_load(&vm, &ks, budget, &btf);
 		if (!err)
-			err = ct_kmodules_load(&vm, &ks, btf, &kmods);
+			err = ct_kmodules_load(&vm, &ks, btf, budget, &kmods);
+		if (!err && kmods.loop_node)
+			ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_MODULE_LIST_CUT,
+				       "kernel modules: the module list loops back to node 0x%016" PRIx64
+				       " after %zu modules without returning to its head; the modules met are used",
+				       kmods.loop_node, kmods.num);
+		else if (!err && kmods.cut)
+			ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_MODULE_LIST_CUT,
+				       "kernel modules: the module list was cut after %zu modules (the work budget's nodes, "
+				       "or more than 4096 modules); the modules met are used", kmods.num);
 		if (err) {
 			ct_report_diag(report, CT_SEVERITY_WARNING, 0, btf ? CT_DIAG_NO_KERNEL_MODULES : CT_DIAG_NO_BTF,
 				       "%s%s", btf ? "kernel modules: " : "BTF: ", ct_error_message(err));

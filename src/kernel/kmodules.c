@@ -6,10 +6,14 @@
 #include <string.h>
 
 #include "kernel/vmcore.h"
+#include "util/addr_set.h"
+#include "util/budget.h"
 #include "util/bytes.h"
 
-// A kernel has a few hundred modules at most; a corrupt list must not loop for ever.
+// A kernel has a few hundred modules at most; a corrupt list must not loop for ever. The visited
+// set holds every node walked (half its slots): a list that loops ends where it comes back.
 #define MAX_MODULES 4096
+#define NODE_SLOTS (2u * MAX_MODULES)
 // Symbols kept per module (the largest, amdgpu, has ~20,000).
 #define MAX_MODULE_SYMS 100000
 #define MAX_STRTAB (8u << 20)
@@ -156,7 +160,7 @@ static void load_symbols(struct ct_vmcore *vm, const struct layout *l, const uin
 }
 
 struct ct_error *ct_kmodules_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struct ct_kbtf *btf,
-				  struct ct_kmodules *ret)
+				  struct ct_budget *budget, struct ct_kmodules *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	struct layout l;
@@ -165,14 +169,29 @@ struct ct_error *ct_kmodules_load(struct ct_vmcore *vm, const struct ct_kallsyms
 		return ct_error_create(CT_ERROR_UNSUPPORTED, "struct module: the BTF lacks list/name/state or the text layout");
 	if (!ct_kallsyms_find(ks, "modules", &head))
 		return ct_error_create(CT_ERROR_NOT_FOUND, "no `modules` list head in kallsyms");
+	struct ct_addr_set nodes;
 	uint8_t *buf = malloc(l.size);
-	if (!buf)
+	if (!buf || !ct_addr_set_init(&nodes, NODE_SLOTS)) {
+		free(buf);
 		return ct_error_create(CT_ERROR_NO_MEMORY, "struct module buffer");
+	}
 	uint64_t node;
 	struct ct_error *err = ct_vmcore_read_u64(vm, head, &node);
 	size_t cap = 0;
 	struct budget left = { MAX_TOTAL_SYMS, MAX_TOTAL_STRTAB };
-	for (size_t n = 0; !err && node != head && n < MAX_MODULES; n++) {
+	// Bounded by the visited set (MAX_MODULES nodes) and the budget.
+	while (!err && node != head) {
+		// A node met before: the list loops without returning to its head (a corrupt or hostile
+		// dump); the modules up to there are kept, and the caller says where it looped.
+		int added = node ? ct_addr_set_add(&nodes, node) : 1;
+		if (added == 0) {
+			ret->loop_node = node;
+			break;
+		}
+		if (added < 0 || !ct_budget_take(budget, CT_BUDGET_NODES, 1)) {
+			ret->cut = true;
+			break;
+		}
 		uint64_t mod = node - l.list;
 		err = ct_vmcore_read(vm, mod, buf, l.size);
 		if (err)
@@ -216,6 +235,7 @@ struct ct_error *ct_kmodules_load(struct ct_vmcore *vm, const struct ct_kallsyms
 			load_symbols(vm, &l, buf, m, &left);
 	}
 	free(buf);
+	ct_addr_set_deinit(&nodes);
 	if (err) {
 		// A list cut by a missing page still gives the modules before it.
 		if (ret->num)

@@ -12,6 +12,7 @@
 #include "arch/arch.h"
 #include "arch/x86_dwarf.h"
 #include "kernel/vmcore.h"
+#include "util/addr_set.h"
 #include "util/budget.h"
 #include "util/bytes.h"
 #include "util/cleanup.h"
@@ -120,36 +121,6 @@ static char state_letter(uint32_t state, uint32_t exit_state)
 	return idx < sizeof(state_letters) - 1 ? state_letters[idx] : '?';
 }
 
-/** A set of nonzero addresses (open addressing, linear probing). */
-struct addr_set {
-	uint64_t *slots;
-	size_t mask, count;
-};
-
-static bool set_init(struct addr_set *set, size_t slots)
-{
-	set->slots = calloc(slots, sizeof(*set->slots));
-	set->mask = slots - 1;
-	set->count = 0;
-	return set->slots != NULL;
-}
-
-/* 1 when @p a was added, 0 when it was in already, -1 when the set is half full (probes stay short). */
-static int set_add(struct addr_set *set, uint64_t a)
-{
-	size_t i = (size_t)((a >> 3) * 0x9e3779b97f4a7c15ull >> 40) & set->mask;
-	while (set->slots[i]) {
-		if (set->slots[i] == a)
-			return 0;
-		i = (i + 1) & set->mask;
-	}
-	if (set->count >= (set->mask + 1) / 2)
-		return -1;
-	set->slots[i] = a;
-	set->count++;
-	return 1;
-}
-
 struct walk {
 	struct ct_vmcore *vm;
 	const struct ct_kallsyms *ks;
@@ -163,8 +134,8 @@ struct walk {
 	/** Which PIECE-sized pieces of the task in buf were read; all of them when whole. */
 	bool piece_ok[MAX_PIECES];
 	bool whole;
-	struct addr_set seen; /**< the task addresses listed (idle tasks are also in the list) */
-	struct addr_set nodes; /**< the list nodes walked: a list that comes back to one ends there */
+	struct ct_addr_set seen; /**< the task addresses listed (idle tasks are also in the list) */
+	struct ct_addr_set nodes; /**< the list nodes walked: a list that comes back to one ends there */
 	uint64_t *curr; /**< rq->curr of each CPU */
 	size_t num_curr;
 	size_t cap_tasks;
@@ -302,7 +273,7 @@ static void add_task(struct walk *w, uint64_t task)
 		w->truncated = true;
 		return;
 	}
-	int added = set_add(&w->seen, task);
+	int added = ct_addr_set_add(&w->seen, task);
 	if (added < 0)
 		w->truncated = true;
 	if (added <= 0)
@@ -440,7 +411,7 @@ static enum list_end follow(struct walk *w, struct list_walk *lw, unsigned link)
 			lw->at = node + link;
 			return LIST_NULL;
 		}
-		int added = set_add(&w->nodes, next);
+		int added = ct_addr_set_add(&w->nodes, next);
 		if (added < 0) {
 			w->truncated = true;
 			return LIST_STOPPED;
@@ -572,7 +543,7 @@ void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struc
 	_cleanup_free_ uint64_t *idle = calloc(ncpu ? ncpu : 1, sizeof(*idle));
 	_cleanup_free_ uint64_t *curr = calloc(ncpu ? ncpu : 1, sizeof(*curr));
 	_cleanup_free_ uint8_t *buf = malloc(l.size);
-	bool sets = set_init(&w.seen, SEEN_SLOTS) && set_init(&w.nodes, NODE_SLOTS);
+	bool sets = ct_addr_set_init(&w.seen, SEEN_SLOTS) && ct_addr_set_init(&w.nodes, NODE_SLOTS);
 	_cleanup_free_ uint64_t *seen_slots = w.seen.slots;
 	_cleanup_free_ uint64_t *node_slots = w.nodes.slots;
 	if (!idle || !curr || !buf || !sets) {

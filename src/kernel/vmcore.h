@@ -319,11 +319,15 @@ struct ct_kmodule {
 struct ct_kmodules {
 	struct ct_kmodule *mods;
 	size_t num;
+	/** The list node at which the walk came back to a node it had walked (0: it did not loop). */
+	uint64_t loop_node;
+	/** The walk stopped at the work budget's nodes or the module cap (a list that is too long). */
+	bool cut;
 };
 
-/** Walks the kernel's module list (layouts from @p btf). */
+/** Walks the kernel's module list (layouts from @p btf); each node spends one of @p budget's nodes. */
 struct ct_error *ct_kmodules_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struct ct_kbtf *btf,
-				  struct ct_kmodules *ret);
+				  struct ct_budget *budget, struct ct_kmodules *ret);
 void ct_kmodules_deinit(struct ct_kmodules *mods);
 /** The module whose core or init text holds @p addr, or NULL. */
 const struct ct_kmodule *ct_kmodules_find(const struct ct_kmodules *mods, uint64_t addr);

@@ -150,9 +150,10 @@ int ct_write_sarif(FILE *out, const struct ct_bucket *b, size_t n, const struct 
 			json_t *cfg = json_object();
 			json_object_set_new(cfg, "level", json_string("error"));
 			json_object_set_new(rule, "defaultConfiguration", cfg);
-			// The documentation installed with this build (cmake --install: DOCDIR), not a site
-			// the project does not have; the text of the page is in "help" for viewers offline.
-			json_object_set_new(rule, "helpUri", json_string("file://" CT_DOCDIR "/classes.md"));
+			// The documentation this build was configured to point at (CT_SARIF_HELP_BASE: the
+			// installed DOCDIR by default), not a site the project does not have; the text of the
+			// page is in "help" for viewers offline.
+			json_object_set_new(rule, "helpUri", json_string(CT_SARIF_HELP_BASE "/classes.md"));
 			json_t *help = json_object();
 			snprintf(text, sizeof(text), "What the class %s means and the facts it is decided from: "
 				 "docs/classes.md, installed in %s", cls, CT_DOCDIR);

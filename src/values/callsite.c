@@ -183,7 +183,7 @@ int ct_callsite_calls(const struct ct_values_input *s, const struct ct_raw_stack
 	if (!dwarf_attr(site, DW_AT_call_target, &attr) && !dwarf_attr(site, DW_AT_GNU_call_site_target, &attr))
 		return -1;
 	struct ct_frame_ctx fc;
-	ct_frame_ctx_init(&fc, s, raw, caller, CT_VALUES_MAX_ENTRY_DEPTH);
+	ct_frame_ctx_init(&fc, s, raw, caller, CT_VALUES_NO_ENTRY_VALUES);
 	uint64_t target, entry;
 	if (ct_frame_eval_value(&fc, &attr, &target).status != CT_EXPR_OK || !scope_entry(callee, &entry))
 		return -1;
@@ -215,6 +215,13 @@ static bool symbol_address(const struct ct_values_input *s, Dwfl_Module *mod, co
 	*e = (struct ct_name_result){ .mod = mod, .name = name };
 	int n = dwfl_module_getsymtab(mod);
 	for (int i = 1; i < n && i < 1000000; i++) {
+		// Each symbol looked at is an expression step of the value that asked: a hostile file's
+		// call sites may name thousands of functions, each a scan of a million symbols. A scan
+		// cut by the budget is no answer about the name: not remembered.
+		if (!ct_budget_take(s->budget, CT_BUDGET_EXPR, 1)) {
+			e->mod = NULL;
+			return false;
+		}
 		GElf_Sym sym;
 		GElf_Addr value;
 		const char *sn = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
@@ -323,7 +330,7 @@ static enum ct_expr_status resolve_entry_register(struct ct_frame_ctx *fc, unsig
 {
 	const struct ct_raw_stack *raw = fc->raw;
 	size_t caller = fc->index + 1;
-	if (fc->entry_depth >= CT_VALUES_MAX_ENTRY_DEPTH || caller >= raw->count)
+	if (fc->entry_depth >= CT_VALUES_NO_ENTRY_VALUES || caller >= raw->count)
 		return CT_EXPR_NO_ENTRY_VALUE;
 	// Entered through a signal (its caller is the sigreturn trampoline), not a call: no call site.
 	if (raw->frames[caller].signal_trampoline)
@@ -349,6 +356,12 @@ static enum ct_expr_status resolve_entry_register(struct ct_frame_ctx *fc, unsig
 			continue;
 		if (!dwarf_attr(&param, DW_AT_call_value, &val) && !dwarf_attr(&param, DW_AT_GNU_call_site_value, &val))
 			return CT_EXPR_NO_ENTRY_VALUE;
+		// The chain would go on through this call site's value: cut here, so the value is
+		// unknown because of the cap, not the DWARF (said once, frame_values.c).
+		if (fc->entry_depth >= CT_VALUES_MAX_ENTRY_DEPTH) {
+			fc->s->values->entry_cut = true;
+			return CT_EXPR_NO_ENTRY_VALUE;
+		}
 		struct ct_frame_ctx cfc;
 		ct_frame_ctx_init(&cfc, fc->s, raw, caller, fc->entry_depth + 1);
 		struct ct_expr_result r = ct_frame_eval_value(&cfc, &val, ret);

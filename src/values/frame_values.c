@@ -406,7 +406,7 @@ static void report_spent(struct filler *f, const struct ct_var_desc *d)
 			     k == CT_BUDGET_ELEMENTS ? CT_DIAG_BUDGET_ELEMENTS : CT_DIAG_BUDGET_EXPR,
 			     "values: the work budget of %" PRIu64 " %s was reached at %s %s of %s (thread %d, frame pc 0x%" PRIx64
 			     "); later values are left out (--max-memory; tighter with --safe)",
-			     b->limit[k], k == CT_BUDGET_ELEMENTS ? "members and array elements rendered" : "DWARF expression steps",
+			     b->limit[k], k == CT_BUDGET_ELEMENTS ? "members and array elements rendered" : "DWARF expression steps and entry-value evaluations",
 			     d->is_param ? "parameter" : "local", d->name, fn, f->t->tid, f->frame ? f->frame->pc : 0);
 	}
 }
@@ -430,7 +430,14 @@ static void report_caps(struct filler *f, const struct ct_var_desc *d)
 			     "(corrupt DWARF); shown as {...}",
 			     d->is_param ? "parameter" : "local", d->name, fn, f->t->tid);
 	}
-	v->visits_capped = v->layout_wrapped = false;
+	if (v->entry_cut && !v->reported_entry_cut) {
+		v->reported_entry_cut = true;
+		ct_sink_diag(&f->fc.s->out, CT_SEVERITY_WARNING, f->t->tid, CT_DIAG_ENTRY_VALUE_CAP,
+			     "values: the entry value chain of %s %s of %s (thread %d) goes through more than %d caller "
+			     "frames (DW_OP_entry_value in call-site values); cut there, its value may be unknown",
+			     d->is_param ? "parameter" : "local", d->name, fn, f->t->tid, CT_VALUES_MAX_ENTRY_DEPTH);
+	}
+	v->visits_capped = v->layout_wrapped = v->entry_cut = false;
 }
 
 static bool capped(struct filler *f)

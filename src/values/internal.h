@@ -129,6 +129,9 @@ struct ct_values {
 	/** The current variable's rendering met the visits cap, an array whose counts multiply past
 	 * 2^64 (reset per variable); each is reported once per analysis (frame_values.c). */
 	bool visits_capped, layout_wrapped, reported_visits, reported_wrapped;
+	/** The current variable's entry-value chain was cut at CT_VALUES_MAX_ENTRY_DEPTH callers
+	 * (reset per variable, reported once per analysis; the expression budget has its own warning). */
+	bool entry_cut, reported_entry_cut;
 	/** Entry values resolved, by caller frame and register (ct_entry_register): chained
 	 * DW_OP_entry_value operations ask the same question thousands of times. */
 	struct ct_entry_memo entries[CT_VALUES_ENTRY_MEMO];
@@ -301,6 +304,13 @@ void ct_render_value(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_D
  * the start of the value) or the analysis' budget of elements (CT_BUDGET_ELEMENTS) is reached.
  */
 bool ct_render_visit(const struct ct_values_input *s);
+
+/**
+ * Spends one element of the analysis' budget (CT_BUDGET_ELEMENTS) for a child DIE looked at while
+ * searching a type (a member by name, a Rust variant, a C++ base class): false when it is spent.
+ * Not the value's visits cap: a search looks at declarations (member functions) a value never shows.
+ */
+bool ct_render_search_step(const struct ct_values_input *s);
 
 /* render.c's helpers, shared with render_rust.c */
 /** Before an aggregate's next element: ", " after the first; "..." and false at CT_VALUE_MAX_ELEMENTS. */

@@ -38,6 +38,9 @@
 #define CT_VALUES_MAX_TEXT (64u << 20)
 /** Caller frames an entry value may go through (DW_OP_entry_value inside DW_AT_call_value). */
 #define CT_VALUES_MAX_ENTRY_DEPTH 4
+/** The entry depth of a context that must not resolve entry values at all (a call target's
+ * expression): past CT_VALUES_MAX_ENTRY_DEPTH, so that refusing it is no chain cut by the depth. */
+#define CT_VALUES_NO_ENTRY_VALUES (CT_VALUES_MAX_ENTRY_DEPTH + 1)
 /** Tail calls in one reconstructed chain, and call-site visits while searching for chains. */
 #define CT_TAILCALL_MAX_CHAIN 8
 #define CT_TAILCALL_MAX_VISITS 1000

@@ -847,6 +847,11 @@ bool ct_render_visit(const struct ct_values_input *s)
 	return true;
 }
 
+bool ct_render_search_step(const struct ct_values_input *s)
+{
+	return ct_budget_take(s->budget, CT_BUDGET_ELEMENTS, 1);
+}
+
 bool ct_render_next_element(struct ct_sbuf *b, size_t *shown)
 {
 	if (*shown)

@@ -20,14 +20,40 @@ static void add(struct ct_sbuf *b, const char *s)
 	ct_sbuf_add(b, s, strlen(s));
 }
 
+/** Distinct base classes one member search goes into: libstdc++'s have one or two. */
+#define MAX_BASES 32
+
+/** One member search: the base classes gone into (a base met again through another path is not
+ * searched again: a hostile type with N bases of a type with N bases … costs N per level, not N^4). */
+struct member_search {
+	const struct ct_values_input *s;
+	const void *bases[MAX_BASES];
+	int num_bases;
+};
+
+static bool enter_base(struct member_search *ms, Dwarf_Die *base)
+{
+	for (int i = 0; i < ms->num_bases; i++)
+		if (ms->bases[i] == base->addr)
+			return false;
+	if (ms->num_bases == MAX_BASES)
+		return false;
+	ms->bases[ms->num_bases++] = base->addr;
+	return true;
+}
+
 // Member @p name of struct @p t, through its base classes: its type and its offset in @p t.
-static bool find_member(Dwarf_Die *t, const char *name, Dwarf_Die *type, uint64_t *off, int depth)
+static bool find_member(struct member_search *ms, Dwarf_Die *t, const char *name, Dwarf_Die *type, uint64_t *off,
+			int depth)
 {
 	Dwarf_Die m;
 	if (depth > MAX_MEMBER_DEPTH || dwarf_child(t, &m) != 0)
 		return false;
 	int guard = 0;
 	do {
+		// Every child looked at spends from the budget (member functions too: a class has hundreds).
+		if (!ct_render_search_step(ms->s))
+			return false;
 		int tag = dwarf_tag(&m);
 		Dwarf_Die mt, st;
 		if ((tag != DW_TAG_member && tag != DW_TAG_inheritance) || dwarf_hasattr(&m, DW_AT_external) ||
@@ -40,7 +66,8 @@ static bool find_member(Dwarf_Die *t, const char *name, Dwarf_Die *type, uint64_
 			*off = moff;
 			return true;
 		}
-		if (tag == DW_TAG_inheritance && ct_render_strip(&mt, &st) && find_member(&st, name, type, off, depth + 1)) {
+		if (tag == DW_TAG_inheritance && ct_render_strip(&mt, &st) && enter_base(ms, &st) &&
+		    find_member(ms, &st, name, type, off, depth + 1)) {
 			*off += moff;
 			return true;
 		}
@@ -57,7 +84,8 @@ static bool read_path(const struct ct_values_input *s, Dwarf_Die *t, const char 
 	uint64_t at = off;
 	for (; *path; path++) {
 		uint64_t moff;
-		if (!find_member(&cur, *path, &mt, &moff, 0) || !ct_render_strip(&mt, &cur))
+		struct member_search ms = { .s = s };
+		if (!find_member(&ms, &cur, *path, &mt, &moff, 0) || !ct_render_strip(&mt, &cur))
 			return false;
 		at += moff;
 	}

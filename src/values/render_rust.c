@@ -52,12 +52,14 @@ static bool is_field(Dwarf_Die *m)
 	       !dwarf_hasattr(m, DW_AT_declaration);
 }
 
-static bool first_field(Dwarf_Die *t, Dwarf_Die *ret)
+static bool first_field(const struct ct_values_input *s, Dwarf_Die *t, Dwarf_Die *ret)
 {
 	if (dwarf_child(t, ret) != 0)
 		return false;
 	int guard = 0;
 	do {
+		if (!ct_render_search_step(s))
+			return false;
 		if (is_field(ret))
 			return true;
 	} while (++guard < MAX_CHILDREN && dwarf_siblingof(ret, ret) == 0);
@@ -65,10 +67,10 @@ static bool first_field(Dwarf_Die *t, Dwarf_Die *ret)
 }
 
 // rustc names the fields of tuples and tuple structs __0, __1, …
-static bool tuple_like(Dwarf_Die *t)
+static bool tuple_like(const struct ct_values_input *s, Dwarf_Die *t)
 {
 	Dwarf_Die m;
-	const char *name = first_field(t, &m) ? dwarf_diename(&m) : NULL;
+	const char *name = first_field(s, t, &m) ? dwarf_diename(&m) : NULL;
 	return name && strcmp(name, "__0") == 0;
 }
 
@@ -114,13 +116,15 @@ static void render_fields(const struct ct_values_input *s, struct ct_sbuf *b, Dw
 }
 
 // The member of struct @p t named @p name, with its type and offset.
-static bool member(Dwarf_Die *t, const char *name, Dwarf_Die *type, uint64_t *off)
+static bool member(const struct ct_values_input *s, Dwarf_Die *t, const char *name, Dwarf_Die *type, uint64_t *off)
 {
 	Dwarf_Die m;
 	if (dwarf_child(t, &m) != 0)
 		return false;
 	int guard = 0;
 	do {
+		if (!ct_render_search_step(s))
+			return false;
 		const char *n = is_field(&m) ? dwarf_diename(&m) : NULL;
 		if (n && strcmp(n, name) == 0 && ct_render_type_of(&m, type)) {
 			*off = ct_render_udata(&m, DW_AT_data_member_location, 0);
@@ -147,7 +151,7 @@ static bool render_slice(const struct ct_values_input *s, struct ct_sbuf *b, Dwa
 {
 	Dwarf_Die ptr_type, len_type, elem;
 	uint64_t ptr_off, len_off, data, length;
-	if (!member(t, "data_ptr", &ptr_type, &ptr_off) || !member(t, "length", &len_type, &len_off))
+	if (!member(s, t, "data_ptr", &ptr_type, &ptr_off) || !member(s, t, "length", &len_type, &len_off))
 		return false;
 	if (!read_word(s, b, obj, off + (size_t)ptr_off, &ptr_type, &data) ||
 	    !read_word(s, b, obj, off + (size_t)len_off, &len_type, &length))
@@ -197,6 +201,8 @@ static bool select_variant(const struct ct_values_input *s, struct ct_sbuf *b, D
 	uint64_t mask = size >= 8 ? UINT64_MAX : (UINT64_C(1) << (size * 8)) - 1;
 	int guard = 0;
 	do {
+		if (!ct_render_search_step(s))
+			break;
 		if (dwarf_tag(&v) != DW_TAG_variant)
 			continue;
 		Dwarf_Attribute dv;
@@ -242,18 +248,20 @@ static void render_enum_variant(const struct ct_values_input *s, struct ct_sbuf 
 	uint64_t moff = ct_render_udata(&m, DW_AT_data_member_location, 0);
 	add_type_name(s, b, &vts);
 	Dwarf_Die f;
-	if (!first_field(&vts, &f) || moff > obj->size)
+	if (!first_field(s, &vts, &f) || moff > obj->size)
 		return;
 	// gdb writes a variant's fields right after its name: Some(5), Point{x: 1}.
-	render_fields(s, b, &vts, obj, off + (size_t)moff, tuple_like(&vts), depth);
+	render_fields(s, b, &vts, obj, off + (size_t)moff, tuple_like(s, &vts), depth);
 }
 
-static bool find_variant_part(Dwarf_Die *t, Dwarf_Die *ret)
+static bool find_variant_part(const struct ct_values_input *s, Dwarf_Die *t, Dwarf_Die *ret)
 {
 	if (dwarf_child(t, ret) != 0)
 		return false;
 	int guard = 0;
 	do {
+		if (!ct_render_search_step(s))
+			return false;
 		if (dwarf_tag(ret) == DW_TAG_variant_part)
 			return true;
 	} while (++guard < MAX_CHILDREN && dwarf_siblingof(ret, ret) == 0);
@@ -264,7 +272,7 @@ static void render_struct(const struct ct_values_input *s, struct ct_sbuf *b, Dw
 			  size_t off, int depth)
 {
 	Dwarf_Die vpart, f;
-	if (find_variant_part(t, &vpart)) {
+	if (find_variant_part(s, t, &vpart)) {
 		render_enum_variant(s, b, &vpart, obj, off, depth);
 		return;
 	}
@@ -275,12 +283,12 @@ static void render_struct(const struct ct_values_input *s, struct ct_sbuf *b, Dw
 	bool tuple = name && name[0] == '(';
 	if (!tuple) {
 		add_type_name(s, b, t);
-		if (!first_field(t, &f))
+		if (!first_field(s, t, &f))
 			return; // a unit struct is its name
 		if (name)
 			add(b, " ");
 	}
-	render_fields(s, b, t, obj, off, tuple || tuple_like(t), depth);
+	render_fields(s, b, t, obj, off, tuple || tuple_like(s, t), depth);
 }
 
 // A C-like enum: gdb qualifies the enumerator with the enum's path.

@@ -19,6 +19,8 @@ SCHEMA when given, and text), and carry the diagnostic that says what the reader
   filtered-two-holes a second task excluded whole: the task between the holes is lost, and said to be
   null-link          a task whose tasks.next is NULL (a zero-filled page): the rest walked backwards, said
   wild-link          a next link whose task_struct would wrap past 2^64, a thread list pointing there too
+  module-loop        the kernel module list (struct module from the BTF, the `modules` head in kallsyms) goes
+                     head -> m1 -> m2 -> m1: a module-list-cut naming the node it loops back to, two modules
   budget-btf         40 anonymous members of 40 structs of 65,535 members each: the node budget (2^21 with
                      --safe, 2^22 without) ends the member search with a budget-nodes warning naming the lookup
 """
@@ -235,6 +237,39 @@ def case_budget_btf(path):
     return [("--tasks", "--safe"), ("--tasks",)], verify
 
 
+# struct module as the synthetic kernel lays it out (Linux 4.x-6.3: core_layout/init_layout).
+M_SIZE, M_STATE, M_LIST, M_NAME, M_CORE, M_INIT = 0x400, 0x0, 0x8, 0x18, 0x100, 0x140
+
+
+def case_module_loop(path):
+    k = sv.Kernel()
+    ts = sv.Tasks(k)
+    ts.task_list([ts.task(1, "init")])
+    b = k.btf
+    u64, u32, i32, ch = b.int_("long long unsigned int", 8), b.int_("unsigned int", 4), b.int_("int", 4), b.int_("char", 1)
+    lh = b.struct("list_head", 16)
+    b.set_members(lh, "list_head", 16, [("next", b.ptr(lh), 0), ("prev", b.ptr(lh), 8)])
+    ml = b.struct("module_layout", 0x40, [("base", u64, 0), ("size", u32, 8), ("text_size", u32, 12)])
+    b.struct("module", M_SIZE, [("state", i32, M_STATE), ("list", lh, M_LIST), ("name", b.array(ch, i32, 56), M_NAME),
+                                ("core_layout", ml, M_CORE), ("init_layout", ml, M_INIT)])
+    head = k.alloc(16, align=64, image=True)
+    k.symbol("modules", head)
+    mods = []
+    for name in ("m1", "m2"):
+        m = k.alloc(M_SIZE)
+        k.write(m + M_NAME, name.encode() + b"\0")
+        mods.append(m)
+    ts.link([head, mods[0] + M_LIST, mods[1] + M_LIST])
+    k.u64(mods[1] + M_LIST, mods[0] + M_LIST)  # m2 -> m1: never back to the head
+    k.save(path)
+
+    def verify(j, extra):
+        check(has_diag(j, "module-list-cut", "loops back to node 0x%016x" % (mods[0] + M_LIST), "after 2 modules"),
+              "module-loop %s: no module-list-cut naming the loop: %r" % (extra, diags(j)))
+        check(not has_diag(j, "no-kernel-modules"), "module-loop %s: %r" % (extra, diags(j)))
+    return [(), ("--safe",)], verify
+
+
 CASES = [
     ("btf-anon-self", case_btf_anon_self),
     ("task-loop", case_task_loop),
@@ -243,6 +278,7 @@ CASES = [
     ("filtered-two-holes", lambda p: filtered(p, True)),
     ("null-link", case_null_link),
     ("wild-link", case_wild_link),
+    ("module-loop", case_module_loop),
     ("budget-btf", case_budget_btf),
 ]
 

@@ -17,6 +17,13 @@ Cases:
                 DW_OP_GNU_entry_value operations each (defect 4: 2047^3 evaluations without a
                 memo): the value, 2047^3, is computed once per frame; under a tiny --max-memory
                 the expression budget stops the values with a budget-expr warning naming one
+  entry-deep    seven frames whose call sites each pass their own entry value of rdi plus 1 (the
+                outermost passes 1): f2's x (4 callers deep) is 4, f0's and f1's chains go past the
+                4 callers an entry value may go through and are cut, with one entry-value-cap warning
+                naming f0's x
+  cxx-bases     a C++ parameter of type std::vector<int> (what libstdc++'s printer reads) whose class has
+                100 base classes of a class with 100 base classes, 4 levels deep, and no _M_impl: the
+                member search used to look at 100^4 children; each base is searched once
   enum-100k     an enum of 100,000 enumerators, none of them the value (each frame's rbp), on 2,000
                 frames: each value compares at most 8,192, and the elements budget stops the values
   members-100k  a struct of 100,000 members (99,800 of them static declarations that are never
@@ -36,7 +43,8 @@ import malformed  # noqa: E402
 # DWARF 4 numbers (DWARF 4 section 7; GNU extensions from GCC's dwarf2.def).
 TAG = dict(compile_unit=0x11, subprogram=0x2E, formal_parameter=0x05, base_type=0x24, array_type=0x01,
            enumeration_type=0x04, enumerator=0x28,
-           subrange_type=0x21, structure_type=0x13, member=0x0D, call_site=0x4109, call_site_parameter=0x410A)
+           subrange_type=0x21, structure_type=0x13, member=0x0D, call_site=0x4109, call_site_parameter=0x410A,
+           namespace=0x39, inheritance=0x1C)
 AT = dict(name=0x03, byte_size=0x0B, encoding=0x3E, type=0x49, low_pc=0x11, high_pc=0x12, frame_base=0x40,
           count=0x37, data_member_location=0x38, language=0x13, external=0x3F, declaration=0x3C,
           location=0x02, abstract_origin=0x31, call_site_value=0x2111, const_value=0x1C)
@@ -44,7 +52,7 @@ FORM = dict(addr=0x01, data8=0x07, string=0x08, udata=0x0F, ref4=0x13, exprloc=0
 OP_ADDR, OP_REG5, OP_PLUS, OP_LIT1, OP_STACK_VALUE, OP_CFA, OP_ENTRY = 0x03, 0x55, 0x22, 0x31, 0x9F, 0x9C, 0xF3
 OP_BREG6 = 0x76  # rbp + offset
 ATE_SIGNED, ATE_UNSIGNED = 0x05, 0x07
-LANG_C99 = 0x0C
+LANG_C99, LANG_CXX = 0x0C, 0x04
 
 
 class Dwarf:
@@ -119,9 +127,9 @@ def frame_fn(name, body):
 CRASH = ["\tmovl $0, 0"]  # a write to address 0: SIGSEGV
 
 
-def unit(d):
+def unit(d, lang=LANG_C99):
     """The compile unit DIE around the case's DIEs (added by the caller after this)."""
-    d.die("compile_unit", [("name", "string", "hostile.s"), ("language", "udata", LANG_C99),
+    d.die("compile_unit", [("name", "string", "hostile.s"), ("language", "udata", lang),
                            ("low_pc", "addr", ".Ltext_start"), ("high_pc", "data8", ".Ltext_end - .Ltext_start")],
           children=True)
 
@@ -226,6 +234,66 @@ def source_entry_chain():
     return code, d
 
 
+ENTRY_FRAMES = 7
+
+
+def source_entry_deep():
+    d = Dwarf()
+    unit(d)
+    base_types(d)
+    code = []
+    for i in range(ENTRY_FRAMES):
+        name = f"f{i}"
+        body = CRASH if i == 0 else [f"\tcall f{i - 1}", f".Lret{i}:"]
+        code += frame_fn(name, body)
+        subprogram(d, name, f".Ldie_f{i}")
+        d.die("formal_parameter", [("name", "string", "x"), ("type", "ref4", ".Llong"),
+                                   ("location", "exprloc", [OP_ENTRY, 1, OP_REG5, OP_STACK_VALUE])])
+        if i:
+            d.die("call_site", [("low_pc", "addr", f".Lret{i}"), ("abstract_origin", "ref4", f".Ldie_f{i - 1}")],
+                  children=True)
+            last = i == ENTRY_FRAMES - 1
+            d.die("call_site_parameter", [("location", "exprloc", [OP_REG5]),
+                                          ("call_site_value", "exprloc",
+                                           [OP_LIT1] if last else [OP_ENTRY, 1, OP_REG5, OP_LIT1, OP_PLUS])])
+            d.end_children()
+        d.end_children()
+    code += frame_fn("start_case", [f"\tcall f{ENTRY_FRAMES - 1}"])
+    d.end_children()
+    return code, d
+
+
+BASES, BASE_LEVELS = 100, 4
+
+
+def source_cxx_bases():
+    d = Dwarf()
+    unit(d, LANG_CXX)
+    base_types(d)
+    # The innermost class: one byte; each level above it: BASES base classes of the level below.
+    d.die("structure_type", [("name", "string", "leaf"), ("byte_size", "udata", 1)], children=True, label=".Lbase0")
+    d.die("member", [("name", "string", "x"), ("type", "ref4", ".Lu8"), ("data_member_location", "udata", 0)])
+    d.end_children()
+    for level in range(1, BASE_LEVELS + 1):
+        d.die("structure_type", [("name", "string", f"base{level}"), ("byte_size", "udata", 1)], children=True,
+              label=f".Lbase{level}")
+        for _ in range(BASES):
+            d.die("inheritance", [("type", "ref4", f".Lbase{level - 1}"), ("data_member_location", "udata", 0)])
+        d.end_children()
+    d.die("namespace", [("name", "string", "std")], children=True)
+    d.die("structure_type", [("name", "string", "vector<int, std::allocator<int> >"), ("byte_size", "udata", 24)],
+          children=True, label=".Lvec")
+    for _ in range(BASES):
+        d.die("inheritance", [("type", "ref4", f".Lbase{BASE_LEVELS}"), ("data_member_location", "udata", 0)])
+    d.end_children()
+    d.end_children()
+    subprogram(d, "start_case", None)
+    param_at(d, "v", ".Lvec", "zeros")
+    d.end_children()
+    d.end_children()
+    return frame_fn("start_case", CRASH), d
+
+
 # 4,400 static member declarations (visited, never shown) before 95,600 members: 4,525 elements
 # per value (the first 125 fill the 1 KiB of its text), 9 Mi over 2,001 frames, past the default 8 Mi.
 MEMBERS, STATIC_MEMBERS, DEPTH = 100000, 4400, 2000
@@ -297,6 +365,7 @@ def source_enum():
 
 
 SOURCES = {"array-wrap": source_array_wrap, "array-runs": source_array_runs, "entry-chain": source_entry_chain,
+           "entry-deep": source_entry_deep, "cxx-bases": source_cxx_bases,
            "expr-steps": source_expr_steps, "members-100k": source_members, "enum-100k": source_enum}
 
 # The zero bytes the parameters point at are written first: a bss page never touched is not in the core.
@@ -381,6 +450,17 @@ def main():
         rep = run(a, f, exe, core)
         vals = frame_values(rep, "f0")
         f.check(vals is not None and vals.get("x") == str(ENTRY_OPS ** 3), f"entry-chain: x = {vals}, want {ENTRY_OPS ** 3}")
+        f.check("entry-value-cap" not in hostile.diag_codes(rep), "entry-chain: 4 callers deep is within the cap")
+    elif a.case == "entry-deep":
+        rep = run(a, f, exe, core)
+        xs = {i: (frame_values(rep, f"f{i}") or {}).get("x") for i in range(ENTRY_FRAMES)}
+        # f(k)'s x is its callers' count to the outermost site: 6 - k, known within 4 callers.
+        for i in range(2, ENTRY_FRAMES - 1):
+            f.check(xs[i] == str(ENTRY_FRAMES - 1 - i), f"entry-deep: f{i}'s x = {xs[i]}, want {ENTRY_FRAMES - 1 - i}")
+        for i in (0, 1):
+            f.check(xs[i] is None or not re.fullmatch(r"-?\d+", xs[i]), f"entry-deep: f{i}'s x = {xs[i]}: not cut")
+        msgs = [d["message"] for d in rep.get("diagnostics", []) if d.get("code") == "entry-value-cap"]
+        f.check(len(msgs) == 1 and "parameter x of f0" in msgs[0], f"entry-deep: entry-value-cap warnings {msgs}")
     elif a.case == "expr-steps":
         rep = run(a, f, exe, core)
         xs = [v.get("value") for t in rep.get("threads", []) for fr in t.get("frames", []) if fr.get("function") == "rec"
@@ -395,6 +475,13 @@ def main():
         f.check(any("parameter x of rec" in m for m in msgs), f"expr-steps: the warning names the parameter: {msgs}")
         frames = [fr for t in rep.get("threads", []) for fr in t.get("frames", []) if fr.get("function") == "rec"]
         f.check(len(frames) == DEPTH + 1, f"expr-steps --safe: {len(frames)} rec frames, want {DEPTH + 1}")
+    elif a.case == "cxx-bases":
+        for extra in ([], ["--safe"]):
+            rep = run(a, f, exe, core, extra)
+            vals = frame_values(rep, "start_case")
+            # Not a vector after all: the plain structure, its bases shown in part.
+            v = (vals or {}).get("v")
+            f.check(v is not None and v.startswith("{"), f"cxx-bases {extra}: v = {v}")
     elif a.case == "enum-100k":
         for extra in ([], ["--safe"]):
             rep = run(a, f, exe, core, extra)
