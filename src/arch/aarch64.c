@@ -74,6 +74,10 @@ static const struct ct_arch_vregs vregs_aarch64[] = {
 	{ .note_type = NT_FPREGSET, .dwarf_first = 64, .count = 32, .offset = 0, .size = 16, .stride = 16 },
 };
 
+// BFD ld's elfNN_aarch64_small_plt0_entry (32 bytes) and small_plt_entry (16); lld's are the same.
+// The BTI/PAC variants' 24-byte stubs do not fit the table: their PLT stays unnamed.
+static const struct ct_arch_plt plt_aarch64[] = { { ".plt", 32, 16 }, { NULL, 0, 0 } };
+
 const struct ct_arch_info ct_arch_aarch64 = {
 	.name = "aarch64",
 	.e_machine = EM_AARCH64,
@@ -99,6 +103,8 @@ const struct ct_arch_info ct_arch_aarch64 = {
 	.is_after_call = is_after_call_aarch64,
 	.fp_rule = CT_FP_CHAIN,
 	.insn_decoder = CT_INSN_AARCH64,
+	.plt = plt_aarch64,
+	.plt_got_reserved = 3,
 	.kernel_address_start = 0xffff000000000000ULL,
 	.sigframe = &sigframe_aarch64,
 	.vregs = vregs_aarch64,

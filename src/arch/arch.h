@@ -60,6 +60,17 @@ struct ct_arch_reg {
 	uint8_t size;
 };
 
+/**
+ * A PLT section as the linkers lay it out (BFD ld and lld alike): a header of @c header bytes, then
+ * one stub of @c entry bytes per PLT relocation (DT_PLTRELSZ); stub i jumps through the GOT slot
+ * DT_PLTGOT + (plt_got_reserved + i) words, which the relocation of its symbol fills. Gives the
+ * stubs their names ("puts@plt", gdb's synthetic symbols; libdwfl's symbol lookup has none).
+ */
+struct ct_arch_plt {
+	const char *section;
+	uint8_t header, entry;
+};
+
 /** How the return address is found right after a call to a bad pc. */
 enum ct_bad_call_kind {
 	/** The call pushed the return address at [sp] (x86). */
@@ -249,10 +260,19 @@ struct ct_arch_info {
 			 int64_t *ra_offset);
 	/**
 	 * The target of the direct call that ends right before @p ret_addr (@p before: the @p len bytes
-	 * ending there), for validating scanned return addresses; NULL when not decoded (x86,
-	 * aarch64 and riscv64 have triage's ct_insn_call_before instead).
+	 * ending there), for validating scanned return addresses; NULL when not decoded (i386,
+	 * aarch64 and riscv64 have only triage's ct_insn_call_before; x86-64 decodes e8 rel32 here).
 	 */
 	bool (*call_target)(const uint8_t *before, size_t len, uint64_t ret_addr, uint64_t *target);
+	/**
+	 * The PLT sections whose stubs are named, in order of preference, ended by a NULL section: the
+	 * first one a file has is the one named (x86 with IBT: .plt.sec holds the stubs code calls,
+	 * .plt then only the lazy-binding ones, which gdb leaves unnamed too). NULL when not described
+	 * (ppc64's call stubs live in .text; x32, mips, sparc: not checked against gdb).
+	 */
+	const struct ct_arch_plt *plt;
+	/** GOT words before the first PLT slot (the dynamic linker's: 3 on x86, aarch64, arm, s390x; 2 riscv). */
+	uint8_t plt_got_reserved;
 	/** Bytes a call or push moves sp by when not pointer_size (x32: 8); 0 = pointer_size. */
 	unsigned stack_slot;
 	/** Capstone mode for the thread's state (arm: Thumb when CPSR.T), or NULL for cs_mode. */

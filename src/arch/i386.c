@@ -55,6 +55,9 @@ static const struct ct_arch_sigframe sigframe_i386 =
 	SIGFRAME_I386(restorer_i386, &sigframe_i386_legacy, .ucontext_at = 8, .ucontext_indirect = true,
 		      .siginfo_at = 4, .siginfo_indirect = true, .mcontext = 20);
 
+// BFD ld's elf_i386_lazy_plt (and _pic_plt: jmp *slot(%ebx)) and the IBT pair: as x86-64's.
+static const struct ct_arch_plt plt_i386[] = { { ".plt.sec", 0, 16 }, { ".plt", 16, 16 }, { NULL, 0, 0 } };
+
 const struct ct_arch_info ct_arch_i386 = {
 	.name = "i386",
 	.e_machine = EM_386,
@@ -80,6 +83,8 @@ const struct ct_arch_info ct_arch_i386 = {
 	.is_after_call = is_after_call_i386,
 	.fp_rule = CT_FP_CHAIN,
 	.insn_decoder = CT_INSN_I386,
+	.plt = plt_i386,
+	.plt_got_reserved = 3,
 	.kernel_address_start = 0, // compat tasks on a 64-bit kernel use all 4 GiB
 	.sigframe = &sigframe_i386,
 	.syscall_nr_index = 10, // orig_eax

@@ -62,6 +62,9 @@ static const struct ct_arch_sigframe sigframe_riscv64 = {
 	.restorer_len = sizeof(restorer_riscv64),
 };
 
+// BFD ld's riscv PLT (elfnn-riscv.c: PLT_HEADER_SIZE 32, PLT_ENTRY_SIZE 16; GOTPLT_HEADER_SIZE two words).
+static const struct ct_arch_plt plt_riscv64[] = { { ".plt", 32, 16 }, { NULL, 0, 0 } };
+
 const struct ct_arch_info ct_arch_riscv64 = {
 	.name = "riscv64",
 	.e_machine = EM_RISCV,
@@ -87,6 +90,8 @@ const struct ct_arch_info ct_arch_riscv64 = {
 	.is_after_call = is_after_call_riscv64,
 	.fp_rule = CT_FP_CHAIN,
 	.insn_decoder = CT_INSN_RISCV64,
+	.plt = plt_riscv64,
+	.plt_got_reserved = 2,
 	.kernel_address_start = 0xffffffc000000000ULL,
 	.syscall_nr_index = 17, // a7
 	.syscall_ret_index = 10, // a0

@@ -20,6 +20,18 @@ static const struct ct_arch_reg regs_x86_64[] = {
 
 // Call encodings that can end right before a return address: e8 rel32 (5 bytes), ff /2 with
 // modrm forms of 2, 3, 6 and 7 bytes (register, [reg], [reg+disp8], [reg+disp32], rip-relative).
+// The direct call e8 rel32 ending at the return address (x86-64 and x32: rel32 from the next
+// instruction); indirect calls (ff /2) have no static target.
+static bool call_target_x86_64(const uint8_t *b, size_t len, uint64_t ret_addr, uint64_t *target)
+{
+	if (len < 5 || b[len - 5] != 0xe8)
+		return false;
+	const uint8_t *p = b + len - 4;
+	int32_t rel = (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+	*target = ret_addr + (uint64_t)(int64_t)rel;
+	return true;
+}
+
 static bool is_after_call_x86_64(const uint8_t *b, size_t len)
 {
 	if (len >= 5 && b[len - 5] == 0xe8)
@@ -76,7 +88,7 @@ static enum ct_access kernel_fault_access_x86_64(uint64_t code)
 	.prstatus_reg_size = 27 * 8, .bad_call = CT_BAD_CALL_STACK, .fp_saved_fp_offset = 0,                 \
 	.vregs = vregs_x86_64, .num_vregs = sizeof(vregs_x86_64) / sizeof(vregs_x86_64[0]),                   \
 	.fp_saved_ra_offset = 8, .cs_arch = CS_ARCH_X86, .cs_mode = CS_MODE_64,                              \
-	.is_after_call = is_after_call_x86_64, .fp_rule = CT_FP_CHAIN, .insn_decoder = CT_INSN_X86_64,     \
+	.is_after_call = is_after_call_x86_64, .call_target = call_target_x86_64, .fp_rule = CT_FP_CHAIN, .insn_decoder = CT_INSN_X86_64,     \
 	/* rbx, rbp, r12-r15 are callee-saved (SysV AMD64 ABI 3.2.1; x32 the same) */                     \
 	.callee_saved = (1ULL << 3) | (1ULL << 6) | (0xfULL << 12)
 // The kernel's struct rt_sigframe (arch/x86/include/asm/sigframe.h): pretcode, then struct ucontext
@@ -111,6 +123,10 @@ static const uint8_t restorer_x32[] = { 0x48, 0xc7, 0xc0, 0x01, 0x02, 0x00, 0x40
 
 static const struct ct_arch_sigframe sigframe_x32 = SIGFRAME_X86_64(restorer_x32, 288, 24);
 
+// BFD ld's elf_x86_64_lazy_plt / _lazy_ibt_plt / _non_lazy_ibt_plt: a 16-byte PLT0, 16-byte stubs;
+// with IBT the stubs code calls are in .plt.sec (no header).
+static const struct ct_arch_plt plt_x86_64[] = { { ".plt.sec", 0, 16 }, { ".plt", 16, 16 }, { NULL, 0, 0 } };
+
 const struct ct_arch_info ct_arch_x86_64 = {
 	X86_64_COMMON,
 	.name = "x86_64",
@@ -141,6 +157,8 @@ const struct ct_arch_info ct_arch_x86_64 = {
 	.kernel_fault_access = kernel_fault_access_x86_64,
 	.kallsyms_absolute_percpu = true,
 	.cfi_cache_step = true, // elfutils' x86_64 backend: frame_nregs 17, no address mask
+	.plt = plt_x86_64,
+	.plt_got_reserved = 3,
 };
 
 const struct ct_arch_info ct_arch_x32 = {

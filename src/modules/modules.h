@@ -18,6 +18,7 @@
 #include "coretriage/coretriage.h"
 #include "dump/elfcore.h"
 #include "modules/perfmap.h"
+#include "modules/plt.h"
 #include "util/budget.h"
 
 /** Modules per process: 200-library programs exist; 65,536 bounds memory against a hostile NT_FILE. */
@@ -72,6 +73,9 @@ struct ct_module_state {
 	const char *source_package;
 	/** Where source_package came from: ".note.package" or "dpkg". Static; NULL when unknown. */
 	const char *source_package_from;
+	/** The file's PLT (plt.h), read on the first address symbolized in the module. */
+	struct ct_plt_layout plt;
+	bool plt_read;
 };
 
 /**

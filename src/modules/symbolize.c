@@ -154,6 +154,15 @@ static size_t resolve(struct ct_module_set *s, uint64_t addr, struct ct_sym *out
 		const char *mname = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 		base.module = ct_strpool_intern(s->out.strings, mname);
 	}
+	// A PLT stub has no symbol of its own and no DWARF: gdb's name for it is the import's.
+	uint64_t stub_off;
+	const char *stub = ct_plt_stub_name(s, ct_modules_state_of(s, mod), addr, &stub_off);
+	if (stub) {
+		base.function = stub;
+		base.offset = stub_off;
+		out[0] = base;
+		return 1;
+	}
 	GElf_Off off = 0;
 	GElf_Sym sym;
 	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);

@@ -347,10 +347,18 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 	    !subject->frames[verdict.crash.blame_frame].function) {
 		// The verdict's point is the function to fix: without it the report is partial.
 		const struct ct_frame *f = &subject->frames[verdict.crash.blame_frame];
-		ct_report_diag(report, CT_SEVERITY_WARNING, subject->tid, CT_DIAG_BLAME_NO_SYMBOLS,
-			       "the blamed frame #%ld (pc 0x%" PRIx64 " in %s) has no function name: its module has no "
-			       "symbols for it (see the module-no-symbols hint)", verdict.crash.blame_frame, f->pc,
-			       f->module ? f->module : "no module");
+		// A frame in no module is JIT code (the blame rule's only module-less frame): what would
+		// name it is the JIT's perf map, not a module's symbols.
+		if (f->module)
+			ct_report_diag(report, CT_SEVERITY_WARNING, subject->tid, CT_DIAG_BLAME_NO_SYMBOLS,
+				       "the blamed frame #%ld (pc 0x%" PRIx64 " in %s) has no function name: its module "
+				       "has no symbols for it (see the module-no-symbols hint)",
+				       verdict.crash.blame_frame, f->pc, f->module);
+		else
+			ct_report_diag(report, CT_SEVERITY_WARNING, subject->tid, CT_DIAG_BLAME_NO_SYMBOLS,
+				       "the blamed frame #%ld (pc 0x%" PRIx64 " in no module) has no function name: "
+				       "JIT-compiled code, and no perf map of the process (/tmp/perf-%d.map) names it",
+				       verdict.crash.blame_frame, f->pc, (int)s.core->pid);
 	}
 	// A verdict on part of the notes is never certain: the crashing thread or the signal may be
 	// among those not read ("no crash: snapshot, confidence high" from a padded core).

@@ -296,7 +296,10 @@ static void gather_frames(const struct ct_triage_input *s, struct ct_facts *f, s
 			runtime = ct_function_is_crt(last_normalized) ||
 				  (exe_static && m->dwfl_module && dwfl_module_getdwarf(m->dwfl_module, &dbias));
 		}
-		ff->library = system || header || runtime || last_is_runtime;
+		// A PLT stub is the linker's trampoline to an import, not code anyone wrote: the frame
+		// that called through it is the program's (the stub's own fault is a bad GOT slot).
+		bool stub = ct_plt_in_stubs(s->mods, ct_modules_state_of(s->mods, m->dwfl_module), lookup);
+		ff->library = system || header || runtime || last_is_runtime || stub;
 		ff->own = !ff->library && !fr->signal_frame;
 		ff->runtime_why = fr->signal_frame ? "a signal trampoline"
 				  : m->is_vdso ? "the vdso"
@@ -305,6 +308,7 @@ static void gather_frames(const struct ct_triage_input *s, struct ct_facts *f, s
 				  : last_is_runtime ? "a language runtime's panic or signal machinery"
 				  : header ? "a system header inlined into the caller"
 				  : runtime ? "runtime code linked into the executable (no source line)"
+				  : stub ? "a PLT stub (the linker's trampoline to an imported function)"
 					    : NULL;
 	}
 	f->frames = st->frames;

@@ -9,111 +9,13 @@
 #include <gelf.h>
 #include <string.h>
 
+#include "modules/plt.h"
 #include "modules/symbolize.h"
 #include "triage/gather.h"
 #include "triage/insn.h"
 
 /** Bytes of a PLT stub decoded: 16 on every ABI we read, plus a leading endbr64/bti. */
 #define STUB_BYTES 20
-/** Relocations examined per section: bounds the walk over a hostile section header. */
-#define MAX_RELOCS (1u << 20)
-
-/** PLT sections of a module (link-time addresses) and the i386 GOT pointer (DT_PLTGOT). */
-struct plt_layout {
-	bool have_sections; /**< the file has section headers */
-	bool in_plt; /**< the stub lies in .plt, .plt.sec, .plt.got, … */
-	uint64_t lo, hi; /**< span of the PLT sections */
-	uint64_t pltgot;
-};
-
-static bool is_plt_section(const char *name)
-{
-	static const char *const names[] = { ".plt", ".plt.sec", ".plt.got", ".plt.bnd", ".iplt", NULL };
-	for (const char *const *n = names; *n; n++) {
-		if (name && strcmp(name, *n) == 0)
-			return true;
-	}
-	return false;
-}
-
-static void read_layout(Elf *elf, uint64_t stub, struct plt_layout *ret)
-{
-	struct plt_layout l = { .lo = UINT64_MAX };
-	size_t shstrndx;
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0) {
-		*ret = l;
-		return;
-	}
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		l.have_sections = true;
-		if (sh.sh_type == SHT_DYNAMIC) {
-			Elf_Data *data = elf_getdata(scn, NULL);
-			size_t entsize = gelf_fsize(elf, ELF_T_DYN, 1, EV_CURRENT);
-			size_t n = data && entsize ? data->d_size / entsize : 0;
-			for (size_t i = 0; i < n && i < MAX_RELOCS; i++) {
-				GElf_Dyn dyn;
-				if (gelf_getdyn(data, (int)i, &dyn) && dyn.d_tag == DT_PLTGOT)
-					l.pltgot = dyn.d_un.d_ptr;
-			}
-			continue;
-		}
-		if (!is_plt_section(elf_strptr(elf, shstrndx, sh.sh_name)))
-			continue;
-		if (sh.sh_addr < l.lo)
-			l.lo = sh.sh_addr;
-		if (sh.sh_addr + sh.sh_size > l.hi)
-			l.hi = sh.sh_addr + sh.sh_size;
-		if (stub >= sh.sh_addr && stub < sh.sh_addr + sh.sh_size)
-			l.in_plt = true;
-	}
-	*ret = l;
-}
-
-/** Name of the symbol whose relocation (JUMP_SLOT, GLOB_DAT, …) fills @p slot (link-time), or NULL. */
-static const char *import_at(Elf *elf, uint64_t slot)
-{
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh, symsh;
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL))
-			continue;
-		Elf_Scn *symscn = elf_getscn(elf, sh.sh_link);
-		if (!symscn || !gelf_getshdr(symscn, &symsh) ||
-		    (symsh.sh_type != SHT_DYNSYM && symsh.sh_type != SHT_SYMTAB))
-			continue;
-		Elf_Data *data = elf_getdata(scn, NULL), *symdata = elf_getdata(symscn, NULL);
-		bool rela = sh.sh_type == SHT_RELA;
-		size_t entsize = gelf_fsize(elf, rela ? ELF_T_RELA : ELF_T_REL, 1, EV_CURRENT);
-		size_t n = data && symdata && entsize ? data->d_size / entsize : 0;
-		for (size_t i = 0; i < n && i < MAX_RELOCS; i++) {
-			GElf_Rela r;
-			if (rela) {
-				if (!gelf_getrela(data, (int)i, &r))
-					break;
-			} else {
-				GElf_Rel rel;
-				if (!gelf_getrel(data, (int)i, &rel))
-					break;
-				r.r_offset = rel.r_offset;
-				r.r_info = rel.r_info;
-			}
-			// Relocations without a symbol (IRELATIVE, RELATIVE) name nothing.
-			if (r.r_offset != slot || GELF_R_SYM(r.r_info) == 0)
-				continue;
-			GElf_Sym sym;
-			if (!gelf_getsym(symdata, (int)GELF_R_SYM(r.r_info), &sym))
-				continue;
-			const char *name = elf_strptr(elf, symsh.sh_link, sym.st_name);
-			if (name && *name)
-				return name;
-		}
-	}
-	return NULL;
-}
 
 void ct_find_last_call(const struct ct_triage_input *s, const struct ct_facts *f, struct ct_call_facts *ret)
 {
@@ -143,8 +45,9 @@ void ct_find_last_call(const struct ct_triage_input *s, const struct ct_facts *f
 		*ret = c;
 		return;
 	}
-	struct plt_layout layout;
-	read_layout(elf, site.has_target ? site.target - bias : 0, &layout);
+	struct ct_plt_layout layout;
+	ct_plt_read_layout(elf, arch, &layout);
+	bool in_plt = site.has_target && ct_plt_contains(&layout, site.target - bias);
 	uint64_t slot = 0;
 	bool have_slot = false;
 	const char *via = "plt";
@@ -152,13 +55,13 @@ void ct_find_last_call(const struct ct_triage_input *s, const struct ct_facts *f
 		slot = site.slot;
 		have_slot = true;
 		via = "got";
-	} else if (site.has_target && (layout.in_plt || !layout.have_sections)) {
+	} else if (site.has_target && (in_plt || !layout.have_sections)) {
 		uint8_t stub[STUB_BYTES];
 		have_slot = ct_modules_read_code(s->mods, site.target, stub, sizeof(stub)) &&
 			    ct_insn_plt_slot(arch, stub, sizeof(stub), site.target,
 					     layout.pltgot ? layout.pltgot + bias : 0, &slot);
 	}
-	const char *name = have_slot ? import_at(elf, slot - bias) : NULL;
+	const char *name = have_slot ? ct_plt_import_at(elf, s->mods->budget, slot - bias) : NULL;
 	if (!name) {
 		*ret = c;
 		return;
@@ -192,13 +95,13 @@ const char *ct_call_import(const struct ct_triage_input *s, uint64_t target, boo
 	if (!elf)
 		return NULL;
 	if (!has_slot) {
-		struct plt_layout layout;
-		read_layout(elf, target - bias, &layout);
+		struct ct_plt_layout layout;
+		ct_plt_read_layout(elf, arch, &layout);
 		uint8_t stub[STUB_BYTES];
-		if ((!layout.in_plt && layout.have_sections) || !ct_modules_read_code(s->mods, target, stub, sizeof(stub)) ||
+		if ((!ct_plt_contains(&layout, target - bias) && layout.have_sections) || !ct_modules_read_code(s->mods, target, stub, sizeof(stub)) ||
 		    !ct_insn_plt_slot(arch, stub, sizeof(stub), target, layout.pltgot ? layout.pltgot + bias : 0, &slot))
 			return NULL;
 	}
-	const char *name = import_at(elf, slot - bias);
+	const char *name = ct_plt_import_at(elf, s->mods->budget, slot - bias);
 	return name ? ct_demangle(s->mods, name) : NULL;
 }

@@ -172,6 +172,21 @@ static bool calls_here(struct ct_module_set *s, const struct ct_unwind_regs *cur
 	return function_start(s, target) == here;
 }
 
+// True when the call before return address @p ra can reach code that no module covers (JIT code):
+// an indirect call, or a direct call of code without a function symbol (a JIT's entry stub, asm
+// such as LuaJIT's lj_vm_pcall, a PLT stub). A direct call of a named function of a module cannot:
+// a word after such a call, found above a JIT frame, is a leftover of a finished call (issue 21).
+static bool call_reaches_jit(struct ct_module_set *s, uint64_t ra)
+{
+	const struct ct_arch_info *arch = s->core->arch;
+	uint8_t before[CT_ARCH_CALL_BYTES];
+	uint64_t target;
+	if (!arch->call_target || !ct_modules_read_code(s, ra - CT_ARCH_CALL_BYTES, before, CT_ARCH_CALL_BYTES) ||
+	    !arch->call_target(before, CT_ARCH_CALL_BYTES, ra, &target))
+		return true;
+	return function_start(s, target) == 0;
+}
+
 /** A scan's state: the frame it looks for a caller of, and what it found. */
 struct scan {
 	struct ct_module_set *s;
@@ -179,6 +194,8 @@ struct scan {
 	struct ct_unwind_regs *ret;
 	bool found;
 	unsigned candidates;
+	/** The frame is JIT code (its pc in no module): only calls that can reach it corroborate. */
+	bool jit_callee;
 };
 
 static bool scan_word(void *arg, uint64_t slot, uint64_t v)
@@ -193,6 +210,8 @@ static bool scan_word(void *arg, uint64_t slot, uint64_t v)
 	if (v == sc->cur->pc || !ct_unwind_is_return_address(sc->s, v))
 		return false;
 	sc->candidates++;
+	if (sc->jit_callee && !call_reaches_jit(sc->s, v))
+		return false;
 	// The first candidate, unless one of the next few is a direct call of this very function:
 	// the nearer ones are then stale return addresses of finished calls. (A direct call of
 	// another function can still be right: its callee may have tail-called this one.)
@@ -213,7 +232,9 @@ bool ct_unwind_scan(struct ct_module_set *s, const struct ct_unwind_regs *cur, u
 	unsigned w = s->core->arch->pointer_size;
 	uint64_t start = (cur->sp + w - 1) & ~(uint64_t)(w - 1);
 	uint64_t limit = stack_end - start > SCAN_LIMIT ? start + SCAN_LIMIT : stack_end;
-	struct scan sc = { .s = s, .cur = cur, .ret = ret };
+	// JIT code: executable memory of the process that no module covers (a garbage pc is in none).
+	const struct ct_segment *seg = ct_modules_find(s, cur->pc) ? NULL : ct_core_find_segment(s->core, cur->pc);
+	struct scan sc = { .s = s, .cur = cur, .ret = ret, .jit_callee = seg && (seg->flags & PF_X) };
 	struct ct_unwind_mem mem = ct_unwind_core_mem(s->core);
 	ct_step_scan(&mem, start, limit, scan_word, &sc);
 	return sc.found;

@@ -1,0 +1,59 @@
+/**
+ * @file plt.h
+ * A module's PLT read from its file: where the stubs are, which import each one reaches (through
+ * the relocation of its GOT slot), and the stub names gdb gives ("puts@plt"). libdwfl's symbol
+ * lookup has no PLT symbols: without this a frame in a stub is "??". Triage's last-call rule
+ * (triage/lastcall.c) uses the same layout and slot → import lookup.
+ */
+#ifndef CT_MODULES_PLT_H
+#define CT_MODULES_PLT_H
+
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ct_arch_info;
+struct ct_budget;
+struct ct_module_set;
+struct ct_module_state;
+
+/** PLT sections a module can have (.plt, .plt.sec, .plt.got, .plt.bnd, .iplt). */
+#define CT_PLT_MAX_SECTIONS 5
+
+/** The PLT of one ELF file, link-time addresses. */
+struct ct_plt_layout {
+	bool have_sections; /**< the file has section headers */
+	size_t num_sections;
+	struct {
+		uint64_t lo, hi;
+	} sections[CT_PLT_MAX_SECTIONS]; /**< every PLT section */
+	uint64_t lo, hi; /**< span of the PLT sections (lo UINT64_MAX when none) */
+	uint64_t pltgot; /**< DT_PLTGOT, 0 when none */
+	/** The section whose stubs are named (arch->plt, the first the file has); 0, 0 none. */
+	uint64_t named_lo, named_hi;
+	uint8_t named_header, named_entry;
+	/** PLT relocations (DT_PLTRELSZ / their entry size). */
+	uint64_t num_plt_relocs;
+};
+
+/** Reads @p elf's PLT sections and dynamic tags (bounded by the file's section count). */
+void ct_plt_read_layout(Elf *elf, const struct ct_arch_info *arch, struct ct_plt_layout *ret);
+/** True when link-time address @p addr lies in one of the PLT sections. */
+bool ct_plt_contains(const struct ct_plt_layout *l, uint64_t addr);
+/**
+ * Name of the symbol whose relocation (JUMP_SLOT, GLOB_DAT, …) fills GOT slot @p slot (link-time)
+ * of @p elf, NULL when none has one (IRELATIVE and RELATIVE name nothing). The relocations read
+ * are spent from @p budget (CT_BUDGET_COPY, may be NULL). The name is @p elf's.
+ */
+const char *ct_plt_import_at(Elf *elf, struct ct_budget *budget, uint64_t slot);
+/**
+ * The name gdb gives the PLT stub holding @p addr (run time): the demangled import and "@plt",
+ * with the offset into the stub in *@p offset; NULL when @p addr is in no named stub of module
+ * @p m (the PLT header, a lazy stub beside .plt.sec, a layout the architecture table does not
+ * describe, a slot whose relocation has no symbol). Pooled in the set's strings.
+ */
+const char *ct_plt_stub_name(struct ct_module_set *s, struct ct_module_state *m, uint64_t addr, uint64_t *offset);
+/** True when @p addr (run time) lies in a PLT section of module @p m, named or not. */
+bool ct_plt_in_stubs(struct ct_module_set *s, struct ct_module_state *m, uint64_t addr);
+
+#endif
