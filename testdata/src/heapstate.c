@@ -4,6 +4,8 @@
  *
  *   uaf-read      a session is freed, then s->buf->len is read: s->buf is now the safe-linked
  *                 tcache pointer glibc stored in the freed chunk, and the read faults
+ *   uaf-write     the same session freed, then s->buf->len written: a write through the
+ *                 tcache pointer glibc stored in the freed chunk
  *   uaf-list      a node freed but left in a global list; walking the list reads node->next
  *                 from the freed chunk and follows it
  *   dfree-tcache  the same block freed twice: free(): double free detected in tcache 2
@@ -58,6 +60,22 @@ KEEP int run_uaf_read(void)
 	s->refs = 1;
 	release(s);
 	return (int)buffer_len(s);
+}
+
+KEEP void set_len(struct session *s, long len)
+{
+	s->buf->len = len;
+}
+
+KEEP int run_uaf_write(void)
+{
+	struct session *s = malloc(sizeof *s);
+	s->buf = malloc(sizeof *s->buf + 64);
+	s->buf->len = 3;
+	s->refs = 1;
+	release(s);
+	set_len(s, 5);
+	return s->refs;
 }
 
 struct node {
@@ -180,6 +198,8 @@ int main(int argc, char **argv)
 	int r = 0;
 	if (strcmp(mode, "uaf-read") == 0)
 		r = run_uaf_read();
+	else if (strcmp(mode, "uaf-write") == 0)
+		r = run_uaf_write();
 	else if (strcmp(mode, "uaf-list") == 0)
 		r = run_uaf_list();
 	else if (strcmp(mode, "dfree-tcache") == 0)

@@ -27,7 +27,7 @@ ASAN_CLASS = {"heap-use-after-free": ("use-after-free", None), "double-free": ("
 # tcache-poison: ASan stops at the write into the freed chunk (heap-use-after-free, WRITE); the plain
 # build runs on until malloc() meets the forged entry, which is what the core shows.
 ASAN_MODE_CLASS = {("tcache-poison", "heap-use-after-free"): ("heap-corruption", "tcache-poisoning")}
-BIN = {"uaf-read": "tcache", "uaf-list": "tcache", "dfree-tcache": "tcache", "dfree-fastbin": "fastbin"}
+BIN = {"uaf-read": "tcache", "uaf-write": "tcache", "uaf-list": "tcache", "dfree-tcache": "tcache", "dfree-fastbin": "fastbin"}
 # What the byte right past the overrun chunk's usable end was written with.
 OVERFLOW_BYTE = {"overflow-1": "00", "overflow-100": "41"}
 
