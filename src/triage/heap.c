@@ -88,8 +88,9 @@ static const char *entry_problem(const struct heap *h, uint64_t chunk, uint64_t 
 	uint64_t sz;
 	if (chunk & 15)
 		return "not 16-byte aligned";
+	// Unreadable but inside a mapping (a truncated or filtered core): no claim, the walk just ends.
 	if (!chunk_size(h, chunk, &sz))
-		return "not in the dump (no mapping holds it)";
+		return ct_core_find_segment(h->s->core, chunk) ? NULL : "not mapped (no mapping of the process holds it)";
 	if (sz != csize)
 		return "its size field does not match the bin's chunk size";
 	return NULL;
@@ -122,10 +123,10 @@ static void read_tcache(struct heap *h)
 		for (unsigned k = 0; e && k < counts[i] && k < MAX_PER_BIN; k++) {
 			uint64_t stored;
 			const char *why = entry_problem(h, e - CHUNK_HDR, MINSIZE + 16ULL * i);
-			if (why || !word(h, e, &stored)) {
-				note_poison(h, CT_HEAP_BIN_TCACHE, i, k, e, from != 0, from, why ? why : "not in the dump");
+			if (why)
+				note_poison(h, CT_HEAP_BIN_TCACHE, i, k, e, from != 0, from, why);
+			if (why || !word(h, e, &stored))
 				break;
-			}
 			add_free(h, e - CHUNK_HDR, CT_HEAP_BIN_TCACHE, i, k, true, stored);
 			from = e - CHUNK_HDR;
 			e = stored ^ (e >> 12);
@@ -146,10 +147,10 @@ static void read_fastbins(struct heap *h)
 		for (unsigned k = 0; p && k < MAX_PER_BIN; k++) {
 			uint64_t stored;
 			const char *why = entry_problem(h, p, MINSIZE + 16ULL * i);
-			if (why || !word(h, p + CHUNK_HDR, &stored)) {
-				note_poison(h, CT_HEAP_BIN_FASTBIN, i, k, p, from != 0, from, why ? why : "not in the dump");
+			if (why)
+				note_poison(h, CT_HEAP_BIN_FASTBIN, i, k, p, from != 0, from, why);
+			if (why || !word(h, p + CHUNK_HDR, &stored))
 				break;
-			}
 			add_free(h, p, CT_HEAP_BIN_FASTBIN, i, k, true, stored);
 			from = p;
 			p = stored ^ ((p + CHUNK_HDR) >> 12);
@@ -342,8 +343,8 @@ static const char *owner_of(const struct ct_triage_input *s, const struct ct_fac
 			    bool entry)
 {
 	const struct ct_thread *t = ct_stacks_crashed(s->stacks);
-	for (size_t i = 0; t && i < t->num_frames && i < f->num_frames && i < 64; i++) {
-		const struct ct_frame *fr = &t->frames[i];
+	for (size_t i = 0; t && f->frame_base + i < t->num_frames && i < f->num_frames && i < 64; i++) {
+		const struct ct_frame *fr = &t->frames[f->frame_base + i];
 		if (!f->frames[i].own)
 			continue;
 		for (int pass = 0; pass < 2; pass++) {
@@ -356,7 +357,8 @@ static const char *owner_of(const struct ct_triage_input *s, const struct ct_fac
 				bool has = variable_pointer(v, &val) || (entry && variable_pointer(&at_entry, &val));
 				if (v->name && has && val >= lo && val < hi)
 					return ct_strpool_printf(s->out.strings, "`%s` (%s of %s, frame #%zu)", v->name,
-								 pass ? "local" : "parameter", fr->function ? fr->function : "??", i);
+								 pass ? "local" : "parameter", fr->function ? fr->function : "??",
+								 f->frame_base + i);
 			}
 		}
 	}
