@@ -52,14 +52,20 @@ KEEP void release(struct session *s)
 	free(s);
 }
 
-KEEP int run_uaf_read(void)
+/* A session with its buffer, already released: what the use-after-free modes go through. */
+KEEP struct session *released_session(void)
 {
 	struct session *s = malloc(sizeof *s);
 	s->buf = malloc(sizeof *s->buf + 64);
 	s->buf->len = 3;
 	s->refs = 1;
 	release(s);
-	return (int)buffer_len(s);
+	return s;
+}
+
+KEEP int run_uaf_read(void)
+{
+	return (int)buffer_len(released_session());
 }
 
 KEEP void set_len(struct session *s, long len)
@@ -69,11 +75,7 @@ KEEP void set_len(struct session *s, long len)
 
 KEEP int run_uaf_write(void)
 {
-	struct session *s = malloc(sizeof *s);
-	s->buf = malloc(sizeof *s->buf + 64);
-	s->buf->len = 3;
-	s->refs = 1;
-	release(s);
+	struct session *s = released_session();
 	set_len(s, 5);
 	return s->refs;
 }
