@@ -259,8 +259,11 @@ static const char *load_object(const struct chain *c, const struct ct_vfunc *fn,
 	const struct ct_triage_input *s = c->s;
 	if (d->index >= 0)
 		return NULL;
-	if (d->has_abs)
-		return ct_lock_name(s, d->abs, true);
+	if (d->has_abs) {
+		// A whole global is already named by the memory it lies in ("global queue").
+		const char *g = ct_lock_name(s, d->abs, true);
+		return g && strpbrk(g, ".[") ? g : NULL;
+	}
 	if (d->base < 0 || d->base >= 16 || d->disp < 0)
 		return NULL;
 	struct ct_vdef b;
