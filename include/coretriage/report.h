@@ -411,6 +411,8 @@ struct ct_root_step {
 	bool has_address;
 	uint64_t address;
 	const char *memory;
+	/** load-from: the object read, named from DWARF ("n->cfg", "cfg.timeout"); pooled, NULL when not named. */
+	const char *object;
 };
 
 /** Where the bad value came from (issue 24): present when the walk ran. */
@@ -441,6 +443,37 @@ struct ct_heap_neighbour {
 	bool prev_inuse; /**< next: its PREV_INUSE bit (clear: the chunk before it is free) */
 };
 
+/** Bytes shown past an overrun chunk's end. */
+#define CT_HEAP_OVERFLOW_BYTES 32
+
+/**
+ * A heap overflow (JSON `heap.overflow`): walking the main heap, the header after an in-use chunk does
+ * not look like a chunk; that chunk's end was overrun.
+ */
+struct ct_heap_overflow {
+	bool present;
+	uint64_t chunk_address, chunk_size; /**< the chunk whose end was overrun */
+	uint64_t header_address; /**< the overwritten header (its successor's) */
+	uint64_t header_size; /**< that header's size word as the dump holds it (flag bits included) */
+	/** The memory from the header's size field on: what lies past the chunk's usable end now. */
+	uint8_t bytes[CT_HEAP_OVERFLOW_BYTES];
+	size_t num_bytes;
+	/** "`label` (local of run_overflow, frame #3)": a frame variable pointing into the chunk; pooled, NULL. */
+	const char *owner;
+};
+
+/** A tcache or fastbin entry that cannot be a chunk glibc put there (JSON `heap.poisoned`). */
+struct ct_heap_poison {
+	bool present;
+	enum ct_heap_bin_kind bin;
+	unsigned index, position; /**< the bin and the entry (0 = its head) */
+	uint64_t pointer; /**< the entry: the bin's head, or the decoded safe-linked next pointer */
+	/** The freed chunk whose stored next pointer decodes to it; none when it is the bin's head. */
+	bool has_source;
+	uint64_t source;
+	const char *reason; /**< "not 16-byte aligned", …; static */
+};
+
 /** The glibc heap around the crash's pointer (JSON `heap`). */
 struct ct_heap_state {
 	bool present;
@@ -454,6 +487,8 @@ struct ct_heap_state {
 	unsigned bin_index, bin_count, bin_position;
 	struct ct_heap_neighbour neighbours[2];
 	size_t num_neighbours;
+	struct ct_heap_overflow overflow;
+	struct ct_heap_poison poison;
 };
 
 /** Frees the steps of @p rc and empties it. */

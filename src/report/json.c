@@ -112,9 +112,46 @@ static json_t *root_cause_json(const struct ct_report *r, const struct ct_write_
 		json_object_set_new(s, "reason", str(st->reason));
 		json_object_set_new(s, "address", st->has_address ? hex(st->address) : json_null());
 		json_object_set_new(s, "memory", str(st->memory));
+		// Optional (added in schema 1): only a load-from step whose object DWARF names.
+		if (st->object)
+			json_object_set_new(s, "object", str(st->object));
 		json_array_append_new(steps, s);
 	}
 	json_object_set_new(j, "steps", steps);
+	return j;
+}
+
+// A heap overflow: the overrun chunk, the overwritten header, the bytes past the chunk's end.
+static json_t *heap_overflow_json(const struct ct_heap_overflow *o)
+{
+	if (!o->present)
+		return json_null();
+	json_t *j = json_object(), *chunk = json_object();
+	json_object_set_new(chunk, "address", hex(o->chunk_address));
+	json_object_set_new(chunk, "size", hex(o->chunk_size));
+	json_object_set_new(j, "chunk", chunk);
+	json_object_set_new(j, "header", hex(o->header_address));
+	json_object_set_new(j, "header_size", hex(o->header_size));
+	char bytes[2 * CT_HEAP_OVERFLOW_BYTES + 1] = "";
+	for (size_t i = 0; i < o->num_bytes; i++)
+		snprintf(bytes + 2 * i, 3, "%02x", o->bytes[i]);
+	json_object_set_new(j, "bytes_past_end", json_string(bytes));
+	json_object_set_new(j, "owner", str(o->owner));
+	return j;
+}
+
+// A tcache or fastbin entry that is not a chunk.
+static json_t *heap_poison_json(const struct ct_heap_poison *p)
+{
+	if (!p->present)
+		return json_null();
+	json_t *j = json_object();
+	json_object_set_new(j, "bin", str(ct_heap_bin_kind_to_string(p->bin)));
+	json_object_set_new(j, "index", json_integer(p->index));
+	json_object_set_new(j, "position", json_integer(p->position));
+	json_object_set_new(j, "pointer", hex(p->pointer));
+	json_object_set_new(j, "source", p->has_source ? hex(p->source) : json_null());
+	json_object_set_new(j, "reason", str(p->reason));
 	return j;
 }
 
@@ -153,6 +190,8 @@ static json_t *heap_json(const struct ct_report *r)
 	}
 	json_object_set_new(j, "neighbours", ns);
 	json_object_set_new(j, "glibc", str(h->glibc));
+	json_object_set_new(j, "overflow", heap_overflow_json(&h->overflow));
+	json_object_set_new(j, "poisoned", heap_poison_json(&h->poison));
 	return j;
 }
 

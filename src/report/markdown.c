@@ -188,6 +188,11 @@ int ct_write_markdown(FILE *out, const struct ct_report *r, const struct ct_writ
 		for (size_t i = 0; i < rc->num_steps; i++) {
 			const struct ct_root_step *st = &rc->steps[i];
 			fprintf(out, "%zu. #%ld %s", i + 1, st->frame, ct_root_step_kind_to_string(st->kind));
+			if (st->object) {
+				fputc(' ', out);
+				md_code(out, st->object);
+				fputs(" by", out);
+			}
 			if (st->expression) {
 				fputc(' ', out);
 				md_code(out, st->expression);

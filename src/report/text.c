@@ -365,6 +365,11 @@ static void write_root_cause(const struct out *w, const struct ct_report *r)
 	for (size_t i = 0; i < rc->num_steps; i++) {
 		const struct ct_root_step *st = &rc->steps[i];
 		fprintf(out, "  #%-3ld %-9s ", st->frame, ct_root_step_kind_to_string(st->kind));
+		if (st->object) {
+			fputc('`', out);
+			txt(w, st->object);
+			fputs("` by ", out);
+		}
 		if (st->expression)
 			txt(w, st->expression);
 		if (st->function && st->kind != CT_ROOT_STEP_RETURN_OF) {

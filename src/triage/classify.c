@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "triage/facts.h"
+#include "triage/heap.h"
 #include "triage/triage.h"
 
 /* ---- helpers over facts ---- */
@@ -617,12 +618,35 @@ static long allocator_fault_frame(const struct ct_facts *f)
 	return -1;
 }
 
+/** The heap state's subclass (src/triage/heap.c): a poisoned tcache entry, an overrun chunk; NULL. */
+static const char *heap_state_subclass(const struct ct_facts *f)
+{
+	if (!f->heap)
+		return NULL;
+	if (f->heap->poison.present && f->heap->poison.bin == CT_HEAP_BIN_TCACHE)
+		return "tcache-poisoning";
+	if (f->heap->overflow.present)
+		return "heap-overflow";
+	return NULL;
+}
+
+static const char *heap_sub_text(const char *sub)
+{
+	return strcmp(sub, "tcache-poisoning") == 0 ? "tcache poisoning: a tcache entry is not a chunk"
+						     : "heap overflow: a chunk was written past its end";
+}
+
+bool ct_fault_in_allocator(const struct ct_facts *f)
+{
+	return (sig_is(f, CT_SIGSEGV) || sig_is(f, CT_SIGBUS)) && kernel_fault(f) && allocator_fault_frame(f) >= 0;
+}
+
 static bool when_heap(const struct ct_facts *f)
 {
 	if (self_abort(f))
 		return f->abort_msg.kind == CT_ABORT_MALLOC || find_frame(f, malloc_abort_frames) >= 0 ||
 		       import_says(f, CT_CLASS_HEAP_CORRUPTION);
-	return (sig_is(f, CT_SIGSEGV) || sig_is(f, CT_SIGBUS)) && kernel_fault(f) && allocator_fault_frame(f) >= 0;
+	return ct_fault_in_allocator(f);
 }
 
 static void fill_heap(const struct ct_facts *f, struct ct_verdict *r)
@@ -632,10 +656,16 @@ static void fill_heap(const struct ct_facts *f, struct ct_verdict *r)
 		bool msg = f->abort_msg.kind == CT_ABORT_MALLOC;
 		enum ct_confidence c = abort_confidence(f, r, CT_CLASS_HEAP_CORRUPTION, fr, msg, import_is_heap(f),
 							"a glibc malloc check failure");
-		verdict(r, CT_CLASS_HEAP_CORRUPTION, msg ? f->abort_msg.heap_subclass : NULL, c);
+		// What the heap shows outranks what the message says ("free(): invalid pointer" of a
+		// chunk whose header an overflow overwrote).
+		const char *heap_sub = heap_state_subclass(f);
+		verdict(r, CT_CLASS_HEAP_CORRUPTION, heap_sub ? heap_sub : msg ? f->abort_msg.heap_subclass : NULL, c);
 		if (f->abort_msg.present)
 			ct_crash_add_detail_string(&r->crash, r->strings, "message", f->abort_msg.text);
-		if (msg) {
+		if (heap_sub) {
+			r->crash.summary = ct_strpool_printf(r->strings, "%s (glibc: \"%s\")%s", heap_sub_text(heap_sub),
+							    msg ? f->abort_msg.text : "heap check failed", in_blame(f, r));
+		} else if (msg) {
 			const char *what = strcmp(f->abort_msg.heap_subclass, "double-free") == 0 ? "double free"
 				: strcmp(f->abort_msg.heap_subclass, "invalid-free") == 0 ? "free of an invalid pointer"
 											  : "corrupted heap metadata";
@@ -649,7 +679,8 @@ static void fill_heap(const struct ct_facts *f, struct ct_verdict *r)
 		return;
 	}
 	long fr = allocator_fault_frame(f);
-	verdict(r, CT_CLASS_HEAP_CORRUPTION, "corrupted-metadata", CT_CONFIDENCE_MEDIUM);
+	const char *heap_sub = heap_state_subclass(f);
+	verdict(r, CT_CLASS_HEAP_CORRUPTION, heap_sub ? heap_sub : "corrupted-metadata", CT_CONFIDENCE_MEDIUM);
 	ct_crash_add_evidence(&r->crash, r->strings, "the fault is inside the allocator: frame #%ld %s (%s)", fr, f->frames[fr].function,
 			      f->frames[fr].module ? f->frames[fr].module : "?");
 	evidence_insn(f, r);
@@ -658,8 +689,8 @@ static void fill_heap(const struct ct_facts *f, struct ct_verdict *r)
 	set_access(f, r);
 	if (a)
 		set_address(r, a, address_kind(a));
-	r->crash.summary = ct_strpool_printf(r->strings, "heap metadata corrupted: %s faulted inside %s%s", signal_name(f, r),
-					    f->frames[fr].function, in_blame(f, r));
+	r->crash.summary = ct_strpool_printf(r->strings, "%s: %s faulted inside %s%s", heap_sub ? heap_sub_text(heap_sub) : "heap metadata corrupted",
+					    signal_name(f, r), f->frames[fr].function, in_blame(f, r));
 }
 
 /**

@@ -419,6 +419,9 @@ void ct_fill_panic(const struct ct_facts *facts, struct ct_verdict *verdict);
 bool ct_when_go_fault(const struct ct_facts *facts);
 void ct_fill_go_fault(const struct ct_facts *facts, struct ct_verdict *verdict);
 
+/** True when the fault is inside the allocator (the innermost library frames are malloc's). */
+bool ct_fault_in_allocator(const struct ct_facts *facts);
+
 /** Rule "use-after-free" (src/triage/heap.c): a fault through a pointer read from a freed glibc chunk. */
 bool ct_when_use_after_free(const struct ct_facts *facts);
 void ct_fill_use_after_free(const struct ct_facts *facts, struct ct_verdict *verdict);

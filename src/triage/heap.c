@@ -49,6 +49,7 @@ struct heap {
 	size_t nfree;
 	bool have_key;
 	uint64_t key; /**< glibc 2.34+ tcache_key, written at offset 8 of every chunk freed into the tcache */
+	struct ct_heap_poison poison; /**< the first bin entry that cannot be a chunk */
 };
 
 static bool word(const struct heap *h, uint64_t addr, uint64_t *ret)
@@ -77,6 +78,33 @@ static void add_free(struct heap *h, uint64_t chunk, enum ct_heap_bin_kind kind,
 	h->free[h->nfree++] = fc;
 }
 
+/**
+ * Why @p chunk, an entry of a bin that holds chunks of @p csize bytes, cannot be a chunk glibc put
+ * there, or NULL. glibc itself checks the alignment (tcache_get, "unaligned tcache chunk") and a
+ * fastbin chunk's size ("memory corruption (fast)"); a chunk outside the dump was never malloc's.
+ */
+static const char *entry_problem(const struct heap *h, uint64_t chunk, uint64_t csize)
+{
+	uint64_t sz;
+	if (chunk & 15)
+		return "not 16-byte aligned";
+	// Unreadable but inside a mapping (a truncated or filtered core): no claim, the walk just ends.
+	if (!chunk_size(h, chunk, &sz))
+		return ct_core_find_segment(h->s->core, chunk) ? NULL : "not mapped (no mapping of the process holds it)";
+	if (sz != csize)
+		return "its size field does not match the bin's chunk size";
+	return NULL;
+}
+
+static void note_poison(struct heap *h, enum ct_heap_bin_kind kind, unsigned index, unsigned position, uint64_t pointer,
+			bool has_source, uint64_t source, const char *reason)
+{
+	if (h->poison.present)
+		return;
+	h->poison = (struct ct_heap_poison){ .present = true, .bin = kind, .index = index, .position = position,
+					     .pointer = pointer, .has_source = has_source, .source = source, .reason = reason };
+}
+
 static void read_tcache(struct heap *h)
 {
 	uint64_t hdr;
@@ -91,11 +119,16 @@ static void read_tcache(struct heap *h)
 		if (!counts[i] || !word(h, t + 2 * TCACHE_BINS + 8ULL * i, &e))
 			continue;
 		size_t first = h->nfree;
+		uint64_t from = 0; // the chunk whose stored next pointer gave e (0: the bin's head)
 		for (unsigned k = 0; e && k < counts[i] && k < MAX_PER_BIN; k++) {
 			uint64_t stored;
-			if ((e & 15) || !word(h, e, &stored))
+			const char *why = entry_problem(h, e - CHUNK_HDR, MINSIZE + 16ULL * i);
+			if (why)
+				note_poison(h, CT_HEAP_BIN_TCACHE, i, k, e, from != 0, from, why);
+			if (why || !word(h, e, &stored))
 				break;
 			add_free(h, e - CHUNK_HDR, CT_HEAP_BIN_TCACHE, i, k, true, stored);
+			from = e - CHUNK_HDR;
 			e = stored ^ (e >> 12);
 		}
 		for (size_t k = first; k < h->nfree; k++)
@@ -110,11 +143,16 @@ static void read_fastbins(struct heap *h)
 		if (!word(h, h->arena + ARENA_FASTBINS + 8ULL * i, &p))
 			continue;
 		size_t first = h->nfree;
+		uint64_t from = 0;
 		for (unsigned k = 0; p && k < MAX_PER_BIN; k++) {
 			uint64_t stored;
-			if ((p & 15) || !word(h, p + CHUNK_HDR, &stored))
+			const char *why = entry_problem(h, p, MINSIZE + 16ULL * i);
+			if (why)
+				note_poison(h, CT_HEAP_BIN_FASTBIN, i, k, p, from != 0, from, why);
+			if (why || !word(h, p + CHUNK_HDR, &stored))
 				break;
 			add_free(h, p, CT_HEAP_BIN_FASTBIN, i, k, true, stored);
+			from = p;
 			p = stored ^ ((p + CHUNK_HDR) >> 12);
 		}
 		for (size_t k = first; k < h->nfree; k++)
@@ -198,8 +236,12 @@ static void neighbours(const struct heap *h, struct ct_heap_chunk *c)
 	}
 }
 
-/** The chunk holding @p addr: a free chunk of the bins, else by walking the main heap (capped). */
-static bool chunk_holding(const struct heap *h, uint64_t addr, struct ct_heap_chunk *ret)
+/**
+ * The chunk holding @p addr: a free chunk of the bins, else by walking the main heap (capped). @p user:
+ * @p addr is user memory (a load's address), which an in-use chunk has up to its successor's size
+ * field; else it is a chunk header's address, the successor's own.
+ */
+static bool chunk_holding(const struct heap *h, uint64_t addr, bool user, struct ct_heap_chunk *ret)
 {
 	struct ct_heap_chunk c = { 0 };
 	const struct free_chunk *fc = free_holding(h, addr);
@@ -215,14 +257,18 @@ static bool chunk_holding(const struct heap *h, uint64_t addr, struct ct_heap_ch
 		*ret = c;
 		return true;
 	}
-	if (addr < h->heap_start + TCACHE_STRUCT_CHUNK || addr >= h->heap_end || addr >= h->top)
+	if (addr < h->heap_start + TCACHE_STRUCT_CHUNK || addr >= h->heap_end || addr >= h->top + (user ? SIZE_SZ : 0))
 		return false;
 	uint64_t p = h->heap_start;
 	for (unsigned k = 0; k < MAX_WALK && p < h->top; k++) {
 		uint64_t sz;
 		if (!chunk_size(h, p, &sz) || sz < MINSIZE || (sz & 15) || sz > h->heap_end - p)
 			return false; // a corrupt header: no claim past it
-		if (addr < p + sz) {
+		// An in-use chunk's user memory ends in its successor's prev_size field (malloc(24): 0x20).
+		uint64_t next_word;
+		bool in_slack = user && addr >= p + sz && addr - (p + sz) < SIZE_SZ && word(h, p + sz + SIZE_SZ, &next_word) &&
+				(next_word & PREV_INUSE);
+		if (addr < p + sz || in_slack) {
 			c.present = true;
 			c.address = p;
 			c.size = sz;
@@ -236,6 +282,87 @@ static bool chunk_holding(const struct heap *h, uint64_t addr, struct ct_heap_ch
 		p += sz;
 	}
 	return false;
+}
+
+/**
+ * The first header of the main heap, walked from its start, that does not look like a chunk (size
+ * under 32, misaligned, past the top chunk or the mapping) and the chunk before it: the one whose
+ * end was overrun. False when the walk meets none (up to its cap) or the first chunk is the bad one.
+ */
+static bool find_overflow(const struct heap *h, struct ct_heap_overflow *ret)
+{
+	uint64_t p = h->heap_start, prev = 0, prev_size = 0;
+	for (unsigned k = 0; k < MAX_WALK && p <= h->top; k++) {
+		uint64_t raw;
+		if (!word(h, p + SIZE_SZ, &raw))
+			return false;
+		uint64_t sz = raw & ~SIZE_BITS;
+		// Every chunk before the top one ends at or before it; the top one ends with the mapping.
+		uint64_t room = p == h->top ? h->heap_end - p : h->top - p;
+		if (sz < MINSIZE || (sz & 15) || sz > room) {
+			if (!prev)
+				return false;
+			memset(ret, 0, sizeof(*ret));
+			ret->present = true;
+			ret->chunk_address = prev;
+			ret->chunk_size = prev_size;
+			ret->header_address = p;
+			ret->header_size = raw;
+			// An in-use chunk's usable bytes end at its successor's size field.
+			size_t n = CT_HEAP_OVERFLOW_BYTES;
+			while (n && !ct_core_read_fast(h->s->core, p + SIZE_SZ, ret->bytes, n))
+				n /= 2;
+			ret->num_bytes = n;
+			return true;
+		}
+		if (p == h->top)
+			return false;
+		prev = p;
+		prev_size = sz;
+		p += sz;
+	}
+	return false;
+}
+
+/** The hex value a rendered variable starts with ("0x55… \"text\""). */
+static bool variable_pointer(const struct ct_variable *v, uint64_t *ret)
+{
+	if (!v->value || strncmp(v->value, "0x", 2) != 0)
+		return false;
+	char *end;
+	*ret = strtoull(v->value, &end, 16);
+	return end != v->value + 2;
+}
+
+/**
+ * "`label` (local of run_overflow, frame #3)": the innermost variable of the program's own frames
+ * whose value (with @p entry, or its value at the function's entry) points into [@p lo, @p hi),
+ * pooled; NULL when none does.
+ */
+static const char *owner_of(const struct ct_triage_input *s, const struct ct_facts *f, uint64_t lo, uint64_t hi,
+			    bool entry)
+{
+	const struct ct_thread *t = ct_stacks_crashed(s->stacks);
+	for (size_t i = 0; t && f->frame_base + i < t->num_frames && i < f->num_frames && i < 64; i++) {
+		const struct ct_frame *fr = &t->frames[f->frame_base + i];
+		if (!f->frames[i].own)
+			continue;
+		for (int pass = 0; pass < 2; pass++) {
+			size_t first = pass ? fr->first_local : fr->first_parameter;
+			size_t num = pass ? fr->num_locals : fr->num_parameters;
+			for (size_t k = 0; k < num && first + k < t->num_variables; k++) {
+				const struct ct_variable *v = &t->variables[first + k];
+				uint64_t val;
+				struct ct_variable at_entry = { .value = v->entry_value };
+				bool has = variable_pointer(v, &val) || (entry && variable_pointer(&at_entry, &val));
+				if (v->name && has && val >= lo && val < hi)
+					return ct_strpool_printf(s->out.strings, "`%s` (%s of %s, frame #%zu)", v->name,
+								 pass ? "local" : "parameter", fr->function ? fr->function : "??",
+								 f->frame_base + i);
+			}
+		}
+	}
+	return NULL;
 }
 
 /** The value of frame parameter @p name of the innermost frame of function @p fn (a hex value). */
@@ -252,11 +379,8 @@ static bool frame_param(const struct ct_thread *t, const char *const *fns, const
 			continue;
 		for (size_t k = 0; k < f->num_parameters; k++) {
 			const struct ct_variable *v = &t->variables[f->first_parameter + k];
-			if (!v->name || strcmp(v->name, name) != 0 || !v->value || strncmp(v->value, "0x", 2) != 0)
-				continue;
-			char *end;
-			*ret = strtoull(v->value, &end, 16);
-			return end != v->value + 2;
+			if (v->name && strcmp(v->name, name) == 0 && variable_pointer(v, ret))
+				return true;
 		}
 	}
 	return false;
@@ -269,6 +393,71 @@ static const char *bin_text(struct ct_strpool *pool, const struct ct_heap_chunk 
 	if (c->bin == CT_HEAP_BIN_TCACHE || c->bin == CT_HEAP_BIN_FASTBIN)
 		return ct_strpool_printf(pool, "%s %u (entry %u of %u)", kind, c->index, c->position + 1, c->count);
 	return ct_strpool_printf(pool, "%s %u (entry %u)", kind, c->index, c->position + 1);
+}
+
+/** The pointer handed to free() or realloc() on the crashing stack, and what it is. */
+static bool freed_pointer(const struct ct_thread *t, uint64_t *mem, const char **role)
+{
+	static const char *const frees[] = { "__libc_free", "free", NULL };
+	static const char *const reallocs[] = { "__libc_realloc", "realloc", NULL };
+	static const char *const int_free[] = { "_int_free", NULL };
+	*role = "free() argument";
+	if (frame_param(t, frees, "mem", mem))
+		return true;
+	// free()'s argument may be optimized out there; _int_free holds its chunk.
+	uint64_t p;
+	if (frame_param(t, int_free, "p", &p) && p <= UINT64_MAX - CHUNK_HDR) {
+		*mem = p + CHUNK_HDR;
+		return true;
+	}
+	*role = "realloc() argument";
+	return frame_param(t, reallocs, "oldmem", mem);
+}
+
+/**
+ * What glibc's checks tripped on, for a malloc abort or a fault inside the allocator: a heap
+ * overflow (the header walked to is @p mem's own chunk or the top chunk, so the walk itself shows
+ * which chunk lies before it) and a poisoned bin entry.
+ */
+static void glibc_checks(const struct ct_triage_input *s, const struct ct_facts *f, const struct heap *h, uint64_t mem,
+			 struct ct_heap_facts *ret)
+{
+	ret->poison = h->poison;
+	struct ct_heap_overflow ov;
+	if (!find_overflow(h, &ov))
+		return;
+	// The walk reached a real chunk start when the program holds a pointer to it (free()'s argument
+	// is often optimized out in glibc's frames, not in the caller's); else a size that only looked
+	// right could have led it into the middle of a chunk.
+	uint64_t user = ov.header_address + CHUNK_HDR;
+	if ((mem && mem == user) || ov.header_address == h->top || owner_of(s, f, user, user + 1, true)) {
+		ov.owner = owner_of(s, f, ov.chunk_address + CHUNK_HDR, ov.chunk_address + ov.chunk_size, false);
+		ret->overflow = ov;
+	}
+}
+
+/**
+ * When the crash's pointer lies in no chunk the walk reaches (its header is the overwritten one),
+ * the heap section shows the chunk whose end was overrun; for a poisoned tcache head, the tcache.
+ */
+static void overflow_chunk(const struct heap *h, struct ct_heap_facts *ret)
+{
+	if (ret->chunk.present)
+		return;
+	if (ret->overflow.present && chunk_holding(h, ret->overflow.chunk_address, false, &ret->chunk)) {
+		// Its successor's PREV_INUSE bit is part of the overwritten header: only the bins say free.
+		ret->chunk.free = ret->chunk.in_bin;
+		ret->pointer = ret->overflow.chunk_address + CHUNK_HDR;
+		ret->role = "chunk whose end was overrun";
+	} else if (ret->poison.present && ret->poison.has_source && chunk_holding(h, ret->poison.source, false, &ret->chunk)) {
+		ret->pointer = ret->poison.source + CHUNK_HDR;
+		ret->role = "freed chunk whose next pointer is poisoned";
+	} else if (ret->poison.present && ret->poison.bin == CT_HEAP_BIN_TCACHE) {
+		// The tcache_perthread_struct is the heap's first chunk: entries[] holds the bins' heads.
+		ret->chunk = (struct ct_heap_chunk){ .present = true, .address = h->heap_start, .size = TCACHE_STRUCT_CHUNK };
+		ret->pointer = h->heap_start + CHUNK_HDR + 2 * TCACHE_BINS + 8ULL * ret->poison.index;
+		ret->role = "tcache head holding the poisoned entry";
+	}
 }
 
 void ct_heap_analyze(const struct ct_triage_input *s, const struct ct_facts *f, const struct ct_verdict *v,
@@ -289,21 +478,14 @@ void ct_heap_analyze(const struct ct_triage_input *s, const struct ct_facts *f, 
 	ret->glibc_major = major;
 	ret->glibc_minor = minor;
 	const struct ct_thread *t = ct_stacks_crashed(s->stacks);
+	bool in_allocator = fault && ct_fault_in_allocator(f);
+	uint64_t mem = 0;
+	const char *mem_role = NULL;
+	bool found = (malloc_abort || in_allocator) && freed_pointer(t, &mem, &mem_role);
+	if (malloc_abort || in_allocator)
+		glibc_checks(s, f, &h, found ? mem : 0, ret);
 	if (malloc_abort) {
-		static const char *const frees[] = { "__libc_free", "free", NULL };
-		static const char *const reallocs[] = { "__libc_realloc", "realloc", NULL };
-		uint64_t mem;
-		bool found = frame_param(t, frees, "mem", &mem);
-		ret->role = "free() argument";
-		static const char *const int_free[] = { "_int_free", NULL };
-		uint64_t p;
-		// free()'s argument may be optimized out there; _int_free holds its chunk.
-		if (!found && frame_param(t, int_free, "p", &p)) {
-			found = true;
-			mem = p + CHUNK_HDR;
-		}
-		if (!found && (found = frame_param(t, reallocs, "oldmem", &mem)))
-			ret->role = "realloc() argument";
+		ret->role = mem_role;
 		if (found && mem >= CHUNK_HDR) {
 			ret->pointer = mem;
 			// The chunk of a free() argument is the header right before it, not a search.
@@ -312,18 +494,19 @@ void ct_heap_analyze(const struct ct_triage_input *s, const struct ct_facts *f, 
 				if (h.free[i].chunk == mem - CHUNK_HDR)
 					fc = &h.free[i];
 			if (fc) {
-				chunk_holding(&h, mem - CHUNK_HDR, &ret->chunk);
+				chunk_holding(&h, mem - CHUNK_HDR, false, &ret->chunk);
 				ret->double_free = strstr(f->abort_msg.text, "double free") != NULL;
 			} else {
 				// Only a chunk the heap walk reaches is one: free(p + 16) points into a chunk.
 				struct ct_heap_chunk c;
-				if (chunk_holding(&h, mem - CHUNK_HDR, &c)) {
+				if (chunk_holding(&h, mem - CHUNK_HDR, false, &c)) {
 					if (c.address != mem - CHUNK_HDR)
 						ret->role = "free() argument (not a chunk's start: inside this chunk)";
 					ret->chunk = c;
 				}
 			}
 		}
+		overflow_chunk(&h, ret);
 		free(h.free);
 		return;
 	}
@@ -335,7 +518,7 @@ void ct_heap_analyze(const struct ct_triage_input *s, const struct ct_facts *f, 
 	const struct ct_root_step *last = rc->present && rc->num_steps ? &rc->steps[rc->num_steps - 1] : NULL;
 	if (last && last->kind == CT_ROOT_STEP_LOAD_FROM && last->has_address) {
 		struct ct_heap_chunk c;
-		if (chunk_holding(&h, last->address, &c)) {
+		if (chunk_holding(&h, last->address, true, &c)) {
 			ret->chunk = c;
 			ret->pointer = last->address;
 			ret->role = "address the bad pointer was loaded from";
@@ -351,7 +534,7 @@ void ct_heap_analyze(const struct ct_triage_input *s, const struct ct_facts *f, 
 		const struct free_chunk *fc = &h.free[i];
 		if (!fc->has_stored || fc->stored != bad || !bad)
 			continue;
-		chunk_holding(&h, fc->chunk, &ret->chunk);
+		chunk_holding(&h, fc->chunk, false, &ret->chunk);
 		ret->pointer = fc->chunk + CHUNK_HDR;
 		ret->role = "freed chunk whose next pointer is the bad pointer";
 		ret->use_after_free = true;
@@ -365,10 +548,11 @@ void ct_heap_analyze(const struct ct_triage_input *s, const struct ct_facts *f, 
 					     "the bad pointer 0x%" PRIx64 " is glibc's tcache_key, which free() writes into every chunk it puts in the tcache",
 					     bad);
 	}
-	if (!ret->chunk.present && has_bad && chunk_holding(&h, bad, &ret->chunk)) {
+	if (!ret->chunk.present && has_bad && chunk_holding(&h, bad, true, &ret->chunk)) {
 		ret->pointer = bad;
 		ret->role = "bad pointer";
 	}
+	overflow_chunk(&h, ret);
 	free(h.free);
 }
 
@@ -405,9 +589,53 @@ void ct_heap_to_verdict(const struct ct_heap_facts *hf, struct ct_verdict *v)
 		n->has_prev_inuse = true;
 		n->which = "next";
 	}
+	h->overflow = hf->overflow;
+	h->poison = hf->poison;
+	if (hf->overflow.present) {
+		const struct ct_heap_overflow *o = &hf->overflow;
+		ct_crash_add_evidence(&v->crash, v->strings, "heap overflow: the header of chunk 0x%" PRIx64 " (size word 0x%" PRIx64 ") does not look like a chunk: the chunk 0x%" PRIx64 " (size 0x%" PRIx64 ") before it was written past its end",
+				      o->header_address, o->header_size, o->chunk_address, o->chunk_size);
+		char hexs[3 * CT_HEAP_OVERFLOW_BYTES + 1] = "", ascii[CT_HEAP_OVERFLOW_BYTES + 1] = "";
+		for (size_t i = 0; i < o->num_bytes; i++) {
+			snprintf(hexs + 3 * i, 4, "%02x ", o->bytes[i]);
+			ascii[i] = o->bytes[i] >= 0x20 && o->bytes[i] < 0x7f ? (char)o->bytes[i] : '.';
+		}
+		if (o->num_bytes) {
+			hexs[3 * o->num_bytes - 1] = '\0';
+			ct_crash_add_evidence(&v->crash, v->strings, "bytes past its end (0x%" PRIx64 "): %s |%s|", o->header_address + SIZE_SZ,
+					      hexs, ascii);
+		}
+		if (o->owner)
+			ct_crash_add_evidence(&v->crash, v->strings, "%s points into the overrun chunk", o->owner);
+	}
+	if (hf->poison.present) {
+		const struct ct_heap_poison *p = &hf->poison;
+		const char *bin = p->bin == CT_HEAP_BIN_TCACHE ? "tcache bin" : "fastbin";
+		if (p->has_source)
+			ct_crash_add_evidence(&v->crash, v->strings, "%s poisoning: entry %u of %s %u is 0x%" PRIx64 ", the next pointer stored in the freed chunk 0x%" PRIx64 " (safe-linking decoded), %s: not a chunk glibc put there",
+					      p->bin == CT_HEAP_BIN_TCACHE ? "tcache" : "fastbin", p->position + 1, bin, p->index, p->pointer, p->source, p->reason);
+		else
+			ct_crash_add_evidence(&v->crash, v->strings, "%s poisoning: the head of %s %u is 0x%" PRIx64 ", %s: not a chunk glibc put there (a freed chunk's next pointer was overwritten before malloc() handed that chunk out, or the bin's head itself was)",
+					      p->bin == CT_HEAP_BIN_TCACHE ? "tcache" : "fastbin", bin, p->index, p->pointer, p->reason);
+	}
 	if (hf->double_free && c->in_bin)
 		ct_crash_add_evidence(&v->crash, v->strings, "the freed pointer 0x%" PRIx64 " (chunk 0x%" PRIx64 ", size 0x%" PRIx64 ") already sits in %s",
 				      hf->pointer, c->address, c->size, bin_text(v->strings, c));
+}
+
+const char *ct_heap_describe(const struct ct_triage_input *s, uint64_t addr)
+{
+	struct heap h;
+	unsigned major, minor;
+	struct ct_heap_chunk c;
+	const char *text = NULL;
+	if (heap_open(s, &h, &major, &minor) && chunk_holding(&h, addr, true, &c))
+		text = c.in_bin ? ct_strpool_printf(s->out.strings, "heap chunk 0x%" PRIx64 "+0x%" PRIx64 ", size 0x%" PRIx64 ", free in %s",
+						    c.address, addr - c.address, c.size, bin_text(s->out.strings, &c))
+				: ct_strpool_printf(s->out.strings, "heap chunk 0x%" PRIx64 "+0x%" PRIx64 ", size 0x%" PRIx64 ", %s", c.address,
+						    addr - c.address, c.size, c.free ? "free" : "in use");
+	free(h.free);
+	return text;
 }
 
 bool ct_when_use_after_free(const struct ct_facts *f)

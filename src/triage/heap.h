@@ -50,6 +50,10 @@ struct ct_heap_facts {
 	const char *how;
 	/** A free() argument that already sits in a bin: the chunk of a double free. */
 	bool double_free;
+	/** A malloc abort or a fault inside the allocator: the chunk whose end was overrun. */
+	struct ct_heap_overflow overflow;
+	/** A tcache or fastbin entry that is not a chunk (misaligned, unreadable, wrong size). */
+	struct ct_heap_poison poison;
 };
 
 /**
@@ -59,6 +63,12 @@ struct ct_heap_facts {
  */
 void ct_heap_analyze(const struct ct_triage_input *s, const struct ct_facts *facts, const struct ct_verdict *verdict,
 		     struct ct_heap_facts *ret);
+
+/**
+ * What the main heap says of @p addr: "heap chunk 0x…+0x10, size 0x20, in use" (or free, and in
+ * which bin), pooled; NULL when no chunk of the main heap holds it (or the heap is not analyzed).
+ */
+const char *ct_heap_describe(const struct ct_triage_input *s, uint64_t addr);
 
 /** Fills @p verdict->heap from @p h (the report's heap section). */
 void ct_heap_to_verdict(const struct ct_heap_facts *h, struct ct_verdict *verdict);

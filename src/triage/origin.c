@@ -11,6 +11,8 @@
 
 #include "modules/symbolize.h"
 #include "triage/gather.h"
+#include "triage/hang.h"
+#include "triage/heap.h"
 #include "triage/origin.h"
 #include "unwind/stacks.h"
 
@@ -192,13 +194,13 @@ static bool one_int_register(Dwarf_Die *param)
 	return false;
 }
 
-/** Name of the parameter of the function at @p pc passed in argument register @p slot (0 = rdi), or NULL. */
-static const char *param_name(const struct ct_triage_input *s, uint64_t pc, int slot)
+/** The DWARF parameter of the function at @p pc passed in argument register @p slot (0 = rdi). */
+static bool param_die(const struct ct_triage_input *s, uint64_t pc, int slot, Dwarf_Die *ret)
 {
 	Dwarf_Die *scopes = NULL;
 	Dwarf_Addr bias;
 	int n = ct_symbolize_scopes(s->mods, pc, &scopes, &bias);
-	const char *found = NULL;
+	bool found = false;
 	for (int i = 0; i < n && !found; i++) {
 		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
 			continue;
@@ -213,14 +215,86 @@ static const char *param_name(const struct ct_triage_input *s, uint64_t pc, int 
 			if (!one_int_register(&child))
 				break;
 			if (k++ == slot) {
-				found = die_name(&child);
+				*ret = child;
+				found = true;
 				break;
 			}
 		} while (dwarf_siblingof(&child, &child) == 0);
 		break;
 	}
 	free(scopes);
+	return found;
+}
+
+/** Name of the parameter of the function at @p pc passed in argument register @p slot (0 = rdi), or NULL. */
+static const char *param_name(const struct ct_triage_input *s, uint64_t pc, int slot)
+{
+	Dwarf_Die p;
+	const char *found = param_die(s, pc, slot, &p) ? die_name(&p) : NULL;
 	return found ? ct_strpool_intern(s->out.strings, found) : NULL;
+}
+
+static int arg_slot(int reg)
+{
+	for (int k = 0; k < 6; k++)
+		if (arg_regs[k] == reg)
+			return k;
+	return -1;
+}
+
+static bool die_type(Dwarf_Die *die, Dwarf_Die *ret)
+{
+	Dwarf_Attribute attr;
+	return dwarf_attr_integrate(die, DW_AT_type, &attr) && dwarf_formref_die(&attr, ret);
+}
+
+/**
+ * What a load at @p d reads, named from DWARF: a global's member by its address ("cfg.timeout",
+ * "table[3]"), or, when the base register still holds a pointer parameter's value from the function's
+ * entry, the member of what it points to ("n->cfg", "p[2]", "*p"). NULL when it cannot be named
+ * (an index register, a base computed in the function, a negative displacement, no DWARF).
+ */
+static const char *load_object(const struct chain *c, const struct ct_vfunc *fn, long j, const struct ct_vdef *d)
+{
+	const struct ct_triage_input *s = c->s;
+	if (d->index >= 0)
+		return NULL;
+	if (d->has_abs) {
+		// A whole global is already named by the memory it lies in ("global queue").
+		const char *g = ct_lock_name(s, d->abs, true);
+		return g && strpbrk(g, ".[") ? g : NULL;
+	}
+	if (d->base < 0 || d->base >= 16 || d->disp < 0)
+		return NULL;
+	struct ct_vdef b;
+	struct ct_vloc base = { .reg = d->base, .size = 8 };
+	ct_vfunc_trace(fn, d->pc, base, false, 0, &b);
+	int slot = b.kind == CT_VDEF_ENTRY && !b.loc.slot ? arg_slot(b.loc.reg) : -1;
+	Dwarf_Die param, type_buf, pointee_buf;
+	const char *name;
+	if (slot < 0 || strchr(c->f->frames[j].function ? c->f->frames[j].function : ".", '.') ||
+	    !param_die(s, c->f->frames[j].pc, slot, &param) || !(name = die_name(&param)) || !die_type(&param, &type_buf))
+		return NULL;
+	Dwarf_Die *type = ct_dwarf_peel_type(&type_buf, &pointee_buf);
+	if (!type || dwarf_tag(type) != DW_TAG_pointer_type || !die_type(type, &type_buf))
+		return NULL;
+	Dwarf_Die *pointee = ct_dwarf_peel_type(&type_buf, &pointee_buf);
+	if (!pointee)
+		return NULL;
+	int tag = dwarf_tag(pointee);
+	uint64_t off = (uint64_t)d->disp;
+	if (tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type) {
+		char path[256] = "";
+		// A member's path starts with '.'; "+0x8" is an offset no member covers.
+		if (!ct_lock_member_path(pointee, off, path, sizeof(path)) || path[0] != '.')
+			return NULL;
+		return ct_strpool_printf(s->out.strings, "%s->%s", name, path + 1);
+	}
+	Dwarf_Word size;
+	if (dwarf_aggregate_size(pointee, &size) != 0 || size == 0 || off % size)
+		return NULL;
+	return off ? ct_strpool_printf(s->out.strings, "%s[%" PRIu64 "]", name, off / size)
+		   : ct_strpool_printf(s->out.strings, "*%s", name);
 }
 
 /** The frame of the group ending at physical frame @p j whose function the step's pc lies in. */
@@ -271,8 +345,10 @@ static const char *memory_kind(const struct chain *c, uint64_t addr)
 		return "stack";
 	}
 	uint64_t w;
-	if (ct_core_read_word(s->core, addr, &w))
-		return mod ? "module data" : "anonymous memory (heap or mmap)";
+	if (ct_core_read_word(s->core, addr, &w)) {
+		const char *chunk = mod ? NULL : ct_heap_describe(s, addr);
+		return mod ? "module data" : chunk ? chunk : "anonymous memory (heap or mmap)";
+	}
 	return "not in the dump";
 }
 
@@ -315,6 +391,7 @@ static bool record(struct chain *c, const struct ct_vfunc *fn, long first, long 
 	}
 	case CT_VDEF_LOAD:
 		st->expression = ct_strpool_intern(pool, d->text);
+		st->object = load_object(c, fn, j, d);
 		if (d->has_abs) {
 			st->has_address = true;
 			st->address = d->abs;
@@ -375,8 +452,12 @@ static const char *summarize(const struct chain *c, const char *subject, bool po
 					 where(pool, last));
 		break;
 	case CT_ROOT_STEP_LOAD_FROM:
-		head = ct_strpool_printf(pool, "%s is the %s loaded by `%s`%s%s%s", subject, val, last->expression,
-					 where(pool, last), last->memory ? " from " : "", last->memory ? last->memory : "");
+		head = last->object
+			       ? ct_strpool_printf(pool, "%s is the %s read from `%s` by `%s`%s%s%s", subject, val, last->object,
+						   last->expression, where(pool, last), last->memory ? " in " : "",
+						   last->memory ? last->memory : "")
+			       : ct_strpool_printf(pool, "%s is the %s loaded by `%s`%s%s%s", subject, val, last->expression,
+						   where(pool, last), last->memory ? " from " : "", last->memory ? last->memory : "");
 		break;
 	case CT_ROOT_STEP_CONSTANT:
 		head = ct_strpool_printf(pool, "%s is the constant %s set by `%s`%s", subject, val, last->expression,

@@ -5,7 +5,11 @@ program built with -fsanitize=address by the same compiler at the same level (th
 heap-use-after-free -> use-after-free, attempting double-free -> heap-corruption/double-free), and
 the heap section must name the chunk: free, in the bin the program put it in (tcache for the
 use-after-free modes and dfree-tcache, fastbin for dfree-fastbin), with the chunk of a double free
-said to sit there already.
+said to sit there already. Heap overflows (by 1 and by 100 bytes; ASan heap-buffer-overflow ->
+heap-corruption/heap-overflow): the overrun chunk is `label` of run_overflow as gdb reads it on the
+same core, followed by the overwritten header, with the written byte right past its end and `label`
+named as its owner. tcache poisoning (ASan stops at the write after free: heap-use-after-free ->
+heap-corruption/tcache-poisoning): tcache bin 1's entry is gdb's &decoy + 8, misaligned.
 
 usage: check_heap.py CORETRIAGE CASES_TSV CORES_DIR SOURCE_DIR
 Exit 0 when all pass, 1 on a failure, 77 when no hs-* core exists or no compiler builds with ASan.
@@ -18,8 +22,65 @@ import subprocess
 import sys
 import tempfile
 
-ASAN_CLASS = {"heap-use-after-free": ("use-after-free", None), "double-free": ("heap-corruption", "double-free")}
-BIN = {"uaf-read": "tcache", "uaf-list": "tcache", "dfree-tcache": "tcache", "dfree-fastbin": "fastbin"}
+ASAN_CLASS = {"heap-use-after-free": ("use-after-free", None), "double-free": ("heap-corruption", "double-free"),
+              "heap-buffer-overflow": ("heap-corruption", "heap-overflow")}
+# tcache-poison: ASan stops at the write into the freed chunk (heap-use-after-free, WRITE); the plain
+# build runs on until malloc() meets the forged entry, which is what the core shows.
+ASAN_MODE_CLASS = {("tcache-poison", "heap-use-after-free"): ("heap-corruption", "tcache-poisoning")}
+BIN = {"uaf-read": "tcache", "uaf-write": "tcache", "uaf-list": "tcache", "dfree-tcache": "tcache", "dfree-fastbin": "fastbin"}
+# What the byte right past the overrun chunk's usable end was written with.
+OVERFLOW_BYTE = {"overflow-1": "00", "overflow-100": "41"}
+
+
+def gdb_value(exe, core, expr, frame_fn=None):
+    """An address from gdb on the same core (the oracle): `label` in run_overflow, &decoy."""
+    if not shutil.which("gdb"):
+        return None
+    cmds = ["-ex", "set pagination off", "-ex", "bt"]
+    r = subprocess.run(["gdb", "-nx", "-batch", *cmds, exe, core], capture_output=True, text=True, timeout=120)
+    frame = None
+    if frame_fn:
+        m = re.search(r"^#(\d+) .* in %s \(" % re.escape(frame_fn), r.stdout, re.M)
+        if not m:
+            return None
+        frame = m.group(1)
+    cmds = ["-ex", "set pagination off"] + (["-ex", "frame %s" % frame] if frame else []) + ["-ex", "p/x (unsigned long)(%s)" % expr]
+    r = subprocess.run(["gdb", "-nx", "-batch", *cmds, exe, core], capture_output=True, text=True, timeout=120)
+    m = re.search(r"^\$1 = (0x[0-9a-f]+)", r.stdout, re.M)
+    return int(m.group(1), 16) if m else None
+
+
+def check_overflow(mode, rep, heap, exe, core, errs):
+    ov = heap.get("overflow")
+    if not ov:
+        errs.append("no overflow named")
+        return
+    if heap["chunk"]["address"] != ov["chunk"]["address"] or heap["chunk"]["state"] != "in-use":
+        errs.append("heap chunk %s (%s) is not the overrun chunk %s in use" % (heap["chunk"]["address"],
+                    heap["chunk"]["state"], ov["chunk"]["address"]))
+    if int(ov["header"], 16) != int(ov["chunk"]["address"], 16) + int(ov["chunk"]["size"], 16):
+        errs.append("the overwritten header %s does not follow the chunk" % ov["header"])
+    if ov["bytes_past_end"][:2] != OVERFLOW_BYTE[mode]:
+        errs.append("bytes past the end %s, expected %s first" % (ov["bytes_past_end"][:8], OVERFLOW_BYTE[mode]))
+    if not ov["owner"] or not ov["owner"].startswith("`label` (local of run_overflow"):
+        errs.append("owner %s, expected `label` of run_overflow" % ov["owner"])
+    label = gdb_value(exe, core, "label", "run_overflow")
+    if label is not None and int(ov["chunk"]["address"], 16) != label - 16:
+        errs.append("overrun chunk %s, gdb: label = %#x" % (ov["chunk"]["address"], label))
+
+
+def check_poison(rep, heap, exe, core, errs):
+    po = heap.get("poisoned")
+    if not po:
+        errs.append("no poisoned entry named")
+        return
+    if po["bin"] != "tcache" or po["index"] != 1 or po["reason"] != "not 16-byte aligned":
+        errs.append("poisoned %s" % po)
+    decoy = gdb_value(exe, core, "&decoy")
+    if decoy is not None and int(po["pointer"], 16) != decoy + 8:
+        errs.append("poisoned pointer %s, gdb: &decoy + 8 = %#x" % (po["pointer"], decoy + 8))
+    if not any("tcache poisoning" in e for e in rep["crash"]["evidence"]):
+        errs.append("no tcache-poisoning evidence")
 
 
 def asan_verdict(cc, opt, mode, src, tmp):
@@ -63,15 +124,20 @@ def main():
                                  capture_output=True, text=True, timeout=120)
             rep = json.loads(out.stdout)
             errs = []
-            want = ASAN_CLASS.get(oracle)
+            want = ASAN_MODE_CLASS.get((mode, oracle), ASAN_CLASS.get(oracle))
             got = (rep["crash"]["class"], rep["crash"].get("subclass"))
             if want is None:
                 errs.append("ASan says %s: no mapping" % oracle)
             elif got != want:
                 errs.append("class %s/%s, ASan says %s" % (got[0], got[1], oracle))
             heap = rep.get("heap")
+            exe = os.path.join(cores, case, "exe")
             if not heap:
                 errs.append("no heap section")
+            elif mode in OVERFLOW_BYTE:
+                check_overflow(mode, rep, heap, exe, core, errs)
+            elif mode == "tcache-poison":
+                check_poison(rep, heap, exe, core, errs)
             else:
                 if heap["chunk"]["state"] != "free":
                     errs.append("chunk state %s" % heap["chunk"]["state"])
@@ -85,8 +151,8 @@ def main():
                 failed += 1
                 print("FAIL %s: %s" % (case, "; ".join(errs)))
             else:
-                print("ok   %s: ASan %s, %s, chunk %s in %s %s" % (case, oracle, got[0], heap["chunk"]["address"],
-                                                              heap["bin"]["kind"], heap["bin"]["index"]))
+                where = "%s %s" % (heap["bin"]["kind"], heap["bin"]["index"]) if heap["bin"] else heap["role"]
+                print("ok   %s: ASan %s, %s/%s, chunk %s (%s)" % (case, oracle, got[0], got[1], heap["chunk"]["address"], where))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if not ran:

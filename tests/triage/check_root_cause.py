@@ -35,6 +35,8 @@ EXPECT = {
     "divide": [("param-of", "^ratio$", "ratio(100, atoi(arg))", "0x0"), ("return-of", ATOI, "ratio(100, atoi(arg))", "0x0")],
 }
 
+OBJECT = {"field": "n->cfg"}
+
 
 def run(tool, case, cores):
     exe = os.path.join(cores, case, "exe")
@@ -69,6 +71,9 @@ def check_case(case, mode, rep, lines):
             errs.append("step %d: file %s" % (i, st["file"]))
         if value is not None and st["value"] != value:
             errs.append("step %d: value %s, expected %s" % (i, st["value"], value))
+    # The object a load-from reads, named from the DWARF type of the pointer parameter it goes through.
+    if mode in OBJECT and steps and steps[0].get("object") != OBJECT[mode]:
+        errs.append("object %s, expected %s" % (steps[0].get("object"), OBJECT[mode]))
     if "summary" not in rc or not rc["summary"]:
         errs.append("no summary")
     return errs
