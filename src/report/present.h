@@ -56,6 +56,19 @@ size_t ct_thread_group_member(const struct ct_thread_groups *g, size_t gi, size_
 size_t ct_thread_group_size(const struct ct_thread_groups *g, size_t gi);
 
 /**
+ * Goroutines grouped by identical stacks (status, wait reason, frames, creating frame), in order
+ * of each group's first goroutine (present_go.c); the crashed goroutine and running ones alone.
+ * Out of memory, each is its own group; with no memory even for that, no groups.
+ */
+struct ct_goroutine_groups {
+	struct ct_thread_group *groups; /**< owned */
+	size_t num_groups;
+	size_t *members; /**< owned: indices in runtime.goroutines, grouped */
+};
+void ct_goroutine_groups_init(struct ct_goroutine_groups *g, const struct ct_runtime *rt);
+void ct_goroutine_groups_deinit(struct ct_goroutine_groups *g);
+
+/**
  * Finds a repeated cycle starting at frame @p i: sets *period and *repeats (>= 2) and returns true
  * when frames [i, i + period*repeats) are the same cycle and long enough to collapse.
  */
