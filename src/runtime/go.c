@@ -6,6 +6,8 @@
 // read is bounded, allgs' length and each walk spend the work budget.
 #include <gelf.h>
 #include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <elfutils/libdwfl.h>
