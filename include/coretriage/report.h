@@ -771,9 +771,10 @@ enum ct_go_stack_from {
 	CT_GO_STACK_NONE, /**< not unwound: running on its thread (the thread's native stack is its stack) */
 	CT_GO_STACK_SCHED, /**< g.sched: where it was switched out */
 	CT_GO_STACK_SYSCALL, /**< g.syscallpc/syscallsp: where it entered the system call */
+	CT_GO_STACK_THREAD, /**< the registers of the thread it runs on (past a signal frame: the interrupted context) */
 	CT_GO_STACK_FROM_NUM_
 };
-/** "none", "sched", "syscall". */
+/** "none", "sched", "syscall", "thread". */
 const char *ct_go_stack_from_to_string(enum ct_go_stack_from from);
 
 /** One goroutine of a Go program (a runtime.g of runtime.allgs), innermost frame first. */

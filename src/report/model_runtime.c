@@ -28,7 +28,7 @@ const char *ct_go_status_to_string(enum ct_go_status status)
 }
 
 static const char *const stack_froms[CT_GO_STACK_FROM_NUM_] = {
-	[CT_GO_STACK_NONE] = "none", [CT_GO_STACK_SCHED] = "sched", [CT_GO_STACK_SYSCALL] = "syscall",
+	[CT_GO_STACK_NONE] = "none", [CT_GO_STACK_SCHED] = "sched", [CT_GO_STACK_SYSCALL] = "syscall", [CT_GO_STACK_THREAD] = "thread",
 };
 
 const char *ct_go_stack_from_to_string(enum ct_go_stack_from from)

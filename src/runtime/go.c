@@ -12,6 +12,7 @@
 
 #include <elfutils/libdwfl.h>
 
+#include "arch/arch.h"
 #include "runtime/go.h"
 #include "util/budget.h"
 #include "util/bytes.h"
@@ -231,16 +232,11 @@ static const char *pooled(const struct go_walk *w, const char *s)
 	return s ? ct_strpool_intern(w->in->out.strings, s) : NULL;
 }
 
-// Go's elideWrapperCalling: a wrapper is left out unless it called panic itself.
-static bool elide_wrapper(uint8_t callee)
-{
-	return !(callee == CT_GO_FUNCID_GOPANIC || callee == CT_GO_FUNCID_SIGPANIC || callee == CT_GO_FUNCID_PANICWRAP);
-}
-
 // One physical frame's frames: its inlined calls (innermost first), then the function itself.
-// Returns false when out of memory.
+// Every frame is kept, wrappers and the runtime's own included, as GOTRACEBACK=system and crash
+// print them (the default level leaves some out). Returns false when out of memory.
 static bool emit_frames(struct go_walk *w, struct ct_goroutine *g, size_t *cap, const struct ct_go_func *f,
-			uint64_t tracepc, uint8_t *last_id)
+			uint64_t tracepc)
 {
 	const struct ct_go_pcln *p = &w->pcln;
 	uint32_t inl = ct_go_pcln_funcdata(p, f, FUNCDATA_INLTREE);
@@ -250,26 +246,18 @@ static bool emit_frames(struct go_walk *w, struct ct_goroutine *g, size_t *cap, 
 		if (ix < 0 ||
 		    !ct_modules_read_code(w->in->mods, w->gofunc + inl + (uint64_t)ix * INLINED_CALL_SIZE, call, sizeof(call)))
 			break;
-		uint8_t id = call[2];
-		if (!(id == CT_GO_FUNCID_WRAPPER && g->num_frames && elide_wrapper(*last_id))) {
-			struct ct_runtime_frame *fr = add_frame(g, cap);
-			if (!fr)
-				return false;
-			const char *file;
-			int line;
-			ct_go_pcln_line(p, f, tracepc, &file, &line);
-			fr->function = pooled(w, ct_go_pcln_name(p, (int32_t)ct_load32(call + 12, false)));
-			fr->file = pooled(w, file);
-			fr->line = line;
-			fr->pc = tracepc;
-			fr->inlined = true;
-		}
-		*last_id = id;
+		struct ct_runtime_frame *fr = add_frame(g, cap);
+		if (!fr)
+			return false;
+		const char *file;
+		int line;
+		ct_go_pcln_line(p, f, tracepc, &file, &line);
+		fr->function = pooled(w, ct_go_pcln_name(p, (int32_t)ct_load32(call + 12, false)));
+		fr->file = pooled(w, file);
+		fr->line = line;
+		fr->pc = tracepc;
+		fr->inlined = true;
 		tracepc = f->entry + ct_load32(call + 16, false);
-	}
-	if (f->funcid == CT_GO_FUNCID_WRAPPER && g->num_frames && elide_wrapper(*last_id)) {
-		*last_id = f->funcid;
-		return true;
 	}
 	struct ct_runtime_frame *fr = add_frame(g, cap);
 	if (!fr)
@@ -281,19 +269,19 @@ static bool emit_frames(struct go_walk *w, struct ct_goroutine *g, size_t *cap, 
 	fr->file = pooled(w, file);
 	fr->line = line;
 	fr->pc = tracepc;
-	*last_id = f->funcid;
 	return true;
 }
 
 // The stack from (@p pc, @p sp), as the runtime's gentraceback walks it: each function's frame
 // size from pcsp, the return address above it; a caller's place is looked up at its return
 // address - 1 (the call), except after sigpanic (the faulting instruction itself).
-static void unwind(struct go_walk *w, struct ct_goroutine *g, uint64_t pc, uint64_t sp)
+static void unwind(struct go_walk *w, struct ct_goroutine *g, uint64_t pc, uint64_t sp, bool from_thread)
 {
 	const struct ct_go_pcln *p = &w->pcln;
+	const struct ct_arch_sigframe *sf = w->in->core->arch ? w->in->core->arch->sigframe : NULL;
 	size_t cap = 0;
-	uint8_t last_id = 0;
-	bool waspanic = false;
+	// A pc from the thread's registers is the interrupted instruction itself, as after sigpanic.
+	bool waspanic = from_thread, left_signal_stack = !from_thread;
 	for (size_t n = 0;; n++) {
 		if (n >= CT_GO_MAX_FRAMES || !ct_budget_take(w->in->budget, CT_BUDGET_FRAMES, 1)) {
 			g->truncated = true;
@@ -306,23 +294,31 @@ static void unwind(struct go_walk *w, struct ct_goroutine *g, uint64_t pc, uint6
 			return;
 		}
 		uint64_t tracepc = pc > f.entry && !waspanic ? pc - 1 : pc;
-		if (!emit_frames(w, g, &cap, &f, tracepc, &last_id)) {
+		if (!emit_frames(w, g, &cap, &f, tracepc)) {
 			ct_sink_diag(&w->in->out, CT_SEVERITY_ERROR, 0, CT_DIAG_NO_MEMORY, "out of memory reading goroutines");
 			g->truncated = true;
 			return;
 		}
 		uint8_t flag = p->data[f.off + 37];
-		if (flag & FLAG_TOPFRAME || (flag & FLAG_SPWRITE && n > 0))
+		// The top of a stack (goexit, mstart, the signal handler's sigtramp) or a function
+		// that moves sp as pcsp cannot say: Go's traceback stops there, and so does the walk,
+		// except at the signal handler's top on the way from a thread's registers.
+		bool stop = flag & FLAG_TOPFRAME || (flag & FLAG_SPWRITE && n > 0);
+		if (stop && left_signal_stack)
 			return;
 		int32_t delta;
 		uint64_t lr;
 		if (!ct_go_pcln_value(p, &f, f.pcsp, pc, &delta) || delta < 0) {
+			if (stop)
+				return;
 			unreadable(w, g->id, "a frame's size (pcsp)", pc);
 			g->truncated = true;
 			return;
 		}
 		uint64_t fp = sp + (uint64_t)delta + w->l->pointer_size;
 		if (!rd_word(w, fp - w->l->pointer_size, &lr)) {
+			if (stop)
+				return;
 			unreadable(w, g->id, "a return address", fp - w->l->pointer_size);
 			g->truncated = true;
 			return;
@@ -332,6 +328,29 @@ static void unwind(struct go_walk *w, struct ct_goroutine *g, uint64_t pc, uint6
 		waspanic = f.funcid == CT_GO_FUNCID_SIGPANIC;
 		pc = lr;
 		sp = fp;
+		uint8_t code[16];
+		bool sigframe = sf && sf->restorer_len <= sizeof(code) && !sf->ucontext_indirect &&
+				ct_modules_read_code(w->in->mods, lr, code, sf->restorer_len) &&
+				memcmp(code, sf->restorer, sf->restorer_len) == 0;
+		if (stop && !sigframe)
+			return;
+		if (sigframe) {
+			// The return address is the signal trampoline (runtime.sigreturn): the kernel's
+			// signal frame holds the interrupted context, the sp after the pop is its ucontext.
+			uint64_t mc = fp + (uint64_t)sf->ucontext_at + sf->mcontext;
+			if (sf->pc < 0 || sf->sp < 0 || !rd_word(w, mc + (uint64_t)sf->pc, &pc) ||
+			    !rd_word(w, mc + (uint64_t)sf->sp, &sp)) {
+				unreadable(w, g->id, "a signal frame", fp);
+				g->truncated = true;
+				return;
+			}
+			// The handler's frames ran on the signal stack: the goroutine's own stack starts
+			// at the instruction the signal interrupted.
+			if (!left_signal_stack)
+				g->num_frames = 0;
+			left_signal_stack = true;
+			waspanic = true;
+		}
 	}
 }
 
@@ -348,6 +367,25 @@ static void created_by(struct go_walk *w, struct ct_goroutine *g, uint64_t gopc)
 	ct_go_pcln_line(&w->pcln, &f, tracepc, &file, &line);
 	g->created_by = (struct ct_runtime_frame){ .function = pooled(w, ct_go_pcln_name(&w->pcln, f.nameoff)),
 						   .file = pooled(w, file), .line = line, .pc = tracepc, .native_frame = -1 };
+}
+
+static const struct ct_core_thread *core_thread(const struct ct_core *core, int tid)
+{
+	for (size_t i = 0; i < core->num_threads; i++) {
+		if (core->threads[i].tid == tid)
+			return &core->threads[i];
+	}
+	return NULL;
+}
+
+// Index of the stack pointer in the dump's register values, -1 when the table has none.
+static int sp_reg(const struct ct_arch_info *a)
+{
+	for (size_t i = 0; i < a->num_regs; i++) {
+		if (a->regs[i].dwarf == a->sp_dwarf)
+			return (int)i;
+	}
+	return -1;
 }
 
 static void read_goroutine(struct go_walk *w, uint64_t gp, int crashed_tid, struct ct_goroutine *g)
@@ -391,12 +429,19 @@ static void read_goroutine(struct go_walk *w, uint64_t gp, int crashed_tid, stru
 	// A goroutine in a system call is unwound from where it entered it (as Go's traceback does);
 	// a switched-out one from g.sched; a running one that gogo left with sched.sp = 0 runs on
 	// its thread, whose native stack is its stack.
+	const struct ct_core_thread *t = g->tid ? core_thread(w->in->core, g->tid) : NULL;
+	const struct ct_arch_info *a = w->in->core->arch;
+	int sp_index = a ? sp_reg(a) : -1;
 	if (g->status == CT_GO_SYSCALL && sys_sp) {
 		g->stack_from = CT_GO_STACK_SYSCALL;
-		unwind(w, g, sys_pc, sys_sp);
+		unwind(w, g, sys_pc, sys_sp, false);
 	} else if (sched_sp) {
 		g->stack_from = CT_GO_STACK_SCHED;
-		unwind(w, g, sched_pc, sched_sp);
+		unwind(w, g, sched_pc, sched_sp, false);
+	} else if (g->status == CT_GO_RUNNING && t && t->has_regs && sp_index >= 0 &&
+		   (size_t)sp_index < t->num_values && (size_t)a->pc_index < t->num_values) {
+		g->stack_from = CT_GO_STACK_THREAD;
+		unwind(w, g, t->values[a->pc_index], t->values[sp_index], true);
 	}
 }
 
@@ -427,7 +472,10 @@ void ct_runtime_go(const struct ct_runtime_input *in, struct ct_runtime *ret)
 	unsigned psize = in->core->arch ? in->core->arch->pointer_size : 8;
 	const struct ct_go_layout *table = version ? ct_go_layout_find(major, minor, psize) : NULL;
 	struct go_walk w = { .in = in, .l = table };
-	if (!table || in->core->big_endian || !pclntab.bytes || pclntab.size > CT_GO_MAX_PCLNTAB ||
+	// The walk is the x86 one (the return address on the stack above each frame); the LR
+	// machines' (arm64) is not written yet.
+	bool x86 = in->core->arch && in->core->arch->e_machine == EM_X86_64;
+	if (!table || !x86 || in->core->big_endian || !pclntab.bytes || pclntab.size > CT_GO_MAX_PCLNTAB ||
 	    !ct_go_pcln_init(&w.pcln, pclntab.bytes, (size_t)pclntab.size, pclntab.addr) || w.pcln.ptr_size != psize) {
 		ct_sink_diag(&in->out, CT_SEVERITY_WARNING, 0, CT_DIAG_RUNTIME_NO_LAYOUT,
 			     "Go %s: no layout or an unknown pclntab; its goroutines are not read", version ? version : "(no version)");
