@@ -10,7 +10,8 @@ the same creating frame; the panicking goroutine is first and marked crashed. Go
 on another thread ("stack unavailable") must be running in ours. The goroutine count must agree
 (the oracle's goroutines are every one that is not dead). The stripped cases (-ldflags=-s) must
 give the same goroutines as the oracle with layout "table" and found_by "search". Also
---runtime=off drops the section. delve (dlv core) is used too when installed.
+--runtime=off drops the section. Second oracle, when installed (Debian's delve): `dlv core`'s
+`goroutines -t`: the same ids, states and function names.
 Usage: check_go.py CORETRIAGE CASES_TSV CORES_DIR
 """
 import json
@@ -82,6 +83,58 @@ def ours(report):
     return out, order
 
 
+DLV_HEAD = re.compile(r"^[ *] Goroutine (\d+) - .*?(?: \[([^\]]*)\])?$")
+DLV_FRAME = re.compile(r"^\t\s*\d+\s+0x[0-9a-f]+ in (\S+)$")
+
+
+def delve(d):
+    """{goid: (state or None, [function])} from delve's `goroutines -t 200`, or None without delve."""
+    if not shutil.which("dlv"):
+        return None
+    run = subprocess.run(["dlv", "core", os.path.join(d, "exe"), os.path.join(d, "core"),
+                          "--allow-non-terminal-interactive=true"], input="goroutines -t 200\n",
+                         capture_output=True, text=True, timeout=300)
+    gs, cur = {}, None
+    for line in run.stdout.splitlines():
+        m = DLV_HEAD.match(line.replace("(dlv) ", ""))
+        if m:
+            cur = (m.group(2), [])
+            gs[int(m.group(1))] = cur
+        elif cur is not None and DLV_FRAME.match(line):
+            cur[1].append(DLV_FRAME.match(line).group(1))
+    return gs
+
+
+def check_delve(name, got, d):
+    """Delve (the Go debugger) as a second oracle: ids, states, function names. Delve looks up the
+    innermost frame's line at the pc itself (the runtime at the call), so lines are not compared;
+    for the crashed goroutine delve's frames after the signal return (runtime.sigreturn) must be
+    ours in order."""
+    want = delve(d)
+    if want is None:
+        return [], False
+    errors = []
+    if set(want) != set(got):
+        errors.append("%s: delve's goroutine ids differ: only delve's %s, only ours %s" % (
+            name, sorted(set(want) - set(got))[:10], sorted(set(got) - set(want))[:10]))
+    for gid, (state, fns) in sorted(want.items()):
+        g = got.get(gid)
+        if g is None:
+            continue
+        mine = [f["function"] for f in g["frames"]]
+        if g["crashed"]:
+            rest = fns[fns.index("runtime.sigreturn") + 1:] if "runtime.sigreturn" in fns else fns
+            it = iter(mine)
+            if not all(fn in it for fn in rest):
+                errors.append("%s: crashed goroutine %d: delve %s not within ours %s" % (name, gid, rest, mine))
+            continue
+        if state is not None and state != (g["wait"] or g["status"]):
+            errors.append("%s: goroutine %d state %r, delve %r" % (name, gid, g["wait"] or g["status"], state))
+        if mine != fns:
+            errors.append("%s: goroutine %d functions\n  ours  %s\n  delve %s" % (name, gid, mine, fns))
+    return errors, True
+
+
 def run_json(binary, d, *opts):
     run = subprocess.run([binary, "--format=json", *opts, os.path.join(d, "exe"), os.path.join(d, "core")],
                          capture_output=True, text=True, timeout=300)
@@ -143,10 +196,19 @@ def check_case(binary, name, d, stripped):
         errors.append("%s: the crashed goroutine %d is not first" % (name, crashed[0]))
     if "panic" in rep["crash"]["class"] and not crashed:
         errors.append("%s: a panic, but no goroutine is marked crashed" % name)
+    if not stripped and not name.startswith("scale-"):
+        # Delve needs the DWARF (not the stripped build); the 10,000-goroutine core takes it minutes.
+        derr, used = check_delve(name, got, d)
+        errors += derr
+        if used:
+            DELVE_USED.append(name)
     off = run_json(binary, d, "--runtime=off")
     if off and off.get("runtime") is not None:
         errors.append("%s: --runtime=off still has a runtime section" % name)
     return errors
+
+
+DELVE_USED = []
 
 
 def main():
@@ -167,8 +229,7 @@ def main():
             continue
         checked += 1
         errors += check_case(binary, name, d, stripped)
-    if shutil.which("dlv"):
-        print("delve is installed but not used yet as a second oracle")
+    print("delve (dlv core) compared on: %s" % (", ".join(DELVE_USED) or "none (not installed)"))
     for e in errors:
         print("FAIL", e)
     print("%d Go cores checked, %d problems" % (checked, len(errors)))
