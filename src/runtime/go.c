@@ -388,19 +388,16 @@ static int sp_reg(const struct ct_arch_info *a)
 	return -1;
 }
 
-static void read_goroutine(struct go_walk *w, uint64_t gp, int crashed_tid, struct ct_goroutine *g)
+// One goroutine; false when its runtime.g is not in the dump (it is left out and counted).
+static bool read_goroutine(struct go_walk *w, uint64_t gp, int crashed_tid, struct ct_goroutine *g)
 {
 	const struct ct_go_layout *l = w->l;
 	uint64_t goid = 0, m = 0, sched_sp = 0, sched_pc = 0, sys_sp = 0, sys_pc = 0, lockedm = 0, gopc = 0, procid = 0;
 	uint32_t status = 0;
 	uint8_t reason = 0;
 	w->unreadable = 0;
-	if (!rd_word(w, gp + l->g_goid, &goid) || !rd_u32(w, gp + l->g_atomicstatus, &status)) {
-		g->status = CT_GO_UNKNOWN;
-		g->truncated = true;
-		unreadable(w, 0, "a goroutine (runtime.g)", gp);
-		return;
-	}
+	if (!rd_word(w, gp + l->g_goid, &goid) || !rd_u32(w, gp + l->g_atomicstatus, &status))
+		return false;
 	g->id = (int64_t)goid;
 	g->raw_status = status;
 	uint32_t s = status & ~GSCAN;
@@ -425,7 +422,7 @@ static void read_goroutine(struct go_walk *w, uint64_t gp, int crashed_tid, stru
 		g->wait = wait_reason(w, reason);
 	created_by(w, g, gopc);
 	if (g->status == CT_GO_DEAD)
-		return;
+		return true;
 	// A goroutine in a system call is unwound from where it entered it (as Go's traceback does);
 	// a switched-out one from g.sched; a running one that gogo left with sched.sp = 0 runs on
 	// its thread, whose native stack is its stack.
@@ -443,6 +440,7 @@ static void read_goroutine(struct go_walk *w, uint64_t gp, int crashed_tid, stru
 		g->stack_from = CT_GO_STACK_THREAD;
 		unwind(w, g, t->values[a->pc_index], t->values[sp_index], true);
 	}
+	return true;
 }
 
 // The crashed goroutine first, then by id (Go's traceback order after it).
@@ -531,24 +529,31 @@ void ct_runtime_go(const struct ct_runtime_input *in, struct ct_runtime *ret)
 			     "Go's module data was not found: inlined calls are not shown");
 	const struct ct_thread *subject = ct_stacks_subject(in->stacks);
 	int crashed_tid = subject ? subject->tid : 0;
-	ret->goroutines = calloc(len ? (size_t)len : 1, sizeof(*ret->goroutines));
-	if (!ret->goroutines) {
-		ct_sink_diag(&in->out, CT_SEVERITY_ERROR, 0, CT_DIAG_NO_MEMORY, "out of memory reading goroutines");
-		return;
-	}
-	size_t unreadable_gs = 0;
+	size_t unreadable_gs = 0, cap = 0;
 	for (uint64_t i = 0; i < len; i++) {
 		uint64_t gp;
 		if (!ct_budget_take(in->budget, CT_BUDGET_ELEMENTS, 1)) {
 			ret->goroutines_truncated = true;
 			break;
 		}
-		if (!rd_word(&w, array + i * psize, &gp) || !gp) {
+		// The array grows with what is read, not with what allgs claims.
+		if (ret->num_goroutines == cap) {
+			size_t n = cap ? cap * 2 : 64;
+			struct ct_goroutine *more = realloc(ret->goroutines, n * sizeof(*more));
+			if (!more) {
+				ct_sink_diag(&in->out, CT_SEVERITY_ERROR, 0, CT_DIAG_NO_MEMORY, "out of memory reading goroutines");
+				ret->goroutines_truncated = true;
+				break;
+			}
+			ret->goroutines = more;
+			cap = n;
+		}
+		struct ct_goroutine *g = &ret->goroutines[ret->num_goroutines];
+		*g = (struct ct_goroutine){ 0 };
+		if (!rd_word(&w, array + i * psize, &gp) || !gp || !read_goroutine(&w, gp, crashed_tid, g)) {
 			unreadable_gs++;
 			continue;
 		}
-		struct ct_goroutine *g = &ret->goroutines[ret->num_goroutines];
-		read_goroutine(&w, gp, crashed_tid, g);
 		// Go's traceback leaves out dead goroutines (free for reuse): so does the report.
 		if (g->status == CT_GO_DEAD) {
 			free(g->frames);
@@ -560,7 +565,8 @@ void ct_runtime_go(const struct ct_runtime_input *in, struct ct_runtime *ret)
 	if (unreadable_gs) {
 		ret->goroutines_truncated = true;
 		ct_sink_diag(&in->out, CT_SEVERITY_WARNING, 0, CT_DIAG_RUNTIME_UNREADABLE,
-			     "%zu elements of Go's runtime.allgs are not in the dump", unreadable_gs);
+			     "%zu elements of Go's runtime.allgs (or the goroutines they point to) are not in the dump: those goroutines are left out",
+			     unreadable_gs);
 	}
 	if (ret->num_goroutines > 1)
 		qsort(ret->goroutines, ret->num_goroutines, sizeof(*ret->goroutines), by_crash_then_id);
