@@ -2,7 +2,7 @@
 // groups them: ten thousand goroutines parked in the same receive are one entry with a count. The
 // key is status, wait reason, every frame and the creating frame (names are interned: pointers
 // compare as the strings do); the crashed goroutine and running ones (each on its own thread) are
-// never grouped. Linear in the frames, with a keyed hash (crafted stacks cannot collide).
+// never grouped. Linear in the frames (present.c's ct_group_items, with a keyed hash).
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,66 +63,32 @@ static void ungrouped(struct ct_goroutine_groups *g, size_t n)
 	g->num_groups = n;
 }
 
+// The crashed goroutine and running ones (each on its own thread) are never grouped.
+static enum ct_group_role goroutine_role(const void *ctx, size_t i)
+{
+	const struct ct_goroutine *g = &((const struct ct_runtime *)ctx)->goroutines[i];
+	return g->crashed || g->status == CT_GO_RUNNING ? CT_GROUP_ALONE : CT_GROUP_KEYED;
+}
+
+static uint64_t goroutine_item_hash(const void *ctx, size_t i, uint64_t key)
+{
+	return goroutine_hash(&((const struct ct_runtime *)ctx)->goroutines[i], key);
+}
+
+static bool same_goroutine_item(const void *ctx, size_t a, size_t b)
+{
+	const struct ct_runtime *rt = ctx;
+	return same_goroutine(&rt->goroutines[a], &rt->goroutines[b]);
+}
+
 void ct_goroutine_groups_init(struct ct_goroutine_groups *g, const struct ct_runtime *rt)
 {
 	memset(g, 0, sizeof(*g));
-	size_t n = rt->num_goroutines;
-	if (!n)
+	if (!rt->num_goroutines)
 		return;
-	size_t slots = 16;
-	while (slots < 2 * n)
-		slots *= 2;
-	size_t *group_of = malloc(n * sizeof(*group_of)), *first = malloc(n * sizeof(*first));
-	uint64_t *hashes = malloc(n * sizeof(*hashes));
-	size_t *table = calloc(slots, sizeof(*table));
-	struct ct_thread_group *groups = calloc(n, sizeof(*groups));
-	size_t *members = malloc(n * sizeof(*members));
-	if (!group_of || !first || !hashes || !table || !groups || !members) {
-		free(group_of), free(first), free(hashes), free(table), free(groups), free(members);
-		ungrouped(g, n);
-		return;
-	}
-	uint64_t key = ct_hash_key(table);
-	size_t ng = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct ct_goroutine *gr = &rt->goroutines[i];
-		if (gr->crashed || gr->status == CT_GO_RUNNING) {
-			first[ng] = i;
-			hashes[ng] = 0;
-			group_of[i] = ng++;
-			groups[group_of[i]].count++;
-			continue;
-		}
-		uint64_t h = goroutine_hash(gr, key);
-		size_t s = (size_t)h & (slots - 1);
-		for (; table[s]; s = (s + 1) & (slots - 1)) {
-			size_t gi = table[s] - 1;
-			if (hashes[gi] == h && same_goroutine(&rt->goroutines[first[gi]], gr))
-				break;
-		}
-		if (!table[s]) {
-			table[s] = ng + 1;
-			hashes[ng] = h;
-			first[ng] = i;
-			ng++;
-		}
-		group_of[i] = table[s] - 1;
-		groups[group_of[i]].count++;
-	}
-	size_t at = 0;
-	for (size_t gi = 0; gi < ng; gi++) {
-		groups[gi].start = at;
-		at += groups[gi].count;
-		groups[gi].count = 0;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct ct_thread_group *gr = &groups[group_of[i]];
-		members[gr->start + gr->count++] = i;
-	}
-	g->groups = groups;
-	g->members = members;
-	g->num_groups = ng;
-	free(group_of), free(first), free(hashes), free(table);
+	const struct ct_group_ops ops = { rt, goroutine_role, goroutine_item_hash, same_goroutine_item };
+	if (!ct_group_items(rt->num_goroutines, &ops, &g->groups, &g->num_groups, &g->members))
+		ungrouped(g, rt->num_goroutines);
 }
 
 void ct_goroutine_groups_deinit(struct ct_goroutine_groups *g)

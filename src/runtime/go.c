@@ -232,6 +232,25 @@ static const char *pooled(const struct go_walk *w, const char *s)
 	return s ? ct_strpool_intern(w->in->out.strings, s) : NULL;
 }
 
+// A frame of function @p nameoff at @p tracepc of @p f's code (an inlined call's place is the
+// place in @p f).
+static bool add_place(struct go_walk *w, struct ct_goroutine *g, size_t *cap, const struct ct_go_func *f,
+		      uint64_t tracepc, int32_t nameoff, bool inlined)
+{
+	struct ct_runtime_frame *fr = add_frame(g, cap);
+	if (!fr)
+		return false;
+	const char *file;
+	int line;
+	ct_go_pcln_line(&w->pcln, f, tracepc, &file, &line);
+	fr->function = pooled(w, ct_go_pcln_name(&w->pcln, nameoff));
+	fr->file = pooled(w, file);
+	fr->line = line;
+	fr->pc = tracepc;
+	fr->inlined = inlined;
+	return true;
+}
+
 // One physical frame's frames: its inlined calls (innermost first), then the function itself.
 // Every frame is kept, wrappers and the runtime's own included, as GOTRACEBACK=system and crash
 // print them (the default level leaves some out). Returns false when out of memory.
@@ -246,30 +265,11 @@ static bool emit_frames(struct go_walk *w, struct ct_goroutine *g, size_t *cap, 
 		if (ix < 0 ||
 		    !ct_modules_read_code(w->in->mods, w->gofunc + inl + (uint64_t)ix * INLINED_CALL_SIZE, call, sizeof(call)))
 			break;
-		struct ct_runtime_frame *fr = add_frame(g, cap);
-		if (!fr)
+		if (!add_place(w, g, cap, f, tracepc, (int32_t)ct_load32(call + 12, false), true))
 			return false;
-		const char *file;
-		int line;
-		ct_go_pcln_line(p, f, tracepc, &file, &line);
-		fr->function = pooled(w, ct_go_pcln_name(p, (int32_t)ct_load32(call + 12, false)));
-		fr->file = pooled(w, file);
-		fr->line = line;
-		fr->pc = tracepc;
-		fr->inlined = true;
 		tracepc = f->entry + ct_load32(call + 16, false);
 	}
-	struct ct_runtime_frame *fr = add_frame(g, cap);
-	if (!fr)
-		return false;
-	const char *file;
-	int line;
-	ct_go_pcln_line(p, f, tracepc, &file, &line);
-	fr->function = pooled(w, ct_go_pcln_name(p, f->nameoff));
-	fr->file = pooled(w, file);
-	fr->line = line;
-	fr->pc = tracepc;
-	return true;
+	return add_place(w, g, cap, f, tracepc, f->nameoff, false);
 }
 
 // The stack from (@p pc, @p sp), as the runtime's gentraceback walks it: each function's frame

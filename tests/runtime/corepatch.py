@@ -1,6 +1,19 @@
-"""Rewrites a word of an ELF file (a core or an executable) at a virtual address: the hostile tests'
-one tool (hostile_python.py, hostile_go.py)."""
+"""Rewrites a word of an ELF file (a core or an executable) at a virtual address, with the addresses
+from gdb: the hostile tests' tools (hostile_python.py, hostile_go.py)."""
+import subprocess
 import struct
+
+
+def gdb_values(exe, core, exprs, language=None):
+    """gdb's `p/x` of each expression in @exprs (in @language when given: Go binaries need "c")."""
+    args = ["gdb", "-batch", "-nx", "-q"] + (["-ex", "set language " + language] if language else [])
+    for e in exprs:
+        args += ["-ex", "p/x " + e]
+    out = subprocess.run(args + [exe, core], capture_output=True, text=True, timeout=120).stdout
+    vals = [int(l.split("=", 1)[1], 16) for l in out.splitlines() if l.startswith("$")]
+    if len(vals) != len(exprs):
+        raise SystemExit(f"gdb could not evaluate the addresses: {out[-500:]}")
+    return vals
 
 
 def file_offset(path, vaddr):

@@ -14,18 +14,7 @@ import shutil
 import subprocess
 import sys
 
-from corepatch import patch, patch_at, section
-
-
-def gdb_values(exe, core, exprs):
-    args = ["gdb", "-batch", "-nx", "-q", "-ex", "set language c"]
-    for e in exprs:
-        args += ["-ex", "p/x " + e]
-    out = subprocess.run(args + [exe, core], capture_output=True, text=True, timeout=120).stdout
-    vals = [int(l.split("=", 1)[1], 16) for l in out.splitlines() if l.startswith("$")]
-    if len(vals) != len(exprs):
-        raise SystemExit(f"gdb could not evaluate the addresses: {out[-500:]}")
-    return vals
+from corepatch import file_offset, gdb_values, patch, patch_at, section
 
 
 def main():
@@ -39,7 +28,7 @@ def main():
     g4 = f"((unsigned long*){allgs})[4]"
     (allgs_at, slot4, g, sched_sp, waitreason) = gdb_values(exe, core, [
         "&'runtime.allgs'", f"&((unsigned long*){allgs})[4]", g4,
-        f"&((struct 'runtime.g' *){g4})->sched.sp", f"&((struct 'runtime.g' *){g4})->waitreason"])
+        f"&((struct 'runtime.g' *){g4})->sched.sp", f"&((struct 'runtime.g' *){g4})->waitreason"], "c")
     pcln_off, _ = section(exe, ".gopclntab")
     # (name, [(where, value, format)], patch the exe instead of the core, diagnostic, check)
     # where is a virtual address of the core, or for the exe a file offset.
@@ -75,7 +64,6 @@ def main():
             elif fmt == "<Q":
                 patch(c, where, value)
             else:
-                from corepatch import file_offset
                 patch_at(c, file_offset(c, where), value, fmt)
         try:
             run = subprocess.run([binary, "--format=json", e, c], capture_output=True, text=True, timeout=10)

@@ -13,21 +13,10 @@ import shutil
 import subprocess
 import sys
 
-from corepatch import patch
+from corepatch import gdb_values, patch
 
 TS = "_PyRuntime.interpreters.head->threads.head"
 FRAME = TS + "->cframe->current_frame"
-
-
-def gdb_values(exe, core, exprs):
-    args = ["gdb", "-batch", "-nx", "-q"]
-    for e in exprs:
-        args += ["-ex", "p/x " + e]
-    out = subprocess.run(args + [exe, core], capture_output=True, text=True, timeout=120).stdout
-    vals = [int(l.split("=", 1)[1], 16) for l in out.splitlines() if l.startswith("$")]
-    if len(vals) != len(exprs):
-        raise SystemExit(f"gdb could not evaluate the addresses: {out[-500:]}")
-    return vals
 
 
 def main():
