@@ -187,7 +187,8 @@ static const char *wait_reason(struct go_walk *w, unsigned reason)
 	char buf[65];
 	const unsigned ps = w->l->pointer_size;
 	uint8_t b[16];
-	if (w->wait_strings && ct_modules_read_code(w->in->mods, w->wait_strings + (uint64_t)reason * 2 * ps, b, 2 * ps)) {
+	uint64_t at = w->wait_strings + (uint64_t)reason * 2 * ps;
+	if (w->wait_strings && ct_modules_read_code(w->in->mods, at, b, 2 * ps)) {
 		ptr = ps == 8 ? ct_load64(b, false) : ct_load32(b, false);
 		len = ps == 8 ? ct_load64(b + 8, false) : ct_load32(b + 4, false);
 		if (len && len < sizeof(buf) && ct_modules_read_code(w->in->mods, ptr, buf, (size_t)len)) {
@@ -208,7 +209,8 @@ static void unreadable(struct go_walk *w, int64_t goid, const char *what, uint64
 {
 	if (w->unreadable++ == 0)
 		ct_sink_diag(&w->in->out, CT_SEVERITY_WARNING, 0, CT_DIAG_RUNTIME_UNREADABLE,
-			     "goroutine %" PRId64 ": %s at 0x%" PRIx64 " is not in the dump or not what it should be; its stack is cut there",
+			     "goroutine %" PRId64 ": %s at 0x%" PRIx64
+			     " is not in the dump or not what it should be; its stack is cut there",
 			     goid, what, addr);
 }
 
@@ -401,7 +403,12 @@ static bool read_goroutine(struct go_walk *w, uint64_t gp, int crashed_tid, stru
 	g->id = (int64_t)goid;
 	g->raw_status = status;
 	uint32_t s = status & ~GSCAN;
-	g->status = s <= 4 ? (enum ct_go_status)s : s == 6 ? CT_GO_DEAD : s == 8 ? CT_GO_COPYSTACK : s == 9 ? CT_GO_PREEMPTED : CT_GO_UNKNOWN;
+	// Go's _Gidle.._Gwaiting are 0-4, _Gdead 6, _Gcopystack 8, _Gpreempted 9 (5 and 7 unused).
+	g->status = s <= 4 ? (enum ct_go_status)s
+		  : s == 6 ? CT_GO_DEAD
+		  : s == 8 ? CT_GO_COPYSTACK
+		  : s == 9 ? CT_GO_PREEMPTED
+			   : CT_GO_UNKNOWN;
 	rd_word(w, gp + l->g_m, &m);
 	rd_word(w, gp + l->g_sched_sp, &sched_sp);
 	rd_word(w, gp + l->g_sched_pc, &sched_pc);
@@ -463,7 +470,8 @@ void ct_runtime_go(const struct ct_runtime_input *in, struct ct_runtime *ret)
 	Dwarf_Addr bias = 0;
 	Elf *elf = m && m->dwfl_module && m->match != 0 ? dwfl_module_getelf(m->dwfl_module, &bias) : NULL;
 	struct section buildinfo, pclntab, noptrdata, bss;
-	if (!elf || !find_section(elf, bias, ".go.buildinfo", &buildinfo) || !find_section(elf, bias, ".gopclntab", &pclntab))
+	if (!elf || !find_section(elf, bias, ".go.buildinfo", &buildinfo) ||
+	    !find_section(elf, bias, ".gopclntab", &pclntab))
 		return;
 	unsigned major = 0, minor = 0;
 	const char *version = build_version(in, &buildinfo, &major, &minor);
@@ -565,7 +573,8 @@ void ct_runtime_go(const struct ct_runtime_input *in, struct ct_runtime *ret)
 	if (unreadable_gs) {
 		ret->goroutines_truncated = true;
 		ct_sink_diag(&in->out, CT_SEVERITY_WARNING, 0, CT_DIAG_RUNTIME_UNREADABLE,
-			     "%zu elements of Go's runtime.allgs (or the goroutines they point to) are not in the dump: those goroutines are left out",
+			     "%zu elements of Go's runtime.allgs (or the goroutines they point to) are not in the dump: "
+			     "those goroutines are left out",
 			     unreadable_gs);
 	}
 	if (ret->num_goroutines > 1)

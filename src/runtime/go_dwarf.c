@@ -1,7 +1,7 @@
 // Go's runtime structure layouts from the binary's own DWARF (the Go linker writes it unless
 // -ldflags=-s or -w): offsets by member name, so another Go version's reordered runtime.g is
-// still read right (runtime/dwarf_type.c reads the members). The Go linker puts the types of the program among the top-level DIEs of its
-// units; each DIE looked at spends the work budget's nodes.
+// still read right (runtime/dwarf_type.c reads the members). The Go linker puts the program's
+// types among the top-level DIEs of its units; each DIE looked at spends the work budget's nodes.
 #include <dwarf.h>
 #include <string.h>
 
@@ -43,13 +43,29 @@ bool ct_go_layout_dwarf(Dwarf *dw, unsigned major, unsigned minor, unsigned poin
 	if (nfound < T_NUM)
 		return false;
 	struct ct_go_layout l = { .major = major, .minor = minor, .pointer_size = pointer_size };
-	bool ok = ct_dwarf_member_offset(&types[T_G], "m", &l.g_m) && ct_dwarf_member_offset(&types[T_G], "sched.sp", &l.g_sched_sp) &&
-		  ct_dwarf_member_offset(&types[T_G], "sched.pc", &l.g_sched_pc) && ct_dwarf_member_offset(&types[T_G], "syscallsp", &l.g_syscallsp) &&
-		  ct_dwarf_member_offset(&types[T_G], "syscallpc", &l.g_syscallpc) &&
-		  ct_dwarf_member_offset(&types[T_G], "atomicstatus", &l.g_atomicstatus) && ct_dwarf_member_offset(&types[T_G], "goid", &l.g_goid) &&
-		  ct_dwarf_member_offset(&types[T_G], "waitreason", &l.g_waitreason) && ct_dwarf_member_offset(&types[T_G], "lockedm", &l.g_lockedm) &&
-		  ct_dwarf_member_offset(&types[T_G], "gopc", &l.g_gopc) && ct_dwarf_member_offset(&types[T_M], "procid", &l.m_procid) &&
-		  ct_dwarf_member_offset(&types[T_M], "curg", &l.m_curg) && ct_dwarf_member_offset(&types[T_MODULEDATA], "gofunc", &l.md_gofunc);
+	// (type, member path, where its offset goes)
+	const struct {
+		int type;
+		const char *path;
+		uint32_t *off;
+	} fields[] = {
+		{ T_G, "m", &l.g_m },
+		{ T_G, "sched.sp", &l.g_sched_sp },
+		{ T_G, "sched.pc", &l.g_sched_pc },
+		{ T_G, "syscallsp", &l.g_syscallsp },
+		{ T_G, "syscallpc", &l.g_syscallpc },
+		{ T_G, "atomicstatus", &l.g_atomicstatus },
+		{ T_G, "goid", &l.g_goid },
+		{ T_G, "waitreason", &l.g_waitreason },
+		{ T_G, "lockedm", &l.g_lockedm },
+		{ T_G, "gopc", &l.g_gopc },
+		{ T_M, "procid", &l.m_procid },
+		{ T_M, "curg", &l.m_curg },
+		{ T_MODULEDATA, "gofunc", &l.md_gofunc },
+	};
+	bool ok = true;
+	for (size_t i = 0; ok && i < sizeof(fields) / sizeof(fields[0]); i++)
+		ok = ct_dwarf_member_offset(&types[fields[i].type], fields[i].path, fields[i].off);
 	if (!ok)
 		return false;
 	*ret = l;
