@@ -22,3 +22,18 @@ if(CT_PYTHON)
             ${CT_BIN} ${CT_CORES_DIR} ${CMAKE_BINARY_DIR}/runtime-hostile)
   set_tests_properties(runtime_python_hostile PROPERTIES FIXTURES_REQUIRED cores TIMEOUT 300 SKIP_RETURN_CODE 77)
 endif()
+if(CT_PYTHON)
+  # Every go-* core: each goroutine's id, state, frames and creating frame against the traceback
+  # the Go runtime printed at the crash (GOTRACEBACK=crash); the stripped binary from the table.
+  add_test(NAME runtime_go_stacks
+    COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/runtime/check_go.py
+            ${CT_BIN} ${PROJECT_SOURCE_DIR}/testdata/cases.tsv ${CT_CORES_DIR})
+  set_tests_properties(runtime_go_stacks PROPERTIES FIXTURES_REQUIRED cores TIMEOUT 600 SKIP_RETURN_CODE 77)
+endif()
+if(CT_PYTHON)
+  # Hostile Go state: allgs' length, goroutines and stacks pointing nowhere, a bad pclntab (docs/runtimes.md).
+  add_test(NAME runtime_go_hostile
+    COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/runtime/hostile_go.py
+            ${CT_BIN} ${CT_CORES_DIR} ${CMAKE_BINARY_DIR}/runtime-hostile-go)
+  set_tests_properties(runtime_go_hostile PROPERTIES FIXTURES_REQUIRED cores TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()

@@ -762,6 +762,10 @@ struct ct_runtime_frame {
 	int line; /**< from the code object's line table; 0 when it has none for the instruction */
 	/** Index in the thread's native frames of the evaluation-loop frame running it, -1 when not decided. */
 	long native_frame;
+	/** Go: the pc the place was looked up for (a return address backed up to its call), 0 when unknown. */
+	uint64_t pc;
+	/** Go: a call the compiler inlined into the frame after it (Go's traceback prints it as `f(...)`). */
+	bool inlined;
 };
 
 /** How a thread of an interpreter stands to its global lock (JSON's runtime.threads[].gil). */
@@ -780,7 +784,56 @@ struct ct_runtime_thread {
 	bool truncated;
 };
 
-/** The language runtime found in the process (docs/runtimes.md): Python's thread states. */
+/** A goroutine's status (runtime.g.atomicstatus without its scan bit; JSON's goroutines[].status). */
+enum ct_go_status {
+	CT_GO_IDLE,
+	CT_GO_RUNNABLE,
+	CT_GO_RUNNING,
+	CT_GO_SYSCALL,
+	CT_GO_WAITING,
+	CT_GO_DEAD,
+	CT_GO_COPYSTACK,
+	CT_GO_PREEMPTED,
+	CT_GO_UNKNOWN,
+	CT_GO_STATUS_NUM_
+};
+/** Go's own words (runtime's gStatusStrings): "idle", "runnable", "running", "syscall", "waiting",
+ * "dead", "copystack", "preempted"; "unknown" for a value Go does not define. */
+const char *ct_go_status_to_string(enum ct_go_status status);
+
+/** Where a goroutine's stack was unwound from (JSON's goroutines[].stack_from). */
+enum ct_go_stack_from {
+	CT_GO_STACK_NONE, /**< not unwound: running on its thread (the thread's native stack is its stack) */
+	CT_GO_STACK_SCHED, /**< g.sched: where it was switched out */
+	CT_GO_STACK_SYSCALL, /**< g.syscallpc/syscallsp: where it entered the system call */
+	CT_GO_STACK_THREAD, /**< the registers of the thread it runs on (past a signal frame: the interrupted context) */
+	CT_GO_STACK_FROM_NUM_
+};
+/** "none", "sched", "syscall", "thread". */
+const char *ct_go_stack_from_to_string(enum ct_go_stack_from from);
+
+/** One goroutine of a Go program (a runtime.g of runtime.allgs), innermost frame first. */
+struct ct_goroutine {
+	int64_t id; /**< goid */
+	enum ct_go_status status;
+	uint32_t raw_status; /**< atomicstatus as read (with the scan bit) */
+	/** The wait reason in the runtime's words ("chan receive"), NULL when none or not waiting. */
+	const char *wait;
+	/** The OS thread of its M (m.procid), 0 when it has none. */
+	int tid;
+	bool locked_to_thread; /**< lockedm set (LockOSThread) */
+	/** The goroutine running on the crashing thread (the panicking one). */
+	bool crashed;
+	enum ct_go_stack_from stack_from;
+	struct ct_runtime_frame *frames; /**< owned */
+	size_t num_frames;
+	/** The go statement that created it (gopc); function NULL when none (goroutine 1). */
+	struct ct_runtime_frame created_by;
+	/** The walk was cut (the frame cap, the budget, an unreadable frame). */
+	bool truncated;
+};
+
+/** The language runtime found in the process (docs/runtimes.md): Python's thread states or Go's goroutines. */
 struct ct_runtime {
 	bool present;
 	const char *language; /**< "python", pooled */
@@ -789,6 +842,13 @@ struct ct_runtime {
 	const char *layout;
 	struct ct_runtime_thread *threads; /**< owned, in the runtime's order */
 	size_t num_threads;
+	/** Go: the goroutines, the crashed one first, then by id; owned. */
+	struct ct_goroutine *goroutines;
+	size_t num_goroutines;
+	/** Go: where runtime.allgs and runtime.firstmoduledata were found: "symbols" or "search". Pooled. */
+	const char *found_by;
+	/** Go: runtime.allgs was cut (its length past the cap, the budget, unreadable elements). */
+	bool goroutines_truncated;
 };
 /** Frees what @p rt owns (called by ct_report_deinit). */
 void ct_runtime_free(struct ct_runtime *rt);

@@ -11,6 +11,7 @@
 #include "process/process.h"
 #include "report/diag_codes.h"
 #include "runtime/python.h"
+#include "runtime/go.h"
 #include "triage/triage.h"
 #include "unwind/stacks.h"
 #include "unwind/unwind.h"
@@ -329,6 +330,8 @@ struct ct_error *ct_process_analyze(const struct ct_options *opts, const struct 
 			.core = s.core, .mods = &s.mods, .stacks = &s.stacks, .out = ct_report_sink(report), .budget = budget
 		};
 		ct_runtime_python(&runtime, &s.runtime);
+		if (!s.runtime.present)
+			ct_runtime_go(&runtime, &s.runtime);
 	}
 	ct_debug_check_unusable(&s.mods, s.stacks.items, s.stacks.count);
 	ct_modules_hint_symbols(&s.mods, s.stacks.items, s.stacks.count);

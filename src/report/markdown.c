@@ -284,6 +284,7 @@ int ct_write_markdown(FILE *out, const struct ct_report *r, const struct ct_writ
 		ct_thread_groups_deinit(&g);
 		fputs("</details>\n", out);
 	}
+	ct_markdown_goroutines(out, r, o); // markdown_go.c
 
 	ct_markdown_write_trail(out, r, o);
 	fputs("\n#### Environment\n\n| | |\n|---|---|\n", out);

@@ -80,43 +80,41 @@ static const struct ct_thread *task_stack(const void *ctx, size_t i)
 	return &((const struct ct_report *)ctx)->kernel.tasks[i].stack;
 }
 
-static void group_stacks(struct ct_thread_groups *g, const struct ct_report *r, size_t n,
-			 const struct ct_thread *(*stack_at)(const void *ctx, size_t i))
+bool ct_group_items(size_t n, const struct ct_group_ops *ops, struct ct_thread_group **groups_ret, size_t *num_groups,
+		    size_t **members_ret)
 {
-	memset(g, 0, sizeof(*g));
-	g->report = r;
-	g->at = stack_at;
-	g->num_groups = n; // ungrouped until the grouping succeeds
-	if (!n)
-		return;
 	size_t slots = 16;
 	while (slots < 2 * n)
 		slots *= 2;
-	// Per thread: its group; per group: its first thread, hash and size; per slot: a group + 1.
-	size_t *group_of = malloc(n * sizeof(*group_of));
-	size_t *first = malloc(n * sizeof(*first));
-	uint64_t *hashes = malloc(n * sizeof(*hashes));
+	// Per item: its group; per group: its first item, hash and size; per slot: a group + 1.
+	size_t *group_of = malloc((n ? n : 1) * sizeof(*group_of));
+	size_t *first = malloc((n ? n : 1) * sizeof(*first));
+	uint64_t *hashes = malloc((n ? n : 1) * sizeof(*hashes));
 	size_t *table = calloc(slots, sizeof(*table));
-	struct ct_thread_group *groups = calloc(n, sizeof(*groups));
-	size_t *members = malloc(n * sizeof(*members));
-	if (!group_of || !first || !hashes || !table || !groups || !members)
+	struct ct_thread_group *groups = calloc(n ? n : 1, sizeof(*groups));
+	size_t *members = malloc((n ? n : 1) * sizeof(*members));
+	bool ok = group_of && first && hashes && table && groups && members;
+	if (!ok)
 		goto out;
 	uint64_t key = ct_hash_key(table);
 	size_t ng = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct ct_thread *t = stack_at(r, i);
+		enum ct_group_role role = ops->role(ops->ctx, i);
 		group_of[i] = SIZE_MAX;
-		if (t->crashed)
+		if (role == CT_GROUP_SKIP)
 			continue;
-		const struct ct_runtime_thread *py =
-			stack_at == report_thread && r->runtime.num_threads ? ct_runtime_find_thread(&r->runtime, t->tid) : NULL;
-		uint64_t h = runtime_hash(py, stack_hash(t, key), key);
+		if (role == CT_GROUP_ALONE) {
+			first[ng] = i;
+			hashes[ng] = 0;
+			group_of[i] = ng++;
+			groups[group_of[i]].count++;
+			continue;
+		}
+		uint64_t h = ops->hash(ops->ctx, i, key);
 		size_t s = (size_t)h & (slots - 1);
 		for (; table[s]; s = (s + 1) & (slots - 1)) {
 			size_t gi = table[s] - 1;
-			const struct ct_thread *other = stack_at(r, first[gi]);
-			if (hashes[gi] == h && same_stack(other, t) &&
-			    (!py || same_runtime(ct_runtime_find_thread(&r->runtime, other->tid), py)))
+			if (hashes[gi] == h && ops->same(ops->ctx, first[gi], i))
 				break;
 		}
 		if (!table[s]) {
@@ -128,7 +126,7 @@ static void group_stacks(struct ct_thread_groups *g, const struct ct_report *r, 
 		group_of[i] = table[s] - 1;
 		groups[group_of[i]].count++;
 	}
-	// Counting sort of the threads by group: members of a group stay in thread order.
+	// Counting sort of the items by group: members of a group stay in item order.
 	size_t at = 0;
 	for (size_t gi = 0; gi < ng; gi++) {
 		groups[gi].start = at;
@@ -141,9 +139,9 @@ static void group_stacks(struct ct_thread_groups *g, const struct ct_report *r, 
 		struct ct_thread_group *gr = &groups[group_of[i]];
 		members[gr->start + gr->count++] = i;
 	}
-	g->groups = groups;
-	g->members = members;
-	g->num_groups = ng;
+	*groups_ret = groups;
+	*members_ret = members;
+	*num_groups = ng;
 	groups = NULL;
 	members = NULL;
 out:
@@ -153,6 +151,59 @@ out:
 	free(table);
 	free(groups);
 	free(members);
+	return ok;
+}
+
+struct stack_items {
+	const struct ct_report *r;
+	const struct ct_thread *(*at)(const void *ctx, size_t i);
+};
+
+// The crashing thread is shown on its own, before the groups.
+static enum ct_group_role stack_role(const void *ctx, size_t i)
+{
+	const struct stack_items *s = ctx;
+	return s->at(s->r, i)->crashed ? CT_GROUP_SKIP : CT_GROUP_KEYED;
+}
+
+static const struct ct_runtime_thread *python_of(const struct stack_items *s, const struct ct_thread *t)
+{
+	return s->at == report_thread && s->r->runtime.num_threads ? ct_runtime_find_thread(&s->r->runtime, t->tid) : NULL;
+}
+
+static uint64_t stack_item_hash(const void *ctx, size_t i, uint64_t key)
+{
+	const struct stack_items *s = ctx;
+	const struct ct_thread *t = s->at(s->r, i);
+	return runtime_hash(python_of(s, t), stack_hash(t, key), key);
+}
+
+static bool same_stack_item(const void *ctx, size_t a, size_t b)
+{
+	const struct stack_items *s = ctx;
+	const struct ct_thread *x = s->at(s->r, a), *y = s->at(s->r, b);
+	const struct ct_runtime_thread *py = python_of(s, y);
+	return same_stack(x, y) && (!py || same_runtime(python_of(s, x), py));
+}
+
+static void group_stacks(struct ct_thread_groups *g, const struct ct_report *r, size_t n,
+			 const struct ct_thread *(*stack_at)(const void *ctx, size_t i))
+{
+	memset(g, 0, sizeof(*g));
+	g->report = r;
+	g->at = stack_at;
+	g->num_groups = n; // ungrouped until the grouping succeeds
+	if (!n)
+		return;
+	const struct stack_items items = { r, stack_at };
+	const struct ct_group_ops ops = { &items, stack_role, stack_item_hash, same_stack_item };
+	struct ct_thread_group *groups;
+	size_t *members, ng;
+	if (ct_group_items(n, &ops, &groups, &ng, &members)) {
+		g->groups = groups;
+		g->members = members;
+		g->num_groups = ng;
+	}
 }
 
 void ct_thread_groups_init(struct ct_thread_groups *g, const struct ct_report *r)

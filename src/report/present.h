@@ -55,6 +55,35 @@ size_t ct_thread_group_member(const struct ct_thread_groups *g, size_t gi, size_
 /** Members of group @p gi (0 for a slot that holds the crashing thread when ungrouped). */
 size_t ct_thread_group_size(const struct ct_thread_groups *g, size_t gi);
 
+/** How ct_group_items() takes item i: grouped by its key, in a group of its own, or in none. */
+enum ct_group_role { CT_GROUP_KEYED, CT_GROUP_ALONE, CT_GROUP_SKIP };
+struct ct_group_ops {
+	const void *ctx;
+	enum ct_group_role (*role)(const void *ctx, size_t i);
+	/** A keyed hash of item i (key: random per grouping, so crafted items cannot collide). */
+	uint64_t (*hash)(const void *ctx, size_t i, uint64_t key);
+	bool (*same)(const void *ctx, size_t a, size_t b);
+};
+/**
+ * Groups items 0..n-1 of equal hash and same(): groups in order of each one's first item, members
+ * (item indices) in item order; linear in n. False when out of memory (nothing is set).
+ */
+bool ct_group_items(size_t n, const struct ct_group_ops *ops, struct ct_thread_group **groups, size_t *num_groups,
+		    size_t **members);
+
+/**
+ * Goroutines grouped by identical stacks (status, wait reason, frames, creating frame), in order
+ * of each group's first goroutine (present_go.c); the crashed goroutine and running ones alone.
+ * Out of memory, each is its own group; with no memory even for that, no groups.
+ */
+struct ct_goroutine_groups {
+	struct ct_thread_group *groups; /**< owned */
+	size_t num_groups;
+	size_t *members; /**< owned: indices in runtime.goroutines, grouped */
+};
+void ct_goroutine_groups_init(struct ct_goroutine_groups *g, const struct ct_runtime *rt);
+void ct_goroutine_groups_deinit(struct ct_goroutine_groups *g);
+
 /**
  * Finds a repeated cycle starting at frame @p i: sets *period and *repeats (>= 2) and returns true
  * when frames [i, i + period*repeats) are the same cycle and long enough to collapse.

@@ -651,6 +651,8 @@ static void write_text(FILE *f, const struct ct_report *r, const struct ct_write
 		write_frames(&w, r, &r->threads[ct_thread_group_member(&g, gi, 0)], frame_limit(o, OTHER_THREAD_FRAMES));
 	}
 	ct_thread_groups_deinit(&g);
+	if (shows(o, CT_SECTION_STACKS))
+		ct_text_goroutines(f, r, o); // text_go.c
 	if (shows(o, CT_SECTION_TRAIL))
 		ct_text_write_trail(f, r, o);
 	if (shows(o, CT_SECTION_TASKS))

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/dwarf_type.h"
 #include "runtime/python.h"
 
 /** The types read, by their DWARF names: structure tags or typedef names. */
@@ -30,22 +31,6 @@ static const struct {
 const char *const ct_py_dwarf_anchors[CT_PY_NUM_ANCHORS] = { "_PyEval_EvalFrameDefault", "PyCode_Addr2Line",
 							      "PyUnicode_AsUTF8", "PyBytes_FromStringAndSize" };
 
-// Through typedefs and qualifiers to the structure itself.
-static bool strip(Dwarf_Die *die)
-{
-	for (int i = 0; i < 16; i++) {
-		int tag = dwarf_tag(die);
-		if (tag == DW_TAG_structure_type || tag == DW_TAG_union_type)
-			return !dwarf_hasattr(die, DW_AT_declaration);
-		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type)
-			return false;
-		Dwarf_Attribute a;
-		if (!dwarf_formref_die(dwarf_attr(die, DW_AT_type, &a), die))
-			return false;
-	}
-	return false;
-}
-
 // Top-level types of one unit into @p found (first definition of each wins).
 static void scan_unit(Dwarf_Die *cu, Dwarf_Die *types, bool *found)
 {
@@ -63,50 +48,12 @@ static void scan_unit(Dwarf_Die *cu, Dwarf_Die *types, bool *found)
 			if (found[t] || strcmp(name, type_names[t].name) || (tag == DW_TAG_typedef) != type_names[t].is_typedef)
 				continue;
 			Dwarf_Die d = child;
-			if (strip(&d)) {
+			if (ct_dwarf_strip_to_struct(&d)) {
 				types[t] = d;
 				found[t] = true;
 			}
 		}
 	} while (dwarf_siblingof(&child, &child) == 0);
-}
-
-// Offset of the member at dotted @p path ("ceval.gil.last_holder") in @p type.
-static bool member(const Dwarf_Die *type, const char *path, uint32_t *ret)
-{
-	Dwarf_Die t = *type;
-	uint64_t off = 0;
-	char comp[64];
-	while (*path) {
-		size_t n = strcspn(path, ".");
-		if (n >= sizeof(comp) || !strip(&t))
-			return false;
-		memcpy(comp, path, n);
-		comp[n] = '\0';
-		path += n + (path[n] == '.');
-		Dwarf_Die m;
-		bool hit = false;
-		if (dwarf_child(&t, &m) != 0)
-			return false;
-		do {
-			const char *name = dwarf_diename(&m);
-			if (dwarf_tag(&m) == DW_TAG_member && name && !strcmp(name, comp)) {
-				hit = true;
-				break;
-			}
-		} while (dwarf_siblingof(&m, &m) == 0);
-		Dwarf_Attribute a;
-		Dwarf_Word loc;
-		if (!hit || dwarf_formudata(dwarf_attr(&m, DW_AT_data_member_location, &a), &loc) != 0)
-			return false;
-		off += loc;
-		if (*path && !dwarf_formref_die(dwarf_attr(&m, DW_AT_type, &a), &t))
-			return false;
-	}
-	if (off > UINT32_MAX)
-		return false;
-	*ret = (uint32_t)off;
-	return true;
 }
 
 static bool size_of(Dwarf_Die *type, uint32_t *ret)
@@ -131,29 +78,29 @@ bool ct_py_layout_from_units(Dwarf_Die *units, size_t num_units, unsigned major,
 	}
 	struct ct_py_layout l = { .major = major, .minor = minor, .pointer_size = pointer_size };
 	uint32_t switch_cond;
-	bool ok = member(&types[T_RUNTIME], "interpreters.head", &l.rt_interpreters_head) &&
-		  member(&types[T_RUNTIME], "ceval.gil.last_holder", &l.rt_gil_last_holder) &&
-		  member(&types[T_RUNTIME], "ceval.gil.locked", &l.rt_gil_locked) &&
-		  member(&types[T_RUNTIME], "ceval.gil.cond", &l.rt_gil_sync) &&
-		  member(&types[T_RUNTIME], "ceval.gil.switch_cond", &switch_cond) && switch_cond > l.rt_gil_sync &&
-		  member(&types[T_INTERP], "next", &l.is_next) &&
-		  member(&types[T_INTERP], "threads.head", &l.is_threads_head) &&
-		  member(&types[T_TSTATE], "next", &l.ts_next) &&
-		  member(&types[T_TSTATE], "native_thread_id", &l.ts_native_thread_id) &&
-		  member(&types[T_TSTATE], "cframe", &l.ts_cframe) &&
-		  member(&types[T_CFRAME], "current_frame", &l.cf_current_frame) &&
-		  member(&types[T_FRAME], "f_code", &l.fr_code) && member(&types[T_FRAME], "previous", &l.fr_previous) &&
-		  member(&types[T_FRAME], "prev_instr", &l.fr_prev_instr) &&
-		  member(&types[T_FRAME], "is_entry", &l.fr_is_entry) && member(&types[T_FRAME], "owner", &l.fr_owner) &&
-		  member(&types[T_CODE], "co_firstlineno", &l.co_firstlineno) &&
-		  member(&types[T_CODE], "co_filename", &l.co_filename) && member(&types[T_CODE], "co_name", &l.co_name) &&
-		  member(&types[T_CODE], "co_qualname", &l.co_qualname) &&
-		  member(&types[T_CODE], "co_linetable", &l.co_linetable) &&
-		  member(&types[T_CODE], "_co_firsttraceable", &l.co_firsttraceable) &&
-		  member(&types[T_CODE], "co_code_adaptive", &l.co_code_adaptive) &&
-		  member(&types[T_OBJECT], "ob_type", &l.ob_type) && member(&types[T_VAROBJECT], "ob_size", &l.ob_size) &&
-		  member(&types[T_BYTES], "ob_sval", &l.bytes_sval) && member(&types[T_ASCII], "length", &l.str_length) &&
-		  member(&types[T_ASCII], "state", &l.str_state) && size_of(&types[T_ASCII], &l.str_ascii_data) &&
+	bool ok = ct_dwarf_member_offset(&types[T_RUNTIME], "interpreters.head", &l.rt_interpreters_head) &&
+		  ct_dwarf_member_offset(&types[T_RUNTIME], "ceval.gil.last_holder", &l.rt_gil_last_holder) &&
+		  ct_dwarf_member_offset(&types[T_RUNTIME], "ceval.gil.locked", &l.rt_gil_locked) &&
+		  ct_dwarf_member_offset(&types[T_RUNTIME], "ceval.gil.cond", &l.rt_gil_sync) &&
+		  ct_dwarf_member_offset(&types[T_RUNTIME], "ceval.gil.switch_cond", &switch_cond) && switch_cond > l.rt_gil_sync &&
+		  ct_dwarf_member_offset(&types[T_INTERP], "next", &l.is_next) &&
+		  ct_dwarf_member_offset(&types[T_INTERP], "threads.head", &l.is_threads_head) &&
+		  ct_dwarf_member_offset(&types[T_TSTATE], "next", &l.ts_next) &&
+		  ct_dwarf_member_offset(&types[T_TSTATE], "native_thread_id", &l.ts_native_thread_id) &&
+		  ct_dwarf_member_offset(&types[T_TSTATE], "cframe", &l.ts_cframe) &&
+		  ct_dwarf_member_offset(&types[T_CFRAME], "current_frame", &l.cf_current_frame) &&
+		  ct_dwarf_member_offset(&types[T_FRAME], "f_code", &l.fr_code) && ct_dwarf_member_offset(&types[T_FRAME], "previous", &l.fr_previous) &&
+		  ct_dwarf_member_offset(&types[T_FRAME], "prev_instr", &l.fr_prev_instr) &&
+		  ct_dwarf_member_offset(&types[T_FRAME], "is_entry", &l.fr_is_entry) && ct_dwarf_member_offset(&types[T_FRAME], "owner", &l.fr_owner) &&
+		  ct_dwarf_member_offset(&types[T_CODE], "co_firstlineno", &l.co_firstlineno) &&
+		  ct_dwarf_member_offset(&types[T_CODE], "co_filename", &l.co_filename) && ct_dwarf_member_offset(&types[T_CODE], "co_name", &l.co_name) &&
+		  ct_dwarf_member_offset(&types[T_CODE], "co_qualname", &l.co_qualname) &&
+		  ct_dwarf_member_offset(&types[T_CODE], "co_linetable", &l.co_linetable) &&
+		  ct_dwarf_member_offset(&types[T_CODE], "_co_firsttraceable", &l.co_firsttraceable) &&
+		  ct_dwarf_member_offset(&types[T_CODE], "co_code_adaptive", &l.co_code_adaptive) &&
+		  ct_dwarf_member_offset(&types[T_OBJECT], "ob_type", &l.ob_type) && ct_dwarf_member_offset(&types[T_VAROBJECT], "ob_size", &l.ob_size) &&
+		  ct_dwarf_member_offset(&types[T_BYTES], "ob_sval", &l.bytes_sval) && ct_dwarf_member_offset(&types[T_ASCII], "length", &l.str_length) &&
+		  ct_dwarf_member_offset(&types[T_ASCII], "state", &l.str_state) && size_of(&types[T_ASCII], &l.str_ascii_data) &&
 		  size_of(&types[T_COMPACT], &l.str_compact_data);
 	if (!ok)
 		return false;

@@ -10,45 +10,13 @@ Usage: hostile_python.py CORETRIAGE CORES_DIR WORKDIR
 import json
 import os
 import shutil
-import struct
 import subprocess
 import sys
 
+from corepatch import gdb_values, patch
+
 TS = "_PyRuntime.interpreters.head->threads.head"
 FRAME = TS + "->cframe->current_frame"
-
-
-def gdb_values(exe, core, exprs):
-    args = ["gdb", "-batch", "-nx", "-q"]
-    for e in exprs:
-        args += ["-ex", "p/x " + e]
-    out = subprocess.run(args + [exe, core], capture_output=True, text=True, timeout=120).stdout
-    vals = [int(l.split("=", 1)[1], 16) for l in out.splitlines() if l.startswith("$")]
-    if len(vals) != len(exprs):
-        raise SystemExit(f"gdb could not evaluate the addresses: {out[-500:]}")
-    return vals
-
-
-def file_offset(path, vaddr):
-    """Offset in ELF file @path of virtual address @vaddr (a PT_LOAD with file bytes there)."""
-    with open(path, "rb") as f:
-        ident = f.read(64)
-        phoff, = struct.unpack_from("<Q", ident, 32)
-        phentsize, phnum = struct.unpack_from("<HH", ident, 54)
-        f.seek(phoff)
-        table = f.read(phentsize * phnum)
-    for i in range(phnum):
-        p_type, _, off, va, _, filesz, _, _ = struct.unpack_from("<IIQQQQQQ", table, i * phentsize)
-        if p_type == 1 and va <= vaddr < va + filesz:
-            return off + vaddr - va
-    raise SystemExit(f"0x{vaddr:x} is not in the file bytes of {path}")
-
-
-def patch(path, vaddr, value):
-    off = file_offset(path, vaddr)
-    with open(path, "r+b") as f:
-        f.seek(off)
-        f.write(struct.pack("<Q", value))
 
 
 def main():
