@@ -27,7 +27,7 @@ STAGES = [
     ["coretriage"],
     ["util"],
     ["arch"],
-    ["dump"],
+    ["dump", "live"],
     ["input"],
     ["modules"],
     ["unwind"],

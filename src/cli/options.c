@@ -15,6 +15,7 @@ static const char help_text[] =
 	"Usage: coretriage [OPTIONS] [EXECUTABLE] CORE\n"
 	"       coretriage [OPTIONS] EXECUTABLE -c CORE    (how coredumpctl debug runs a debugger)\n"
 	"       coretriage [OPTIONS] [VMLINUX] VMCORE\n"
+	"       coretriage [OPTIONS] [EXECUTABLE] -p PID   (a live process, e.g. a hung one)\n"
 	"       coretriage batch [OPTIONS] PATH...\n"
 	"\n"
 	"Tells why a program (or a Linux kernel) crashed, from its core dump: every thread's\n"
@@ -34,6 +35,12 @@ static const char help_text[] =
 	"  -e, --exe=FILE             the executable (same as the EXECUTABLE argument; also\n"
 	"                             --executable, as eu-stack spells it)\n"
 	"  -c, --core=FILE            the core (same as the CORE argument; gdb's and eu-stack's -c)\n"
+	"  -p, --pid=PID              analyze the running process PID instead of a core: its threads\n"
+	"                             are stopped only while their registers and memory are copied\n"
+	"                             (ptrace; the stop time is in the report), then the same analysis\n"
+	"                             runs on the copy (see docs/live.md)\n"
+	"      --gcore=FILE           with -p: also write the copy as an ELF core to FILE, as gdb's\n"
+	"                             gcore does (gdb, eu-stack and coretriage read it)\n"
 	"      --sysroot=DIR          resolve file paths recorded in the core under DIR, confined to it\n"
 	"      --debug-dir=DIR        look for debug files in DIR/.build-id/xx/rest.debug (repeatable)\n"
 	"      --no-debuginfod        never query debuginfod servers (DEBUGINFOD_URLS)\n"
@@ -160,6 +167,7 @@ enum {
 	OPT_SECTIONS,
 	OPT_SOURCE,
 	OPT_SOURCE_DIR,
+	OPT_GCORE,
 };
 
 static const struct option long_options[] = {
@@ -168,6 +176,8 @@ static const struct option long_options[] = {
 	{ "exe", required_argument, NULL, 'e' },
 	{ "executable", required_argument, NULL, 'e' },
 	{ "core", required_argument, NULL, 'c' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "gcore", required_argument, NULL, OPT_GCORE },
 	{ "frames", required_argument, NULL, 'n' },
 	{ "thread", required_argument, NULL, OPT_THREAD },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -485,7 +495,7 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 	opterr = 0;
 	// GNU order: options anywhere ("coretriage ./prog core -f json", "batch cores/ -j4"), '--' ends
 	// them; the leading ':' makes a missing value ':' rather than '?'.
-	while ((c = getopt_long(argc, argv, ":f:o:e:c:n:j:qvhV", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:o:e:c:p:n:j:qvhV", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if ((rc = parse_format(optarg, cli)) >= 0)
@@ -568,6 +578,12 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 				return usage_error("--max-frames: '%s' is not a positive number", optarg);
 			cli->opts.max_frames = v;
 			break;
+		case 'p':
+			if (!parse_count(optarg, 1UL << 30, &v))
+				return usage_error("--pid: '%s' is not a process id", optarg);
+			cli->opts.pid = (int)v;
+			break;
+		case OPT_GCORE: cli->opts.gcore_path = optarg; break;
 		case OPT_MAX_THREADS:
 			if (!parse_count(optarg, CT_DEFAULT_MAX_THREADS, &v))
 				return usage_error("--max-threads: '%s' is not a number from 1 to 100000", optarg);
@@ -657,6 +673,24 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 		return usage_error("%s is a batch option: coretriage batch [OPTIONS] PATH...", batch_only);
 	int npos = argc - optind;
 	char **pos = argv + optind;
+	if (cli->opts.gcore_path && !cli->opts.pid)
+		return usage_error("--gcore writes the core of a live process: give it with -p PID");
+	if (cli->opts.pid) {
+		// -p PID [EXECUTABLE]: the process is the dump; an executable may be named for its symbols.
+		if (cli->core_opt || npos > 1)
+			return usage_error("-p PID analyzes a running process: give no core (at most an EXECUTABLE)");
+		if (npos == 1 && cli->opts.executable)
+			return usage_error("both --exe and an EXECUTABLE argument given");
+		if (npos == 1)
+			cli->opts.executable = pos[0];
+		// Tests only: keep the process stopped longer (a coretriage killed while it holds it).
+		const char *hold = getenv("CORETRIAGE_TEST_HOLD_MS");
+		if (hold && parse_count(hold, 600000, &v))
+			cli->opts.live_hold_ms = (unsigned)v;
+		if (cli->opts.executable && (rc = check_executable(cli->opts.executable)) >= 0)
+			return rc;
+		return -1;
+	}
 	size_t want = cli->core_opt ? 1 : 2; // -c CORE leaves room for the EXECUTABLE only
 	if ((size_t)npos > want || (npos == 2 && sniff_path(pos[0]) == CT_FORMAT_ELF_CORE &&
 				    sniff_path(pos[1]) == CT_FORMAT_ELF_CORE)) {
