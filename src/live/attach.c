@@ -5,6 +5,7 @@
 // Every exit path detaches; should coretriage die instead, the kernel detaches (and wakes) the
 // threads itself (tests/live/check_live.py kills it while the process is held stopped).
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,10 +117,16 @@ static struct ct_error *wait_stopped(struct ct_live_attach *a, uint64_t deadline
 			idle = 0;
 			continue;
 		}
-		// Most threads stop within microseconds; back off from 10 µs to 1 ms for the rest.
-		struct timespec ts = { 0, (long)(idle < 7 ? 10000u << idle : 1000000u) };
+		// Most threads stop within microseconds: yield the CPU to them first (a sleep of ours may take
+		// milliseconds to end on a busy machine), then back off from 10 µs to 1 ms for the rest.
+		if (idle < 64) {
+			sched_yield();
+		} else {
+			unsigned k = idle - 64;
+			struct timespec ts = { 0, (long)(k < 7 ? 10000u << k : 1000000u) };
+			nanosleep(&ts, NULL);
+		}
 		idle++;
-		nanosleep(&ts, NULL);
 	}
 }
 

@@ -304,6 +304,13 @@ struct ct_error *ct_live_capture(int pid, const struct ct_live_capture_options *
 		ct_error_destroy(e);
 	}
 
+	// Samples (stacks only) read the layout before the stop, to keep each tick's stop to the copy; a
+	// stack that moved meanwhile reads as zeros. A whole capture reads it stopped.
+	if (!o->all_memory) {
+		err = ct_live_read_maps(pid, "maps", snap);
+		if (err)
+			return err;
+	}
 	struct ct_live_attach a;
 	err = ct_live_attach_all(pid, &a);
 	if (err) {
@@ -312,7 +319,7 @@ struct ct_error *ct_live_capture(int pid, const struct ct_live_capture_options *
 	}
 	struct reader rd = { .pid = pid, .mem_fd = -1, .vm_readv_works = true };
 	err = take_threads(arch, &a, states, num_states, snap);
-	if (!err)
+	if (!err && o->all_memory)
 		err = ct_live_read_maps(pid, "maps", snap);
 	if (!err)
 		mark_dirty(&pre, snap);

@@ -44,6 +44,10 @@ struct ct_live_thread {
 	/** /proc/…/syscall before the stop: the system call number it is blocked in, -1 when
 	 * running in user space, -2 unknown. */
 	long syscall;
+	/** The call's first argument (/proc/…/syscall), and what /proc/PID/fd says that descriptor is
+	 * when it is one ("socket:[1234]", "pipe:[5678]", a path; "" otherwise): read before the stop. */
+	uint64_t syscall_arg0;
+	char fd_target[96];
 	/** /proc/…/wchan: the kernel function it sleeps in ("" when not sleeping or hidden). */
 	char wchan[64];
 	/** regsets[0] is NT_PRSTATUS's pr_reg; absent (count 0) when the thread did not stop. */

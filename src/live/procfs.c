@@ -229,8 +229,18 @@ void ct_live_read_thread_state(int pid, struct ct_live_thread *t)
 	// "running" (on a CPU), "-1 sp pc" (in user space), or "NR args… sp pc" (in a system call).
 	if (sc && !strncmp(sc, "running", 7))
 		t->syscall = -1;
-	else if (sc && (isdigit((unsigned char)sc[0]) || sc[0] == '-'))
-		t->syscall = strtol(sc, NULL, 10);
+	else if (sc && (isdigit((unsigned char)sc[0]) || sc[0] == '-')) {
+		char *end;
+		t->syscall = strtol(sc, &end, 10);
+		t->syscall_arg0 = strtoull(end, NULL, 16);
+	}
+	// A descriptor-sized first argument may be an fd (read, accept, epoll_wait): what it is.
+	if (t->syscall >= 0 && t->syscall_arg0 < (1u << 20)) {
+		char link[64];
+		snprintf(link, sizeof(link), "/proc/%d/fd/%llu", pid, (unsigned long long)t->syscall_arg0);
+		ssize_t n = readlink(link, t->fd_target, sizeof(t->fd_target) - 1);
+		t->fd_target[n > 0 ? n : 0] = '\0';
+	}
 	_cleanup_free_ char *wchan = ct_live_read_proc(pid, t->tid, "wchan", sizeof(t->wchan) - 1, NULL);
 	if (wchan && strcmp(wchan, "0") != 0)
 		snprintf(t->wchan, sizeof(t->wchan), "%s", wchan);

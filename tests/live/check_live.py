@@ -7,7 +7,8 @@ waits for its ./ready, runs coretriage against it and kills it at the end. gdb i
 own backtrace of the live process.
 
 Usage: check_live.py --coretriage BIN --source-dir testdata/src --workdir DIR --schema SCHEMA --case CASE
-Cases: deadlock, accept, gcore-gdb, sigkill, permission, many-threads, forker, errors.
+Cases: deadlock, accept, gcore-gdb, sigkill, permission, many-threads, forker, errors, sample-spin,
+sample-wait (coretriage sample: a busy loop >= 90 % in its function, blocked threads' states).
 Exit 77 (skipped) when ptrace is not permitted here at all.
 """
 import argparse
@@ -282,6 +283,60 @@ def case_errors(args):
     r = run(args, "--gcore", "x.core")
     if r.returncode != 64:
         fail(f"--gcore without -p: exit {r.returncode}")
+
+
+def sample(args, target, *extra):
+    r = run(args, "sample", "-p", str(target.pid), "--no-debuginfod", *extra)
+    if r.returncode != 0:
+        fail(f"coretriage sample exit {r.returncode}: {r.stderr.strip()}")
+    return r.stdout
+
+
+def folded(text):
+    """[(frames, count)] of folded lines."""
+    out = []
+    for line in text.splitlines():
+        stack, count = line.rsplit(" ", 1)
+        out.append((stack.split(";"), int(count)))
+    return out
+
+
+def case_sample_spin(args):
+    # A busy loop in a known function: at least 90 % of the samples there, on a CPU.
+    exe = build(args, "live.c", "live")
+    t = Target(args, exe, "spin")
+    try:
+        svg = os.path.join(t.dir, "profile.svg")
+        stacks = folded(sample(args, t, "--duration", "2s", "-f", "folded", "--flamegraph", svg))
+        still_running(t, "sample")
+        total = sum(c for _, c in stacks)
+        spin = sum(c for f, c in stacks if f[0] == "on-CPU" and f[-1] == "spin_forever")
+        if total < 20 or spin < 0.9 * total:
+            fail(f"{spin} of {total} samples in spin_forever: {stacks}")
+        with open(svg) as f:
+            if "spin_forever" not in f.read():
+                fail("the flame graph has no spin_forever")
+        text = sample(args, t, "--duration", "1s")
+        if "on-CPU" not in text or "spin_forever" not in text:
+            fail(f"the text summary is\n{text}")
+    finally:
+        t.stop()
+
+
+def case_sample_wait(args):
+    # Threads blocked: the state is the root frame, with the descriptor's target.
+    exe = build(args, "hang.c", "hang")
+    t = Target(args, exe, "io")
+    try:
+        stacks = folded(sample(args, t, "--duration", "1s", "--rate", "20", "-f", "folded"))
+        still_running(t, "sample")
+        roots = {f[0]: f for f, _ in stacks}
+        accept = [r for r in roots if r.startswith("accept") and "socket:[" in r]
+        read = [r for r in roots if r.startswith("read(fd") and "pipe:[" in r]
+        if not accept or not read or "serve_clients" not in roots[accept[0]] or "read_commands" not in roots[read[0]]:
+            fail(f"states are {sorted(roots)}")
+    finally:
+        t.stop()
 
 
 def main():
