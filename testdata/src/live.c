@@ -3,6 +3,8 @@
  *   live spin          main spins in spin_forever (on a CPU, never in a system call)
  *   live sleepers N    N threads sleep in nanosleep inside sleeper_wait; main in pthread_join
  *   live forker        fork_often forks a child every millisecond, and the child exits at once
+ *   live work N S      N threads count in busy_work for S seconds, then it prints the total and
+ *                      exits (scripts/bench-live: the slowdown coretriage sample causes)
  *
  * Each writes ./ready when its threads are where the test expects them, then runs until killed.
  */
@@ -47,6 +49,22 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
+static volatile int stop_work;
+
+__attribute__((noinline)) static unsigned long busy_work(void)
+{
+	unsigned long n = 0;
+	while (!stop_work)
+		n++;
+	return n;
+}
+
+static void *worker(void *arg)
+{
+	*(unsigned long *)arg = busy_work();
+	return NULL;
+}
+
 __attribute__((noinline)) static void fork_often(void)
 {
 	for (;;) {
@@ -80,11 +98,26 @@ int main(int argc, char **argv)
 		usleep(100000); // the last ones reach nanosleep
 		ready();
 		pthread_join(t[0], NULL);
+	} else if (!strcmp(mode, "work") && argc > 3) {
+		int n = atoi(argv[2]);
+		unsigned long *counts = calloc((size_t)n, sizeof(*counts));
+		pthread_t *t = calloc((size_t)n, sizeof(*t));
+		for (int i = 0; i < n; i++)
+			pthread_create(&t[i], NULL, worker, &counts[i]);
+		ready();
+		usleep((useconds_t)(atof(argv[3]) * 1e6));
+		stop_work = 1;
+		unsigned long total = 0;
+		for (int i = 0; i < n; i++) {
+			pthread_join(t[i], NULL);
+			total += counts[i];
+		}
+		printf("%lu\n", total);
 	} else if (!strcmp(mode, "forker")) {
 		ready();
 		fork_often();
 	} else {
-		fprintf(stderr, "usage: live spin|sleepers N|forker\n");
+		fprintf(stderr, "usage: live spin|sleepers N|forker|work N SECONDS\n");
 		return 2;
 	}
 	return 0;
