@@ -170,6 +170,8 @@ struct ct_error *ct_live_attach_all(int pid, struct ct_live_attach *a)
 	a->pid = pid;
 	struct ct_error *err = NULL;
 	bool any_new = true;
+	// One deadline for all rounds: a thread in uninterruptible sleep delays the stop only once.
+	uint64_t deadline = ct_live_now_ns() + (uint64_t)CT_LIVE_STOP_TIMEOUT_MS * 1000000u;
 	for (unsigned round = 0; round < MAX_ROUNDS && any_new && !err; round++) {
 		int *tids = NULL;
 		size_t n = 0;
@@ -190,7 +192,7 @@ struct ct_error *ct_live_attach_all(int pid, struct ct_live_attach *a)
 		free(tids);
 		// Threads seized in this round report their stops (and clones) before the next listing.
 		if (!err)
-			err = wait_stopped(a, ct_live_now_ns() + (uint64_t)CT_LIVE_STOP_TIMEOUT_MS * 1000000u);
+			err = wait_stopped(a, deadline);
 	}
 	if (!err) {
 		bool alive = false;

@@ -290,8 +290,10 @@ static void write_header(const struct out *w, const struct ct_report *r)
 			txt(w, ct_display_path(r->live.gcore, w->o));
 		}
 		fputc('\n', out);
+	} else {
+		// A live process did not crash: there is no crash time to tell.
+		ct_text_write_crash_time(out, r);
 	}
-	ct_text_write_crash_time(out, r);
 }
 
 // "  label: TEXT\n" with TEXT untrusted.
