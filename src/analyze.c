@@ -1,6 +1,8 @@
 // ct_analyze(): detect what the input is, by its bytes, and hand it to the right pipeline.
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,6 +12,7 @@
 #include "dump/mapped_file.h"
 #include "dump/sniff.h"
 #include "input/input.h"
+#include "live/live.h"
 #include "process/process.h"
 #include "trail/trail.h"
 #include "util/budget.h"
@@ -108,8 +111,97 @@ static unsigned available_pipelines(void)
 	return set;
 }
 
+// What a capture lost, said in the report: threads that went away or did not stop, memory not
+// copied (the budget) or not readable.
+static void report_capture(const struct ct_live_snapshot *snap, struct ct_report *report)
+{
+	if (snap->threads_gone)
+		ct_report_diag(report, CT_SEVERITY_INFO, 0, CT_DIAG_SNAPSHOT, "%zu threads exited while the process was attached",
+			       snap->threads_gone);
+	if (snap->threads_not_stopped)
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_SNAPSHOT,
+			       "%zu threads did not stop within %d ms (uninterruptible sleep?): they are not in the report",
+			       snap->threads_not_stopped, CT_LIVE_STOP_TIMEOUT_MS);
+	if (snap->copy_capped)
+		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_BUDGET_COPY,
+			       "the copy budget ran out: some mappings of the process were not copied (their memory reads as "
+			       "not in the dump)");
+	if (snap->pages_unreadable)
+		ct_report_diag(report, CT_SEVERITY_INFO, 0, CT_DIAG_SNAPSHOT,
+			       "%llu pages of the process could not be read while it was stopped (read as zeros)",
+			       (unsigned long long)snap->pages_unreadable);
+}
+
+// Writes @p snap as an ELF core to @p path (--gcore), created afresh with the caller's umask.
+static struct ct_error *write_gcore(const struct ct_live_snapshot *snap, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0600);
+	if (fd < 0)
+		return ct_error_os(errno, "--gcore %s", path);
+	struct ct_error *err = ct_live_write_core(snap, fd, NULL);
+	if (close(fd) != 0 && !err)
+		err = ct_error_os(errno, "--gcore %s", path);
+	return err ? ct_error_wrap(err, "--gcore %s", path) : NULL;
+}
+
+/*
+ * -p PID: the process is captured (src/live/: stopped only while registers and memory are copied),
+ * and its snapshot, written as an ELF core into a memfd, goes through the process-core pipeline like
+ * any core: the same stages, the same report, input.kind "live".
+ */
+static struct ct_error *analyze_live(const struct ct_options *opts, struct ct_report *report)
+{
+	struct ct_budget budget;
+	ct_budget_init(&budget, opts);
+	struct ct_live_snapshot snap;
+	const struct ct_live_capture_options co = { .all_memory = true, .hold_ms = opts->live_hold_ms };
+	struct ct_error *err = ct_live_capture(opts->pid, &co, &budget, &snap);
+	if (err) {
+		ct_live_snapshot_free(&snap);
+		return err;
+	}
+	report->live.present = true;
+	report->live.stopped_ms = snap.stopped_ms;
+	report->live.threads = snap.num_threads;
+	report->live.bytes_copied = snap.bytes_copied;
+	report_capture(&snap, report);
+	if (opts->gcore_path) {
+		err = write_gcore(&snap, opts->gcore_path);
+		report->live.gcore = ct_report_strdup(report, opts->gcore_path);
+	}
+	_cleanup_close_ int fd = err ? -1 : memfd_create("coretriage-live", MFD_CLOEXEC);
+	uint64_t written = 0;
+	if (!err && fd < 0)
+		err = ct_error_os(errno, "memfd_create");
+	if (!err)
+		err = ct_live_write_core(&snap, fd, &written);
+	// The copy lives on in the memfd; the snapshot's own buffers go before the analysis.
+	ct_live_snapshot_free(&snap);
+	ct_budget_spend(&budget, CT_BUDGET_TEMP, written);
+	struct ct_mapped_file file = { .fd = -1 };
+	char proc_path[64];
+	snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", fd);
+	if (!err)
+		err = ct_mapped_file_open(proc_path, &file);
+	if (!err) {
+		struct ct_options o = *opts;
+		o.core_path = NULL;
+		err = ct_process_analyze(&o, &file, &budget, report);
+		ct_mapped_file_close(&file);
+	}
+	report->input.kind = ct_report_strdup(report, "live");
+	report->input.pid = opts->pid;
+	report->input.core = ct_report_printf(report, "/proc/%d", opts->pid);
+	report->input.executable = ct_report_strdup(report, opts->executable);
+	if (!err)
+		run_trail(opts, &budget, report);
+	return err ? ct_error_wrap(err, "process %d", opts->pid) : NULL;
+}
+
 struct ct_error *ct_analyze(const struct ct_options *opts, struct ct_report *report)
 {
+	if (opts->pid)
+		return analyze_live(opts, report);
 	if (!opts->core_path)
 		return ct_error_create(CT_ERROR_INVALID_ARGUMENT, "no dump given");
 	if (opts->max_frames == 0 || opts->max_threads == 0)

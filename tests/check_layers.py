@@ -28,7 +28,7 @@ STAGES = [
     ["util"],
     ["lazy"],
     ["arch"],
-    ["dump"],
+    ["dump", "live"],
     ["input"],
     ["modules"],
     ["unwind"],

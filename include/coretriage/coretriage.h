@@ -78,13 +78,20 @@ struct ct_options {
 	bool kernel_tasks;
 	/** --runtime=off: do not read a language runtime's stacks (docs/runtimes.md). */
 	bool no_runtime;
+	/** -p PID: analyze this live process instead of a dump (docs/live.md); 0 = a dump. */
+	int pid;
+	/** --gcore FILE with -p: also write the capture as an ELF core there. Borrowed. */
+	const char *gcore_path;
+	/** Keep the live process stopped this many more milliseconds (tests only: a coretriage killed
+	 * while it holds the process). */
+	unsigned live_hold_ms;
 };
 
 /** Fills @p opts with defaults. */
 void ct_options_init(struct ct_options *opts);
 
 /**
- * Analyzes the dump named in @p opts into @p report (initialized by the caller with
+ * Analyzes the dump named in @p opts (or the live process opts->pid) into @p report (initialized by the caller with
  * ct_report_init()). On error the report may hold partial results; the caller still deinits it.
  * Errors: CT_ERROR_OS (cannot open), CT_ERROR_CORRUPT (not a dump / unreadable headers),
  * CT_ERROR_UNSUPPORTED (format or architecture not built in), CT_ERROR_INVALID_ARGUMENT.

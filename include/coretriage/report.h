@@ -598,6 +598,19 @@ struct ct_input {
 	unsigned pointer_size;
 	/** Bytes in a general register (x32: 8 with 4-byte pointers), 0 when unknown. */
 	unsigned register_size;
+	/** The process id of a live process (kind "live"), 0 for a dump. */
+	int pid;
+};
+
+/** A live process' capture (`-p PID`, docs/live.md): how long it was stopped, what was copied. */
+struct ct_live {
+	bool present;
+	/** From the first thread interrupted to the last one resumed, milliseconds. */
+	double stopped_ms;
+	size_t threads;
+	uint64_t bytes_copied;
+	/** The --gcore file written, NULL when none. Pooled. */
+	const char *gcore;
 };
 
 /** A lock (or other object threads wait on) of the wait-for graph (docs/hangs.md). */
@@ -888,6 +901,8 @@ struct ct_report {
 	struct ct_heap_state heap;
 	/** The language runtime's own stacks (Python), when the process runs one. */
 	struct ct_runtime runtime;
+	/** The capture of a live process (input.kind "live"). */
+	struct ct_live live;
 };
 
 /** Initializes an empty report. Returns false when out of memory. */

@@ -40,6 +40,7 @@ static const char *const syscall_names[CT_SYS_NUM_] = {
 	[CT_SYS_SEMOP] = "semop",
 	[CT_SYS_SEMTIMEDOP] = "semtimedop",
 	[CT_SYS_IO_GETEVENTS] = "io_getevents",
+	[CT_SYS_RESTART_SYSCALL] = "restart_syscall",
 };
 
 const char *ct_syscall_to_string(enum ct_syscall sys)
@@ -56,14 +57,14 @@ const struct ct_syscall_nr ct_syscalls_x86_64[] = {
 	S(42, CONNECT),	     S(43, ACCEPT),	     S(44, SENDTO),	     S(45, RECVFROM),	     S(46, SENDMSG),
 	S(47, RECVMSG),	     S(61, WAIT4),	     S(65, SEMOP),	     S(70, MSGRCV),	     S(72, FCNTL),
 	S(73, FLOCK),	     S(128, RT_SIGTIMEDWAIT), S(130, RT_SIGSUSPEND), S(202, FUTEX),	     S(208, IO_GETEVENTS),
-	S(220, SEMTIMEDOP),  S(230, CLOCK_NANOSLEEP), S(232, EPOLL_WAIT),   S(247, WAITID),	     S(270, PSELECT6),
+	S(219, RESTART_SYSCALL), S(220, SEMTIMEDOP), S(230, CLOCK_NANOSLEEP), S(232, EPOLL_WAIT),   S(247, WAITID),	     S(270, PSELECT6),
 	S(271, PPOLL),	     S(281, EPOLL_PWAIT),     S(288, ACCEPT4),	     S(299, RECVMMSG),	     S(441, EPOLL_PWAIT2),
 	S(449, FUTEX_WAITV),
 };
 const size_t ct_num_syscalls_x86_64 = sizeof(ct_syscalls_x86_64) / sizeof(ct_syscalls_x86_64[0]);
 
 const struct ct_syscall_nr ct_syscalls_i386[] = {
-	S(3, READ),	    S(4, WRITE),	   S(7, WAIT4) /* waitpid */, S(29, PAUSE),	   S(55, FCNTL),
+	S(0, RESTART_SYSCALL), S(3, READ),	    S(4, WRITE),	   S(7, WAIT4) /* waitpid */, S(29, PAUSE),	   S(55, FCNTL),
 	S(114, WAIT4),	    S(142, SELECT),	   S(143, FLOCK),	      S(145, READV),	   S(146, WRITEV),
 	S(162, NANOSLEEP),  S(168, POLL),	   S(177, RT_SIGTIMEDWAIT),   S(179, RT_SIGSUSPEND), S(180, PREAD64),
 	S(181, PWRITE64),   S(240, FUTEX),	   S(256, EPOLL_WAIT),	      S(267, CLOCK_NANOSLEEP), S(284, WAITID),
@@ -78,7 +79,7 @@ const struct ct_syscall_nr ct_syscalls_generic[] = {
 	S(4, IO_GETEVENTS), S(22, EPOLL_PWAIT),	  S(25, FCNTL),		 S(32, FLOCK),		S(63, READ),
 	S(64, WRITE),	    S(65, READV),	  S(66, WRITEV),	 S(67, PREAD64),	S(68, PWRITE64),
 	S(72, PSELECT6),    S(73, PPOLL),	  S(95, WAITID),	 S(98, FUTEX),		S(101, NANOSLEEP),
-	S(115, CLOCK_NANOSLEEP), S(133, RT_SIGSUSPEND), S(137, RT_SIGTIMEDWAIT), S(188, MSGRCV), S(192, SEMTIMEDOP),
+	S(115, CLOCK_NANOSLEEP), S(128, RESTART_SYSCALL), S(133, RT_SIGSUSPEND), S(137, RT_SIGTIMEDWAIT), S(188, MSGRCV), S(192, SEMTIMEDOP),
 	S(193, SEMOP),	    S(202, ACCEPT),	  S(203, CONNECT),	 S(206, SENDTO),	S(207, RECVFROM),
 	S(211, SENDMSG),    S(212, RECVMSG),	  S(242, ACCEPT4),	 S(243, RECVMMSG),	S(260, WAIT4),
 	S(441, EPOLL_PWAIT2), S(449, FUTEX_WAITV),

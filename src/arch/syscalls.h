@@ -50,6 +50,8 @@ enum ct_syscall {
 	CT_SYS_SEMOP,
 	CT_SYS_SEMTIMEDOP,
 	CT_SYS_IO_GETEVENTS,
+	/** A call interrupted by a stop (ptrace, SIGSTOP) and resumed: a sleep goes on in it. */
+	CT_SYS_RESTART_SYSCALL,
 	CT_SYS_NUM_
 };
 const char *ct_syscall_to_string(enum ct_syscall sys);

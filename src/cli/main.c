@@ -13,6 +13,7 @@
 #include "cli/collect.h"
 #include "cli/history.h"
 #include "cli/options.h"
+#include "cli/sample.h"
 #include "cli/source.h"
 #include "report/buckets.h"
 #include "report/writers.h"
@@ -206,6 +207,8 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	apply_limits(&cli);
+	if (cli.sample)
+		return ct_cli_sample(&cli);
 
 	struct ct_report report;
 	if (!ct_report_init(&report)) {

@@ -15,9 +15,11 @@ static const char help_text[] =
 	"Usage: coretriage [OPTIONS] [EXECUTABLE] CORE\n"
 	"       coretriage [OPTIONS] EXECUTABLE -c CORE    (how coredumpctl debug runs a debugger)\n"
 	"       coretriage [OPTIONS] [VMLINUX] VMCORE\n"
+	"       coretriage [OPTIONS] [EXECUTABLE] -p PID   (a live process, e.g. a hung one)\n"
 	"       coretriage batch [OPTIONS] PATH...\n"
 	"       coretriage buckets --db=URL [top|new|regressions|show KEY|mark KEY] [OPTIONS]\n"
 	"       coretriage collect [OPTIONS] (core_pattern handler or core directory watcher)\n"
+	"       coretriage sample -p PID [--duration=10s] [--rate=49] [OPTIONS]\n"
 	"\n"
 	"Tells why a program (or a Linux kernel) crashed, from its core dump: every thread's\n"
 	"backtrace with source lines, the faulting instruction, and the crash class with evidence.\n"
@@ -36,6 +38,12 @@ static const char help_text[] =
 	"  -e, --exe=FILE             the executable (same as the EXECUTABLE argument; also\n"
 	"                             --executable, as eu-stack spells it)\n"
 	"  -c, --core=FILE            the core (same as the CORE argument; gdb's and eu-stack's -c)\n"
+	"  -p, --pid=PID              analyze the running process PID instead of a core: its threads\n"
+	"                             are stopped only while their registers and memory are copied\n"
+	"                             (ptrace; the stop time is in the report), then the same analysis\n"
+	"                             runs on the copy (see docs/live.md)\n"
+	"      --gcore=FILE           with -p: also write the copy as an ELF core to FILE, as gdb's\n"
+	"                             gcore does (gdb, eu-stack and coretriage read it)\n"
 	"      --sysroot=DIR          resolve file paths recorded in the core under DIR, confined to it\n"
 	"      --debug-dir=DIR        look for debug files in DIR/.build-id/xx/rest.debug (repeatable)\n"
 	"      --no-debuginfod        never query debuginfod servers (DEBUGINFOD_URLS)\n"
@@ -128,6 +136,17 @@ static const char help_text[] =
 	"      --progress=WHEN        auto (default: a progress bar on stderr when it is a terminal),\n"
 	"                             always, never\n"
 	"\n"
+	"Sample mode: coretriage sample -p PID [OPTIONS] [EXECUTABLE]\n"
+	"  A wall-clock profile of a running process: at the rate, every thread is stopped just long\n"
+	"  enough to copy its registers and stack, then resumed; the stacks are unwound afterwards.\n"
+	"  Each stack is rooted at the thread's state (on-CPU, or the call it waits in, such as\n"
+	"  read(fd 3 → socket:[1234]) or futex), so time waiting shows beside time computing. With\n"
+	"  -f: text (default) the top states and stacks by share, folded the stacks for flame-graph\n"
+	"  tools; --flamegraph=FILE writes the SVG (see docs/live.md).\n"
+	"      --duration=TIME        how long to sample: seconds, or with s, ms or m (default 10s)\n"
+	"      --rate=HZ              ticks per second, 1-1000 (default 49)\n"
+	"      --top=N                text: the N largest states and stacks (default 10)\n"
+	"\n"
 	"Exit status:\n"
 	"  0   complete report (batch: every core analyzed completely)\n"
 	"  1   partial report: written, but something was lost (see its warnings); batch: some\n"
@@ -176,6 +195,10 @@ enum {
 	OPT_DB,
 	OPT_SINCE_BUILD,
 	OPT_RECORD_VERSION,
+	OPT_GCORE,
+	OPT_DURATION,
+	OPT_RATE,
+	OPT_TOP,
 };
 
 static const struct option long_options[] = {
@@ -184,6 +207,11 @@ static const struct option long_options[] = {
 	{ "exe", required_argument, NULL, 'e' },
 	{ "executable", required_argument, NULL, 'e' },
 	{ "core", required_argument, NULL, 'c' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "gcore", required_argument, NULL, OPT_GCORE },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "rate", required_argument, NULL, OPT_RATE },
+	{ "top", required_argument, NULL, OPT_TOP },
 	{ "frames", required_argument, NULL, 'n' },
 	{ "thread", required_argument, NULL, OPT_THREAD },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -522,11 +550,19 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 		cli->batch = true;
 		argv++;
 		argc--;
+	} else if (argc >= 2 && !strcmp(argv[1], "sample")) {
+		cli->sample = true;
+		argv++;
+		argc--;
 	}
+	cli->sample_duration = 10;
+	cli->sample_rate = 49;
+	cli->sample_top = 10;
+	const char *sample_only = NULL;
 	opterr = 0;
 	// GNU order: options anywhere ("coretriage ./prog core -f json", "batch cores/ -j4"), '--' ends
 	// them; the leading ':' makes a missing value ':' rather than '?'.
-	while ((c = getopt_long(argc, argv, ":f:o:e:c:n:j:qvhV", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:o:e:c:p:n:j:qvhV", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if ((rc = parse_format(optarg, cli)) >= 0)
@@ -608,6 +644,34 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 			if (!parse_count(optarg, 100000000, &v))
 				return usage_error("--max-frames: '%s' is not a positive number", optarg);
 			cli->opts.max_frames = v;
+			break;
+		case 'p':
+			if (!parse_count(optarg, 1UL << 30, &v))
+				return usage_error("--pid: '%s' is not a process id", optarg);
+			cli->opts.pid = (int)v;
+			break;
+		case OPT_GCORE: cli->opts.gcore_path = optarg; break;
+		case OPT_DURATION: {
+			char *end;
+			double d = strtod(optarg, &end);
+			double scale = !strcmp(end, "") || !strcmp(end, "s") ? 1 : !strcmp(end, "ms") ? 0.001 : !strcmp(end, "m") ? 60 : -1;
+			if (scale < 0 || !(d > 0) || d * scale > 86400)
+				return usage_error("--duration: '%s' is not a time (10, 10s, 500ms, 2m; at most a day)", optarg);
+			cli->sample_duration = d * scale;
+			sample_only = "--duration";
+			break;
+		}
+		case OPT_RATE:
+			if (!parse_count(optarg, 1000, &v))
+				return usage_error("--rate: '%s' is not a rate in Hz (1-1000)", optarg);
+			cli->sample_rate = (unsigned)v;
+			sample_only = "--rate";
+			break;
+		case OPT_TOP:
+			if (!parse_count(optarg, 100000, &v))
+				return usage_error("--top: '%s' is not a positive number", optarg);
+			cli->sample_top = (unsigned)v;
+			sample_only = "--top";
 			break;
 		case OPT_MAX_THREADS:
 			if (!parse_count(optarg, CT_DEFAULT_MAX_THREADS, &v))
@@ -699,8 +763,32 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 	}
 	if (batch_only)
 		return usage_error("%s is a batch option: coretriage batch [OPTIONS] PATH...", batch_only);
+	if (sample_only && !cli->sample)
+		return usage_error("%s is a sample option: coretriage sample -p PID [--duration=10s] [--rate=49]", sample_only);
+	if (cli->sample && !cli->opts.pid)
+		return usage_error("sample: no process given (coretriage sample -p PID)");
+	if (cli->sample && cli->opts.gcore_path)
+		return usage_error("sample: --gcore writes one capture; use coretriage -p PID --gcore FILE");
 	int npos = argc - optind;
 	char **pos = argv + optind;
+	if (cli->opts.gcore_path && !cli->opts.pid)
+		return usage_error("--gcore writes the core of a live process: give it with -p PID");
+	if (cli->opts.pid) {
+		// -p PID [EXECUTABLE]: the process is the dump; an executable may be named for its symbols.
+		if (cli->core_opt || npos > 1)
+			return usage_error("-p PID analyzes a running process: give no core (at most an EXECUTABLE)");
+		if (npos == 1 && cli->opts.executable)
+			return usage_error("both --exe and an EXECUTABLE argument given");
+		if (npos == 1)
+			cli->opts.executable = pos[0];
+		// Tests only: keep the process stopped longer (a coretriage killed while it holds it).
+		const char *hold = getenv("CORETRIAGE_TEST_HOLD_MS");
+		if (hold && parse_count(hold, 600000, &v))
+			cli->opts.live_hold_ms = (unsigned)v;
+		if (cli->opts.executable && (rc = check_executable(cli->opts.executable)) >= 0)
+			return rc;
+		return -1;
+	}
 	size_t want = cli->core_opt ? 1 : 2; // -c CORE leaves room for the EXECUTABLE only
 	if ((size_t)npos > want || (npos == 2 && sniff_path(pos[0]) == CT_FORMAT_ELF_CORE &&
 				    sniff_path(pos[1]) == CT_FORMAT_ELF_CORE)) {

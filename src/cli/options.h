@@ -108,6 +108,10 @@ struct ct_cli {
 	unsigned source_context;
 	const char *source_dirs[16];
 	size_t num_source_dirs;
+	/** `coretriage sample -p PID` (src/cli/sample.c): --duration (seconds), --rate (Hz), --top. */
+	bool sample;
+	double sample_duration;
+	unsigned sample_rate, sample_top;
 };
 
 /**

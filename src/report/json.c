@@ -469,7 +469,17 @@ int ct_write_json(FILE *out, const struct ct_report *r, const struct ct_write_op
 	json_object_set_new(input, "executable", str(path(r->input.executable, o)));
 	json_object_set_new(input, "arch", str(r->input.arch));
 	json_object_set_new(input, "truncated", json_boolean(r->input.truncated));
+	if (r->live.present)
+		json_object_set_new(input, "pid", json_integer(r->input.pid));
 	field(&w, "input", input);
+	if (r->live.present) {
+		json_t *live = json_object();
+		json_object_set_new(live, "stopped_ms", json_real(r->live.stopped_ms));
+		json_object_set_new(live, "threads", json_integer((json_int_t)r->live.threads));
+		json_object_set_new(live, "bytes_copied", json_integer((json_int_t)r->live.bytes_copied));
+		json_object_set_new(live, "gcore", str(path(r->live.gcore, o)));
+		field(&w, "live", live);
+	}
 	field(&w, "crash_time", ct_json_time(&r->trail.crash_time));
 
 	json_t *proc = json_object();

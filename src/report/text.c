@@ -281,7 +281,19 @@ static void write_header(const struct out *w, const struct ct_report *r)
 	fputs(", ", out);
 	txt(w, r->input.arch ? r->input.arch : "?");
 	fputs(")\n", out);
-	ct_text_write_crash_time(out, r);
+	if (r->live.present) {
+		// How long the live process was held: the cost of looking, which a user wants to know.
+		fprintf(out, "  live: %zu threads stopped for %.1f ms, %.1f MiB copied", r->live.threads, r->live.stopped_ms,
+			(double)r->live.bytes_copied / (1 << 20));
+		if (r->live.gcore) {
+			fputs("; core written to ", out);
+			txt(w, ct_display_path(r->live.gcore, w->o));
+		}
+		fputc('\n', out);
+	} else {
+		// A live process did not crash: there is no crash time to tell.
+		ct_text_write_crash_time(out, r);
+	}
 }
 
 // "  label: TEXT\n" with TEXT untrusted.

@@ -157,4 +157,13 @@ int ct_write_folded_stacks(FILE *out, const struct ct_folded_stack *stacks, size
 int ct_write_flamegraph(FILE *out, const struct ct_folded_stack *stacks, size_t num_stacks, const char *title,
 			const char *unit);
 
+/* ---- coretriage sample's profile (profile.c; coretriage/profile.h) ---- */
+struct ct_profile;
+/** Text summary: the sampling, then the @p top states and stacks by share of thread samples. */
+int ct_write_profile_text(FILE *out, const struct ct_profile *p, size_t top);
+/** The profile's stacks in folded format, the state as the root frame. */
+int ct_write_profile_folded(FILE *out, const struct ct_profile *p);
+/** The profile as an interactive SVG flame graph. */
+int ct_write_profile_flamegraph(FILE *out, const struct ct_profile *p);
+
 #endif

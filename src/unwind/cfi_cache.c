@@ -69,6 +69,14 @@ struct ct_cfi_cache *ct_cfi_cache_new(const struct ct_arch_info *arch)
 	return c;
 }
 
+void ct_cfi_cache_forget_memory(struct ct_cfi_cache *c)
+{
+	if (c) {
+		c->seg_core = NULL;
+		c->seg = NULL;
+	}
+}
+
 void ct_cfi_cache_free(struct ct_cfi_cache *c)
 {
 	if (!c)

@@ -30,6 +30,9 @@ struct ct_cfi_cache;
 /** A cache for @p arch; NULL when the architecture has no cached step (cfi_cache_step) or out of memory. */
 struct ct_cfi_cache *ct_cfi_cache_new(const struct ct_arch_info *arch);
 void ct_cfi_cache_free(struct ct_cfi_cache *c);
+/** Forgets the stack segment remembered for reads: the core's segments were replaced in place
+ * (coretriage sample swaps each tick's image into one struct ct_core). The rules by pc stay. */
+void ct_cfi_cache_forget_memory(struct ct_cfi_cache *c);
 
 /**
  * The caller @p out of the frame @p in whose CFI is looked up at @p lookup (its pc, or pc - 1 for

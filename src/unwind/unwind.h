@@ -130,6 +130,10 @@ struct ct_dwfl_walker;
  */
 struct ct_error *ct_unwind_attach(struct ct_module_set *s, struct ct_dwfl_walker **ret);
 
+/** The module set's core had its memory replaced in place (coretriage sample: each tick's image
+ * swapped into one struct ct_core): forget what the walker remembers of the old segments. */
+void ct_unwind_memory_changed(struct ct_dwfl_walker *u);
+
 /**
  * Unwinds one thread with the policy above (libdwfl back end), keeping at most @p max_frames
  * frames (the frame cap, or less when the work budget is short).

@@ -611,6 +611,12 @@ static uint64_t stack_end_for(struct ct_module_set *s, uint64_t sp)
 	return seg ? seg->vaddr + seg->memsz : sp;
 }
 
+void ct_unwind_memory_changed(struct ct_dwfl_walker *u)
+{
+	if (u)
+		ct_cfi_cache_forget_memory(u->cfi);
+}
+
 void ct_unwind_thread_dwfl(struct ct_module_set *s, struct ct_dwfl_walker *u, const struct ct_core_thread *t,
 			   size_t max_frames, struct ct_raw_stack *out)
 {

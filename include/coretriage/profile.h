@@ -1,0 +1,52 @@
+/**
+ * @file profile.h
+ * The model of `coretriage sample` (docs/live.md): whole-process stack samples of a live process,
+ * each thread's stack rooted at its state (on a CPU, or the system call it is blocked in), merged
+ * into weighted stacks and states. Filled by src/process/sample.c, rendered by src/report/profile.c
+ * (text summary), folded.c and flamegraph.c.
+ */
+#ifndef CORETRIAGE_PROFILE_H
+#define CORETRIAGE_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/** One distinct stack: the state first, then the outermost frame … the innermost. */
+struct ct_profile_stack {
+	char **frames; /**< owned, each owned */
+	size_t num_frames;
+	uint64_t count;
+};
+
+/** A thread state (the stacks' root frame) and how many thread samples were in it. */
+struct ct_profile_state {
+	char *state; /**< owned: "on-CPU", "read(fd 3 → pipe:[1234])", "futex", … */
+	bool on_cpu;
+	uint64_t count;
+};
+
+struct ct_profile {
+	int pid;
+	char command[17];
+	unsigned rate_hz;
+	/** Wall time sampled, seconds. */
+	double duration_s;
+	/** Ticks taken (each stops every thread once) and thread samples (ticks × threads). */
+	size_t ticks;
+	uint64_t samples;
+	/** The stop per tick: mean and maximum, milliseconds. */
+	double stop_ms_mean, stop_ms_max;
+	/** Most samples first. */
+	struct ct_profile_stack *stacks; /**< owned */
+	size_t num_stacks;
+	struct ct_profile_state *states; /**< owned */
+	size_t num_states;
+	/** Why sampling ended early or lost samples (the process exited, the budget), NULL when it did not. Owned. */
+	char *note;
+};
+
+/** Frees what @p p owns. */
+void ct_profile_free(struct ct_profile *p);
+
+#endif
