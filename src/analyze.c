@@ -10,6 +10,7 @@
 #include "dump/mapped_file.h"
 #include "dump/sniff.h"
 #include "input/input.h"
+#include "pipeline.h"
 #include "process/process.h"
 #include "trail/trail.h"
 #include "util/budget.h"
@@ -66,31 +67,12 @@ static struct ct_error *adopt_temporary(int fd, const struct ct_decompress_statu
 	return ct_mapped_file_open(proc_path, file);
 }
 
-// The pipelines by enum ct_dump_pipeline: each opens a dump of its formats and analyzes it. The
-// kernel's unmaps the file first (libkdumpfile opens the path itself).
-static struct ct_error *analyze_process(const struct ct_options *opts, const struct ct_dump_format *format,
-					struct ct_mapped_file *file, struct ct_budget *budget, struct ct_report *report)
-{
-	(void)format;
-	struct ct_error *err = ct_process_analyze(opts, file, budget, report);
-	return err ? ct_error_wrap(err, "%s", opts->core_path) : NULL;
-}
-
+// The kinds of dump by enum ct_dump_pipeline: each opens a dump of its formats; ct_pipeline_run()
+// runs its stages.
+static const struct ct_dump_kind *const pipelines[] = {
+	[CT_PIPELINE_PROCESS] = &ct_process_kind,
 #if CT_KERNEL_SUPPORT
-static struct ct_error *analyze_kernel(const struct ct_options *opts, const struct ct_dump_format *format,
-				       struct ct_mapped_file *file, struct ct_budget *budget, struct ct_report *report)
-{
-	ct_mapped_file_close(file);
-	return ct_kernel_analyze(opts, format, budget, report);
-}
-#endif
-
-typedef struct ct_error *(*analyze_fn)(const struct ct_options *opts, const struct ct_dump_format *format,
-				       struct ct_mapped_file *file, struct ct_budget *budget, struct ct_report *report);
-static const analyze_fn pipelines[] = {
-	[CT_PIPELINE_PROCESS] = analyze_process,
-#if CT_KERNEL_SUPPORT
-	[CT_PIPELINE_KERNEL] = analyze_kernel,
+	[CT_PIPELINE_KERNEL] = &ct_kernel_kind,
 #endif
 };
 
@@ -162,7 +144,10 @@ struct ct_error *ct_analyze(const struct ct_options *opts, struct ct_report *rep
 	// The probe chain (dump/format.c) picks the format, and the format its pipeline.
 	const struct ct_dump_format *dump_format = ct_dump_probe(file.data, file.size, available_pipelines());
 	if (dump_format) {
-		err = pipelines[dump_format->pipeline](opts, dump_format, &file, &budget, report);
+		const struct ct_dump_env env = {
+			.opts = opts, .format = dump_format, .file = &file, .budget = &budget, .report = report
+		};
+		err = ct_pipeline_run(pipelines[dump_format->pipeline], &env);
 		if (!err)
 			run_trail(opts, &budget, report);
 	} else {
