@@ -632,14 +632,13 @@ static void fill_heap(const struct ct_facts *f, struct ct_verdict *r)
 		bool msg = f->abort_msg.kind == CT_ABORT_MALLOC;
 		enum ct_confidence c = abort_confidence(f, r, CT_CLASS_HEAP_CORRUPTION, fr, msg, import_is_heap(f),
 							"a glibc malloc check failure");
-		verdict(r, CT_CLASS_HEAP_CORRUPTION, msg ? f->abort_msg.heap_subclass : NULL, c);
+		verdict(r, CT_CLASS_HEAP_CORRUPTION, msg ? ct_heap_subclass_to_string(f->abort_msg.heap_subclass) : NULL, c);
 		if (f->abort_msg.present)
 			ct_crash_add_detail_string(&r->crash, r->strings, "message", f->abort_msg.text);
 		if (msg) {
-			const char *what = strcmp(f->abort_msg.heap_subclass, "double-free") == 0 ? "double free"
-				: strcmp(f->abort_msg.heap_subclass, "invalid-free") == 0 ? "free of an invalid pointer"
-											  : "corrupted heap metadata";
-			r->crash.summary = ct_strpool_printf(r->strings, "%s (\"%s\")%s", what, f->abort_msg.text, in_blame(f, r));
+			r->crash.summary = ct_strpool_printf(r->strings, "%s (\"%s\")%s",
+							    ct_heap_subclass_summary(f->abort_msg.heap_subclass), f->abort_msg.text,
+							    in_blame(f, r));
 		} else if (fr < 0 && import_is_heap(f)) {
 			r->crash.summary = ct_strpool_printf(r->strings, "heap corruption detected by the allocator during %s()%s",
 							    last_call_name(f), in_blame(f, r));
