@@ -195,10 +195,6 @@ static bool process_unwind(void *session, size_t i)
 	struct ct_session *s = session;
 	struct ct_core *core = s->core;
 	struct ct_report *r = s->report;
-	if (i == 0) {
-		// Out of memory here, the first thread's add fails and says so.
-		ct_stacks_reserve(&s->stacks, core->num_threads);
-	}
 	const struct ct_core_thread *ct = &core->threads[i];
 	struct ct_thread *t = ct_stacks_add(&s->stacks);
 	if (!t) {
@@ -352,6 +348,9 @@ static struct ct_error *process_modules(void *session)
 	struct ct_error *err = ct_modules_load(s->opts, s->core, ct_report_sink(s->report), s->budget, &s->mods);
 	if (!err)
 		err = ct_unwind_attach(&s->mods, &s->walker);
+	// The stacks' array, before the first thread: out of memory here, its add fails and says so.
+	if (!err)
+		ct_stacks_reserve(&s->stacks, s->core->num_threads);
 	return named(s->opts, err);
 }
 
