@@ -13,6 +13,7 @@
 #include "dump/sniff.h"
 #include "input/input.h"
 #include "live/live.h"
+#include "pipeline.h"
 #include "process/process.h"
 #include "trail/trail.h"
 #include "util/budget.h"
@@ -70,35 +71,12 @@ static struct ct_error *adopt_temporary(int fd, const struct ct_decompress_statu
 	return ct_mapped_file_open(proc_path, file);
 }
 
-// The pipelines by enum ct_dump_pipeline: each opens a dump of its formats and analyzes it. The
-// kernel's unmaps the file first (libkdumpfile opens the path itself).
-static struct ct_error *analyze_process(const struct ct_options *opts, const struct ct_dump_format *format,
-					struct ct_mapped_file *file, struct ct_budget *budget, struct ct_report *report)
-{
-	(void)format;
-	struct ct_error *err = ct_process_analyze(opts, file, budget, report);
-	return err ? ct_error_wrap(err, "%s", opts->core_path) : NULL;
-}
-
+// The kinds of dump by enum ct_dump_pipeline: each opens a dump of its formats; ct_pipeline_run()
+// runs its stages.
+static const struct ct_dump_kind *const pipelines[] = {
+	[CT_PIPELINE_PROCESS] = &ct_process_kind,
 #if CT_KERNEL_SUPPORT
-static struct ct_error *analyze_kernel(const struct ct_options *opts, const struct ct_dump_format *format,
-				       struct ct_mapped_file *file, struct ct_budget *budget, struct ct_report *report)
-{
-	ct_mapped_file_close(file);
-	// libkdumpfile is loaded for the first kernel dump (src/lazy/kdumpfile.c).
-	struct ct_error *err = ct_lazy_kdumpfile_require();
-	if (err)
-		return ct_error_wrap(err, "%s", opts->core_path);
-	return ct_kernel_analyze(opts, format, budget, report);
-}
-#endif
-
-typedef struct ct_error *(*analyze_fn)(const struct ct_options *opts, const struct ct_dump_format *format,
-				       struct ct_mapped_file *file, struct ct_budget *budget, struct ct_report *report);
-static const analyze_fn pipelines[] = {
-	[CT_PIPELINE_PROCESS] = analyze_process,
-#if CT_KERNEL_SUPPORT
-	[CT_PIPELINE_KERNEL] = analyze_kernel,
+	[CT_PIPELINE_KERNEL] = &ct_kernel_kind,
 #endif
 };
 
@@ -186,7 +164,15 @@ static struct ct_error *analyze_live(const struct ct_options *opts, struct ct_re
 	if (!err) {
 		struct ct_options o = *opts;
 		o.core_path = NULL;
-		err = ct_process_analyze(&o, &file, &budget, report);
+		const struct ct_dump_env env = {
+			.opts = &o,
+			.format = ct_dump_probe(file.data, file.size, CT_PIPELINE_BIT(CT_PIPELINE_PROCESS)),
+			.file = &file,
+			.budget = &budget,
+			.report = report,
+		};
+		err = env.format ? ct_pipeline_run(&ct_process_kind, &env)
+				 : ct_error_create(CT_ERROR_CORRUPT, "the process's copy is not an ELF core");
 		ct_mapped_file_close(&file);
 	}
 	report->input.kind = ct_report_strdup(report, "live");
@@ -265,7 +251,10 @@ struct ct_error *ct_analyze(const struct ct_options *opts, struct ct_report *rep
 	// The probe chain (dump/format.c) picks the format, and the format its pipeline.
 	const struct ct_dump_format *dump_format = ct_dump_probe(file.data, file.size, available_pipelines());
 	if (dump_format) {
-		err = pipelines[dump_format->pipeline](opts, dump_format, &file, &budget, report);
+		const struct ct_dump_env env = {
+			.opts = opts, .format = dump_format, .file = &file, .budget = &budget, .report = report
+		};
+		err = ct_pipeline_run(pipelines[dump_format->pipeline], &env);
 		if (!err)
 			run_trail(opts, &budget, report);
 	} else {

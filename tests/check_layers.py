@@ -22,7 +22,7 @@ import sys
 import tempfile
 
 # Earlier first. "coretriage" is the public include/coretriage/ (model and error types); "." is
-# src/analyze.c (the pipeline choice); the pipelines share one stage.
+# src/analyze.c and src/pipeline.c (the pipeline choice, the one pipeline); the kinds share one stage.
 STAGES = [
     ["coretriage"],
     ["util"],

@@ -623,6 +623,15 @@ struct ct_lock {
 	const char *name;
 	/** Mutex type: "normal", "recursive", "error-checking", "adaptive"; NULL when not read. Pooled. */
 	const char *type;
+	/** The same as an enum, what the analysis decides on (CT_MUTEX_TYPE_UNKNOWN when not read). */
+	enum ct_mutex_type {
+		CT_MUTEX_TYPE_UNKNOWN,
+		/* In the order of glibc's PTHREAD_MUTEX_* kinds (the mutex's __kind & 3), after UNKNOWN. */
+		CT_MUTEX_TYPE_NORMAL,
+		CT_MUTEX_TYPE_RECURSIVE,
+		CT_MUTEX_TYPE_ERROR_CHECKING,
+		CT_MUTEX_TYPE_ADAPTIVE,
+	} mutex_type;
 	bool robust, priority_inherit;
 	/** The lock word as read from the dump. */
 	bool has_word;

@@ -16,6 +16,7 @@
 
 #include "arch/arch.h"
 #include "coretriage/error.h"
+#include "dump/thread.h"
 #include "util/bytes.h"
 
 /** Program headers: 131,070 are seen in real (stress) cores; 2^20 keeps the segment table under 40 MiB. */
@@ -40,26 +41,6 @@ struct ct_segment {
 	/** Bytes of the segment present in the file (after clipping a truncated core). */
 	uint64_t offset, filesz;
 	uint32_t flags; /**< PF_R | PF_W | PF_X */
-};
-
-struct ct_core_thread {
-	int tid, ppid;
-	/** pr_cursig: the signal that stopped this thread, 0 for none. */
-	int cursig;
-	/** Registers in DWARF numbering; valid[] says which were present. */
-	uint64_t dwarf[CT_MAX_DWARF_REGS];
-	bool valid[CT_MAX_DWARF_REGS];
-	/** Values of arch->regs[] in table order (for display). */
-	uint64_t values[80];
-	size_t num_values;
-	uint64_t pc, sp;
-	bool has_regs;
-	/** pr_utime and pr_stime in microseconds, when the architecture table knows where they are. */
-	bool has_cpu_time;
-	uint64_t user_usec, system_usec;
-	/** The thread's NT_FPREGSET and NT_X86_XSTATE notes, into the mapped core (size 0: absent);
-	 * read through ct_core_vreg (dump/vregs.h). */
-	struct ct_bytes fpregset, xstate;
 };
 
 struct ct_file_mapping {

@@ -94,22 +94,7 @@ static void parse_prstatus(struct note_ctx *ctx, const struct ct_bytes *desc)
 					"NT_PRSTATUS of thread %d has no room for %s registers (%zu bytes)", t->tid,
 					arch->name, desc->size);
 		} else {
-			for (size_t i = 0; i < arch->num_regs && i < sizeof(t->values) / sizeof(t->values[0]); i++) {
-				const struct ct_arch_reg *r = &arch->regs[i];
-				uint64_t v = ct_bytes_uint_or0(&regs, r->offset, r->size);
-				t->values[i] = v;
-				if (r->dwarf >= 0 && r->dwarf < CT_MAX_DWARF_REGS) {
-					t->dwarf[r->dwarf] = v;
-					t->valid[r->dwarf] = true;
-				}
-			}
-			t->num_values = arch->num_regs;
-			t->pc = t->values[arch->pc_index];
-			if (arch->pc_mask)
-				t->pc &= arch->pc_mask;
-			// The stack address (sparc64's sp is biased); the register itself stays as dumped.
-			t->sp = t->dwarf[arch->sp_dwarf] + arch->stack_bias;
-			t->has_regs = true;
+			ct_thread_read_pr_reg(arch, &regs, t);
 		}
 	}
 	core->num_threads++;

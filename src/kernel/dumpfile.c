@@ -155,28 +155,8 @@ static struct ct_error *check_kdump_header(int fd, int32_t *block_size)
 	return NULL;
 }
 
-uint64_t ct_cpu_reg(const struct ct_arch_info *arch, const struct ct_cpu_state *cpu, int dwarf)
-{
-	int i = ct_arch_reg_index(arch, dwarf);
-	return i >= 0 && i < CT_KERNEL_MAX_REGS ? cpu->regs[i] : 0;
-}
-
-uint64_t ct_cpu_pc(const struct ct_arch_info *arch, const struct ct_cpu_state *cpu)
-{
-	return arch->pc_index < CT_KERNEL_MAX_REGS ? cpu->regs[arch->pc_index] : 0;
-}
-
-bool ct_cpu_set_reg(const struct ct_arch_info *arch, struct ct_cpu_state *cpu, int dwarf, uint64_t value)
-{
-	int i = ct_arch_reg_index(arch, dwarf);
-	if (i < 0 || i >= CT_KERNEL_MAX_REGS)
-		return false;
-	cpu->regs[i] = value;
-	return true;
-}
-
 /* pr_reg of one CPU's NT_PRSTATUS (the raw note libkdumpfile keeps as cpu.N.PRSTATUS), read by the table. */
-static bool read_prstatus(struct ct_vmcore *vm, size_t i, struct ct_cpu_state *c)
+static bool read_prstatus(struct ct_vmcore *vm, size_t i, struct ct_core_thread *c)
 {
 	const struct ct_arch_info *arch = vm->arch;
 	char key[64];
@@ -187,11 +167,10 @@ static bool read_prstatus(struct ct_vmcore *vm, size_t i, struct ct_cpu_state *c
 	const uint8_t *raw = kdump_blob_pin(attr.val.blob);
 	struct ct_bytes b = { .data = raw, .size = raw ? kdump_blob_size(attr.val.blob) : 0,
 			      .big_endian = arch->big_endian };
-	bool ok = raw && ct_in_bounds(b.size, arch->prstatus_reg_offset, arch->prstatus_reg_size);
-	for (size_t r = 0; ok && r < arch->num_regs && r < CT_KERNEL_MAX_REGS; r++) {
-		const struct ct_arch_reg *reg = &arch->regs[r];
-		ok = ct_bytes_uint(&b, (uint64_t)arch->prstatus_reg_offset + reg->offset, reg->size, &c->regs[r]);
-	}
+	struct ct_bytes regs;
+	bool ok = raw && ct_bytes_sub(&b, arch->prstatus_reg_offset, arch->prstatus_reg_size, &regs);
+	if (ok)
+		ct_thread_read_pr_reg(arch, &regs, c);
 	kdump_blob_unpin(attr.val.blob);
 	return ok;
 }
@@ -214,10 +193,10 @@ static void load_cpus(struct ct_vmcore *vm, struct ct_report *report)
 		return;
 	vm->num_cpus = n;
 	for (size_t i = 0; i < n; i++) {
-		struct ct_cpu_state *c = &vm->cpus[i];
+		struct ct_core_thread *c = &vm->cpus[i];
 		char key[64];
 		kdump_num_t v;
-		c->cpu = (int)i;
+		c->tid = (int)i;
 		snprintf(key, sizeof(key), "cpu.%zu.pid", i);
 		if (get_number(vm->ctx, key, &v)) {
 			c->has_pid = true;

@@ -1,4 +1,4 @@
-// ct_kernel_analyze(): the vmcore pipeline. dump → VMCOREINFO → kernel log → panic record → class;
+// The kernel kind's stages (ct_kernel_kind) of the one pipeline: dump → VMCOREINFO → kernel log → panic record → class;
 // kallsyms → per-CPU registers and stacks; optional vmlinux (build-id check, DWARF lines).
 #include <inttypes.h>
 #include <stdlib.h>
@@ -7,9 +7,11 @@
 #include <libkdumpfile/kdumpfile.h>
 
 #include "arch/arch.h"
+#include "dump/dump.h"
 #include "kernel/kernel.h"
 #include "kernel/orc.h"
 #include "kernel/vmcore.h"
+#include "lazy/lazy.h"
 #include "triage/triage.h"
 #include "unwind/unwind.h"
 #include "util/budget.h"
@@ -114,15 +116,15 @@ static int find_panic_cpu(struct ct_vmcore *vm, const struct ct_panic_record *re
 }
 
 static void add_registers(struct ct_report *r, struct ct_thread *th, const struct ct_arch_info *arch,
-			  const struct ct_cpu_state *c)
+			  const struct ct_core_thread *c)
 {
-	size_t n = arch->num_regs < CT_KERNEL_MAX_REGS ? arch->num_regs : CT_KERNEL_MAX_REGS;
+	size_t n = c->num_values;
 	th->registers = calloc(n, sizeof(*th->registers));
 	if (!th->registers)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		th->registers[i].name = ct_report_strdup(r, arch->regs[i].name);
-		th->registers[i].value = c->regs[i];
+		th->registers[i].value = c->values[i];
 	}
 	th->num_registers = n;
 }
@@ -208,112 +210,159 @@ static void blame_culprit(struct ct_report *r, const struct ct_thread *th, const
 	}
 }
 
-struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const struct ct_dump_format *format,
-				   struct ct_budget *budget, struct ct_report *report)
-{
+/** The kernel pipeline's own state for one vmcore, private to this file (dump/kind.h's session). */
+struct kernel_session {
+	const struct ct_options *opts;
+	struct ct_budget *budget;
+	struct ct_report *report;
 	struct ct_vmcore vm;
-	report->input.kind = ct_report_strdup(report, format->name);
-	struct ct_error *err = ct_vmcore_open(opts->core_path, format, report, &vm);
-	if (err)
-		return ct_error_wrap(err, "%s", opts->core_path);
-	fill_kernel_facts(&vm, report);
-	if (opts->executable) {
-		err = ct_vmlinux_check(&vm, opts->executable, report);
-		if (err) {
-			ct_vmcore_close(&vm);
-			return err;
-		}
-	}
+	/** The vmcore as the pipeline sees it (its CPUs, capped by --max-threads; none without an
+	 * architecture table). */
+	struct ct_dump dump;
+	struct ct_panic_record rec;
+	bool have_vi;
+	struct ct_kallsyms ks;
+	/** The dump's BTF gives the layouts of struct module and task_struct: module symbols and ORC
+	 * tables, and the task list. Without it, today's report (module frames scanned, no tasks). */
+	struct ct_kbtf *btf;
+	struct ct_kmodules kmods;
+	struct ct_orc orc;
+	bool ok;
+};
 
+static struct ct_error *kernel_open(const struct ct_dump_env *env, void **session, const struct ct_dump **dump)
+{
+	// libkdumpfile opens the path itself, and is loaded for the first kernel dump (src/lazy/kdumpfile.c).
+	ct_mapped_file_close(env->file);
+	struct ct_error *lib_err = ct_lazy_kdumpfile_require();
+	if (lib_err)
+		return ct_error_wrap(lib_err, "%s", env->opts->core_path);
+	struct kernel_session *s = calloc(1, sizeof(*s));
+	if (!s)
+		return &ct_enomem;
+	s->opts = env->opts;
+	s->budget = env->budget;
+	s->report = env->report;
+	struct ct_report *report = s->report;
+	report->input.kind = ct_report_strdup(report, env->format->name);
+	struct ct_error *err = ct_vmcore_open(env->opts->core_path, env->format, report, &s->vm);
+	if (err) {
+		free(s);
+		return ct_error_wrap(err, "%s", env->opts->core_path);
+	}
+	*session = s;
+	ct_dump_from_vmcore(&s->vm, env->format, env->opts->max_threads, &s->dump);
+	*dump = &s->dump;
+	fill_kernel_facts(&s->vm, report);
+	if (env->opts->executable)
+		return ct_vmlinux_check(&s->vm, env->opts->executable, report);
+	return NULL;
+}
+
+// The kernel log and the panic record in it.
+static struct ct_error *kernel_facts(void *session)
+{
+	struct kernel_session *s = session;
+	struct ct_report *report = s->report;
 	char *log = NULL;
 	size_t log_len = 0;
-	struct ct_panic_record rec;
-	memset(&rec, 0, sizeof(rec));
 	// Without VMCOREINFO there is no map to the log or the symbols: one diagnostic says so already.
-	bool have_vi = vm.vmcoreinfo.num_entries > 0;
-	err = have_vi ? ct_printk_read(&vm, &log, &log_len) : ct_error_create(CT_ERROR_NOT_FOUND, "no VMCOREINFO");
-	if (err && !have_vi) {
+	s->have_vi = s->vm.vmcoreinfo.num_entries > 0;
+	struct ct_error *err = s->have_vi ? ct_printk_read(&s->vm, &log, &log_len)
+					  : ct_error_create(CT_ERROR_NOT_FOUND, "no VMCOREINFO");
+	if (err && !s->have_vi) {
 		ct_error_destroy(err);
-		err = NULL;
 	} else if (err) {
 		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_KERNEL_LOG, "%s", ct_error_message(err));
 		ct_error_destroy(err);
-		err = NULL;
 	} else {
 		report->kernel.log = ct_strpool_intern_len(&report->strings, log, log_len);
-		ct_panic_parse(report, log, &rec);
+		ct_panic_parse(report, log, &s->rec);
 		free(log);
-		if (!rec.found)
+		if (!s->rec.found)
 			ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_PANIC_RECORD,
 				       "the kernel log has no panic or Oops record");
 	}
-	struct ct_kallsyms ks = { 0 };
-	err = have_vi ? ct_kallsyms_load(&vm, &ks) : NULL;
+	return NULL;
+}
+
+// The kernel's modules: kallsyms, the dump's BTF, the module list, the ORC tables.
+static struct ct_error *kernel_modules(void *session)
+{
+	struct kernel_session *s = session;
+	struct ct_report *report = s->report;
+	struct ct_kallsyms *ks = &s->ks;
+	struct ct_error *err = s->have_vi ? ct_kallsyms_load(&s->vm, ks) : NULL;
 	if (err) {
 		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_KALLSYMS, "kernel symbols: %s", ct_error_message(err));
 		ct_error_destroy(err);
-		err = NULL;
 	}
-	// The dump's BTF gives the layouts of struct module and task_struct: module symbols and ORC
-	// tables, and the task list. Without it, today's report (module frames scanned, no tasks).
-	struct ct_kbtf *btf = NULL;
-	struct ct_kmodules kmods = { 0 };
 	// The readers of lists and BTF spend the run's work budget (budget.h: nodes), so that a hostile
 	// dump ends the reader that meets it, not the report.
-	if (ks.num_syms) {
-		err = ct_kbtf_load(&vm, &ks, budget, &btf);
+	if (ks->num_syms) {
+		err = ct_kbtf_load(&s->vm, ks, s->budget, &s->btf);
 		if (!err)
-			err = ct_kmodules_load(&vm, &ks, btf, budget, &kmods);
-		if (!err && kmods.loop_node)
+			err = ct_kmodules_load(&s->vm, ks, s->btf, s->budget, &s->kmods);
+		if (!err && s->kmods.loop_node)
 			ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_MODULE_LIST_CUT,
 				       "kernel modules: the module list loops back to node 0x%016" PRIx64
 				       " after %zu modules without returning to its head; the modules met are used",
-				       kmods.loop_node, kmods.num);
-		else if (!err && kmods.cut)
+				       s->kmods.loop_node, s->kmods.num);
+		else if (!err && s->kmods.cut)
 			ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_MODULE_LIST_CUT,
 				       "kernel modules: the module list was cut after %zu modules (the work budget's nodes, "
-				       "or more than 4096 modules); the modules met are used", kmods.num);
+				       "or more than 4096 modules); the modules met are used", s->kmods.num);
 		if (err) {
-			ct_report_diag(report, CT_SEVERITY_WARNING, 0, btf ? CT_DIAG_NO_KERNEL_MODULES : CT_DIAG_NO_BTF,
-				       "%s%s", btf ? "kernel modules: " : "BTF: ", ct_error_message(err));
+			ct_report_diag(report, CT_SEVERITY_WARNING, 0, s->btf ? CT_DIAG_NO_KERNEL_MODULES : CT_DIAG_NO_BTF,
+				       "%s%s", s->btf ? "kernel modules: " : "BTF: ", ct_error_message(err));
 			ct_error_destroy(err);
-			err = NULL;
 		} else {
-			ks.modules = &kmods;
+			ks->modules = &s->kmods;
 		}
 	}
-	struct ct_orc orc;
-	if (ks.num_syms && ct_orc_init(&vm, &ks, &orc))
-		ks.orc = &orc;
-	ct_panic_culprit_from_trace(report, &ks, &rec);
-	fill_panic_facts(report, &rec);
-	struct ct_verdict verdict;
-	ct_verdict_init(&verdict, &report->strings);
-	ct_kernel_classify(&verdict, vm.arch, &rec);
-	// The pipeline adds what it finds later (the panic CPU, the culprit's frame, the log's Call
-	// Trace against the stacks) to the report's crash section, as facts of the dump.
-	ct_verdict_move_to_report(&verdict, report);
+	if (ks->num_syms && ct_orc_init(&s->vm, ks, &s->orc))
+		ks->orc = &s->orc;
+	ct_panic_culprit_from_trace(report, ks, &s->rec);
+	fill_panic_facts(report, &s->rec);
 	// Registers need the dump's arch table; stacks also its kernel unwinder (kstack.c).
-	bool regs = vm.arch != NULL;
-	if ((!regs || vm.arch->kernel_unwind == CT_KUNWIND_NONE) && vm.num_cpus)
+	bool regs = s->vm.arch != NULL;
+	if ((!regs || s->vm.arch->kernel_unwind == CT_KUNWIND_NONE) && s->vm.num_cpus)
 		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_ARCH_UNSUPPORTED,
 			       "%s of %s vmcores are not supported yet", regs ? "stacks" : "registers and stacks",
 			       report->input.arch ? report->input.arch : "unknown-architecture");
-	size_t max_threads = opts->max_threads ? opts->max_threads : vm.num_cpus;
-	for (size_t i = 0; regs && i < vm.num_cpus && i < max_threads; i++) {
-		struct ct_thread *th = ct_report_add_thread(report);
-		if (!th)
-			break;
-		th->tid = vm.cpus[i].cpu;
-		if (!vm.cpus[i].has_regs) {
-			th->stop_reason = ct_report_strdup(report, ct_stop_reason_to_string(CT_STOP_NO_CPU_REGISTERS));
-			continue;
-		}
-		add_registers(report, th, vm.arch, &vm.cpus[i]);
-		ct_kstack_unwind(&vm, &ks, &vm.cpus[i], report, th, opts->max_frames);
+	return NULL;
+}
+
+// CPU @p i: its registers and its stack, named by kallsyms.
+static bool kernel_unwind(void *session, size_t i)
+{
+	struct kernel_session *s = session;
+	const struct ct_core_thread *cpu = &s->dump.threads[i];
+	struct ct_thread *th = ct_report_add_thread(s->report);
+	if (!th)
+		return false;
+	th->tid = cpu->tid;
+	if (!cpu->has_regs) {
+		th->stop_reason = ct_report_strdup(s->report, ct_stop_reason_to_string(CT_STOP_NO_CPU_REGISTERS));
+		return true;
 	}
+	add_registers(s->report, th, s->vm.arch, cpu);
+	ct_kstack_unwind(&s->vm, &s->ks, cpu, s->report, th, s->opts->max_frames);
+	return true;
+}
+
+// The kernel rules over the panic record, then what the stacks add: the panic CPU, the culprit's
+// frame, the log's Call Trace against the stack found in the dump.
+static void kernel_triage(void *session)
+{
+	struct kernel_session *s = session;
+	struct ct_report *report = s->report;
+	struct ct_verdict verdict;
+	ct_verdict_init(&verdict, &report->strings);
+	ct_kernel_classify(&verdict, s->vm.arch, &s->rec);
+	ct_verdict_move_to_report(&verdict, report);
 	const char *how = NULL;
-	int panic_cpu = find_panic_cpu(&vm, &rec, report, &how);
+	int panic_cpu = find_panic_cpu(&s->vm, &s->rec, report, &how);
 	if (panic_cpu >= 0) {
 		report->kernel.has_panic_cpu = true;
 		report->kernel.panic_cpu = panic_cpu;
@@ -328,59 +377,99 @@ struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const struct c
 			struct ct_thread tmp = report->threads[t];
 			memmove(&report->threads[1], &report->threads[0], t * sizeof(tmp));
 			report->threads[0] = tmp;
-			name_module_frames_from_log(report, vm.arch, &report->threads[0], &rec);
+			name_module_frames_from_log(report, s->vm.arch, &report->threads[0], &s->rec);
 			// A hung-task report's Call Trace is the blocked task's, compared with its task stack below.
-			if (!rec.hung_task)
+			if (!s->rec.hung_task)
 				compare_with_log(report, &report->threads[0],
 						 ct_report_printf(report, "CPU %d", report->threads[0].tid));
-			blame_culprit(report, &report->threads[0], &rec);
+			blame_culprit(report, &report->threads[0], &s->rec);
 			break;
 		}
-	} else if (vm.num_cpus) {
+	} else if (s->vm.num_cpus) {
 		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_PANIC_CPU, "could not tell which CPU panicked");
 	}
-	if (vm.qemu)
+	if (s->vm.qemu)
 		ct_report_diag(report, CT_SEVERITY_INFO, 0, CT_DIAG_QEMU_DUMP,
 			       "written by QEMU dump-guest-memory: pr_pid is the vCPU number + 1, and the log may stop before "
 			       "the last panic lines");
-	ct_kernel_signature(report, &rec);
+}
+
+static void kernel_signature(void *session)
+{
+	struct kernel_session *s = session;
+	ct_kernel_signature(s->report, &s->rec);
+}
+
+// The sleeping tasks (the hung-task report's blocked one always), then the user's vmlinux: DWARF
+// lines and inline frames for every kernel frame.
+static void kernel_late_stacks(void *session)
+{
+	struct kernel_session *s = session;
+	struct ct_report *report = s->report;
+	const struct ct_panic_record *rec = &s->rec;
 	// tasks.c reads a sleeping task's saved context as x86-64's struct inactive_task_frame.
-	bool tasks = vm.arch == &ct_arch_x86_64;
-	if (btf && tasks)
-		ct_ktasks_collect(&vm, &ks, btf, budget, opts->kernel_tasks, rec.hung_task && rec.has_blocked_pid ? rec.blocked_pid : -1,
-				  opts->max_frames, report);
-	else if (opts->kernel_tasks)
+	bool tasks = s->vm.arch == &ct_arch_x86_64;
+	if (s->btf && tasks)
+		ct_ktasks_collect(&s->vm, &s->ks, s->btf, s->budget, s->opts->kernel_tasks,
+				  rec->hung_task && rec->has_blocked_pid ? rec->blocked_pid : -1, s->opts->max_frames, report);
+	else if (s->opts->kernel_tasks)
 		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_TASKS, "--tasks: the task list needs the dump's BTF%s",
 			       tasks ? "" : " and an x86-64 dump");
 	bool blocked_listed = false;
-	for (size_t i = 0; rec.hung_task && rec.has_blocked_pid && i < report->kernel.num_tasks; i++) {
+	for (size_t i = 0; rec->hung_task && rec->has_blocked_pid && i < report->kernel.num_tasks; i++) {
 		const struct ct_kernel_task *t = &report->kernel.tasks[i];
-		blocked_listed = blocked_listed || t->pid == rec.blocked_pid;
-		if (t->pid == rec.blocked_pid && t->stack.num_frames)
+		blocked_listed = blocked_listed || t->pid == rec->blocked_pid;
+		if (t->pid == rec->blocked_pid && t->stack.num_frames)
 			compare_with_log(report, &t->stack, ct_report_printf(report, "the blocked task %d (%s)", t->pid, t->comm));
 	}
 	// The hung-task report's blocked task is always listed when the dump holds it; say so when not.
-	if (btf && tasks && rec.hung_task && rec.has_blocked_pid && !blocked_listed)
+	if (s->btf && tasks && rec->hung_task && rec->has_blocked_pid && !blocked_listed)
 		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_UNREADABLE,
 			       "the blocked task %d (%s) of the hung-task report is not among the tasks read from the dump",
-			       rec.blocked_pid, rec.blocked_comm ? rec.blocked_comm : "?");
-	if (opts->executable)
-		ct_vmlinux_symbolize(&vm, opts, report);
+			       rec->blocked_pid, rec->blocked_comm ? rec->blocked_comm : "?");
+	if (s->opts->executable)
+		ct_vmlinux_symbolize(&s->vm, s->opts, report);
+	s->ok = true;
+}
+
+static void kernel_finish(void *session, bool ok)
+{
+	struct kernel_session *s = session;
+	if (!ok || !s->ok)
+		return;
 	uint32_t num_types;
-	const char *stopped = ct_kbtf_budget_stop(btf, &num_types);
+	const char *stopped = ct_kbtf_budget_stop(s->btf, &num_types);
 	if (stopped) {
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_BUDGET_NODES,
+		ct_report_diag(s->report, CT_SEVERITY_WARNING, 0, CT_DIAG_BUDGET_NODES,
 			       "BTF member search: the work budget of %" PRIu64 " nodes (list nodes and BTF members, "
 			       "halved by --safe) ran out looking up %s in the dump's .BTF (%" PRIu32 " types); "
 			       "that member and later ones are unknown",
-			       budget->limit[CT_BUDGET_NODES], stopped, num_types);
-		budget->reported[CT_BUDGET_NODES] = true;
+			       s->budget->limit[CT_BUDGET_NODES], stopped, num_types);
+		s->budget->reported[CT_BUDGET_NODES] = true;
 	}
-	ct_budget_report(budget, report);
-	ct_kmodules_deinit(&kmods);
-	ct_kbtf_free(btf);
-	ct_kallsyms_deinit(&ks);
-	ct_panic_record_deinit(&rec);
-	ct_vmcore_close(&vm);
-	return NULL;
+	ct_budget_report(s->budget, s->report);
 }
+
+static void kernel_close(void *session)
+{
+	struct kernel_session *s = session;
+	ct_kmodules_deinit(&s->kmods);
+	ct_kbtf_free(s->btf);
+	ct_kallsyms_deinit(&s->ks);
+	ct_panic_record_deinit(&s->rec);
+	ct_dump_close(&s->dump);
+	free(s);
+}
+
+const struct ct_dump_kind ct_kernel_kind = {
+	.name = "kernel",
+	.open = kernel_open,
+	.facts = kernel_facts,
+	.modules = kernel_modules,
+	.unwind = kernel_unwind,
+	.triage = kernel_triage,
+	.signature = kernel_signature,
+	.late_stacks = kernel_late_stacks,
+	.finish = kernel_finish,
+	.close = kernel_close,
+};

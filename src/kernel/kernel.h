@@ -9,20 +9,18 @@
 #include <stddef.h>
 
 #include "coretriage/coretriage.h"
-#include "dump/format.h"
+#include "dump/kind.h"
 
 /**
- * Analyzes the vmcore at opts->core_path into @p report: input, kernel, one thread per CPU
- * (tid = CPU number, crashed = the panic CPU), crash class and diagnostics. opts->executable, when
- * not NULL, is a vmlinux; its build-id must match the dump's VMCOREINFO BUILD-ID.
- * @p format is the one the probe chain found (dump/format.h; static).
+ * The stages of a kernel dump (dump/kind.h), run by ct_pipeline_run() over the vmcore at
+ * opts->core_path (libkdumpfile opens it by path: the mapped input is closed first): input, kernel,
+ * one thread per CPU (tid = CPU number, crashed = the panic CPU), crash class and diagnostics.
+ * opts->executable, when not NULL, is a vmlinux; its build-id must match the dump's VMCOREINFO
+ * BUILD-ID. The readers of lists and BTF spend the run's work budget (util/budget.h).
  * Errors: CT_ERROR_OS (cannot open), CT_ERROR_CORRUPT (unreadable headers), CT_ERROR_UNSUPPORTED
  * (a format or architecture libkdumpfile cannot read), CT_ERROR_INVALID_ARGUMENT (vmlinux does not
  * match the dump). Problems that still leave a useful report are diagnostics, not errors.
  */
-struct ct_budget;
-/** @p budget: the run's work budget (util/budget.h), spent by the list and BTF readers. */
-struct ct_error *ct_kernel_analyze(const struct ct_options *opts, const struct ct_dump_format *format,
-				   struct ct_budget *budget, struct ct_report *report);
+extern const struct ct_dump_kind ct_kernel_kind;
 
 #endif

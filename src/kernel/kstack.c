@@ -240,11 +240,11 @@ static const char *stop_text(struct kwalk *w, const struct ct_unwind_end *end, b
 // Walks the stack after frame 0 with ORC (x86-64) or frame records (arm64). Returns the frames added
 // (0 after a failure of ORC before its first ORC frame: nothing usable, the caller scans instead);
 // *failed when frames may be missing, *stop_sp where a scan of the rest would start.
-static size_t walk(struct kwalk *w, const struct ct_cpu_state *cpu, bool *failed, uint64_t *stop_sp)
+static size_t walk(struct kwalk *w, const struct ct_core_thread *cpu, bool *failed, uint64_t *stop_sp)
 {
 	const struct ct_arch_info *arch = w->vm->arch;
 	bool fp_walk = arch->kernel_unwind == CT_KUNWIND_FP;
-	uint64_t sp = ct_cpu_reg(arch, cpu, arch->sp_dwarf);
+	uint64_t sp = ct_thread_reg(arch, cpu, arch->sp_dwarf);
 	struct ct_unwind_loop l = {
 		.frames = w->thread->num_frames,
 		.max_frames = w->limit,
@@ -255,16 +255,16 @@ static size_t walk(struct kwalk *w, const struct ct_cpu_state *cpu, bool *failed
 		.emit = kemit,
 		.arg = w,
 	};
-	w->orc = (struct ct_orc_state){ .ip = ct_cpu_pc(arch, cpu),
+	w->orc = (struct ct_orc_state){ .ip = cpu->values[arch->pc_index],
 					.sp = sp,
-					.bp = ct_cpu_reg(arch, cpu, arch->fp_dwarf),
+					.bp = ct_thread_reg(arch, cpu, arch->fp_dwarf),
 					.signal = !cpu->pc_is_return,
 					.regs = { CT_ORC_REGS_SAVED, 0 },
 					.full_regs = true,
 					.bp_valid = true,
-					.saved = cpu->regs,
-					.num_saved = CT_KERNEL_MAX_REGS };
-	w->fp = w->next_fp = ct_cpu_reg(arch, cpu, arch->fp_dwarf);
+					.saved = cpu->values,
+					.num_saved = CT_THREAD_MAX_VALUES };
+	w->fp = w->next_fp = ct_thread_reg(arch, cpu, arch->fp_dwarf);
 	struct ct_unwind_end end;
 	ct_unwind_loop_run(&l, fp_walk ? w->fp : sp, sp, &end);
 	if (end.truncated)
@@ -320,11 +320,11 @@ static size_t readable_bytes(struct ct_vmcore *vm, uint64_t sp, uint64_t top)
 	return have;
 }
 
-void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_cpu_state *cpu,
+void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_core_thread *cpu,
 		      struct ct_report *report, struct ct_thread *thread, size_t max_frames)
 {
 	const struct ct_arch_info *arch = vm->arch;
-	uint64_t pc = ct_cpu_pc(arch, cpu), sp = ct_cpu_reg(arch, cpu, arch->sp_dwarf), size = stack_size(vm);
+	uint64_t pc = cpu->values[arch->pc_index], sp = ct_thread_reg(arch, cpu, arch->sp_dwarf), size = stack_size(vm);
 	if (max_frames == 0)
 		return;
 	struct ct_frame *f = ct_thread_add_frame(thread);

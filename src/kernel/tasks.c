@@ -203,23 +203,23 @@ static void unwind_sleeping(struct walk *w, struct ct_kernel_task *t, uint64_t s
 		t->stack.stop_reason = ct_report_printf(w->r, "saved context at thread.sp 0x%016" PRIx64 " is not in the dump", sp);
 		return;
 	}
-	struct ct_cpu_state c;
+	struct ct_core_thread c;
 	memset(&c, 0, sizeof(c));
-	c.cpu = t->cpu;
+	c.tid = t->cpu;
 	c.has_regs = true;
 	c.pc_is_return = true;
 	const struct ct_arch_info *arch = w->vm->arch;
-	ct_cpu_set_reg(arch, &c, arch->pc_dwarf, field(fr, l->frame_size, l->f_ret, 8));
+	ct_thread_set_reg(arch, &c, arch->pc_dwarf, field(fr, l->frame_size, l->f_ret, 8));
 	// After the pops and the ret of __switch_to_asm.
-	ct_cpu_set_reg(arch, &c, arch->sp_dwarf, sp + l->frame_size);
-	ct_cpu_set_reg(arch, &c, arch->fp_dwarf, field(fr, l->frame_size, l->f_bp, 8));
-	ct_cpu_set_reg(arch, &c, CT_X86_64_DWARF_CS, 0x10); // __KERNEL_CS
+	ct_thread_set_reg(arch, &c, arch->sp_dwarf, sp + l->frame_size);
+	ct_thread_set_reg(arch, &c, arch->fp_dwarf, field(fr, l->frame_size, l->f_bp, 8));
+	ct_thread_set_reg(arch, &c, CT_X86_64_DWARF_CS, 0x10); // __KERNEL_CS
 	if (l->has_frame_regs) {
-		ct_cpu_set_reg(arch, &c, CT_X86_64_DWARF_RBX, field(fr, l->frame_size, l->f_bx, 8));
-		ct_cpu_set_reg(arch, &c, CT_X86_64_DWARF_R12, field(fr, l->frame_size, l->f_r12, 8));
-		ct_cpu_set_reg(arch, &c, CT_X86_64_DWARF_R13, field(fr, l->frame_size, l->f_r13, 8));
-		ct_cpu_set_reg(arch, &c, CT_X86_64_DWARF_R14, field(fr, l->frame_size, l->f_r14, 8));
-		ct_cpu_set_reg(arch, &c, CT_X86_64_DWARF_R15, field(fr, l->frame_size, l->f_r15, 8));
+		ct_thread_set_reg(arch, &c, CT_X86_64_DWARF_RBX, field(fr, l->frame_size, l->f_bx, 8));
+		ct_thread_set_reg(arch, &c, CT_X86_64_DWARF_R12, field(fr, l->frame_size, l->f_r12, 8));
+		ct_thread_set_reg(arch, &c, CT_X86_64_DWARF_R13, field(fr, l->frame_size, l->f_r13, 8));
+		ct_thread_set_reg(arch, &c, CT_X86_64_DWARF_R14, field(fr, l->frame_size, l->f_r14, 8));
+		ct_thread_set_reg(arch, &c, CT_X86_64_DWARF_R15, field(fr, l->frame_size, l->f_r15, 8));
 	}
 	if (w->frames_left < MAX_TASK_FRAMES) {
 		// CT_STOP_TASK_FRAME_BUDGET, with the cap.

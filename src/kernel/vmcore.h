@@ -13,6 +13,7 @@
 #include "coretriage/error.h"
 #include "coretriage/report.h"
 #include "dump/format.h"
+#include "dump/thread.h"
 
 /* --- vmcoreinfo.c -------------------------------------------------------------------------------- */
 
@@ -52,28 +53,9 @@ bool ct_vmcoreinfo_crash_time(const struct ct_vmcoreinfo *vi, int64_t *ret);
 struct _kdump_ctx;
 struct ct_orc;
 
-/** The most registers an architecture table lists (aarch64: x0-x30, sp, pc, pstate). */
-#define CT_KERNEL_MAX_REGS 48
-
-/** The registers of one CPU as saved in the dump (NT_PRSTATUS pr_reg, read by the arch table). */
-struct ct_cpu_state {
-	int cpu;
-	/** pr_pid: a task pid for kdump; for QEMU dumps the vCPU number + 1, not a pid. */
-	bool has_pid;
-	int pid;
-	/** In the order of the dump's ct_arch_info.regs[]. */
-	uint64_t regs[CT_KERNEL_MAX_REGS];
-	bool has_regs;
-	/** regs hold a sleeping task's saved context: its pc is a return address (looked up at pc - 1). */
-	bool pc_is_return;
-};
-
 struct ct_arch_info;
-/** pc, sp and fp of @p cpu (by the arch table's DWARF numbers); 0 when the table has no such register. */
-uint64_t ct_cpu_pc(const struct ct_arch_info *arch, const struct ct_cpu_state *cpu);
-uint64_t ct_cpu_reg(const struct ct_arch_info *arch, const struct ct_cpu_state *cpu, int dwarf);
-/** Sets the register of DWARF number @p dwarf; false when the table has none. */
-bool ct_cpu_set_reg(const struct ct_arch_info *arch, struct ct_cpu_state *cpu, int dwarf, uint64_t value);
+/* A CPU of the dump is a struct ct_core_thread (dump/thread.h), the thread type of every dump: tid is
+ * the CPU number, has_pid/pid its pr_pid, the registers read by the one pr_reg reader. */
 
 /** An open vmcore. Owns the libkdumpfile context and the file descriptors. */
 struct ct_vmcore {
@@ -89,7 +71,7 @@ struct ct_vmcore {
 	struct ct_vmcoreinfo vmcoreinfo;
 	bool has_kaslr_offset;
 	uint64_t kaslr_offset;
-	struct ct_cpu_state *cpus; /**< owned */
+	struct ct_core_thread *cpus; /**< owned, by CPU number */
 	size_t num_cpus;
 };
 
@@ -113,6 +95,14 @@ struct ct_unwind_mem ct_vmcore_mem(struct ct_vmcore *vm);
 /** Helpers over ct_vmcore_read in the dump's byte order. */
 struct ct_error *ct_vmcore_read_u64(struct ct_vmcore *vm, uint64_t addr, uint64_t *ret);
 struct ct_error *ct_vmcore_read_u32(struct ct_vmcore *vm, uint64_t addr, uint32_t *ret);
+
+/* --- dump_kernel.c ------------------------------------------------------------------------------ */
+
+struct ct_dump;
+/** @p vm (borrowed until ct_dump_close, which closes it) as a dump of @p format: its first
+ * @p max_threads CPUs (0: all) are the dump's threads, none without an architecture table. */
+void ct_dump_from_vmcore(struct ct_vmcore *vm, const struct ct_dump_format *format, size_t max_threads,
+			 struct ct_dump *ret);
 
 /* --- printk.c ------------------------------------------------------------------------------------ */
 
@@ -343,7 +333,7 @@ const struct ct_ksym *ct_kmodule_lookup(const struct ct_kmodule *mod, uint64_t a
  * Without ORC symbols the whole stack is scanned, each return address validated by a call
  * instruction just before it. @p max_frames caps the result.
  */
-void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_cpu_state *cpu,
+void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_core_thread *cpu,
 		      struct ct_report *report, struct ct_thread *thread, size_t max_frames);
 
 /* --- tasks.c ------------------------------------------------------------------------------------- */

@@ -618,22 +618,16 @@ static long allocator_fault_frame(const struct ct_facts *f)
 	return -1;
 }
 
-/** The heap state's subclass (src/triage/heap.c): a poisoned tcache entry, an overrun chunk; NULL. */
-static const char *heap_state_subclass(const struct ct_facts *f)
+/** The heap state's subclass (src/triage/heap.c): a poisoned tcache entry, an overrun chunk; none. */
+static enum ct_heap_subclass heap_state_subclass(const struct ct_facts *f)
 {
 	if (!f->heap)
-		return NULL;
+		return CT_HEAP_NONE;
 	if (f->heap->poison.present && f->heap->poison.bin == CT_HEAP_BIN_TCACHE)
-		return "tcache-poisoning";
+		return CT_HEAP_TCACHE_POISONING;
 	if (f->heap->overflow.present)
-		return "heap-overflow";
-	return NULL;
-}
-
-static const char *heap_sub_text(const char *sub)
-{
-	return strcmp(sub, "tcache-poisoning") == 0 ? "tcache poisoning: a tcache entry is not a chunk"
-						     : "heap overflow: a chunk was written past its end";
+		return CT_HEAP_OVERFLOW;
+	return CT_HEAP_NONE;
 }
 
 bool ct_fault_in_allocator(const struct ct_facts *f)
@@ -658,18 +652,18 @@ static void fill_heap(const struct ct_facts *f, struct ct_verdict *r)
 							"a glibc malloc check failure");
 		// What the heap shows outranks what the message says ("free(): invalid pointer" of a
 		// chunk whose header an overflow overwrote).
-		const char *heap_sub = heap_state_subclass(f);
-		verdict(r, CT_CLASS_HEAP_CORRUPTION, heap_sub ? heap_sub : msg ? f->abort_msg.heap_subclass : NULL, c);
+		enum ct_heap_subclass heap_sub = heap_state_subclass(f);
+		verdict(r, CT_CLASS_HEAP_CORRUPTION,
+			ct_heap_subclass_to_string(heap_sub ? heap_sub : msg ? f->abort_msg.heap_subclass : CT_HEAP_NONE), c);
 		if (f->abort_msg.present)
 			ct_crash_add_detail_string(&r->crash, r->strings, "message", f->abort_msg.text);
 		if (heap_sub) {
-			r->crash.summary = ct_strpool_printf(r->strings, "%s (glibc: \"%s\")%s", heap_sub_text(heap_sub),
+			r->crash.summary = ct_strpool_printf(r->strings, "%s (glibc: \"%s\")%s", ct_heap_subclass_summary(heap_sub),
 							    msg ? f->abort_msg.text : "heap check failed", in_blame(f, r));
 		} else if (msg) {
-			const char *what = strcmp(f->abort_msg.heap_subclass, "double-free") == 0 ? "double free"
-				: strcmp(f->abort_msg.heap_subclass, "invalid-free") == 0 ? "free of an invalid pointer"
-											  : "corrupted heap metadata";
-			r->crash.summary = ct_strpool_printf(r->strings, "%s (\"%s\")%s", what, f->abort_msg.text, in_blame(f, r));
+			r->crash.summary = ct_strpool_printf(r->strings, "%s (\"%s\")%s",
+							    ct_heap_subclass_summary(f->abort_msg.heap_subclass), f->abort_msg.text,
+							    in_blame(f, r));
 		} else if (fr < 0 && import_is_heap(f)) {
 			r->crash.summary = ct_strpool_printf(r->strings, "heap corruption detected by the allocator during %s()%s",
 							    last_call_name(f), in_blame(f, r));
@@ -679,8 +673,9 @@ static void fill_heap(const struct ct_facts *f, struct ct_verdict *r)
 		return;
 	}
 	long fr = allocator_fault_frame(f);
-	const char *heap_sub = heap_state_subclass(f);
-	verdict(r, CT_CLASS_HEAP_CORRUPTION, heap_sub ? heap_sub : "corrupted-metadata", CT_CONFIDENCE_MEDIUM);
+	enum ct_heap_subclass heap_sub = heap_state_subclass(f);
+	verdict(r, CT_CLASS_HEAP_CORRUPTION, ct_heap_subclass_to_string(heap_sub ? heap_sub : CT_HEAP_CORRUPTED_METADATA),
+		CT_CONFIDENCE_MEDIUM);
 	ct_crash_add_evidence(&r->crash, r->strings, "the fault is inside the allocator: frame #%ld %s (%s)", fr, f->frames[fr].function,
 			      f->frames[fr].module ? f->frames[fr].module : "?");
 	evidence_insn(f, r);
@@ -689,7 +684,7 @@ static void fill_heap(const struct ct_facts *f, struct ct_verdict *r)
 	set_access(f, r);
 	if (a)
 		set_address(r, a, address_kind(a));
-	r->crash.summary = ct_strpool_printf(r->strings, "%s: %s faulted inside %s%s", heap_sub ? heap_sub_text(heap_sub) : "heap metadata corrupted",
+	r->crash.summary = ct_strpool_printf(r->strings, "%s: %s faulted inside %s%s", heap_sub ? ct_heap_subclass_summary(heap_sub) : "heap metadata corrupted",
 					    signal_name(f, r), f->frames[fr].function, in_blame(f, r));
 }
 

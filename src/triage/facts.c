@@ -11,6 +11,28 @@ static const char *const abort_kind_names[CT_ABORT_NUM_] = {
 	[CT_ABORT_FORTIFY] = "fortify", [CT_ABORT_MALLOC] = "malloc",	      [CT_ABORT_OTHER] = "other",
 };
 
+// One table: the subclass' id and the summary's words for it.
+static const struct {
+	const char *id, *summary;
+} heap_subclasses[CT_HEAP_NUM_] = {
+	[CT_HEAP_NONE] = { NULL, "heap corruption" },
+	[CT_HEAP_DOUBLE_FREE] = { "double-free", "double free" },
+	[CT_HEAP_INVALID_FREE] = { "invalid-free", "free of an invalid pointer" },
+	[CT_HEAP_CORRUPTED_METADATA] = { "corrupted-metadata", "corrupted heap metadata" },
+	[CT_HEAP_OVERFLOW] = { "heap-overflow", "heap overflow: a chunk was written past its end" },
+	[CT_HEAP_TCACHE_POISONING] = { "tcache-poisoning", "tcache poisoning: a tcache entry is not a chunk" },
+};
+
+const char *ct_heap_subclass_to_string(enum ct_heap_subclass sub)
+{
+	return sub < CT_HEAP_NUM_ ? heap_subclasses[sub].id : NULL;
+}
+
+const char *ct_heap_subclass_summary(enum ct_heap_subclass sub)
+{
+	return heap_subclasses[sub < CT_HEAP_NUM_ ? sub : CT_HEAP_NONE].summary;
+}
+
 const char *ct_abort_kind_to_string(enum ct_abort_kind kind)
 {
 	return kind < CT_ABORT_NUM_ ? abort_kind_names[kind] : "other";
@@ -155,13 +177,13 @@ void ct_abort_parse(struct ct_strpool *strings, const char *text, struct ct_abor
 		a.kind = CT_ABORT_STACK_SMASHING;
 	} else if (contains_any(t, double_free_msgs)) {
 		a.kind = CT_ABORT_MALLOC;
-		a.heap_subclass = "double-free";
+		a.heap_subclass = CT_HEAP_DOUBLE_FREE;
 	} else if (contains_any(t, invalid_free_msgs)) {
 		a.kind = CT_ABORT_MALLOC;
-		a.heap_subclass = "invalid-free";
+		a.heap_subclass = CT_HEAP_INVALID_FREE;
 	} else if (contains_any(t, malloc_msgs)) {
 		a.kind = CT_ABORT_MALLOC;
-		a.heap_subclass = "corrupted-metadata";
+		a.heap_subclass = CT_HEAP_CORRUPTED_METADATA;
 	} else if (strncmp(t, "*** ", 4) == 0 && strstr(t, " ***")) {
 		// __fortify_fail: "*** buffer overflow detected ***: terminated", "*** invalid fd … ***", …
 		a.kind = CT_ABORT_FORTIFY;

@@ -192,14 +192,32 @@ enum ct_abort_kind {
 };
 const char *ct_abort_kind_to_string(enum ct_abort_kind kind);
 
+/**
+ * What glibc's malloc checks say went wrong (CT_ABORT_MALLOC), or what the heap state shows
+ * (triage/heap.c: an overrun chunk, a poisoned tcache entry): the crash's subclass.
+ */
+enum ct_heap_subclass {
+	CT_HEAP_NONE,
+	CT_HEAP_DOUBLE_FREE,
+	CT_HEAP_INVALID_FREE,
+	CT_HEAP_CORRUPTED_METADATA,
+	CT_HEAP_OVERFLOW,
+	CT_HEAP_TCACHE_POISONING,
+	CT_HEAP_NUM_
+};
+/** The subclass' id ("double-free", the model's crash.subclass), NULL for CT_HEAP_NONE. */
+const char *ct_heap_subclass_to_string(enum ct_heap_subclass sub);
+/** What the summary calls it ("double free", "free of an invalid pointer", "corrupted heap metadata"). */
+const char *ct_heap_subclass_summary(enum ct_heap_subclass sub);
+
 struct ct_abort_facts {
 	bool present;
 	const char *text; /**< without the trailing newline */
 	enum ct_abort_kind kind;
 	const char *file, *function, *expression; /**< assertion parts */
 	int line;
-	/** For CT_ABORT_MALLOC: "double-free", "invalid-free", "corrupted-metadata". */
-	const char *heap_subclass;
+	/** For CT_ABORT_MALLOC: which check failed. */
+	enum ct_heap_subclass heap_subclass;
 };
 
 /**

@@ -229,7 +229,8 @@ static void build_cycles(const struct ct_triage_input *s, struct ct_verdict *r)
 			const struct ct_lock *l = &h->locks[i];
 			// Recursive and error-checking mutexes never block their own holder.
 			wl[i] = (struct ct_wg_lock){ l->has_owner, l->owner,
-						      l->type && (!strcmp(l->type, "recursive") || !strcmp(l->type, "error-checking")) };
+						      l->mutex_type == CT_MUTEX_TYPE_RECURSIVE ||
+							      l->mutex_type == CT_MUTEX_TYPE_ERROR_CHECKING };
 		}
 		if (ct_waitgraph_cycles(wt, n, wl, h->num_locks, &res) && res.num_cycles) {
 			h->members = calloc(res.num_order, sizeof(*h->members));

@@ -142,6 +142,7 @@ static void read_mutex(const struct ct_triage_input *s, const struct ct_glibc_la
 		return;
 	}
 	l->type = ct_strpool_intern(strings, mutex_types[kind & CT_MUTEX_KIND_MASK]);
+	l->mutex_type = (enum ct_mutex_type)(CT_MUTEX_TYPE_NORMAL + (kind & CT_MUTEX_KIND_MASK));
 	l->robust = kind & CT_MUTEX_ROBUST;
 	l->priority_inherit = kind & CT_MUTEX_PRIO_INHERIT;
 	if ((kind & CT_MUTEX_KIND_MASK) == 1 && count) {

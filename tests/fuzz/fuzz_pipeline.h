@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "coretriage/coretriage.h"
+#include "pipeline.h"
 #include "process/process.h"
 #include "report/writers.h"
 
@@ -52,7 +53,9 @@ static inline void ct_fuzz_analyze_and_write(const struct ct_options *opts, cons
 	if (!ct_report_init(&report))
 		return;
 	struct ct_mapped_file file = { .fd = -1, .data = data, .size = size };
-	struct ct_error *err = ct_process_analyze(opts, &file, NULL, &report);
+	// The process kind whatever the probe chain would say: the fuzzer feeds the core loader.
+	const struct ct_dump_env env = { .opts = opts, .file = &file, .report = &report };
+	struct ct_error *err = ct_pipeline_run(&ct_process_kind, &env);
 	if (!err) {
 		FILE *out = fopen("/dev/null", "w");
 		if (out) {

@@ -73,7 +73,7 @@ TEST(abort_kinds)
 		ct_abort_parse(&rep()->strings, cases[i].text, &a);
 		CHECK_EQ(a.kind, cases[i].kind);
 		if (cases[i].sub)
-			CHECK_STR(a.heap_subclass, cases[i].sub);
+			CHECK_STR(ct_heap_subclass_to_string(a.heap_subclass), cases[i].sub);
 	}
 	struct ct_abort_facts a;
 	ct_abort_parse(&rep()->strings, "", &a);
