@@ -1,6 +1,7 @@
 # Unit tests: pure functions over hand-built inputs.
 ct_add_unit_test(test_notes ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_notes.c)
 ct_add_unit_test(test_util ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_util.c)
+ct_add_unit_test(test_cache_trim ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_cache_trim.c)
 ct_add_unit_test(test_json ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_json.c)
 ct_add_unit_test(test_dwarf_expr ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_dwarf_expr.c)
 ct_add_unit_test(test_demangle ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_demangle.c)

@@ -57,6 +57,8 @@ struct ct_options {
 	bool no_abs_paths;
 	/** Cache directory for decompressed debug files; NULL for none (docs/performance.md). */
 	const char *cache_dir;
+	/** Cap on that cache's size, bytes (least recently used copies go first); 0 = 4 GiB. */
+	uint64_t cache_size;
 	/** Cap on the decompressed size of a compressed core (.zst/.xz/.lz4), bytes; 0 = 64 GiB. */
 	uint64_t max_core_size;
 	/** Memory the analysis may use (--max-memory), bytes; 0 = unknown (the work budget assumes 4 GiB). */

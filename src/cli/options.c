@@ -50,6 +50,8 @@ static const char help_text[] =
 	"      --cache-dir=DIR        keep decompressed copies of compressed debug files and the\n"
 	"                             dpkg package of each module in DIR\n"
 	"                             (default $XDG_CACHE_HOME/coretriage or ~/.cache/coretriage)\n"
+	"      --cache-size=SIZE      keep that cache under SIZE bytes, least recently used copies\n"
+	"                             removed first (suffix K, M, G or T; default 4G)\n"
 	"      --no-cache             do not read or write that cache (also with --safe)\n"
 	"      --debuginfod-timeout=S give up on debuginfod after S seconds (default 10)\n"
 	"      --safe                 open only the files given and the debug directories; no network,\n"
@@ -162,6 +164,7 @@ enum {
 	OPT_DEBUG_DIR,
 	OPT_NO_DEBUGINFOD,
 	OPT_CACHE_DIR,
+	OPT_CACHE_SIZE,
 	OPT_NO_CACHE,
 	OPT_DEBUGINFOD_TIMEOUT,
 	OPT_SAFE,
@@ -222,6 +225,7 @@ static const struct option long_options[] = {
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
+	{ "cache-size", required_argument, NULL, OPT_CACHE_SIZE },
 	{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 	{ "debuginfod-timeout", required_argument, NULL, OPT_DEBUGINFOD_TIMEOUT },
 	{ "safe", no_argument, NULL, OPT_SAFE },
@@ -623,6 +627,10 @@ int ct_cli_parse(int argc, char **argv, struct ct_cli *cli)
 			break;
 		case OPT_NO_DEBUGINFOD: cli->opts.debuginfod = false; break;
 		case OPT_CACHE_DIR: cli->cache_dir = optarg; break;
+		case OPT_CACHE_SIZE:
+			if (!parse_size(optarg, &cli->opts.cache_size) || cli->opts.cache_size == 0)
+				return usage_error("--cache-size: '%s' is not a size (bytes, suffix K, M, G or T)", optarg);
+			break;
 		case OPT_NO_CACHE: cli->no_cache = true; break;
 		case OPT_DEBUGINFOD_TIMEOUT:
 			if (!parse_count(optarg, 3600, &v))

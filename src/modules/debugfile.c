@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "modules/altlink.h"
+#include "modules/cache_trim.h"
 #include "modules/debug_budget.h"
 #include "modules/debugfile.h"
 #include "modules/debuginfod.h"
@@ -126,8 +127,10 @@ static int cached_copy(struct ct_module_set *s, int fd, const uint8_t *id, size_
 	if (asprintf(&path, "%s/%s.debug", sub, hex) < 0)
 		goto out;
 	out = open_matching(path, id, len);
-	if (out >= 0)
+	if (out >= 0) {
+		ct_cache_touch(out); // used now: the last to go when the cache is trimmed
 		goto out;
+	}
 	// Make it: parents first (the cache may not exist yet).
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
 		goto out;
@@ -141,6 +144,8 @@ static int cached_copy(struct ct_module_set *s, int fd, const uint8_t *id, size_
 	if (copy_file(fd, t) && decompress_in_place(t) && fsync(t) == 0 && rename(tmp, path) == 0) {
 		close(t);
 		out = open_matching(path, id, len);
+		// The cache grew: back under its cap (--cache-size), the new copy kept.
+		ct_cache_trim(sub, s->opts->cache_size ? s->opts->cache_size : CT_CACHE_DEFAULT_SIZE, strrchr(path, '/') + 1);
 	} else {
 		close(t);
 		unlink(tmp);

@@ -149,7 +149,9 @@ def main():
                         failures += rc
                         print("\n".join(lines), flush=True)
                     continue
-                for args in (["--no-cache"], ["--cache-dir", cache]):
+                # The third: a cache capped at one byte keeps only the copy made last (--cache-size),
+                # and the copies it removed while this run had them open still read right.
+                for args in (["--no-cache"], ["--cache-dir", cache], ["--cache-dir", cache, "--cache-size", "1"]):
                     shutil.rmtree(cache, ignore_errors=True)
                     tool_args = ["--debug-dir", debug, *args]
                     # gdb reads the files before its -ex commands: read again once it knows the directory.
@@ -157,14 +159,20 @@ def main():
                                                           [f"set debug-file-directory {debug}:/usr/lib/debug", f"file {exe}",
                                                            f"core-file {core}"])
                     failures += rc
-                    print("\n".join(lines).replace(f"{p}:", f"{label} {args[0]}:", 1), flush=True)
+                    print("\n".join(lines).replace(f"{p}:", f"{label} {' '.join(args)}:", 1), flush=True)
                     report, frames = dwzcores.our_frames(a.coretriage, exe, core, tool_args)
-                    rc, lines = dwzcores.compare_eu_stack(f"{label} {args[0]}", exe, core, frames, debug)
+                    rc, lines = dwzcores.compare_eu_stack(f"{label} {' '.join(args)}", exe, core, frames, debug)
                     failures += rc
                     print("\n".join(lines), flush=True)
                     if not any(f.get("inlined") and f.get("function") == INLINED[p] for f in frames):
                         print(f"  FAIL {label}: no inlined {INLINED[p]} frame (its DIEs are in the shared file)")
                         failures += 1
+                    if "--cache-size" in args:
+                        kept = [n for n in os.listdir(os.path.join(cache, "debug")) if n.endswith(".debug")]
+                        if len(kept) != 1:
+                            print(f"  FAIL {label}: --cache-size=1 left {len(kept)} copies in the cache: {kept}")
+                            failures += 1
+                        continue
                     walk_args = ["--debug-dir", debug] + (args if args[0] == "--cache-dir" else [])
                     rc, lines = dwzcores.diewalk(a.diewalk, walk_args + walk)
                     failures += rc
