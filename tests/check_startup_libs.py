@@ -11,7 +11,8 @@ import subprocess
 import sys
 
 OPTIONAL = ["libkdumpfile", "libaddrxlat", "libsystemd", "libgcrypt", "libbpf", "libunwind", "libZydis",
-            "libcapstone", "libzstd", "liblz4", "libsnappy", "liblzo2", "libdebuginfod"]
+            "libcapstone", "libzstd", "liblz4", "libsnappy", "liblzo2", "libdebuginfod", "libpq",
+            "libssl", "libcrypto", "libgssapi_krb5", "libldap"]
 
 binary = sys.argv[1]
 failed = 0

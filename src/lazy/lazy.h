@@ -15,6 +15,8 @@
 struct ct_error *ct_lazy_kdumpfile_require(void);
 /** NULL when libunwind loads, else why not (--unwinder=libunwind needs it). */
 struct ct_error *ct_lazy_libunwind_require(void);
+/** NULL when libpq loads, else why not (a PostgreSQL crash store needs it). */
+struct ct_error *ct_lazy_libpq_require(void);
 /** NULL when libsystemd loads, else why not (reading the journal needs it). */
 struct ct_error *ct_lazy_systemd_require(void);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lazy/lazy.h"
 #include "store/backend.h"
 
 /** The advisory lock key of the migration: any constant all coretriage processes agree on
@@ -155,6 +156,10 @@ static const struct ct_store_ops pg_ops = {
 
 struct ct_error *ct_store_pg_connect(const char *url, struct ct_store **ret)
 {
+	// libpq is opened for the first PostgreSQL store (src/lazy/libpq.c).
+	struct ct_error *lib_err = ct_lazy_libpq_require();
+	if (lib_err)
+		return lib_err;
 	struct pg_store *s = calloc(1, sizeof(*s));
 	if (!s)
 		return &ct_enomem;
