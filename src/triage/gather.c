@@ -528,8 +528,11 @@ void ct_facts_gather(const struct ct_triage_input *s, struct ct_facts *f, struct
 	gather_frames(s, f, st);
 	f->blame = ct_find_blame(f->frames, f->num_frames);
 	ct_panic_find(f);
-	if (f->sig.signo == CT_SIGABRT)
+	if (f->sig.signo == CT_SIGABRT) {
 		ct_panic_read(s, f);
+		ct_go_fatal_read(s, f);
+	}
+	f->runtime = s->runtime;
 	ct_find_recursion(f->frames, f->num_frames, &f->stack);
 	const struct ct_core_thread *ct = subject_core_thread(s);
 	uint64_t limit = arch ? arch->user_address_limit : 0;
