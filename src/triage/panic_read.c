@@ -120,14 +120,21 @@ static void read_rust(const struct ct_triage_input *s, const struct ct_thread *t
 	}
 }
 
-static void read_go(const struct ct_triage_input *s, const struct ct_thread *t, struct ct_panic_facts *p)
+static void read_go(const struct ct_triage_input *s, const struct ct_thread *t, const struct ct_frame_fact *ff,
+		    struct ct_panic_facts *p)
 {
+	// The facts' names: a stripped Go binary's come from its pclntab (gather.c), not the symbols.
 	size_t i = (size_t)p->frame;
-	while (i < t->num_frames && !(t->frames[i].function && strcmp(t->frames[i].function, "runtime.gopanic") == 0))
+	while (i < t->num_frames && !(ff[i].function && strcmp(ff[i].function, "runtime.gopanic") == 0))
 		i++;
 	if (i >= t->num_frames || !t->frames[i].has_sp)
 		return;
-	uint64_t lo = t->frames[i].sp, hi = i + 1 < t->num_frames && t->frames[i + 1].has_sp ? t->frames[i + 1].sp : lo;
+	// The caller's sp bounds gopanic's frame; a return address found by scanning between them (a
+	// stripped binary has no CFI) is a stale word of the frame, not the caller.
+	size_t c = i + 1;
+	while (c < t->num_frames && t->frames[c].trust == CT_TRUST_SCAN && c < i + 4)
+		c++;
+	uint64_t lo = t->frames[i].sp, hi = c < t->num_frames && t->frames[c].has_sp ? t->frames[c].sp : lo;
 	if (hi <= lo || hi - lo > PANIC_SCAN_BYTES)
 		hi = lo + PANIC_SCAN_BYTES;
 	// Go's register ABI spills the argument e to the caller's frame, just above gopanic's.
@@ -203,9 +210,11 @@ void ct_go_fatal_read(const struct ct_triage_input *s, struct ct_facts *f)
 	const struct ct_thread *t = ct_stacks_crashed(s->stacks);
 	struct ct_go_fatal_facts *g = &f->go_fatal;
 	size_t i = 0;
-	while (t && i < t->num_frames && !(t->frames[i].function && strcmp(t->frames[i].function, "runtime.sigtramp") == 0))
+	if (!t || t->num_frames != f->num_frames)
+		return;
+	while (i < t->num_frames && !(f->frames[i].function && strcmp(f->frames[i].function, "runtime.sigtramp") == 0))
 		i++;
-	if (!t || i >= t->num_frames)
+	if (i >= t->num_frames)
 		return; // not Go's signal handler: nothing to say
 	g->why_not = "the Go signal handler's frame has no caller unwound";
 	if (i + 1 >= t->num_frames || !t->frames[i + 1].has_sp)
@@ -249,5 +258,5 @@ void ct_panic_read(const struct ct_triage_input *s, struct ct_facts *f)
 	if (strcmp(p->runtime, "rust") == 0)
 		read_rust(s, t, p);
 	else
-		read_go(s, t, p);
+		read_go(s, t, f->frames, p);
 }
