@@ -459,6 +459,16 @@ static int by_crash_then_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+bool ct_go_pcln_of(const struct ct_module_state *m, unsigned pointer_size, struct ct_go_pcln *ret)
+{
+	Dwarf_Addr bias = 0;
+	Elf *elf = m && m->dwfl_module && m->match != 0 ? dwfl_module_getelf(m->dwfl_module, &bias) : NULL;
+	struct section pclntab;
+	return elf && find_section(elf, bias, ".gopclntab", &pclntab) && pclntab.bytes &&
+	       pclntab.size <= CT_GO_MAX_PCLNTAB && ct_go_pcln_init(ret, pclntab.bytes, (size_t)pclntab.size, pclntab.addr) &&
+	       ret->ptr_size == pointer_size;
+}
+
 void ct_runtime_go(const struct ct_runtime_input *in, struct ct_runtime *ret)
 {
 	*ret = (struct ct_runtime){ 0 };

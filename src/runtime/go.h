@@ -74,6 +74,14 @@ const char *ct_go_pcln_file(const struct ct_go_pcln *p, const struct ct_go_func 
 /** The file and line of @p pc (either may be missing: NULL, 0). */
 bool ct_go_pcln_line(const struct ct_go_pcln *p, const struct ct_go_func *f, uint64_t pc, const char **file, int *line);
 
+struct ct_module_state;
+/**
+ * The pclntab of the Go executable @p m (its .gopclntab section: kept by -ldflags=-s, which drops
+ * the symbol table), with pointers of @p pointer_size. False when @p m is no Go binary of that kind.
+ * Triage names the frames of a stripped Go binary with it (issue 26).
+ */
+bool ct_go_pcln_of(const struct ct_module_state *m, unsigned pointer_size, struct ct_go_pcln *ret);
+
 /** Where the fields the stage reads lie (bytes from each structure's start). */
 struct ct_go_layout {
 	unsigned major, minor, pointer_size;

@@ -772,6 +772,12 @@ static void fill_abort(const struct ct_facts *f, struct ct_verdict *r)
 	if (fr >= 0)
 		ct_crash_add_evidence(&r->crash, r->strings, "frame #%ld is abort (%s)", fr, f->frames[fr].module ? f->frames[fr].module : "?");
 	bool conflict = evidence_last_call(f, r, CT_CLASS_ABORT);
+	// Go's throw/fatal (src/triage/panic_read.c): the message when read, else why not (issue 26).
+	if (f->go_fatal.message)
+		ct_crash_add_evidence(&r->crash, r->strings, "Go fatal error \"%s\" (from %s's closure on the g0 stack)",
+				      f->go_fatal.message, f->go_fatal.function);
+	else if (f->go_fatal.why_not)
+		ct_crash_add_evidence(&r->crash, r->strings, "Go fatal error message not read: %s", f->go_fatal.why_not);
 	if (fr < 0 && called_abort) {
 		// The program called abort() itself: as good as an abort frame, unless that frame's return
 		// address came from a stack scan (it may be stale).
@@ -1400,6 +1406,7 @@ static const struct rule rules[] = {
 	{ CT_CLASS_STACK_OVERFLOW, NULL, when_stack_overflow, fill_stack_overflow },
 	{ CT_CLASS_HEAP_CORRUPTION, NULL, when_heap, fill_heap },
 	{ CT_CLASS_UNCAUGHT_EXCEPTION, NULL, when_uncaught, fill_uncaught },
+	{ CT_CLASS_DEADLOCK, "go-deadlock", ct_when_go_deadlock, ct_fill_go_deadlock },
 	{ CT_CLASS_NULL_DEREF, "go-fault", ct_when_go_fault, ct_fill_go_fault },
 	{ CT_CLASS_PANIC, NULL, ct_when_panic, ct_fill_panic },
 	{ CT_CLASS_ABORT, NULL, when_abort, fill_abort },

@@ -329,6 +329,18 @@ struct ct_panic_facts {
 	const char *raiser;
 };
 
+/**
+ * Go's fatal error (runtime.throw / runtime.fatal, issue 26; src/triage/gofatal.c): the string it was
+ * called with, read from the closure it passes to systemstack, on the g0 stack the signal frame of
+ * the crashing thread interrupted. message NULL when not read; why_not says why (static).
+ */
+struct ct_go_fatal_facts {
+	const char *message; /**< pooled */
+	const char *function; /**< "runtime.fatal" or "runtime.throw", static */
+	uint64_t closure; /**< where the closure was found */
+	const char *why_not;
+};
+
 /** Signal frames of the crashing thread looked at. */
 #define CT_MAX_SIGFRAMES 4
 
@@ -382,6 +394,10 @@ struct ct_facts {
 	size_t frame_base;
 	/** A Rust or Go panic. */
 	struct ct_panic_facts panic;
+	/** Go's fatal error message (runtime.throw / runtime.fatal). */
+	struct ct_go_fatal_facts go_fatal;
+	/** The runtime stage's result (goroutines' wait reasons), NULL when none. Borrowed. */
+	const struct ct_runtime *runtime;
 	/** what() of the uncaught std::logic_error/std::runtime_error (or subclass), pooled or NULL. */
 	const char *exception_what;
 	/**
@@ -436,6 +452,10 @@ void ct_fill_panic(const struct ct_facts *facts, struct ct_verdict *verdict);
 /** Rule "go-fault": a fault Go's runtime.sigpanic turned into a panic, classified as the fault. */
 bool ct_when_go_fault(const struct ct_facts *facts);
 void ct_fill_go_fault(const struct ct_facts *facts, struct ct_verdict *verdict);
+
+/** Rule "go-deadlock" (src/triage/gofatal.c): Go's checkdead threw "all goroutines are asleep - deadlock!". */
+bool ct_when_go_deadlock(const struct ct_facts *facts);
+void ct_fill_go_deadlock(const struct ct_facts *facts, struct ct_verdict *verdict);
 
 /** True when the fault is inside the allocator (the innermost library frames are malloc's). */
 bool ct_fault_in_allocator(const struct ct_facts *facts);

@@ -73,6 +73,8 @@ const char *ct_call_import(const struct ct_triage_input *s, uint64_t target, boo
  */
 long ct_find_noexcept_frame(const struct ct_triage_input *s, const struct ct_facts *facts);
 
+/** Reads Go's fatal error message from the crashing thread's interrupted g0 stack into facts->go_fatal. */
+void ct_go_fatal_read(const struct ct_triage_input *s, struct ct_facts *facts);
 /** Reads the message and location of the panic ct_panic_find() found, into facts->panic. */
 void ct_panic_read(const struct ct_triage_input *s, struct ct_facts *facts);
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "triage/gather.h"
+#include "unwind/unwind.h"
 #include "util/bytes.h"
 
 /** Stack bytes scanned above a panic frame's sp. */
@@ -119,14 +120,21 @@ static void read_rust(const struct ct_triage_input *s, const struct ct_thread *t
 	}
 }
 
-static void read_go(const struct ct_triage_input *s, const struct ct_thread *t, struct ct_panic_facts *p)
+static void read_go(const struct ct_triage_input *s, const struct ct_thread *t, const struct ct_frame_fact *ff,
+		    struct ct_panic_facts *p)
 {
+	// The facts' names: a stripped Go binary's come from its pclntab (gather.c), not the symbols.
 	size_t i = (size_t)p->frame;
-	while (i < t->num_frames && !(t->frames[i].function && strcmp(t->frames[i].function, "runtime.gopanic") == 0))
+	while (i < t->num_frames && !(ff[i].function && strcmp(ff[i].function, "runtime.gopanic") == 0))
 		i++;
 	if (i >= t->num_frames || !t->frames[i].has_sp)
 		return;
-	uint64_t lo = t->frames[i].sp, hi = i + 1 < t->num_frames && t->frames[i + 1].has_sp ? t->frames[i + 1].sp : lo;
+	// The caller's sp bounds gopanic's frame; a return address found by scanning between them (a
+	// stripped binary has no CFI) is a stale word of the frame, not the caller.
+	size_t c = i + 1;
+	while (c < t->num_frames && t->frames[c].trust == CT_TRUST_SCAN && c < i + 4)
+		c++;
+	uint64_t lo = t->frames[i].sp, hi = c < t->num_frames && t->frames[c].has_sp ? t->frames[c].sp : lo;
 	if (hi <= lo || hi - lo > PANIC_SCAN_BYTES)
 		hi = lo + PANIC_SCAN_BYTES;
 	// Go's register ABI spills the argument e to the caller's frame, just above gopanic's.
@@ -174,6 +182,73 @@ static void read_go(const struct ct_triage_input *s, const struct ct_thread *t, 
 	}
 }
 
+/** Bytes of the interrupted g0 stack scanned for runtime.fatal's / runtime.throw's closure. */
+#define GO_FATAL_SCAN_BYTES 4096
+
+/** The closure of runtime.fatal or runtime.throw whose code starts at @p fn, else NULL. */
+static const char *go_fatal_closure(const struct ct_triage_input *s, uint64_t fn)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(s->mods->dwfl, fn);
+	GElf_Off off = 1;
+	GElf_Sym sym;
+	const char *name = mod ? dwfl_module_addrinfo(mod, fn, &off, &sym, NULL, NULL, NULL) : NULL;
+	if (!name || off != 0)
+		return NULL;
+	return strcmp(name, "runtime.fatal.func1") == 0 ? "runtime.fatal"
+	       : strcmp(name, "runtime.throw.func1") == 0 ? "runtime.throw" : NULL;
+}
+
+/*
+ * Go (1.19: runtime/panic.go) throw(s) and fatal(s) run `systemstack(func() { print("fatal error: ",
+ * s, "\n") })`: the closure does not escape, so it lies in their frame as { fn, s.ptr, s.len }. With
+ * GOTRACEBACK=crash the runtime then raises SIGABRT on that g0 stack, its handler (runtime.sigtramp)
+ * takes it on the signal stack and re-raises it: the crashing thread's signal frame holds the g0
+ * sp. The string in RAX/RBX at the call is clobbered by then, and no global keeps it.
+ */
+void ct_go_fatal_read(const struct ct_triage_input *s, struct ct_facts *f)
+{
+	const struct ct_thread *t = ct_stacks_crashed(s->stacks);
+	struct ct_go_fatal_facts *g = &f->go_fatal;
+	size_t i = 0;
+	if (!t || t->num_frames != f->num_frames)
+		return;
+	while (i < t->num_frames && !(f->frames[i].function && strcmp(f->frames[i].function, "runtime.sigtramp") == 0))
+		i++;
+	if (i >= t->num_frames)
+		return; // not Go's signal handler: nothing to say
+	g->why_not = "the Go signal handler's frame has no caller unwound";
+	if (i + 1 >= t->num_frames || !t->frames[i + 1].has_sp)
+		return;
+	// The caller of sigtramp must be a sigreturn trampoline (Go's runtime.sigreturn__sigaction),
+	// known by its code: then its sp is the kernel's ucontext.
+	const struct ct_frame *tramp = &t->frames[i + 1];
+	const struct ct_arch_sigframe *l = ct_unwind_sigframe_at(s->mods, tramp->pc);
+	struct ct_sigframe_facts sf;
+	g->why_not = "the return address of the Go signal handler is no sigreturn trampoline";
+	if (!l)
+		return;
+	g->why_not = "the signal frame of the Go signal handler is not in the dump";
+	if (!ct_sigframe_read(s->core, l, i + 1, tramp->sp, &sf) || !sf.sp)
+		return;
+	g->why_not = "no closure of runtime.fatal or runtime.throw on the interrupted stack (or no symbol table to name it)";
+	for (uint64_t a = sf.sp; a < sf.sp + GO_FATAL_SCAN_BYTES; a += 8) {
+		uint64_t fn, ptr, len;
+		if (!ct_core_read_word(s->core, a, &fn))
+			return; // the end of the stack's mapping
+		const char *which = fn ? go_fatal_closure(s, fn) : NULL;
+		if (!which || !word(s, a + 8, &ptr) || !word(s, a + 16, &len) || !ct_modules_find(s->mods, ptr))
+			continue;
+		const char *msg = text_at(s, ptr, len);
+		if (!msg)
+			continue;
+		g->message = msg;
+		g->function = which;
+		g->closure = a;
+		g->why_not = NULL;
+		return;
+	}
+}
+
 void ct_panic_read(const struct ct_triage_input *s, struct ct_facts *f)
 {
 	const struct ct_thread *t = ct_stacks_crashed(s->stacks);
@@ -183,5 +258,5 @@ void ct_panic_read(const struct ct_triage_input *s, struct ct_facts *f)
 	if (strcmp(p->runtime, "rust") == 0)
 		read_rust(s, t, p);
 	else
-		read_go(s, t, p);
+		read_go(s, t, f->frames, p);
 }
