@@ -19,7 +19,7 @@ Then the DWARF 5 variant (`-gdwarf-5`, `dwz -5`): the debug files name the share
 forms and eu-stack names only the outer frame, so the oracle is the same program built without dwz
 (gdb on the unsplit executable, same code, same core; coretriage's functions, lines and parameter
 names, types and values on it); layouts present (cache off and on), build-id
-and absent.
+and absent, each with ct_diewalk.
 
 usage: check_handmade.py --coretriage BIN --diewalk BIN
 Exit 0 all pass, 1 a difference, 77 when gcc, dwz, gdb or eu-stack is missing or the kernel writes
@@ -232,6 +232,8 @@ def dwarf5(a, tmp):
     name = "../../.dwz/common.debug"
     run("dwz", "-5", "-m", shared, "-M", name, *debug_files.values())
     shared_id = sup_checksum(debug_files["prog_a"])
+    reference = os.path.join(tmp, "reference-common.debug")
+    shutil.copy(shared, reference)
     for dbg in debug_files.values():
         sections = subprocess.run(["readelf", "-S", dbg], capture_output=True, text=True, check=False).stdout
         if ".debug_sup" not in sections or ".gnu_debugaltlink" in sections:
@@ -255,6 +257,10 @@ def dwarf5(a, tmp):
                 rc, lines = check_fallback(label, a.coretriage, exe, core, debug, shared_id, name)
                 failures += rc
                 print("\n".join(lines), flush=True)
+                rc, lines = dwzcores.diewalk(a.diewalk, ["--debug-dir", debug, "--alt-missing", exe, debug_files[p],
+                                                         reference])
+                failures += rc
+                print("\n".join(lines), flush=True)
                 continue
             _, want = dwzcores.our_frames(a.coretriage, plain[p], core, ["--no-cache"])
             module = os.path.basename(os.path.realpath(exe))
@@ -270,6 +276,10 @@ def dwarf5(a, tmp):
                 print(f"{'ok  ' if ok else 'FAIL'} {label} {' '.join(args)}: names {got}"
                       + ("" if ok else f", without dwz {ref}"), flush=True)
                 failures += 0 if ok else 1
+                walk_args = ["--debug-dir", debug] + (args if args[0] == "--cache-dir" else [])
+                rc, lines = dwzcores.diewalk(a.diewalk, walk_args + [exe, debug_files[p], reference])
+                failures += rc
+                print("\n".join(lines), flush=True)
     return failures
 
 
