@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "modules/dwarf_ref.h"
 #include "dump/elfcore.h"
+#include "modules/dwarf_ref.h"
 #include "modules/modules.h"
 #include "modules/symbolize.h"
 #include "triage/hang.h"

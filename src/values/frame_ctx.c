@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "modules/dwarf_ref.h"
 #include "modules/cfi_frame.h"
+#include "modules/dwarf_ref.h"
 #include "values/internal.h"
 
 bool ct_frame_read(const struct ct_values_input *s, uint64_t addr, void *buf, size_t len)

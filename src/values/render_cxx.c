@@ -8,8 +8,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "modules/dwarf_ref.h"
 #include "modules/dwarf_name.h"
+#include "modules/dwarf_ref.h"
 #include "values/internal.h"
 
 /** Base classes and members followed to find one member. */

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "modules/dwarf_ref.h"
 #include "modules/dwarf_name.h"
+#include "modules/dwarf_ref.h"
 #include "util/keyhash.h"
 #include "values/internal.h"
 
