@@ -4,6 +4,7 @@
 
 #include "modules/demangle.h"
 #include "modules/dwarf_name.h"
+#include "modules/dwarf_ref.h"
 
 /** Abstract-origin / specification links followed (a cycle in a hostile file ends here). */
 #define MAX_ORIGIN_HOPS 8
@@ -11,7 +12,8 @@
 #define MAX_SCOPE_DEPTH 64
 
 // The DIE that carries @p die's DW_AT_name, through abstract origins and specifications
-// (LTO and dwz put it in another unit: libdw follows DW_FORM_ref_addr and partial units).
+// (LTO and dwz put it in another unit: libdw follows DW_FORM_ref_addr and partial units; the DWARF 5
+// supplementary file's DW_FORM_ref_sup4/8 are ours to follow, dwarf_ref.h).
 static bool origin(Dwarf_Die *die, Dwarf_Die *ret)
 {
 	*ret = *die;
@@ -21,7 +23,7 @@ static bool origin(Dwarf_Die *die, Dwarf_Die *ret)
 		Dwarf_Attribute attr;
 		Dwarf_Die next;
 		if (!(dwarf_attr(ret, DW_AT_abstract_origin, &attr) || dwarf_attr(ret, DW_AT_specification, &attr)) ||
-		    !dwarf_formref_die(&attr, &next))
+		    !ct_dwarf_ref_die(&attr, &next))
 			return false;
 		*ret = next;
 	}
@@ -53,7 +55,7 @@ const char *ct_dwarf_scope_part(Dwarf_Die *die, int tag)
 {
 	if (!ct_dwarf_is_scope_tag(tag))
 		return NULL;
-	const char *n = dwarf_diename(die);
+	const char *n = ct_dwarf_diename(die);
 	return n ? n : tag == DW_TAG_namespace ? "(anonymous namespace)" : NULL;
 }
 
@@ -109,8 +111,8 @@ const char *ct_dwarf_function_name(struct ct_strpool *strings, Dwarf_Die *die)
 	if (lang != DW_LANG_Rust && lang != DW_LANG_Go) {
 		Dwarf_Attribute attr;
 		const char *linkage = NULL;
-		if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
-		    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
+		if (ct_dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
+		    ct_dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
 			linkage = dwarf_formstring(&attr);
 		const char *d = ct_demangle_function(strings, linkage);
 		if (d)
@@ -133,7 +135,7 @@ const char *ct_dwarf_function_name(struct ct_strpool *strings, Dwarf_Die *die)
 
 bool ct_dwarf_qualified_name(Dwarf_Die *die, char *buf, size_t cap)
 {
-	const char *name = dwarf_diename(die);
+	const char *name = ct_dwarf_diename(die);
 	if (!name || cap == 0)
 		return false;
 	struct name_buf b = { .len = 0 };

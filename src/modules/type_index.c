@@ -5,6 +5,7 @@
 
 #include "modules/die_skip.h"
 #include "modules/dwarf_name.h"
+#include "modules/dwarf_ref.h"
 #include "modules/type_index.h"
 #include "util/grow.h"
 #include "util/keyhash.h"
@@ -72,7 +73,7 @@ static void walk(struct builder *b, Dwarf_Die *parent, size_t len, int depth)
 		if (!ct_dwarf_is_scope_tag(tag))
 			continue;
 		// The same path ct_dwarf_qualified_name builds, so that lookups find what is added here.
-		const char *name = dwarf_diename(&child);
+		const char *name = ct_dwarf_diename(&child);
 		const char *part = ct_dwarf_scope_part(&child, tag);
 		size_t n = len;
 		if (part) {

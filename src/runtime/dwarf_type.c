@@ -3,6 +3,7 @@
 #include <dwarf.h>
 #include <string.h>
 
+#include "modules/dwarf_ref.h"
 #include "runtime/dwarf_type.h"
 
 // Through typedefs and qualifiers to the structure itself.
@@ -15,7 +16,7 @@ bool ct_dwarf_strip_to_struct(Dwarf_Die *die)
 		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type)
 			return false;
 		Dwarf_Attribute a;
-		if (!dwarf_formref_die(dwarf_attr(die, DW_AT_type, &a), die))
+		if (!ct_dwarf_ref_die(dwarf_attr(die, DW_AT_type, &a), die))
 			return false;
 	}
 	return false;
@@ -39,7 +40,7 @@ bool ct_dwarf_member_offset(const Dwarf_Die *type, const char *path, uint32_t *r
 		if (dwarf_child(&t, &m) != 0)
 			return false;
 		do {
-			const char *name = dwarf_diename(&m);
+			const char *name = ct_dwarf_diename(&m);
 			if (dwarf_tag(&m) == DW_TAG_member && name && !strcmp(name, comp)) {
 				hit = true;
 				break;
@@ -50,7 +51,7 @@ bool ct_dwarf_member_offset(const Dwarf_Die *type, const char *path, uint32_t *r
 		if (!hit || dwarf_formudata(dwarf_attr(&m, DW_AT_data_member_location, &a), &loc) != 0)
 			return false;
 		off += loc;
-		if (*path && !dwarf_formref_die(dwarf_attr(&m, DW_AT_type, &a), &t))
+		if (*path && !ct_dwarf_ref_die(dwarf_attr(&m, DW_AT_type, &a), &t))
 			return false;
 	}
 	if (off > UINT32_MAX)

@@ -5,6 +5,7 @@
 #include <dwarf.h>
 #include <string.h>
 
+#include "modules/dwarf_ref.h"
 #include "runtime/dwarf_type.h"
 #include "runtime/go.h"
 #include "util/budget.h"
@@ -28,7 +29,7 @@ bool ct_go_layout_dwarf(Dwarf *dw, unsigned major, unsigned minor, unsigned poin
 					return false;
 				if (dwarf_tag(&child) != DW_TAG_structure_type)
 					continue;
-				const char *name = dwarf_diename(&child);
+				const char *name = ct_dwarf_diename(&child);
 				for (int t = 0; name && t < T_NUM; t++) {
 					if (!found[t] && !strcmp(name, type_names[t])) {
 						types[t] = child;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modules/dwarf_ref.h"
 #include "runtime/dwarf_type.h"
 #include "runtime/python.h"
 
@@ -41,7 +42,7 @@ static void scan_unit(Dwarf_Die *cu, Dwarf_Die *types, bool *found)
 		int tag = dwarf_tag(&child);
 		if (tag != DW_TAG_structure_type && tag != DW_TAG_typedef)
 			continue;
-		const char *name = dwarf_diename(&child);
+		const char *name = ct_dwarf_diename(&child);
 		if (!name || dwarf_hasattr(&child, DW_AT_declaration))
 			continue;
 		for (int t = 0; t < T_NUM; t++) {
@@ -123,8 +124,8 @@ static bool types_unit(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *ret)
 			continue;
 		Dwarf_Die fn = scopes[i], origin;
 		Dwarf_Attribute a;
-		for (int k = 0; k < 4 && (dwarf_formref_die(dwarf_attr(&fn, DW_AT_abstract_origin, &a), &origin) ||
-					  dwarf_formref_die(dwarf_attr(&fn, DW_AT_specification, &a), &origin)); k++)
+		for (int k = 0; k < 4 && (ct_dwarf_ref_die(dwarf_attr(&fn, DW_AT_abstract_origin, &a), &origin) ||
+					  ct_dwarf_ref_die(dwarf_attr(&fn, DW_AT_specification, &a), &origin)); k++)
 			fn = origin;
 		ok = dwarf_diecu(&fn, ret, NULL, NULL) != NULL;
 	}

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modules/dwarf_ref.h"
 #include "modules/symbolize.h"
 #include "triage/gather.h"
 #include "triage/insn.h"
@@ -19,7 +20,7 @@
 static const char *die_name(Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
-	if (!dwarf_attr_integrate(die, DW_AT_name, &attr))
+	if (!ct_dwarf_attr_integrate(die, DW_AT_name, &attr))
 		return NULL;
 	return dwarf_formstring(&attr);
 }
@@ -74,7 +75,7 @@ static bool frame_base(Dwfl_Module *mod, Dwarf_Die *fn, uint64_t pc, Dwarf_Addr 
 		       const bool *valid, uint64_t *ret)
 {
 	Dwarf_Attribute attr;
-	if (!dwarf_attr_integrate(fn, DW_AT_frame_base, &attr))
+	if (!ct_dwarf_attr_integrate(fn, DW_AT_frame_base, &attr))
 		return false;
 	Dwarf_Op *expr;
 	size_t len;
@@ -97,7 +98,7 @@ static bool location_matches(Dwarf_Die *var, uint64_t pc, Dwarf_Addr bias, const
 			     const bool *valid)
 {
 	Dwarf_Attribute attr;
-	if (!dwarf_attr_integrate(var, DW_AT_location, &attr))
+	if (!ct_dwarf_attr_integrate(var, DW_AT_location, &attr))
 		return false;
 	Dwarf_Op *exprs[MAX_EXPRS];
 	size_t lens[MAX_EXPRS];

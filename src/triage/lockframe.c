@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "dump/elfcore.h"
+#include "modules/dwarf_ref.h"
 #include "modules/modules.h"
 #include "modules/symbolize.h"
 #include "triage/hang.h"
@@ -41,7 +42,7 @@ static bool frame_base_is_cfa(Dwarf_Die *scopes, int n, Dwarf_Addr pc)
 		Dwarf_Attribute attr;
 		Dwarf_Op *expr;
 		size_t len;
-		return dwarf_attr_integrate(&scopes[i], DW_AT_frame_base, &attr) &&
+		return ct_dwarf_attr_integrate(&scopes[i], DW_AT_frame_base, &attr) &&
 		       dwarf_getlocation_addr(&attr, pc, &expr, &len, 1) == 1 && len == 1 &&
 		       expr[0].atom == DW_OP_call_frame_cfa;
 	}
@@ -52,7 +53,7 @@ static bool frame_base_is_cfa(Dwarf_Die *scopes, int n, Dwarf_Addr pc)
 static bool var_address(Dwarf_Die *var, Dwarf_Addr pc, Dwarf_Addr bias, bool fb_ok, uint64_t cfa, uint64_t *ret)
 {
 	Dwarf_Attribute attr;
-	if (!dwarf_attr_integrate(var, DW_AT_location, &attr))
+	if (!ct_dwarf_attr_integrate(var, DW_AT_location, &attr))
 		return false;
 	Dwarf_Op *exprs[MAX_EXPRS];
 	size_t lens[MAX_EXPRS];
@@ -87,8 +88,8 @@ static const char *through(const struct ct_triage_input *s, const char *name, Dw
 		Dwarf_Attribute attr;
 		Dwarf_Die target;
 		uint64_t p;
-		if (!ct_core_read_word(s->core, addr, &p) || !dwarf_attr_integrate(t, DW_AT_type, &attr) ||
-		    !dwarf_formref_die(&attr, &target) || dwarf_aggregate_size(&target, &size) != 0 || lock < p ||
+		if (!ct_core_read_word(s->core, addr, &p) || !ct_dwarf_attr_integrate(t, DW_AT_type, &attr) ||
+		    !ct_dwarf_ref_die(&attr, &target) || dwarf_aggregate_size(&target, &size) != 0 || lock < p ||
 		    lock - p >= size)
 			return NULL;
 		if (lock == p && !ct_lock_member_path(&target, 0, path, sizeof(path)))
@@ -127,11 +128,11 @@ const char *ct_lock_name_from_frame(const struct ct_triage_input *s, const struc
 			int tag = dwarf_tag(&child);
 			if (tag != DW_TAG_variable && tag != DW_TAG_formal_parameter)
 				continue;
-			const char *name = dwarf_diename(&child);
+			const char *name = ct_dwarf_diename(&child);
 			Dwarf_Attribute attr;
 			Dwarf_Die type;
 			uint64_t addr;
-			if (!name || !dwarf_attr_integrate(&child, DW_AT_type, &attr) || !dwarf_formref_die(&attr, &type) ||
+			if (!name || !ct_dwarf_attr_integrate(&child, DW_AT_type, &attr) || !ct_dwarf_ref_die(&attr, &type) ||
 			    !var_address(&child, lookup - bias, bias, fb_ok, cfa, &addr))
 				continue;
 			found = through(s, name, &type, addr, lock);

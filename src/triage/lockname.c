@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "modules/dwarf_ref.h"
 #include "modules/modules.h"
 #include "triage/facts.h"
 #include "triage/hang.h"
@@ -45,7 +46,7 @@ Dwarf_Die *ct_dwarf_peel_type(Dwarf_Die *die, Dwarf_Die *buf)
 		    tag != DW_TAG_atomic_type && tag != DW_TAG_restrict_type)
 			return die;
 		Dwarf_Attribute attr;
-		if (!dwarf_attr_integrate(die, DW_AT_type, &attr) || !dwarf_formref_die(&attr, buf))
+		if (!ct_dwarf_attr_integrate(die, DW_AT_type, &attr) || !ct_dwarf_ref_die(&attr, buf))
 			return NULL;
 		die = buf;
 	}
@@ -55,7 +56,7 @@ Dwarf_Die *ct_dwarf_peel_type(Dwarf_Die *die, Dwarf_Die *buf)
 static bool type_of(Dwarf_Die *die, Dwarf_Die *ret)
 {
 	Dwarf_Attribute attr;
-	return dwarf_attr_integrate(die, DW_AT_type, &attr) && dwarf_formref_die(&attr, ret);
+	return ct_dwarf_attr_integrate(die, DW_AT_type, &attr) && ct_dwarf_ref_die(&attr, ret);
 }
 
 /** A typedef glibc names its synchronization types by: stop descending there. */
@@ -63,7 +64,7 @@ static bool is_sync_typedef(Dwarf_Die *type)
 {
 	if (dwarf_tag(type) != DW_TAG_typedef)
 		return false;
-	const char *n = dwarf_diename(type);
+	const char *n = ct_dwarf_diename(type);
 	return n && (strncmp(n, "pthread_", 8) == 0 || strcmp(n, "sem_t") == 0);
 }
 
@@ -88,14 +89,14 @@ static void member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t size, i
 				continue;
 			Dwarf_Attribute attr;
 			Dwarf_Word loc;
-			if (!dwarf_attr_integrate(&child, DW_AT_data_member_location, &attr) ||
+			if (!ct_dwarf_attr_integrate(&child, DW_AT_data_member_location, &attr) ||
 			    dwarf_formudata(&attr, &loc) != 0 || loc > off)
 				continue;
 			Dwarf_Die mtype;
 			Dwarf_Word msize;
 			if (!type_of(&child, &mtype) || dwarf_aggregate_size(&mtype, &msize) != 0 || off >= loc + msize)
 				continue;
-			const char *name = dwarf_diename(&child);
+			const char *name = ct_dwarf_diename(&child);
 			if (!name)
 				goto rest;
 			snprintf(buf + used, size - used, ".%s", name);
@@ -131,7 +132,7 @@ static bool find_variable(Dwfl_Module *mod, const char *name, uint64_t addr, Dwa
 				return false;
 			if (dwarf_tag(&child) != DW_TAG_variable)
 				continue;
-			const char *n = dwarf_diename(&child);
+			const char *n = ct_dwarf_diename(&child);
 			if (!n || strcmp(n, name) != 0)
 				continue;
 			Dwarf_Attribute attr;

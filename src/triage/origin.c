@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modules/dwarf_ref.h"
 #include "modules/symbolize.h"
 #include "triage/gather.h"
 #include "triage/hang.h"
@@ -164,7 +165,7 @@ static void stop(struct chain *c, long frame, uint64_t pc, const char *reason, b
 static const char *die_name(Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
-	return dwarf_attr_integrate(die, DW_AT_name, &attr) ? dwarf_formstring(&attr) : NULL;
+	return ct_dwarf_attr_integrate(die, DW_AT_name, &attr) ? dwarf_formstring(&attr) : NULL;
 }
 
 /** A parameter type passed in one integer register: pointer, integer, enum, bool (through typedefs and qualifiers). */
@@ -172,7 +173,7 @@ static bool one_int_register(Dwarf_Die *param)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Die type;
-	if (!dwarf_attr_integrate(param, DW_AT_type, &attr) || !dwarf_formref_die(&attr, &type))
+	if (!ct_dwarf_attr_integrate(param, DW_AT_type, &attr) || !ct_dwarf_ref_die(&attr, &type))
 		return false;
 	for (int depth = 0; depth < 8; depth++) {
 		int tag = dwarf_tag(&type);
@@ -180,7 +181,7 @@ static bool one_int_register(Dwarf_Die *param)
 			return true;
 		if (tag == DW_TAG_base_type) {
 			Dwarf_Word enc;
-			if (dwarf_attr_integrate(&type, DW_AT_encoding, &attr) == NULL || dwarf_formudata(&attr, &enc) != 0)
+			if (ct_dwarf_attr_integrate(&type, DW_AT_encoding, &attr) == NULL || dwarf_formudata(&attr, &enc) != 0)
 				return false;
 			int size = dwarf_bytesize(&type);
 			return enc != DW_ATE_float && enc != DW_ATE_complex_float && size > 0 && size <= 8;
@@ -188,7 +189,7 @@ static bool one_int_register(Dwarf_Die *param)
 		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
 		    tag != DW_TAG_restrict_type)
 			return false;
-		if (!dwarf_attr_integrate(&type, DW_AT_type, &attr) || !dwarf_formref_die(&attr, &type))
+		if (!ct_dwarf_attr_integrate(&type, DW_AT_type, &attr) || !ct_dwarf_ref_die(&attr, &type))
 			return false;
 	}
 	return false;
@@ -245,7 +246,7 @@ static int arg_slot(int reg)
 static bool die_type(Dwarf_Die *die, Dwarf_Die *ret)
 {
 	Dwarf_Attribute attr;
-	return dwarf_attr_integrate(die, DW_AT_type, &attr) && dwarf_formref_die(&attr, ret);
+	return ct_dwarf_attr_integrate(die, DW_AT_type, &attr) && ct_dwarf_ref_die(&attr, ret);
 }
 
 /**

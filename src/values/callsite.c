@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modules/dwarf_ref.h"
 #include "util/budget.h"
 #include "util/keyhash.h"
 #include "values/internal.h"
@@ -121,7 +122,7 @@ static bool site_origin(Dwarf_Die *site, Dwarf_Die *ret)
 	Dwarf_Attribute attr;
 	Dwarf_Die d;
 	if ((!dwarf_attr(site, DW_AT_call_origin, &attr) && !dwarf_attr(site, DW_AT_abstract_origin, &attr)) ||
-	    !dwarf_formref_die(&attr, &d))
+	    !ct_dwarf_ref_die(&attr, &d))
 		return false;
 	ct_die_origin(&d, ret);
 	return true;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "modules/cfi_frame.h"
+#include "modules/dwarf_ref.h"
 #include "values/internal.h"
 
 bool ct_frame_read(const struct ct_values_input *s, uint64_t addr, void *buf, size_t len)
@@ -95,7 +96,7 @@ static enum ct_expr_status frame_base_cb(void *arg, uint64_t *ret)
 		if (sc && sc->subprogram >= 0 && !sc->fb_looked_up) {
 			sc->fb_looked_up = true;
 			Dwarf_Die sub = sc->dies[sc->subprogram];
-			if (!dwarf_attr_integrate(&sub, DW_AT_frame_base, &sc->fb_attr))
+			if (!ct_dwarf_attr_integrate(&sub, DW_AT_frame_base, &sc->fb_attr))
 				sc->fb_attr.cu = NULL;
 			else if (dwarf_whatform(&sc->fb_attr) == DW_FORM_exprloc)
 				sc->fb_single = dwarf_getlocation(&sc->fb_attr, &sc->fb_ops, &sc->fb_num_ops) == 0;

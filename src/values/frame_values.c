@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modules/dwarf_ref.h"
 #include "util/budget.h"
 #include "util/grow.h"
 #include "values/internal.h"
@@ -251,7 +252,7 @@ static void describe(struct collector *c, Dwarf_Die *var, bool is_param)
 	d->entry_reg = -1;
 	Dwarf_Attribute attr;
 	const char *name = NULL;
-	if (dwarf_attr_integrate(var, DW_AT_name, &attr))
+	if (ct_dwarf_attr_integrate(var, DW_AT_name, &attr))
 		name = dwarf_formstring(&attr);
 	// gdb makes no symbol of a nameless variable (Rust's `_` parameters, C's `void f(int)`) and
 	// so shows none; neither do we.
@@ -261,7 +262,7 @@ static void describe(struct collector *c, Dwarf_Die *var, bool is_param)
 		return;
 	}
 	d->name = ct_strpool_intern(c->s->out.strings, name);
-	d->has_type = dwarf_attr_integrate(var, DW_AT_type, &attr) && dwarf_formref_die(&attr, &d->type_die);
+	d->has_type = ct_dwarf_attr_integrate(var, DW_AT_type, &attr) && ct_dwarf_ref_die(&attr, &d->type_die);
 	char tbuf[CT_VALUE_MAX_TYPE];
 	struct ct_sbuf tb = { .buf = tbuf, .cap = sizeof(tbuf) };
 	tbuf[0] = 0;
@@ -275,11 +276,11 @@ static void describe(struct collector *c, Dwarf_Die *var, bool is_param)
 	else
 		d->sized = d->has_type;
 	d->size = (size_t)size;
-	if (dwarf_attr_integrate(var, DW_AT_const_value, &d->value_attr))
+	if (ct_dwarf_attr_integrate(var, DW_AT_const_value, &d->value_attr))
 		d->has_const = true;
 	else
 		d->has_location = dwarf_attr(var, DW_AT_location, &d->value_attr) ||
-				  dwarf_attr_integrate(var, DW_AT_location, &d->value_attr);
+				  ct_dwarf_attr_integrate(var, DW_AT_location, &d->value_attr);
 	if (is_param && c->physical && d->has_location && d->size && d->size <= 8)
 		d->entry_reg = entry_register(sc, &d->value_attr);
 	// libdw caches decoded expressions, but finding one costs a tree search per call.
@@ -298,7 +299,7 @@ static void collect_origins(Dwarf_Die *die, void **seen, size_t *num, int depth)
 	do {
 		Dwarf_Attribute attr;
 		Dwarf_Die origin;
-		if (dwarf_attr(&child, DW_AT_abstract_origin, &attr) && dwarf_formref_die(&attr, &origin) &&
+		if (dwarf_attr(&child, DW_AT_abstract_origin, &attr) && ct_dwarf_ref_die(&attr, &origin) &&
 		    *num < CT_VALUES_MAX_PER_FRAME)
 			seen[(*num)++] = origin.addr;
 		if (dwarf_tag(&child) == DW_TAG_lexical_block)
@@ -321,7 +322,7 @@ static void describe_children(struct collector *c, Dwarf_Die *die, int tag)
 	}
 	Dwarf_Attribute attr;
 	Dwarf_Die abstract;
-	if (!dwarf_attr(die, DW_AT_abstract_origin, &attr) || !dwarf_formref_die(&attr, &abstract) ||
+	if (!dwarf_attr(die, DW_AT_abstract_origin, &attr) || !ct_dwarf_ref_die(&attr, &abstract) ||
 	    dwarf_child(&abstract, &child) != 0)
 		return;
 	void *seen[CT_VALUES_MAX_PER_FRAME];

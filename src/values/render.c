@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modules/dwarf_ref.h"
 #include "modules/symbolize.h"
 #include "util/budget.h"
 #include "util/bytes.h"
@@ -96,7 +97,7 @@ bool ct_render_strip(Dwarf_Die *type, Dwarf_Die *ret)
 			return true;
 		}
 		Dwarf_Attribute attr;
-		if (!dwarf_attr_integrate(&cur, DW_AT_type, &attr) || !dwarf_formref_die(&attr, &cur))
+		if (!ct_dwarf_attr_integrate(&cur, DW_AT_type, &attr) || !ct_dwarf_ref_die(&attr, &cur))
 			return false;
 	}
 	return false;
@@ -105,14 +106,14 @@ bool ct_render_strip(Dwarf_Die *type, Dwarf_Die *ret)
 bool ct_render_type_of(Dwarf_Die *die, Dwarf_Die *ret)
 {
 	Dwarf_Attribute attr;
-	return dwarf_attr_integrate(die, DW_AT_type, &attr) && dwarf_formref_die(&attr, ret);
+	return ct_dwarf_attr_integrate(die, DW_AT_type, &attr) && ct_dwarf_ref_die(&attr, ret);
 }
 
 uint64_t ct_render_udata(Dwarf_Die *die, int name, uint64_t dflt)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Word w;
-	if (!dwarf_attr_integrate(die, name, &attr) || dwarf_formudata(&attr, &w) != 0)
+	if (!ct_dwarf_attr_integrate(die, name, &attr) || dwarf_formudata(&attr, &w) != 0)
 		return dflt;
 	return w;
 }
@@ -132,7 +133,7 @@ static void decl(struct ct_sbuf *b, Dwarf_Die *type, const char *inner, bool cxx
 		return;
 	}
 	Dwarf_Die target, *tp = ct_render_type_of(type, &target) ? &target : NULL;
-	const char *name = dwarf_diename(type);
+	const char *name = ct_dwarf_diename(type);
 	int tag = dwarf_tag(type);
 	switch (tag) {
 	case DW_TAG_pointer_type:
@@ -172,9 +173,9 @@ static void decl(struct ct_sbuf *b, Dwarf_Die *type, const char *inner, bool cxx
 					continue;
 				Dwarf_Word count;
 				Dwarf_Attribute attr;
-				if (dwarf_attr_integrate(&sub, DW_AT_count, &attr) && dwarf_formudata(&attr, &count) == 0)
+				if (ct_dwarf_attr_integrate(&sub, DW_AT_count, &attr) && dwarf_formudata(&attr, &count) == 0)
 					ct_sbuf_printf(&dims, "[%" PRIu64 "]", count);
-				else if (dwarf_attr_integrate(&sub, DW_AT_upper_bound, &attr) &&
+				else if (ct_dwarf_attr_integrate(&sub, DW_AT_upper_bound, &attr) &&
 					 dwarf_formudata(&attr, &count) == 0)
 					ct_sbuf_printf(&dims, "[%" PRIu64 "]", count + 1);
 				else
@@ -505,7 +506,7 @@ const char *ct_render_enumerator(const struct ct_values_input *s, Dwarf_Die *t, 
 			continue;
 		if ((dwarf_formudata(&attr, &w) == 0 && (w == u || w == (uint64_t)sign_extend(u, size))) ||
 		    (dwarf_formsdata(&attr, &sw) == 0 && sw == sign_extend(u, size))) {
-			const char *name = dwarf_diename(&e);
+			const char *name = ct_dwarf_diename(&e);
 			return name ? name : "?";
 		}
 	} while (++guard < 100000 && dwarf_siblingof(&e, &e) == 0);
@@ -570,11 +571,11 @@ static void render_aggregate(const struct ct_values_input *s, struct ct_sbuf *b,
 				continue;
 			if (!ct_render_next_element(b, &shown))
 				break;
-			const char *name = dwarf_diename(&m);
+			const char *name = ct_dwarf_diename(&m);
 			Dwarf_Die mts;
 			if (tag == DW_TAG_inheritance) {
 				add(b, "<");
-				const char *bn = ct_render_strip(&mt, &mts) ? dwarf_diename(&mts) : NULL;
+				const char *bn = ct_render_strip(&mt, &mts) ? ct_dwarf_diename(&mts) : NULL;
 				add(b, bn ? bn : "?");
 				add(b, "> = ");
 			} else if (name) {
@@ -621,11 +622,11 @@ static int array_dims(Dwarf_Die *t, int64_t *dims)
 		Dwarf_Attribute attr;
 		Dwarf_Word w;
 		Dwarf_Sword lower = 0;
-		if (dwarf_attr_integrate(&sub, DW_AT_lower_bound, &attr))
+		if (ct_dwarf_attr_integrate(&sub, DW_AT_lower_bound, &attr))
 			dwarf_formsdata(&attr, &lower);
-		if (dwarf_attr_integrate(&sub, DW_AT_count, &attr) && dwarf_formudata(&attr, &w) == 0)
+		if (ct_dwarf_attr_integrate(&sub, DW_AT_count, &attr) && dwarf_formudata(&attr, &w) == 0)
 			dims[n] = (int64_t)w;
-		else if (dwarf_attr_integrate(&sub, DW_AT_upper_bound, &attr) && dwarf_formudata(&attr, &w) == 0)
+		else if (ct_dwarf_attr_integrate(&sub, DW_AT_upper_bound, &attr) && dwarf_formudata(&attr, &w) == 0)
 			dims[n] = (int64_t)w - lower + 1;
 		else
 			dims[n] = -1;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "modules/dwarf_name.h"
+#include "modules/dwarf_ref.h"
 #include "values/internal.h"
 
 /** Base classes and members followed to find one member. */
@@ -60,7 +61,7 @@ static bool find_member(struct member_search *ms, Dwarf_Die *t, const char *name
 		    dwarf_hasattr(&m, DW_AT_declaration) || !ct_render_type_of(&m, &mt))
 			continue;
 		uint64_t moff = ct_render_udata(&m, DW_AT_data_member_location, 0);
-		const char *n = dwarf_diename(&m);
+		const char *n = ct_dwarf_diename(&m);
 		if (tag == DW_TAG_member && n && strcmp(n, name) == 0) {
 			*type = mt;
 			*off = moff;
@@ -157,7 +158,7 @@ enum ct_cxx_printer ct_cxx_printer_of(Dwarf_Die *t)
 {
 	char name[CT_VALUE_MAX_TYPE];
 	int tag = dwarf_tag(t);
-	const char *own = dwarf_diename(t);
+	const char *own = ct_dwarf_diename(t);
 	// The DIE's own name first: qualifying walks the unit from its root, which costs a pass over
 	// every type before this one in a unit of thousands (bench-dwarf), so only candidates pay it.
 	if ((tag != DW_TAG_structure_type && tag != DW_TAG_class_type) || !own ||

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "modules/dwarf_name.h"
+#include "modules/dwarf_ref.h"
 #include "util/keyhash.h"
 #include "values/internal.h"
 
@@ -70,7 +71,7 @@ static bool first_field(const struct ct_values_input *s, Dwarf_Die *t, Dwarf_Die
 static bool tuple_like(const struct ct_values_input *s, Dwarf_Die *t)
 {
 	Dwarf_Die m;
-	const char *name = first_field(s, t, &m) ? dwarf_diename(&m) : NULL;
+	const char *name = first_field(s, t, &m) ? ct_dwarf_diename(&m) : NULL;
 	return name && strcmp(name, "__0") == 0;
 }
 
@@ -98,7 +99,7 @@ static void render_fields(const struct ct_values_input *s, struct ct_sbuf *b, Dw
 			if (!ct_render_next_element(b, &shown))
 				break;
 			if (!tuple) {
-				const char *name = dwarf_diename(&m);
+				const char *name = ct_dwarf_diename(&m);
 				add(b, name ? name : "?");
 				add(b, ": ");
 			}
@@ -125,7 +126,7 @@ static bool member(const struct ct_values_input *s, Dwarf_Die *t, const char *na
 	do {
 		if (!ct_render_search_step(s))
 			return false;
-		const char *n = is_field(&m) ? dwarf_diename(&m) : NULL;
+		const char *n = is_field(&m) ? ct_dwarf_diename(&m) : NULL;
 		if (n && strcmp(n, name) == 0 && ct_render_type_of(&m, type)) {
 			*off = ct_render_udata(&m, DW_AT_data_member_location, 0);
 			return true;
@@ -180,7 +181,7 @@ static bool select_variant(const struct ct_values_input *s, struct ct_sbuf *b, D
 {
 	Dwarf_Attribute attr;
 	Dwarf_Die discr, discr_type;
-	bool has_discr = dwarf_attr(vpart, DW_AT_discr, &attr) && dwarf_formref_die(&attr, &discr) &&
+	bool has_discr = dwarf_attr(vpart, DW_AT_discr, &attr) && ct_dwarf_ref_die(&attr, &discr) &&
 			 ct_render_type_of(&discr, &discr_type);
 	uint64_t value = 0;
 	size_t size = 8;
@@ -276,7 +277,7 @@ static void render_struct(const struct ct_values_input *s, struct ct_sbuf *b, Dw
 		render_enum_variant(s, b, &vpart, obj, off, depth);
 		return;
 	}
-	const char *name = dwarf_diename(t);
+	const char *name = ct_dwarf_diename(t);
 	if (name && (name[0] == '&' || strncmp(name, "*const [", 8) == 0 || strncmp(name, "*mut [", 6) == 0) &&
 	    render_slice(s, b, t, name, obj, off, depth))
 		return;
@@ -322,7 +323,7 @@ bool ct_render_rust(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_Di
 		return true;
 	case DW_TAG_base_type: {
 		// The unit type: a zero-sized base type named ().
-		const char *name = dwarf_diename(t);
+		const char *name = ct_dwarf_diename(t);
 		if (name && strcmp(name, "()") == 0) {
 			add(b, "()");
 			return true;
@@ -336,7 +337,7 @@ bool ct_render_rust(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_Di
 
 bool ct_render_rust_type_name(struct ct_sbuf *b, Dwarf_Die *type, int depth)
 {
-	const char *name = dwarf_diename(type);
+	const char *name = ct_dwarf_diename(type);
 	switch (dwarf_tag(type)) {
 	case DW_TAG_structure_type:
 	case DW_TAG_union_type:

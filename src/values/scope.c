@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modules/dwarf_ref.h"
 #include "modules/symbolize.h"
 #include "modules/type_index.h"
 #include "util/keyhash.h"
@@ -77,7 +78,7 @@ void ct_die_origin(Dwarf_Die *die, Dwarf_Die *ret)
 		Dwarf_Attribute attr;
 		Dwarf_Die next;
 		if ((dwarf_attr(&cur, DW_AT_abstract_origin, &attr) || dwarf_attr(&cur, DW_AT_specification, &attr)) &&
-		    dwarf_formref_die(&attr, &next))
+		    ct_dwarf_ref_die(&attr, &next))
 			cur = next;
 		else
 			break;
@@ -89,10 +90,10 @@ const char *ct_die_function_name(Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
 	const char *name = NULL;
-	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
-	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
+	if (ct_dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
+	    ct_dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
 		name = dwarf_formstring(&attr);
-	if (!name && dwarf_attr_integrate(die, DW_AT_name, &attr))
+	if (!name && ct_dwarf_attr_integrate(die, DW_AT_name, &attr))
 		name = dwarf_formstring(&attr);
 	return name;
 }

@@ -6,6 +6,7 @@
 #include <dwarf.h>
 #include <stdlib.h>
 
+#include "modules/dwarf_ref.h"
 #include "util/grow.h"
 #include "values/internal.h"
 
@@ -50,7 +51,7 @@ static bool static_address(Dwarf_Die *var, uint64_t *ret)
 static void add(struct ct_static_index *ix, Dwarf_Die *var)
 {
 	Dwarf_Attribute attr;
-	const char *name = dwarf_attr_integrate(var, DW_AT_name, &attr) ? dwarf_formstring(&attr) : NULL;
+	const char *name = ct_dwarf_attr_integrate(var, DW_AT_name, &attr) ? dwarf_formstring(&attr) : NULL;
 	uint64_t addr;
 	// An artificial variable (GCC's __PRETTY_FUNCTION__) has no name from the source: its symbol
 	// (`__PRETTY_FUNCTION__.1`) says as much, and gdb shows that.

@@ -14,6 +14,13 @@ real core of each program, then four layouts of the same files:
              refused for its build-id, as absent
   malformed  an altlink whose build-id is 70 bytes long: nothing is guessed, as absent
 
+Then the DWARF 5 variant (`-gdwarf-5`, `dwz -5`): the debug files name the shared file in
+`.debug_sup` and reach it through DW_FORM_strp_sup / DW_FORM_ref_sup4. gdb 13 cannot read those
+forms and eu-stack names only the outer frame, so the oracle is the same program built without dwz
+(gdb on the unsplit executable, same code, same core; coretriage's functions, lines and parameter
+names, types and values on it); layouts present (cache off and on), build-id
+and absent, each with ct_diewalk.
+
 usage: check_handmade.py --coretriage BIN --diewalk BIN
 Exit 0 all pass, 1 a difference, 77 when gcc, dwz, gdb or eu-stack is missing or the kernel writes
 cores elsewhere.
@@ -177,7 +184,103 @@ def main():
                     rc, lines = dwzcores.diewalk(a.diewalk, walk_args + walk)
                     failures += rc
                     print("\n".join(lines), flush=True)
+    with tempfile.TemporaryDirectory(prefix="ct-dwz5-") as tmp:
+        failures += dwarf5(a, tmp)
     return 1 if failures else 0
+
+
+def frame_names(frames, module):
+    """Each frame of @module: its function, whether inlined, its line and its parameters as shown."""
+    return [(f.get("function"), bool(f.get("inlined")), f.get("line"),
+             [(v.get("name"), v.get("type"), v.get("value")) for v in f.get("parameters") or []])
+            for f in frames if f.get("module") == module]
+
+
+def sup_checksum(dbg):
+    """The shared file's checksum (dwz: its build-id) that @dbg's .debug_sup names, in hex."""
+    with tempfile.TemporaryDirectory() as d:
+        run("objcopy", f"--dump-section=.debug_sup={d}/sup", dbg, f"{d}/copy")
+        data = open(f"{d}/sup", "rb").read()
+    rest = data[3:][data[3:].index(b"\0") + 1:]
+    size, shift, i = 0, 0, 0
+    while True:
+        size |= (rest[i] & 0x7F) << shift
+        shift, i = shift + 7, i + 1
+        if not rest[i - 1] & 0x80:
+            break
+    return rest[i:i + size].hex()
+
+
+def dwarf5(a, tmp):
+    """The DWARF 5 supplementary file (.debug_sup): frames equal gdb's and coretriage's own on the
+    build without dwz."""
+    debug, cores, work = (os.path.join(tmp, d) for d in ("debug", "cores", "work"))
+    os.makedirs(os.path.join(debug, ".dwz"))
+    os.makedirs(work)
+    failures, debug_files, plain = 0, {}, {}
+    for p in PROGRAMS:
+        exe = os.path.join(work, p)
+        run("gcc", "-gdwarf-5", "-O2", "-g", "-o", exe, os.path.join(SRC, p + ".c"))
+        plain[p] = os.path.join(work, p + ".nodwz")
+        shutil.copy(exe, plain[p])
+        dbg = by_id(debug, build_id(exe))
+        os.makedirs(os.path.dirname(dbg), exist_ok=True)
+        run("objcopy", "--only-keep-debug", exe, dbg)
+        run("strip", "--strip-debug", exe)
+        debug_files[p] = dbg
+    shared = os.path.join(debug, ".dwz", "common.debug")
+    name = "../../.dwz/common.debug"
+    run("dwz", "-5", "-m", shared, "-M", name, *debug_files.values())
+    shared_id = sup_checksum(debug_files["prog_a"])
+    reference = os.path.join(tmp, "reference-common.debug")
+    shutil.copy(shared, reference)
+    for dbg in debug_files.values():
+        sections = subprocess.run(["readelf", "-S", dbg], capture_output=True, text=True, check=False).stdout
+        if ".debug_sup" not in sections or ".gnu_debugaltlink" in sections:
+            print(f"FAIL dwarf5: dwz -5 wrote no .debug_sup into {dbg}")
+            return 1
+        run("objcopy", "--compress-debug-sections=zlib", dbg)
+    core_files = {}
+    for p in PROGRAMS:
+        core = dwzcores.crash_core([os.path.join(work, p)], work)
+        core_files[p] = os.path.join(dwzcores.make_case(cores, p, os.path.join(work, p), core), "core")
+    for layout in ("present", "build-id", "absent"):
+        if layout == "build-id":
+            os.makedirs(os.path.dirname(by_id(debug, shared_id)), exist_ok=True)
+            os.rename(shared, by_id(debug, shared_id))
+        elif layout == "absent":
+            os.unlink(by_id(debug, shared_id))
+        for p in PROGRAMS:
+            exe, core = os.path.join(cores, p, "exe"), core_files[p]
+            label = f"{p} dwarf5 {layout}"
+            if layout == "absent":
+                rc, lines = check_fallback(label, a.coretriage, exe, core, debug, shared_id, name)
+                failures += rc
+                print("\n".join(lines), flush=True)
+                rc, lines = dwzcores.diewalk(a.diewalk, ["--debug-dir", debug, "--alt-missing", exe, debug_files[p],
+                                                         reference])
+                failures += rc
+                print("\n".join(lines), flush=True)
+                continue
+            _, want = dwzcores.our_frames(a.coretriage, plain[p], core, ["--no-cache"])
+            module = os.path.basename(os.path.realpath(exe))
+            for args in (["--no-cache"], ["--cache-dir", os.path.join(tmp, "cache")]):
+                tool_args = ["--debug-dir", debug, *args]
+                rc, lines = dwzcores.compare_gdb_case(a.coretriage, cores, p, tool_args,
+                                                      [f"file {plain[p]}", f"core-file {core}"])
+                failures += rc
+                print("\n".join(lines).replace(f"{p}:", f"{label} {' '.join(args)}:", 1), flush=True)
+                _, frames = dwzcores.our_frames(a.coretriage, exe, core, tool_args)
+                got, ref = frame_names(frames, module), frame_names(want, module)
+                ok = got == ref and any(f[:2] == (INLINED[p], True) for f in got)
+                print(f"{'ok  ' if ok else 'FAIL'} {label} {' '.join(args)}: names {got}"
+                      + ("" if ok else f", without dwz {ref}"), flush=True)
+                failures += 0 if ok else 1
+                walk_args = ["--debug-dir", debug] + (args if args[0] == "--cache-dir" else [])
+                rc, lines = dwzcores.diewalk(a.diewalk, walk_args + [exe, debug_files[p], reference])
+                failures += rc
+                print("\n".join(lines), flush=True)
+    return failures
 
 
 if __name__ == "__main__":

@@ -1,0 +1,24 @@
+/**
+ * @file dwarf_ref.h
+ * References that may point into a DWARF 5 supplementary file. libdw 0.188 follows
+ * DW_FORM_GNU_ref_alt into the file set with dwarf_setalt, but resolves DW_FORM_ref_sup4/8 (`dwz -5`)
+ * in the referring file itself (libdw/dwarf_formref_die.c takes dwarf_getalt only for the GNU form):
+ * the offset of a DIE of the shared file read as one of the debug file's, so an inlined call's origin
+ * is some unrelated bytes (its name NULL, or another DIE's name). dwarf_attr_integrate and
+ * dwarf_diename go through the same code. These do what they do, with the sup forms resolved in the
+ * supplementary file.
+ */
+#ifndef CT_MODULES_DWARF_REF_H
+#define CT_MODULES_DWARF_REF_H
+
+#include <elfutils/libdw.h>
+#include <stdbool.h>
+
+/** The DIE reference attribute @p attr names (dwarf_formref_die, sup forms included); NULL when none. */
+Dwarf_Die *ct_dwarf_ref_die(Dwarf_Attribute *attr, Dwarf_Die *ret);
+/** Attribute @p name of @p die or of its abstract origin / specification (dwarf_attr_integrate). */
+Dwarf_Attribute *ct_dwarf_attr_integrate(Dwarf_Die *die, unsigned int name, Dwarf_Attribute *ret);
+/** @p die's DW_AT_name, through its origins (dwarf_diename); NULL without one. */
+const char *ct_dwarf_diename(Dwarf_Die *die);
+
+#endif
