@@ -413,6 +413,16 @@ struct ct_root_step {
 	const char *memory;
 	/** load-from: the object read, named from DWARF ("n->cfg", "cfg.timeout"); pooled, NULL when not named. */
 	const char *object;
+	/**
+	 * load-from whose base was itself loaded: why the object is not named (a level of the chain of
+	 * loads that cannot be decided); static, NULL otherwise.
+	 */
+	const char *object_reason;
+	/** The first step of a bad index: the element the faulting address falls in and the array with
+	 *  its bound from DWARF ("table[16]"); pooled, NULL when not decidable. */
+	bool has_index;
+	int64_t index;
+	const char *array;
 };
 
 /** Where the bad value came from (issue 24): present when the walk ran. */

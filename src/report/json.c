@@ -115,6 +115,14 @@ static json_t *root_cause_json(const struct ct_report *r, const struct ct_write_
 		// Optional (added in schema 1): only a load-from step whose object DWARF names.
 		if (st->object)
 			json_object_set_new(s, "object", str(st->object));
+		// Optional (schema 1, additive): why a load through loaded pointers is not named; a bad
+		// index's element and the array with its DWARF bound.
+		if (st->object_reason)
+			json_object_set_new(s, "object_reason", str(st->object_reason));
+		if (st->has_index && st->array) {
+			json_object_set_new(s, "index", json_integer(st->index));
+			json_object_set_new(s, "array", str(st->array));
+		}
 		json_array_append_new(steps, s);
 	}
 	json_object_set_new(j, "steps", steps);

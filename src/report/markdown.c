@@ -208,6 +208,10 @@ int ct_write_markdown(FILE *out, const struct ct_report *r, const struct ct_writ
 			}
 			if (st->has_value)
 				fprintf(out, " = `0x%" PRIx64 "`", st->value);
+			if (st->has_index && st->array) {
+				fprintf(out, ", index %" PRId64 " into ", st->index);
+				md_code(out, st->array);
+			}
 			if (st->memory) {
 				fputs(" from ", out);
 				md_text(out, st->memory);
@@ -215,6 +219,11 @@ int ct_write_markdown(FILE *out, const struct ct_report *r, const struct ct_writ
 			if (st->reason) {
 				fputs(": ", out);
 				md_text(out, st->reason);
+			}
+			if (st->object_reason) {
+				fputs(" (object not named: ", out);
+				md_text(out, st->object_reason);
+				fputc(')', out);
 			}
 			fputc('\n', out);
 		}

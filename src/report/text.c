@@ -396,6 +396,10 @@ static void write_root_cause(const struct out *w, const struct ct_report *r)
 		}
 		if (st->has_value)
 			fprintf(out, " = 0x%" PRIx64, st->value);
+		if (st->has_index && st->array) {
+			fprintf(out, ", index %" PRId64 " into ", st->index);
+			txt(w, st->array);
+		}
 		if (st->has_address) {
 			fprintf(out, " from 0x%0*" PRIx64, hw, st->address);
 			if (st->memory) {
@@ -407,6 +411,11 @@ static void write_root_cause(const struct out *w, const struct ct_report *r)
 		if (st->reason) {
 			fputs(": ", out);
 			txt(w, st->reason);
+		}
+		if (st->object_reason) {
+			fputs(" (object not named: ", out);
+			txt(w, st->object_reason);
+			fputc(')', out);
 		}
 		fputc('\n', out);
 	}

@@ -128,6 +128,12 @@ bool ct_data_symbol(const struct ct_triage_input *s, uint64_t address, struct ct
 const char *ct_lock_name(const struct ct_triage_input *s, uint64_t address, bool use_dwarf);
 
 /**
+ * The global variable holding @p address: its ELF symbol into *@p sym and its DWARF type into
+ * *@p type (the program's own modules only, as ct_lock_name). False when either is missing.
+ */
+bool ct_global_type(const struct ct_triage_input *s, uint64_t address, struct ct_data_symbol *sym, Dwarf_Die *type);
+
+/**
  * Names a lock outside any symbol (heap, stack) from the waiting frame @p frame of @p t: "&conn->lock",
  * "&job.mu", "m" (lockframe.c). Pooled or NULL.
  */
@@ -141,6 +147,8 @@ Dwarf_Die *ct_dwarf_peel_type(Dwarf_Die *die, Dwarf_Die *buf);
  * @p type, stopping at glibc's pthread_ and sem_t typedefs (lockname.c). True when it appended anything.
  */
 bool ct_lock_member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t size);
+/** As ct_lock_member_path; *@p leaf gets the type of the scalar the path ends at (*@p has_leaf). */
+bool ct_member_path_type(Dwarf_Die *type, uint64_t off, char *buf, size_t size, Dwarf_Die *leaf, bool *has_leaf);
 
 /** Builds report->hang.locks from the threads' futex waits and links each wait to its lock (locks.c). */
 void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layout *layout, struct ct_verdict *verdict);

@@ -69,7 +69,8 @@ static bool is_sync_typedef(Dwarf_Die *type)
 }
 
 /** Appends to @p buf the member path of @p off inside @p type. */
-static void member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t size, int depth)
+static void member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t size, int depth, Dwarf_Die *leaf,
+			bool *has_leaf)
 {
 	size_t used = strlen(buf);
 	if (off == 0 && (is_sync_typedef(type) || depth >= MAX_DEPTH))
@@ -100,7 +101,7 @@ static void member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t size, i
 			if (!name)
 				goto rest;
 			snprintf(buf + used, size - used, ".%s", name);
-			member_path(&mtype, off - loc, buf, size, depth + 1);
+			member_path(&mtype, off - loc, buf, size, depth + 1, leaf, has_leaf);
 			return;
 		} while (dwarf_siblingof(&child, &child) == 0);
 	} else if (tag == DW_TAG_array_type) {
@@ -109,12 +110,29 @@ static void member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t size, i
 		if (!type_of(t, &elem) || dwarf_aggregate_size(&elem, &esize) != 0 || esize == 0)
 			goto rest;
 		snprintf(buf + used, size - used, "[%" PRIu64 "]", off / esize);
-		member_path(&elem, off % esize, buf, size, depth + 1);
+		member_path(&elem, off % esize, buf, size, depth + 1, leaf, has_leaf);
+		return;
+	} else if (off == 0 && leaf) {
+		// A scalar at the path's end: the type of the value there (the next level of a chain of loads).
+		*leaf = *t;
+		*has_leaf = true;
 		return;
 	}
 rest:
 	if (off)
 		snprintf(buf + used, size - used, "+0x%" PRIx64, off);
+}
+
+/** The address of a location that is one DW_OP_addr, or DWARF 5's DW_OP_addrx (clang) into .debug_addr. */
+static bool op_address(Dwarf_Attribute *loc, Dwarf_Op *op, Dwarf_Addr *ret)
+{
+	if (op->atom == DW_OP_addr) {
+		*ret = op->number;
+		return true;
+	}
+	Dwarf_Attribute a;
+	return (op->atom == DW_OP_addrx || op->atom == DW_OP_GNU_addr_index) && dwarf_getlocation_attr(loc, op, &a) == 0 &&
+	       dwarf_formaddr(&a, ret) == 0;
 }
 
 /** The DWARF variable named @p name whose location is the address @p addr (module-relative, biased). */
@@ -138,8 +156,9 @@ static bool find_variable(Dwfl_Module *mod, const char *name, uint64_t addr, Dwa
 			Dwarf_Attribute attr;
 			Dwarf_Op *ops;
 			size_t nops;
+			Dwarf_Addr at;
 			if (!dwarf_attr(&child, DW_AT_location, &attr) || dwarf_getlocation(&attr, &ops, &nops) != 0 ||
-			    nops != 1 || ops[0].atom != DW_OP_addr || ops[0].number + bias != addr)
+			    nops != 1 || !op_address(&attr, &ops[0], &at) || at + bias != addr)
 				continue;
 			*ret = child;
 			return true;
@@ -151,21 +170,17 @@ static bool find_variable(Dwfl_Module *mod, const char *name, uint64_t addr, Dwa
 const char *ct_lock_name(const struct ct_triage_input *s, uint64_t address, bool use_dwarf)
 {
 	struct ct_data_symbol sym;
-	if (!ct_data_symbol(s, address, &sym))
+	Dwarf_Die type;
+	// System libraries' variables (libc's stdio and malloc locks) are named by their symbol: walking
+	// libc's DWARF for a member path costs more than it tells (ct_global_type skips them).
+	bool typed = use_dwarf && ct_global_type(s, address, &sym, &type);
+	if (!typed && !ct_data_symbol(s, address, &sym))
 		return NULL;
 	uint64_t off = address - sym.start;
 	char buf[256];
 	snprintf(buf, sizeof(buf), "%s", sym.name);
-	Dwfl_Module *mod = dwfl_addrmodule(s->mods->dwfl, address);
-	const struct ct_module_state *m = NULL;
-	for (size_t i = 0; mod && i < s->mods->num_modules && !m; i++)
-		m = s->mods->modules[i].dwfl_module == mod ? &s->mods->modules[i] : NULL;
-	Dwarf_Die var, type;
-	// System libraries' variables (libc's stdio and malloc locks) are named by their symbol: walking
-	// libc's DWARF for a member path costs more than it tells.
-	if (use_dwarf && mod && m && !ct_path_is_system(m->path) && find_variable(mod, sym.name, sym.start, &var) &&
-	    type_of(&var, &type))
-		member_path(&type, off, buf, sizeof(buf), 0);
+	if (typed)
+		member_path(&type, off, buf, sizeof(buf), 0, NULL, NULL);
 	else if (off)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "+0x%" PRIx64, off);
 	return ct_strpool_intern(s->out.strings, buf);
@@ -174,6 +189,27 @@ const char *ct_lock_name(const struct ct_triage_input *s, uint64_t address, bool
 bool ct_lock_member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t size)
 {
 	size_t before = strlen(buf);
-	member_path(type, off, buf, size, 0);
+	member_path(type, off, buf, size, 0, NULL, NULL);
 	return strlen(buf) > before;
+}
+
+bool ct_member_path_type(Dwarf_Die *type, uint64_t off, char *buf, size_t size, Dwarf_Die *leaf, bool *has_leaf)
+{
+	size_t before = strlen(buf);
+	*has_leaf = false;
+	member_path(type, off, buf, size, 0, leaf, has_leaf);
+	return strlen(buf) > before;
+}
+
+bool ct_global_type(const struct ct_triage_input *s, uint64_t address, struct ct_data_symbol *sym, Dwarf_Die *type)
+{
+	if (!ct_data_symbol(s, address, sym))
+		return false;
+	Dwfl_Module *mod = dwfl_addrmodule(s->mods->dwfl, address);
+	const struct ct_module_state *m = NULL;
+	for (size_t i = 0; mod && i < s->mods->num_modules && !m; i++)
+		m = s->mods->modules[i].dwfl_module == mod ? &s->mods->modules[i] : NULL;
+	Dwarf_Die var;
+	return mod && m && !ct_path_is_system(m->path) && find_variable(mod, sym->name, sym->start, &var) &&
+	       type_of(&var, type);
 }

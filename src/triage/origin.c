@@ -16,6 +16,7 @@
 #include "triage/heap.h"
 #include "triage/origin.h"
 #include "unwind/stacks.h"
+#include "values/values.h"
 
 /** Physical frames the chain crosses: parameters passed on further are rare and each costs a decode. */
 #define MAX_HOPS 8
@@ -249,53 +250,119 @@ static bool die_type(Dwarf_Die *die, Dwarf_Die *ret)
 	return ct_dwarf_attr_integrate(die, DW_AT_type, &attr) && ct_dwarf_ref_die(&attr, ret);
 }
 
+/** Loads named through at most (`l->a->b->c`): a bound on the walk, each level one more trace. */
+#define MAX_NAME_LOADS 4
+
 /**
  * What a load at @p d reads, named from DWARF: a global's member by its address ("cfg.timeout",
  * "table[3]"), or, when the base register still holds a pointer parameter's value from the function's
- * entry, the member of what it points to ("n->cfg", "p[2]", "*p"). NULL when it cannot be named
- * (an index register, a base computed in the function, a negative displacement, no DWARF).
+ * entry, the member of what it points to ("n->cfg", "p[2]", "*p"); when the base was itself loaded
+ * in the function, that load named first, level by level (`l->head->next`, at most MAX_NAME_LOADS).
+ * *@p leaf / *@p has_leaf: the type of the value read, for the next level. NULL when it cannot be
+ * named; then *@p why says why when a level of a chain of loads was the one undecided (else NULL).
  */
-static const char *load_object(const struct chain *c, const struct ct_vfunc *fn, long j, const struct ct_vdef *d)
+static const char *name_load(const struct chain *c, const struct ct_vfunc *fn, long j, const struct ct_vdef *d, int level,
+			     Dwarf_Die *leaf, bool *has_leaf, const char **why)
 {
 	const struct ct_triage_input *s = c->s;
-	if (d->index >= 0)
+	*has_leaf = false;
+	if (d->index >= 0) {
+		*why = level ? "a level of the chain of loads uses an index register" : NULL;
 		return NULL;
+	}
 	if (d->has_abs) {
 		// A whole global is already named by the memory it lies in ("global queue").
-		const char *g = ct_lock_name(s, d->abs, true);
+		const char *g = level ? NULL : ct_lock_name(s, d->abs, true);
+		*why = level ? "the chain of loads starts at a global (not followed)" : NULL;
 		return g && strpbrk(g, ".[") ? g : NULL;
 	}
-	if (d->base < 0 || d->base >= 16 || d->disp < 0)
+	if (d->base < 0 || d->base >= 16 || d->disp < 0) {
+		*why = level ? "a level of the chain of loads has a negative displacement" : NULL;
 		return NULL;
+	}
 	struct ct_vdef b;
 	struct ct_vloc base = { .reg = d->base, .size = 8 };
 	ct_vfunc_trace(fn, d->pc, base, false, 0, &b);
-	int slot = b.kind == CT_VDEF_ENTRY && !b.loc.slot ? arg_slot(b.loc.reg) : -1;
-	Dwarf_Die param, type_buf, pointee_buf;
-	const char *name;
-	if (slot < 0 || strchr(c->f->frames[j].function ? c->f->frames[j].function : ".", '.') ||
-	    !param_die(s, c->f->frames[j].pc, slot, &param) || !(name = die_name(&param)) || !die_type(&param, &type_buf))
+	Dwarf_Die type_buf, pointee_buf, inner_leaf;
+	Dwarf_Die *type = NULL;
+	const char *name = NULL;
+	*why = NULL;
+	if (strchr(c->f->frames[j].function ? c->f->frames[j].function : ".", '.'))
 		return NULL;
-	Dwarf_Die *type = ct_dwarf_peel_type(&type_buf, &pointee_buf);
-	if (!type || dwarf_tag(type) != DW_TAG_pointer_type || !die_type(type, &type_buf))
+	if (b.kind == CT_VDEF_LOAD) {
+		// The base was read from memory itself: name that read first, then this member of it.
+		bool inner_typed;
+		if (level + 1 >= MAX_NAME_LOADS) {
+			*why = "the chain of loads is deeper than it names (4 levels)";
+			return NULL;
+		}
+		name = name_load(c, fn, j, &b, level + 1, &inner_leaf, &inner_typed, why);
+		if (!name) {
+			if (!*why)
+				*why = "the base of a level of the chain of loads is not named";
+			return NULL;
+		}
+		if (!inner_typed) {
+			*why = "a level of the chain of loads has no DWARF type";
+			return NULL;
+		}
+		type = &inner_leaf;
+	} else {
+		int slot = b.kind == CT_VDEF_ENTRY && !b.loc.slot ? arg_slot(b.loc.reg) : -1;
+		Dwarf_Die param;
+		if (slot < 0 || !param_die(s, c->f->frames[j].pc, slot, &param) || !(name = die_name(&param)) ||
+		    !die_type(&param, &type_buf)) {
+			// Why the base is not named, at every level: the walk stopped on it, or it was computed.
+			*why = b.kind == CT_VDEF_STOP	 ? b.reason
+			       : b.kind == CT_VDEF_ARITH ? "the base register is computed in the function"
+			       : b.kind == CT_VDEF_CALL	 ? "the base register is a call's return value"
+			       : level			 ? "the innermost base of the chain of loads is not a pointer parameter's value at entry"
+							 : NULL;
+			return NULL;
+		}
+		type = &type_buf;
+	}
+	type = ct_dwarf_peel_type(type, &pointee_buf);
+	if (!type || dwarf_tag(type) != DW_TAG_pointer_type || !die_type(type, &type_buf)) {
+		*why = level ? "a level of the chain of loads is not a pointer by its DWARF type" : NULL;
 		return NULL;
+	}
 	Dwarf_Die *pointee = ct_dwarf_peel_type(&type_buf, &pointee_buf);
-	if (!pointee)
+	if (!pointee) {
+		*why = level ? "a level of the chain of loads points to a type DWARF does not describe" : NULL;
 		return NULL;
+	}
 	int tag = dwarf_tag(pointee);
 	uint64_t off = (uint64_t)d->disp;
 	if (tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type) {
 		char path[256] = "";
 		// A member's path starts with '.'; "+0x8" is an offset no member covers.
-		if (!ct_lock_member_path(pointee, off, path, sizeof(path)) || path[0] != '.')
+		if (!ct_member_path_type(pointee, off, path, sizeof(path), leaf, has_leaf) || path[0] != '.') {
+			*why = level ? "no member of a level's type lies at the load's offset" : NULL;
 			return NULL;
-		return ct_strpool_printf(s->out.strings, "%s->%s", name, path + 1);
+		}
+		// "*p" from the level below binds weaker than "->": (*p)->next.
+		return ct_strpool_printf(s->out.strings, name[0] == '*' ? "(%s)->%s" : "%s->%s", name, path + 1);
 	}
 	Dwarf_Word size;
-	if (dwarf_aggregate_size(pointee, &size) != 0 || size == 0 || off % size)
+	if (dwarf_aggregate_size(pointee, &size) != 0 || size == 0 || off % size) {
+		*why = level ? "the load's offset is not an element of a level's pointed-to type" : NULL;
 		return NULL;
-	return off ? ct_strpool_printf(s->out.strings, "%s[%" PRIu64 "]", name, off / size)
+	}
+	*leaf = *pointee;
+	*has_leaf = true;
+	return off ? ct_strpool_printf(s->out.strings, name[0] == '*' ? "(%s)[%" PRIu64 "]" : "%s[%" PRIu64 "]", name, off / size)
 		   : ct_strpool_printf(s->out.strings, "*%s", name);
+}
+
+/** The object a load-from step reads (name_load from its first level) and, when not named, why. */
+static const char *load_object(const struct chain *c, const struct ct_vfunc *fn, long j, const struct ct_vdef *d,
+			       const char **why)
+{
+	Dwarf_Die leaf;
+	bool has_leaf;
+	*why = NULL;
+	return name_load(c, fn, j, d, 0, &leaf, &has_leaf, why);
 }
 
 /** The frame of the group ending at physical frame @p j whose function the step's pc lies in. */
@@ -392,7 +459,7 @@ static bool record(struct chain *c, const struct ct_vfunc *fn, long first, long 
 	}
 	case CT_VDEF_LOAD:
 		st->expression = ct_strpool_intern(pool, d->text);
-		st->object = load_object(c, fn, j, d);
+		st->object = load_object(c, fn, j, d, &st->object_reason);
 		if (d->has_abs) {
 			st->has_address = true;
 			st->address = d->abs;
@@ -494,6 +561,38 @@ static const char *summarize(const struct chain *c, const char *subject, bool po
 	return head;
 }
 
+/**
+ * A bad index into a global array: the element the faulting address @p m falls in and the array with
+ * its bound from the DWARF type of the global that @p array_at (the in-bounds register of the access,
+ * with its displacement) lies in, onto @p st. True when decided and the index is past the bound (or
+ * negative) into *@p out. Not decided: no global, no DWARF, not a one-dimensional array of known size.
+ */
+static bool index_bound(const struct chain *c, const struct ct_mem_operand *m, uint64_t array_at, struct ct_root_step *st,
+			bool *out)
+{
+	struct ct_data_symbol sym;
+	Dwarf_Die type_buf, peel_buf, elem;
+	if (!m->has_address || !ct_global_type(c->s, array_at, &sym, &type_buf))
+		return false;
+	Dwarf_Die *t = ct_dwarf_peel_type(&type_buf, &peel_buf);
+	int64_t dims[8];
+	if (!t || dwarf_tag(t) != DW_TAG_array_type || ct_dwarf_array_dims(t, dims) != 1 || dims[0] < 0 ||
+	    !die_type(t, &elem))
+		return false;
+	Dwarf_Word esize;
+	if (dwarf_aggregate_size(&elem, &esize) != 0 || esize == 0 || esize > (1u << 30))
+		return false;
+	// The element the faulting address falls in, counted from the array's start (floor: a negative
+	// index lands before it).
+	int64_t off = (int64_t)(m->address - sym.start), es = (int64_t)esize;
+	int64_t idx = off / es - (off % es < 0 ? 1 : 0);
+	st->has_index = true;
+	st->index = idx;
+	st->array = ct_strpool_printf(c->s->out.strings, "%s[%" PRId64 "]", sym.name, dims[0]);
+	*out = idx < 0 || idx >= dims[0];
+	return true;
+}
+
 void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts *f, const uint64_t *regs,
 			 const bool *valid, struct ct_verdict *v)
 {
@@ -509,6 +608,10 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 	// base is a sane pointer and the index is not), the divisor, or the register a branch goes through.
 	struct ct_vloc loc = { .reg = -1, .size = 8 };
 	bool pointer = true;
+	// An access through base and index: the in-bounds register's value and the displacement (the
+	// array's element the access meant, for its bound).
+	bool indexed = false;
+	uint64_t array_at = 0;
 	const char *subject = f->culprit;
 	if (fpe) {
 		pointer = false;
@@ -534,9 +637,16 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 			if (base_ok == idx_ok)
 				return;
 			if (base_ok) {
+				indexed = true;
+				array_at = regs[loc.reg] + (uint64_t)m->disp;
 				loc.reg = idx;
 				pointer = false;
 				subject = NULL; // culprit.c names the base register's variable
+			} else if (m->has_address && m->address == regs[loc.reg] + regs[idx] + (uint64_t)m->disp) {
+				// The index register holds the array (scale 1: -O0's `lea rdx, [rax*4]` before
+				// `[rdx + rax]`), the base the scaled index.
+				indexed = true;
+				array_at = regs[idx] + (uint64_t)m->disp;
 			}
 		}
 	} else {
@@ -675,6 +785,8 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 out:
 	if (!c.n)
 		return;
+	bool out_of_bounds = false;
+	bool bounded = indexed && index_bound(&c, &in->mem[in->fault_mem], array_at, &c.steps[0], &out_of_bounds);
 	struct ct_root_step *steps = malloc(c.n * sizeof(*steps));
 	if (!steps)
 		return;
@@ -695,4 +807,7 @@ out:
 			subject = ct_strpool_printf(s->out.strings, "%s%s", role, subject);
 	}
 	v->root_cause.summary = summarize(&c, subject, pointer);
+	if (bounded)
+		v->root_cause.summary = ct_strpool_printf(s->out.strings, "%s: index %" PRId64 " into %s%s", v->root_cause.summary,
+							  c.steps[0].index, c.steps[0].array, out_of_bounds ? ", past its bound" : "");
 }

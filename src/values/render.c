@@ -609,8 +609,7 @@ static void render_aggregate(const struct ct_values_input *s, struct ct_sbuf *b,
 	add(b, "}");
 }
 
-// The element count of each dimension of array @p t (up to 8), -1 for an unknown bound.
-static int array_dims(Dwarf_Die *t, int64_t *dims)
+int ct_dwarf_array_dims(Dwarf_Die *t, int64_t *dims)
 {
 	Dwarf_Die sub;
 	int n = 0;
@@ -798,7 +797,7 @@ void ct_render_value(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_D
 	case DW_TAG_array_type: {
 		Dwarf_Die elem;
 		int64_t dims[8];
-		int nd = array_dims(&t, dims);
+		int nd = ct_dwarf_array_dims(&t, dims);
 		Dwarf_Word esize;
 		if (!ct_render_type_of(&t, &elem) || nd == 0 || dwarf_aggregate_size(&elem, &esize) != 0) {
 			add(b, "{...}");

@@ -15,6 +15,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include <elfutils/libdw.h>
 
 #include "coretriage/report.h"
 #include "modules/modules.h"
@@ -37,6 +40,13 @@ struct ct_values_input {
 };
 
 /** Creates the per-session caches; NULL when out of memory. */
+/**
+ * The element count of each dimension of DWARF array type @p t (DW_TAG_subrange_type: DW_AT_count,
+ * or DW_AT_upper_bound less DW_AT_lower_bound plus one) into @p dims (room for 8), -1 for an unknown
+ * bound (a flexible array member). Returns the number of dimensions.
+ */
+int ct_dwarf_array_dims(Dwarf_Die *t, int64_t *dims);
+
 struct ct_values *ct_values_create(void);
 /** Frees the caches; accepts NULL. */
 void ct_values_destroy(struct ct_values *values);

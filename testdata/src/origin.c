@@ -13,6 +13,8 @@
  *   fopen     fopen() of a missing file returns NULL; fd_of() reads f->_fileno
  *   index N   atoi(argv[2]) is far beyond table[16]; entry() reads table[i]
  *   divide N  atoi(argv[2]) is 0; ratio(100, b) divides by it
+ *   chain     a list's second node has no successor: l->head->next->key reads
+ *             through the NULL two loads below the parameter
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,6 +157,30 @@ KEEP int run_divide(const char *arg)
 	return ratio(100, atoi(arg)) + 1;
 }
 
+struct lnode {
+	int key;
+	struct lnode *next;
+};
+
+struct list {
+	const char *name;
+	struct lnode *head;
+};
+
+KEEP int second_key(const struct list *l)
+{
+	return l->head->next->key;
+}
+
+KEEP int run_chain(void)
+{
+	/* Heap nodes: the optimiser cannot see through calloc's zeroed memory. */
+	struct list *l = calloc(1, sizeof *l);
+	l->head = calloc(1, sizeof *l->head);
+	l->name = "numbers";
+	return second_key(l) + 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -179,6 +205,8 @@ int main(int argc, char **argv)
 		r = run_index(arg);
 	else if (strcmp(mode, "divide") == 0)
 		r = run_divide(arg);
+	else if (strcmp(mode, "chain") == 0)
+		r = run_chain();
 	printf("%d\n", r);
 	return 0;
 }

@@ -33,9 +33,16 @@ EXPECT = {
     "fopen": [("param-of", "^fd_of$", "fd_of(fopen", "0x0"), ("return-of", "^fopen$", "fd_of(fopen", "0x0")],
     "index": [("param-of", "^entry$", "entry(atoi(arg))", "0x3b9aca00"), ("return-of", ATOI, "entry(atoi(arg))", "0x3b9aca00")],
     "divide": [("param-of", "^ratio$", "ratio(100, atoi(arg))", "0x0"), ("return-of", ATOI, "ratio(100, atoi(arg))", "0x0")],
+    "chain": [("load-from", "^second_key$", "l->head->next->key", "0x0")],
 }
 
-OBJECT = {"field": "n->cfg"}
+# The object a load-from reads, named from the DWARF types: through a pointer parameter (field), and
+# through two loads, a member by offset at each level (chain).
+OBJECT = {"field": "n->cfg", "chain": "l->head->next"}
+
+# The index's array and bound from its DWARF type (table[16] in origin.c) and the element the
+# faulting address falls in: the index itself (argv[2] of the case).
+ARRAY = "table[16]"
 
 
 def run(tool, case, cores):
@@ -46,12 +53,21 @@ def run(tool, case, cores):
     return json.loads(out.stdout)
 
 
-def check_case(case, mode, rep, lines):
+def check_case(case, mode, args, rep, lines):
     rc = rep.get("root_cause")
     if not rc:
         return ["no root_cause"]
     steps = list(rc["steps"])
     errs = []
+    if mode == "index":
+        # On the first step (the fault's), with the chain's value, and in the sentence.
+        first = steps[0] if steps else {}
+        want_index = int(args[1])
+        if first.get("array") != ARRAY or first.get("index") != want_index:
+            errs.append("first step: index %s into %s, expected %d into %s" % (first.get("index"), first.get("array"), want_index, ARRAY))
+        phrase = "index %d into %s, past its bound" % (want_index, ARRAY)
+        if phrase not in rc.get("summary", ""):
+            errs.append("summary %r does not say %r" % (rc.get("summary"), phrase))
     if mode == "index":
         while steps and steps[0]["kind"] == "arith":
             steps.pop(0)
@@ -103,7 +119,7 @@ def main():
         if case.startswith("rc-"):
             ran += 1
             mode = case.split("-")[1]
-            errs = check_case(case, mode, rep, lines)
+            errs = check_case(case, mode, cols[3].split(), rep, lines)
         else:
             errs = []
             rc = rep.get("root_cause")
