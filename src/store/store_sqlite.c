@@ -161,8 +161,19 @@ struct ct_error *ct_store_sqlite_connect(const char *path, struct ct_store **ret
 	sqlite3_extended_result_codes(s->db, 1);
 	// WAL: readers (buckets queries) do not block the writers; NORMAL sync is durable across a
 	// crash of the process, which is what a triage tool needs.
-	struct ct_error *e = sqlite_script(&s->base, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-						     " PRAGMA foreign_keys=ON");
+	// Switching a new file to WAL takes an exclusive lock and answers SQLITE_BUSY at once, without the
+	// busy handler, while another opener holds the file (8 writers opening one new store): retried
+	// for as long as the busy timeout would wait.
+	int rc = SQLITE_BUSY;
+	for (int waited = 0; waited < SQLITE_BUSY_MS; waited += 10) {
+		rc = sqlite3_exec(s->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
+		if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
+			break;
+		sqlite3_sleep(10);
+	}
+	struct ct_error *e = rc == SQLITE_OK ? NULL : sqlite_error(s->db, "journal_mode=WAL");
+	if (!e)
+		e = sqlite_script(&s->base, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON");
 	if (e) {
 		sqlite_close(&s->base);
 		return ct_error_wrap(e, "%s", path);
