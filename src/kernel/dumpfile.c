@@ -74,7 +74,7 @@ static struct ct_error *rebuild_flattened(int in_fd, const char *path, const str
 			// A cut stream: keep what there is, the header and notes come first.
 			*truncated = true;
 			ct_sink_diag(sink, CT_SEVERITY_WARNING, 0, CT_DIAG_TRUNCATED_DUMP,
-				       "the flattened stream is cut in record %u (file offset %" PRIu64 ")", n, off - 16);
+				     "the flattened stream is cut in record %u (file offset %" PRIu64 ")", n, off - 16);
 			rec_size = b.size - off;
 			ended = true;
 		}
@@ -181,12 +181,12 @@ static void load_cpus(struct ct_vmcore *vm, const struct ct_sink *out)
 	kdump_num_t n;
 	if (!get_number(vm->ctx, "cpu.number", &n) || n == 0) {
 		ct_sink_diag(out, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_CPU_NOTES,
-			       "the dump has no per-CPU register notes (NT_PRSTATUS)");
+			     "the dump has no per-CPU register notes (NT_PRSTATUS)");
 		return;
 	}
 	if (n > MAX_CPUS) {
 		ct_sink_diag(out, CT_SEVERITY_WARNING, 0, CT_DIAG_CPU_CAP, "%" PRIu64 " CPUs in the dump; only %u read",
-			       (uint64_t)n, MAX_CPUS);
+			     (uint64_t)n, MAX_CPUS);
 		n = MAX_CPUS;
 	}
 	vm->cpus = calloc(n, sizeof(*vm->cpus));
@@ -274,7 +274,7 @@ struct ct_error *ct_vmcore_open(const char *path, const struct ct_dump_format *f
 		vm.qemu = true;
 		vm.arch = ct_arch_find_name(arch);
 		ct_sink_diag(out, CT_SEVERITY_INFO, 0, CT_DIAG_KDUMP_NO_UTSNAME,
-			       "the KDUMP header has no kernel release (written by QEMU); its machine field says %s", arch);
+			     "the KDUMP header has no kernel release (written by QEMU); its machine field says %s", arch);
 	}
 	err = open_ctx(&vm, path, vm.arch ? vm.arch->name : arch);
 	if (!err && arch && !vm.arch) {
@@ -283,7 +283,7 @@ struct ct_error *ct_vmcore_open(const char *path, const struct ct_dump_format *f
 		vm.arch = ct_arch_find_vmcoreinfo(vmcoreinfo_has, &vm.vmcoreinfo);
 		if (vm.arch) {
 			ct_sink_diag(out, CT_SEVERITY_INFO, 0, CT_DIAG_ARCH_FROM_VMCOREINFO,
-				       "architecture %s, from VMCOREINFO %s", vm.arch->name, vm.arch->vmcoreinfo_key);
+				     "architecture %s, from VMCOREINFO %s", vm.arch->name, vm.arch->vmcoreinfo_key);
 			kdump_free(vm.ctx);
 			ct_vmcoreinfo_deinit(&vm.vmcoreinfo);
 			err = open_ctx(&vm, path, vm.arch->name);
@@ -298,11 +298,11 @@ struct ct_error *ct_vmcore_open(const char *path, const struct ct_dump_format *f
 		vm.arch = ct_arch_find_name(name);
 	if (!vm.vmcoreinfo.num_entries)
 		ct_sink_diag(out, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_VMCOREINFO,
-			       "the dump has no VMCOREINFO: no kernel log, symbols or stacks can be found");
+			     "the dump has no VMCOREINFO: no kernel log, symbols or stacks can be found");
 	else if (kdump_set_string_attr(vm.ctx, KDUMP_ATTR_OSTYPE, "linux") != KDUMP_OK)
 		// Virtual addresses are translated only once libkdumpfile knows the OS.
 		ct_sink_diag(out, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_ADDRESS_TRANSLATION,
-			       "libkdumpfile cannot set up Linux address translation: %s", kdump_get_err(vm.ctx));
+			     "libkdumpfile cannot set up Linux address translation: %s", kdump_get_err(vm.ctx));
 	const char *off = ct_vmcoreinfo_get(&vm.vmcoreinfo, "KERNELOFFSET");
 	if (off) {
 		char *end;
@@ -319,9 +319,9 @@ struct ct_error *ct_vmcore_open(const char *path, const struct ct_dump_format *f
 	const char *ps = ct_vmcoreinfo_get(&vm.vmcoreinfo, "PAGESIZE");
 	if (block_size && ps && strtoll(ps, NULL, 10) != block_size)
 		ct_sink_diag(out, CT_SEVERITY_WARNING, 0, CT_DIAG_KDUMP_BLOCK_SIZE,
-			       "the KDUMP header's block size is %d bytes but the kernel's pages are %s: libkdumpfile "
-			       "cannot read this dump's memory (QEMU writes arm64 kdump files so; its ELF format works)",
-			       (int)block_size, ps);
+			     "the KDUMP header's block size is %d bytes but the kernel's pages are %s: libkdumpfile "
+			     "cannot read this dump's memory (QEMU writes arm64 kdump files so; its ELF format works)",
+			     (int)block_size, ps);
 	load_cpus(&vm, out);
 	*ret = vm;
 	return NULL;

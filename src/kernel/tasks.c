@@ -165,9 +165,9 @@ static void task_unreadable(struct walk *w, uint64_t task, const char *what)
 {
 	if (w->num_unreadable++ < MAX_NAMED)
 		ct_sink_diag(&w->out, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_UNREADABLE,
-			       "task 0x%016" PRIx64 ": %s not in the dump (a page excluded from it, e.g. by makedumpfile -d); "
-			       "the walk goes on",
-			       task, what);
+			     "task 0x%016" PRIx64 ": %s not in the dump (a page excluded from it, e.g. by makedumpfile -d); "
+			     "the walk goes on",
+			     task, what);
 }
 
 /* Reads the task_struct at @p task into w->buf, piece by piece when it is not in the dump whole
@@ -481,26 +481,26 @@ static void walk_list(struct walk *w, struct list_walk *lw)
 			  : fwd == LIST_NULL
 				  ? ct_strpool_printf(w->out.strings, "the next link at 0x%016" PRIx64 " is NULL (a zero-filled page?)", fwd_at)
 				  : ct_strpool_printf(w->out.strings, "it loops back to node 0x%016" PRIx64 " without returning to its head",
-						     fwd_at);
+						      fwd_at);
 	// The node whose next link was lost is where the backward walk must arrive for nothing to be lost.
 	if (fwd != LIST_MET && back == LIST_MET && lw->at == fwd_at) {
 		ct_sink_diag(&w->out, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_UNREADABLE,
-			       "%s: %s after %zu nodes; the other %zu were walked backwards from its head up to that node: "
-			       "the list is whole",
-			       name, how, fwd_count, lw->count);
+			     "%s: %s after %zu nodes; the other %zu were walked backwards from its head up to that node: "
+			     "the list is whole",
+			     name, how, fwd_count, lw->count);
 		return;
 	}
 	const char *until = "";
 	if (back == LIST_UNREADABLE || back == LIST_NULL)
 		until = ct_strpool_printf(w->out.strings, ", until the prev link at 0x%016" PRIx64 " (%s): tasks between may be missing",
-					 lw->at, back == LIST_NULL ? "NULL" : "not in the dump");
+					  lw->at, back == LIST_NULL ? "NULL" : "not in the dump");
 	else if (back == LIST_MET)
 		until = ct_strpool_printf(w->out.strings, ", until node 0x%016" PRIx64 " (walked before)", lw->at);
 	else if (back == LIST_STOPPED)
 		until = ", until a limit (see the other diagnostics)";
 	ct_sink_diag(&w->out, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_LIST_CUT,
-		       "%s: %s after %zu nodes; walked backwards from its head, %zu more nodes%s", name, how, fwd_count,
-		       lw->count, until);
+		     "%s: %s after %zu nodes; walked backwards from its head, %zu more nodes%s", name, how, fwd_count,
+		     lw->count, until);
 }
 
 /* The threads of the process at @p leader (signal->thread_head), the leader included. */
@@ -595,11 +595,11 @@ void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struc
 		const char *stopped = ct_kbtf_budget_stop(btf, &num_types);
 		if (stopped)
 			ct_sink_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_TASK_LAYOUT,
-				       "tasks not listed: %s is unknown, the work budget stopped the BTF member search at %s",
-				       missing, stopped);
+				     "tasks not listed: %s is unknown, the work budget stopped the BTF member search at %s",
+				     missing, stopped);
 		else
 			ct_sink_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_TASK_LAYOUT, "tasks not listed: the BTF has no %s",
-				       missing);
+				     missing);
 		return;
 	}
 	if (!ct_kallsyms_find(ks, "init_task", &init_task)) {
@@ -644,12 +644,12 @@ void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struc
 	walk_pids(&w);
 	if (w.num_unreadable > MAX_NAMED)
 		ct_sink_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_UNREADABLE,
-			       "%zu more tasks with parts not in the dump (the first %u are named above)",
-			       w.num_unreadable - MAX_NAMED, MAX_NAMED);
+			     "%zu more tasks with parts not in the dump (the first %u are named above)",
+			     w.num_unreadable - MAX_NAMED, MAX_NAMED);
 	if (w.num_broken > MAX_NAMED)
 		ct_sink_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_LIST_CUT,
-			       "%zu more task or thread lists that do not return to their head (the first %u are named above)",
-			       w.num_broken - MAX_NAMED, MAX_NAMED);
+			     "%zu more task or thread lists that do not return to their head (the first %u are named above)",
+			     w.num_broken - MAX_NAMED, MAX_NAMED);
 	if (w.truncated)
 		ct_sink_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_CAP, "more than %u tasks: the rest are not listed", MAX_TASKS);
 	ret->all = all;

@@ -59,7 +59,7 @@ struct ct_error *ct_vmlinux_check(struct ct_vmcore *vm, const char *path, const 
 	if (!dump_id) {
 		// Linux < 5.9 publishes no BUILD-ID: nothing to compare, so say so and trust the user.
 		ct_sink_diag(out, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_BUILD_ID,
-			       "the vmcore has no BUILD-ID in VMCOREINFO; cannot check that %s matches it", path);
+			     "the vmcore has no BUILD-ID in VMCOREINFO; cannot check that %s matches it", path);
 		return NULL;
 	}
 	// VMCOREINFO may carry the id in either case; compare case-insensitively.
@@ -306,8 +306,8 @@ static struct kmod *kmod_open(struct kmods *ks, const struct ct_options *opts, c
 	if (!k->elf || !gelf_getehdr(k->elf, &eh) || eh.e_type != ET_REL || elf_getshdrnum(k->elf, &n) < 0 ||
 	    n == 0 || n > MAX_KO_SECTIONS || !(k->section_address = malloc(n * sizeof(Dwarf_Addr)))) {
 		ct_sink_diag(out, CT_SEVERITY_WARNING, 0, CT_DIAG_MODULE_DEBUG_UNREADABLE,
-			       "%s: not a relocatable ELF kernel module; frames of %s keep their kallsyms names", k->path,
-			       name);
+			     "%s: not a relocatable ELF kernel module; frames of %s keep their kallsyms names", k->path,
+			     name);
 		if (k->elf)
 			elf_end(k->elf);
 		k->elf = NULL;
@@ -545,7 +545,7 @@ void ct_vmlinux_symbolize(struct ct_vmcore *vm, const struct ct_options *opts, c
 	bool have_dwarf = dwfl_module_getdwarf(mod, &bias) != NULL;
 	if (!have_dwarf)
 		ct_sink_diag(out, CT_SEVERITY_INFO, 0, CT_DIAG_VMLINUX_NO_DWARF,
-			       "%s has no DWARF: kernel frames keep kallsyms names only", path);
+			     "%s has no DWARF: kernel frames keep kallsyms names only", path);
 	// Modules (--debug-dir): found by name, placed from the frames' symbols, in a Dwfl of their own
 	// (ET_REL with real section addresses through kmod_section_address).
 	struct kmods ks = { .num = 0, .arch = vm->arch };
@@ -563,7 +563,7 @@ void ct_vmlinux_symbolize(struct ct_vmcore *vm, const struct ct_options *opts, c
 				Dwarf_Addr kbias;
 				if (k->mod && !(k->have_dwarf = dwfl_module_getdwarf(k->mod, &kbias) != NULL))
 					ct_sink_diag(out, CT_SEVERITY_INFO, 0, CT_DIAG_MODULE_NO_DWARF,
-						       "%s has no DWARF: frames of %s keep their names only", k->path, k->name);
+						     "%s has no DWARF: frames of %s keep their names only", k->path, k->name);
 			}
 		}
 	}
@@ -574,7 +574,7 @@ void ct_vmlinux_symbolize(struct ct_vmcore *vm, const struct ct_options *opts, c
 		struct ct_thread *th = &threads[t];
 		if (!expand_thread(out->strings, blame_frame, th, index, mod, have_dwarf, slide, &ks, th->crashed))
 			ct_sink_diag(out, CT_SEVERITY_WARNING, th->tid, CT_DIAG_NO_MEMORY,
-				       "out of memory: inline frames of CPU %d not expanded", th->tid);
+				     "out of memory: inline frames of CPU %d not expanded", th->tid);
 	}
 	ct_cu_index_destroy(index[0]);
 	ct_cu_index_destroy(index[1]);
