@@ -157,6 +157,9 @@ struct walk {
 	size_t frames_left; /**< of MAX_ALL_TASK_FRAMES */
 	bool truncated;
 	bool out_of_budget;
+	/** A list did not come back whole (tasks may be missing), and must_pid was listed: when either
+	 * says a task may be lost, the pid IDR is walked too (a whole list costs nothing more). */
+	bool cut, must_listed;
 	size_t num_unreadable, num_broken; /**< tasks and lists reported (MAX_NAMED by name) */
 };
 
@@ -326,7 +329,8 @@ static void add_task(struct walk *w, uint64_t task)
 	// A state that is not in the dump is '?': it may be D, so it is listed with the D-state tasks.
 	char letter = has_state ? state_letter(st, ex) : '?';
 	int pid = has_pid ? (int)(int32_t)field(w->buf, l->size, l->pid, 4) : -1;
-	if (!w->all && letter != 'D' && letter != '?' && !(has_pid && pid == w->must_pid))
+	bool must = has_pid && pid == w->must_pid;
+	if (!w->all && letter != 'D' && letter != '?' && !must)
 		return;
 	struct ct_ktasks *k = w->tasks;
 	if (k->count == k->capacity) {
@@ -339,6 +343,7 @@ static void add_task(struct walk *w, uint64_t task)
 	}
 	struct ct_kernel_task *t = &k->items[k->count++];
 	memset(t, 0, sizeof(*t));
+	w->must_listed = w->must_listed || must;
 	t->address = task;
 	t->pid = pid;
 	t->tgid = has_tgid ? (int)(int32_t)field(w->buf, l->size, l->tgid, 4) : -1;
@@ -473,6 +478,9 @@ static void walk_list(struct walk *w, struct list_walk *lw)
 	size_t fwd_count = lw->count;
 	lw->count = 0;
 	enum list_end back = follow(w, lw, 8);
+	// The node whose next link was lost is where the backward walk must arrive for nothing to be lost.
+	bool whole = fwd != LIST_MET && back == LIST_MET && lw->at == fwd_at;
+	w->cut = w->cut || !whole;
 	if (w->num_broken++ >= MAX_NAMED)
 		return;
 	const char *name = list_name(w, lw);
@@ -482,8 +490,7 @@ static void walk_list(struct walk *w, struct list_walk *lw)
 				  ? ct_strpool_printf(w->out.strings, "the next link at 0x%016" PRIx64 " is NULL (a zero-filled page?)", fwd_at)
 				  : ct_strpool_printf(w->out.strings, "it loops back to node 0x%016" PRIx64 " without returning to its head",
 						      fwd_at);
-	// The node whose next link was lost is where the backward walk must arrive for nothing to be lost.
-	if (fwd != LIST_MET && back == LIST_MET && lw->at == fwd_at) {
+	if (whole) {
 		ct_sink_diag(&w->out, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_UNREADABLE,
 			     "%s: %s after %zu nodes; the other %zu were walked backwards from its head up to that node: "
 			     "the list is whole",
@@ -552,11 +559,14 @@ static void walk_xa(struct walk *w, uint64_t entry, unsigned depth)
 	add_task(w, first - l->task_pid_links);
 }
 
-/* Every task with a pid, from init_pid_ns's IDR: the tasks a cut task or thread list does not reach
- * (a filtered dump's excluded page between two holes of the list) are listed all the same. */
+/* Every task with a pid, from init_pid_ns's IDR, when a list was cut or the hung task's blocked one was
+ * not met: the tasks a cut task or thread list does not reach (a filtered dump's excluded page between
+ * two holes of the list) are listed all the same. */
 static void walk_pids(struct walk *w)
 {
 	uint64_t ns, head;
+	if (!w->cut && (w->must_pid < 0 || w->must_listed))
+		return;
 	if (!w->l->has_idr || !ct_kallsyms_find(w->ks, "init_pid_ns", &ns) || ns > UINT64_MAX - w->l->ns_xa_head ||
 	    !ct_vmcore_try_read(w->vm, ns + w->l->ns_xa_head, &head, 8))
 		return;
