@@ -70,6 +70,7 @@ struct ct_dump {
 	const struct ct_arch_info *arch;
 	/** The architecture's name even without a table ("x86_64", e_machine's name), static. */
 	const char *arch_name;
+	/** Bytes in a pointer of the dumped program or kernel; 0 when the dump does not say. */
 	unsigned pointer_size;
 	/** Where the modules come from. */
 	enum ct_dump_module_source modules;

@@ -5,7 +5,7 @@
 
 #include "kernel/vmcore.h"
 
-void ct_panic_culprit_from_trace(struct ct_report *r, const struct ct_kallsyms *ks, struct ct_panic_record *rec)
+void ct_panic_culprit_from_trace(struct ct_strpool *pool, const struct ct_kallsyms *ks, struct ct_panic_record *rec)
 {
 	if (rec->culprit_function || !rec->hung_task || !ks->sched_start)
 		return;
@@ -18,7 +18,7 @@ void ct_panic_culprit_from_trace(struct ct_report *r, const struct ct_kallsyms *
 		// Module functions are not in the core tables: never scheduler code.
 		if (!*t.module && ct_kallsyms_find(ks, t.function, &a) && ct_kallsyms_is_sched(ks, a))
 			continue;
-		ct_panic_set_culprit(r, rec, &t, line, "hung task's Call Trace, past the scheduler's functions");
+		ct_panic_set_culprit(pool, rec, &t, line, "hung task's Call Trace, past the scheduler's functions");
 		return;
 	}
 }

@@ -1,6 +1,9 @@
 // A kernel dump (libkdumpfile's view of it, struct ct_vmcore) as a struct ct_dump: kernel virtual
-// memory, the CPUs with their NT_PRSTATUS registers, VMCOREINFO's facts and CRASHTIME.
+// memory, the CPUs with their NT_PRSTATUS registers, VMCOREINFO's facts and CRASHTIME, the architecture
+// and pointer size as libkdumpfile reads them.
 #include <string.h>
+
+#include <libkdumpfile/kdumpfile.h>
 
 #include "dump/dump.h"
 #include "kernel/vmcore.h"
@@ -39,12 +42,20 @@ void ct_dump_from_vmcore(struct ct_vmcore *vm, const struct ct_dump_format *form
 			 struct ct_dump *ret)
 {
 	size_t cap = max_threads ? max_threads : vm->num_cpus;
+	// Without a table of ours, libkdumpfile's names (its strings live as long as its context).
+	const char *arch_name = vm->arch ? vm->arch->name : NULL;
+	if (!arch_name && (kdump_get_string_attr(vm->ctx, KDUMP_ATTR_ARCH_NAME, &arch_name) != KDUMP_OK))
+		arch_name = NULL;
+	kdump_num_t ptr_size;
+	unsigned pointer_size = vm->arch ? vm->arch->pointer_size : 0;
+	if (kdump_get_number_attr(vm->ctx, KDUMP_ATTR_PTR_SIZE, &ptr_size) == KDUMP_OK && ptr_size <= 8)
+		pointer_size = (unsigned)ptr_size;
 	*ret = (struct ct_dump){
 		.ops = &kernel_ops,
 		.format = format,
 		.arch = vm->arch,
-		.arch_name = vm->arch ? vm->arch->name : NULL,
-		.pointer_size = vm->arch ? vm->arch->pointer_size : 8,
+		.arch_name = arch_name,
+		.pointer_size = pointer_size,
 		.modules = CT_DUMP_MODULES_KERNEL,
 		.threads = vm->cpus,
 		// Registers need the dump's arch table: without one no CPU is a thread of the report.

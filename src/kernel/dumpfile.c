@@ -34,7 +34,8 @@
  * endian, that together form a KDUMP file. Replay them into a memfd, so libkdumpfile reads it as the
  * plain file. The cost is one copy of the compressed data, not of the memory it describes.
  */
-static struct ct_error *rebuild_flattened(int in_fd, const char *path, struct ct_report *report, int *fd_ret)
+static struct ct_error *rebuild_flattened(int in_fd, const char *path, const struct ct_sink *sink, bool *truncated,
+					int *fd_ret)
 {
 	struct stat st;
 	if (fstat(in_fd, &st) < 0)
@@ -71,9 +72,9 @@ static struct ct_error *rebuild_flattened(int in_fd, const char *path, struct ct
 		}
 		if (!ct_in_bounds(b.size, off, rec_size)) {
 			// A cut stream: keep what there is, the header and notes come first.
-			report->input.truncated = true;
-			ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_TRUNCATED_DUMP,
-				       "the flattened stream is cut in record %u (file offset %" PRIu64 ")", n, off - 16);
+			*truncated = true;
+			ct_sink_diag(sink, CT_SEVERITY_WARNING, 0, CT_DIAG_TRUNCATED_DUMP,
+				     "the flattened stream is cut in record %u (file offset %" PRIu64 ")", n, off - 16);
 			rec_size = b.size - off;
 			ended = true;
 		}
@@ -96,7 +97,7 @@ static struct ct_error *rebuild_flattened(int in_fd, const char *path, struct ct
 	// A stream cut before its end marker still holds a usable header and some pages: go on,
 	// libkdumpfile reports what is missing page by page.
 	if (!ended)
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_TRUNCATED_DUMP, "the flattened stream has no end marker");
+		ct_sink_diag(sink, CT_SEVERITY_WARNING, 0, CT_DIAG_TRUNCATED_DUMP, "the flattened stream has no end marker");
 	// Ownership of the memfd passes to the caller.
 	*fd_ret = out;
 	out = -1;
@@ -175,17 +176,17 @@ static bool read_prstatus(struct ct_vmcore *vm, size_t i, struct ct_core_thread 
 	return ok;
 }
 
-static void load_cpus(struct ct_vmcore *vm, struct ct_report *report)
+static void load_cpus(struct ct_vmcore *vm, const struct ct_sink *out)
 {
 	kdump_num_t n;
 	if (!get_number(vm->ctx, "cpu.number", &n) || n == 0) {
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_CPU_NOTES,
-			       "the dump has no per-CPU register notes (NT_PRSTATUS)");
+		ct_sink_diag(out, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_CPU_NOTES,
+			     "the dump has no per-CPU register notes (NT_PRSTATUS)");
 		return;
 	}
 	if (n > MAX_CPUS) {
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_CPU_CAP, "%" PRIu64 " CPUs in the dump; only %u read",
-			       (uint64_t)n, MAX_CPUS);
+		ct_sink_diag(out, CT_SEVERITY_WARNING, 0, CT_DIAG_CPU_CAP, "%" PRIu64 " CPUs in the dump; only %u read",
+			     (uint64_t)n, MAX_CPUS);
 		n = MAX_CPUS;
 	}
 	vm->cpus = calloc(n, sizeof(*vm->cpus));
@@ -242,8 +243,8 @@ static struct ct_error *open_ctx(struct ct_vmcore *vm, const char *path, const c
 	return read_vmcoreinfo(vm);
 }
 
-struct ct_error *ct_vmcore_open(const char *path, const struct ct_dump_format *format, struct ct_report *report,
-				struct ct_vmcore *ret)
+struct ct_error *ct_vmcore_open(const char *path, const struct ct_dump_format *format, const struct ct_sink *out,
+				bool *truncated, struct ct_vmcore *ret)
 {
 	struct ct_vmcore vm = { .fd = -1, .kind = format->name };
 	struct ct_error *err = NULL;
@@ -252,7 +253,7 @@ struct ct_error *ct_vmcore_open(const char *path, const struct ct_dump_format *f
 		return ct_error_os(errno, "%s", path);
 	if (format->container == CT_CONTAINER_FLATTENED) {
 		int rebuilt = -1;
-		err = rebuild_flattened(fd, path, report, &rebuilt);
+		err = rebuild_flattened(fd, path, out, truncated, &rebuilt);
 		close(fd);
 		if (err)
 			return err;
@@ -272,8 +273,8 @@ struct ct_error *ct_vmcore_open(const char *path, const struct ct_dump_format *f
 		// Only QEMU writes a KDUMP header without a kernel release.
 		vm.qemu = true;
 		vm.arch = ct_arch_find_name(arch);
-		ct_report_diag(report, CT_SEVERITY_INFO, 0, CT_DIAG_KDUMP_NO_UTSNAME,
-			       "the KDUMP header has no kernel release (written by QEMU); its machine field says %s", arch);
+		ct_sink_diag(out, CT_SEVERITY_INFO, 0, CT_DIAG_KDUMP_NO_UTSNAME,
+			     "the KDUMP header has no kernel release (written by QEMU); its machine field says %s", arch);
 	}
 	err = open_ctx(&vm, path, vm.arch ? vm.arch->name : arch);
 	if (!err && arch && !vm.arch) {
@@ -281,8 +282,8 @@ struct ct_error *ct_vmcore_open(const char *path, const struct ct_dump_format *f
 		// dump is opened again with it (libkdumpfile reads the CPU notes only for a known one).
 		vm.arch = ct_arch_find_vmcoreinfo(vmcoreinfo_has, &vm.vmcoreinfo);
 		if (vm.arch) {
-			ct_report_diag(report, CT_SEVERITY_INFO, 0, CT_DIAG_ARCH_FROM_VMCOREINFO,
-				       "architecture %s, from VMCOREINFO %s", vm.arch->name, vm.arch->vmcoreinfo_key);
+			ct_sink_diag(out, CT_SEVERITY_INFO, 0, CT_DIAG_ARCH_FROM_VMCOREINFO,
+				     "architecture %s, from VMCOREINFO %s", vm.arch->name, vm.arch->vmcoreinfo_key);
 			kdump_free(vm.ctx);
 			ct_vmcoreinfo_deinit(&vm.vmcoreinfo);
 			err = open_ctx(&vm, path, vm.arch->name);
@@ -296,12 +297,12 @@ struct ct_error *ct_vmcore_open(const char *path, const struct ct_dump_format *f
 	if (!vm.arch && kdump_get_string_attr(vm.ctx, KDUMP_ATTR_ARCH_NAME, &name) == KDUMP_OK)
 		vm.arch = ct_arch_find_name(name);
 	if (!vm.vmcoreinfo.num_entries)
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_VMCOREINFO,
-			       "the dump has no VMCOREINFO: no kernel log, symbols or stacks can be found");
+		ct_sink_diag(out, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_VMCOREINFO,
+			     "the dump has no VMCOREINFO: no kernel log, symbols or stacks can be found");
 	else if (kdump_set_string_attr(vm.ctx, KDUMP_ATTR_OSTYPE, "linux") != KDUMP_OK)
 		// Virtual addresses are translated only once libkdumpfile knows the OS.
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_ADDRESS_TRANSLATION,
-			       "libkdumpfile cannot set up Linux address translation: %s", kdump_get_err(vm.ctx));
+		ct_sink_diag(out, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_ADDRESS_TRANSLATION,
+			     "libkdumpfile cannot set up Linux address translation: %s", kdump_get_err(vm.ctx));
 	const char *off = ct_vmcoreinfo_get(&vm.vmcoreinfo, "KERNELOFFSET");
 	if (off) {
 		char *end;
@@ -317,11 +318,11 @@ struct ct_error *ct_vmcore_open(const char *path, const struct ct_dump_format *f
 	// kernel) has every page out of bounds: say so once instead of a failed read per structure.
 	const char *ps = ct_vmcoreinfo_get(&vm.vmcoreinfo, "PAGESIZE");
 	if (block_size && ps && strtoll(ps, NULL, 10) != block_size)
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_KDUMP_BLOCK_SIZE,
-			       "the KDUMP header's block size is %d bytes but the kernel's pages are %s: libkdumpfile "
-			       "cannot read this dump's memory (QEMU writes arm64 kdump files so; its ELF format works)",
-			       (int)block_size, ps);
-	load_cpus(&vm, report);
+		ct_sink_diag(out, CT_SEVERITY_WARNING, 0, CT_DIAG_KDUMP_BLOCK_SIZE,
+			     "the KDUMP header's block size is %d bytes but the kernel's pages are %s: libkdumpfile "
+			     "cannot read this dump's memory (QEMU writes arm64 kdump files so; its ELF format works)",
+			     (int)block_size, ps);
+	load_cpus(&vm, out);
 	*ret = vm;
 	return NULL;
 }

@@ -7,6 +7,7 @@
 
 #include "kernel/vmcore.h"
 #include "triage/facts.h"
+#include "triage/triage.h"
 
 #define KEY_FUNCTIONS 8
 
@@ -25,25 +26,24 @@ static bool is_panic_path(const char *fn)
 	return false;
 }
 
-void ct_kernel_signature(struct ct_report *r, const struct ct_panic_record *rec)
+void ct_kernel_signature(const struct ct_thread *t, const struct ct_panic_record *rec, struct ct_verdict *verdict)
 {
 	const char *fns[KEY_FUNCTIONS];
 	size_t n = 0;
-	const struct ct_thread *t = ct_report_crashing_thread(r);
-	const struct ct_kernel *k = &r->kernel;
-	if (t && r->crash.blame_frame >= 0 && (size_t)r->crash.blame_frame < t->num_frames) {
-		for (size_t i = (size_t)r->crash.blame_frame; i < t->num_frames && n < KEY_FUNCTIONS; i++)
+	long blame = verdict->crash.blame_frame;
+	if (t && blame >= 0 && (size_t)blame < t->num_frames) {
+		for (size_t i = (size_t)blame; i < t->num_frames && n < KEY_FUNCTIONS; i++)
 			fns[n++] = t->frames[i].function;
 	} else if (rec->culprit_function) {
 		fns[n++] = rec->culprit_function;
 		bool after = false;
-		for (size_t i = 0; i < k->num_log_call_trace && n < KEY_FUNCTIONS; i++) {
+		for (size_t i = 0; i < rec->num_call_trace && n < KEY_FUNCTIONS; i++) {
 			struct ct_ksym_text s;
-			const char *line = k->log_call_trace[i];
+			const char *line = rec->call_trace[i];
 			if (!ct_ksym_text_parse(line, strlen(line), &s) || s.unreliable)
 				continue;
 			if (after)
-				fns[n++] = ct_report_strdup(r, s.function);
+				fns[n++] = ct_strpool_intern(verdict->strings, s.function);
 			after = after || strcmp(s.function, rec->culprit_function) == 0;
 		}
 	} else if (t) {
@@ -56,5 +56,6 @@ void ct_kernel_signature(struct ct_report *r, const struct ct_panic_record *rec)
 		for (size_t i = start; i < t->num_frames && n < KEY_FUNCTIONS; i++)
 			fns[n++] = t->frames[i].function;
 	}
-	ct_signature_from_functions(&r->signature, &r->strings, r->crash.class_id, r->crash.subclass, fns, n);
+	ct_signature_from_functions(&verdict->signature, verdict->strings, ct_class_to_string(verdict->cls),
+				    verdict->crash.subclass, fns, n);
 }

@@ -7,7 +7,8 @@
 // address (trust "scan"). Without ORC symbols, or when the walk fails before its first step, the whole
 // stack is scanned for return addresses into kernel text, each validated by a call instruction just before
 // it (trust "scan"). What is kernel-specific stays here: which stack, what counts as a return address
-// (kernel and module text), kallsyms names, the report's frames.
+// (kernel and module text), kallsyms names, the frames of the stacks stage (struct ct_thread, text pooled in the
+// caller's string pool).
 #include <inttypes.h>
 
 #include "arch/arch.h"
@@ -34,7 +35,7 @@ static bool in_modules(const struct ct_vmcore *vm, uint64_t a)
 	return ct_arch_in_kernel_modules(vm->arch, a);
 }
 
-static void fill_frame(const struct ct_kallsyms *ks, struct ct_report *r, struct ct_frame *f, uint64_t pc,
+static void fill_frame(const struct ct_kallsyms *ks, struct ct_strpool *strings, struct ct_frame *f, uint64_t pc,
 		       uint64_t lookup)
 {
 	f->pc = pc;
@@ -47,13 +48,13 @@ static void fill_frame(const struct ct_kallsyms *ks, struct ct_report *r, struct
 			module = m->name;
 			s = ct_kmodule_lookup(m, lookup);
 			if (!s)
-				f->module = ct_report_strdup(r, module);
+				f->module = ct_strpool_intern(strings, module);
 		}
 	}
 	if (s) {
-		f->function = ct_report_strdup(r, s->name);
+		f->function = ct_strpool_intern(strings, s->name);
 		f->offset = pc - s->address;
-		f->module = ct_report_strdup(r, module);
+		f->module = ct_strpool_intern(strings, module);
 	}
 }
 
@@ -80,7 +81,7 @@ struct kwalk {
 	struct ct_vmcore *vm;
 	struct ct_unwind_mem mem;
 	const struct ct_kallsyms *ks;
-	struct ct_report *report;
+	struct ct_strpool *strings;
 	struct ct_thread *thread;
 	size_t limit;
 	/** The ORC walk: its state, tables, frames it found by ORC (not by scanning). */
@@ -215,7 +216,7 @@ static bool kemit(void *arg, const struct ct_unwind_frame *uf)
 	if (!f)
 		return false;
 	// A return address is looked up at pc - 1 (a call at the end of a function returns into the next).
-	fill_frame(w->ks, w->report, f, uf->pc, uf->exact ? uf->pc : uf->pc - 1);
+	fill_frame(w->ks, w->strings, f, uf->pc, uf->exact ? uf->pc : uf->pc - 1);
 	f->trust = uf->trust;
 	f->has_sp = uf->has_sp;
 	f->sp = uf->sp;
@@ -230,11 +231,11 @@ static const char *stop_text(struct kwalk *w, const struct ct_unwind_end *end, b
 {
 	const char *text = ct_stop_reason_to_string(end->reason);
 	if (end->reason == CT_STOP_FRAME_CAP)
-		return ct_report_printf(w->report, "frame cap %zu reached", w->limit);
+		return ct_strpool_printf(w->strings, "frame cap %zu reached", w->limit);
 	if (!end->failed || !text)
-		return text ? ct_report_strdup(w->report, text) : NULL;
-	return fp_walk ? ct_report_printf(w->report, "%s at fp 0x%016" PRIx64, text, w->fp)
-		       : ct_report_printf(w->report, "%s at 0x%016" PRIx64, text, w->orc.ip);
+		return text ? ct_strpool_intern(w->strings, text) : NULL;
+	return fp_walk ? ct_strpool_printf(w->strings, "%s at fp 0x%016" PRIx64, text, w->fp)
+		       : ct_strpool_printf(w->strings, "%s at 0x%016" PRIx64, text, w->orc.ip);
 }
 
 // Walks the stack after frame 0 with ORC (x86-64) or frame records (arm64). Returns the frames added
@@ -287,7 +288,7 @@ static bool scan_frame(void *arg, uint64_t slot, uint64_t value)
 		return false;
 	if (w->thread->num_frames >= w->limit) {
 		w->thread->truncated = true;
-		w->thread->stop_reason = ct_report_printf(w->report, "frame cap %zu reached", w->limit);
+		w->thread->stop_reason = ct_strpool_printf(w->strings, "frame cap %zu reached", w->limit);
 		w->capped = true;
 		return true;
 	}
@@ -297,7 +298,7 @@ static bool scan_frame(void *arg, uint64_t slot, uint64_t value)
 		return true;
 	}
 	// Look up pc - 1: a call at the very end of a function returns into the next one.
-	fill_frame(w->ks, w->report, f, value, value - 1);
+	fill_frame(w->ks, w->strings, f, value, value - 1);
 	f->trust = CT_TRUST_SCAN;
 	f->has_sp = true;
 	f->sp = slot;
@@ -321,7 +322,7 @@ static size_t readable_bytes(struct ct_vmcore *vm, uint64_t sp, uint64_t top)
 }
 
 void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_core_thread *cpu,
-		      struct ct_report *report, struct ct_thread *thread, size_t max_frames)
+		      struct ct_strpool *strings, struct ct_thread *thread, size_t max_frames)
 {
 	const struct ct_arch_info *arch = vm->arch;
 	uint64_t pc = cpu->values[arch->pc_index], sp = ct_thread_reg(arch, cpu, arch->sp_dwarf), size = stack_size(vm);
@@ -330,18 +331,18 @@ void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const 
 	struct ct_frame *f = ct_thread_add_frame(thread);
 	if (!f)
 		return;
-	fill_frame(ks, report, f, pc, cpu->pc_is_return ? pc - 1 : pc);
+	fill_frame(ks, strings, f, pc, cpu->pc_is_return ? pc - 1 : pc);
 	f->trust = CT_TRUST_CONTEXT;
 	f->has_sp = true;
 	f->sp = sp;
 	// User-mode registers (an idle CPU in a QEMU dump can be in user space): no kernel stack to scan.
 	if (!ct_arch_is_kernel_address(arch, sp)) {
-		thread->stop_reason = ct_report_strdup(report, ct_stop_reason_to_string(CT_STOP_SP_NOT_KERNEL));
+		thread->stop_reason = ct_strpool_intern(strings, ct_stop_reason_to_string(CT_STOP_SP_NOT_KERNEL));
 		return;
 	}
 	if (arch->kernel_unwind == CT_KUNWIND_NONE) {
 		// CT_STOP_KERNEL_ARCH, naming the architecture.
-		thread->stop_reason = ct_report_printf(report, "kernel stacks of %s are not unwound", arch->name);
+		thread->stop_reason = ct_strpool_printf(strings, "kernel stacks of %s are not unwound", arch->name);
 		return;
 	}
 	uint64_t top = (sp | (size - 1)) + 1;
@@ -349,13 +350,13 @@ void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const 
 	if (have < 8) {
 		// CT_STOP_STACK_NOT_IN_DUMP, with the address.
 		thread->truncated = true;
-		thread->stop_reason = ct_report_printf(report, "stack at 0x%016" PRIx64 " is not in the dump", sp);
+		thread->stop_reason = ct_strpool_printf(strings, "stack at 0x%016" PRIx64 " is not in the dump", sp);
 		return;
 	}
 	struct kwalk w = { .vm = vm,
 			   .mem = ct_vmcore_mem(vm),
 			   .ks = ks,
-			   .report = report,
+			   .strings = strings,
 			   .thread = thread,
 			   .limit = max_frames < MAX_SCAN_FRAMES ? max_frames : MAX_SCAN_FRAMES };
 	thread->has_stack = true;
@@ -390,6 +391,6 @@ void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const 
 		return;
 	// CT_STOP_SCAN_END, with the bytes scanned (after the walk's own reason when it failed).
 	const char *end = ct_stop_reason_to_string(CT_STOP_SCAN_END);
-	thread->stop_reason = walk_stop ? ct_report_printf(report, "%s; then %s (%zu bytes from sp)", walk_stop, end, have)
-					: ct_report_printf(report, "%s (%zu bytes from sp)", end, have);
+	thread->stop_reason = walk_stop ? ct_strpool_printf(strings, "%s; then %s (%zu bytes from sp)", walk_stop, end, have)
+					: ct_strpool_printf(strings, "%s (%zu bytes from sp)", end, have);
 }

@@ -43,9 +43,9 @@ static bool starts(const struct line *l, const char *prefix)
 }
 
 /* Pooled copy of the line's text from @p from (a pointer into it) to its end. */
-static const char *pool_rest(struct ct_report *r, const struct line *l, const char *from)
+static const char *pool_rest(struct ct_strpool *pool, const struct line *l, const char *from)
 {
-	return ct_strpool_intern_len(&r->strings, from, l->len - (size_t)(from - l->s));
+	return ct_strpool_intern_len(pool, from, l->len - (size_t)(from - l->s));
 }
 
 static const char *find_in(const struct line *l, const char *needle)
@@ -120,7 +120,7 @@ static bool parse_hex_after(const struct line *l, const char *key, uint64_t *ret
 }
 
 /* "CPU: 1 PID: 100 Comm: insmod Kdump: loaded Tainted: G           OE      6.1.0-57-amd64 #1 …" */
-static void parse_cpu_line(struct ct_report *r, const struct line *l, struct ct_panic_record *rec)
+static void parse_cpu_line(struct ct_strpool *pool, const struct line *l, struct ct_panic_record *rec)
 {
 	const char *end = l->s + l->len, *p;
 	char buf[512];
@@ -144,7 +144,7 @@ static void parse_cpu_line(struct ct_report *r, const struct line *l, struct ct_
 			if (m && m < stop)
 				stop = m;
 		}
-		rec->comm = ct_strpool_intern_len(&r->strings, p, (size_t)(stop - p));
+		rec->comm = ct_strpool_intern_len(pool, p, (size_t)(stop - p));
 	}
 	if (find_in(l, " Kdump: loaded"))
 		rec->kdump_loaded = true;
@@ -172,13 +172,13 @@ static void parse_cpu_line(struct ct_report *r, const struct line *l, struct ct_
 			}
 		}
 		taint[tn] = '\0';
-		rec->taint = ct_report_strdup(r, taint);
+		rec->taint = ct_strpool_intern(pool, taint);
 	} else if (find_in(l, " Not tainted")) {
-		rec->taint = ct_report_strdup(r, "");
+		rec->taint = ct_strpool_intern(pool, "");
 	}
 }
 
-static void parse_modules(struct ct_report *r, const struct line *l, struct ct_panic_record *rec)
+static void parse_modules(struct ct_strpool *pool, const struct line *l, struct ct_panic_record *rec)
 {
 	const char *p = l->s + strlen("Modules linked in:"), *end = l->s + l->len;
 	size_t cap = 0;
@@ -199,7 +199,7 @@ static void parse_modules(struct ct_report *r, const struct line *l, struct ct_p
 			rec->modules = t;
 			cap = ncap;
 		}
-		rec->modules[rec->num_modules++] = ct_strpool_intern_len(&r->strings, w, (size_t)(p - w));
+		rec->modules[rec->num_modules++] = ct_strpool_intern_len(pool, w, (size_t)(p - w));
 	}
 }
 
@@ -217,7 +217,7 @@ static bool is_trace_entry(const struct line *l)
 	return find_in(&rest, "+0x") && !starts(&rest, "RIP: ") && !starts(&rest, "Code: ");
 }
 
-static void parse_call_trace(struct ct_report *r, const struct line *lines, size_t n, size_t from,
+static void parse_call_trace(struct ct_strpool *pool, const struct line *lines, size_t n, size_t from,
 			     struct ct_panic_record *rec)
 {
 	size_t cap = 0;
@@ -241,7 +241,7 @@ static void parse_call_trace(struct ct_report *r, const struct line *lines, size
 			rec->call_trace = t;
 			cap = ncap;
 		}
-		rec->call_trace[rec->num_call_trace++] = ct_strpool_intern_len(&r->strings, p, (size_t)(end - p));
+		rec->call_trace[rec->num_call_trace++] = ct_strpool_intern_len(pool, p, (size_t)(end - p));
 	}
 }
 
@@ -298,7 +298,7 @@ static enum headline_kind headline_kind(const struct line *l)
 }
 
 /* "INFO: task insmod:123 blocked for more than 2 seconds." */
-static void parse_blocked_task(struct ct_report *r, const struct line *l, struct ct_panic_record *rec)
+static void parse_blocked_task(struct ct_strpool *pool, const struct line *l, struct ct_panic_record *rec)
 {
 	const char *p = l->s + strlen("INFO: task "), *end = l->s + l->len;
 	const struct line rest = { .s = p, .len = (size_t)(end - p) };
@@ -310,7 +310,7 @@ static void parse_blocked_task(struct ct_report *r, const struct line *l, struct
 		colon--;
 	if (colon == p)
 		return;
-	rec->blocked_comm = ct_strpool_intern_len(&r->strings, p, (size_t)(colon - 1 - p));
+	rec->blocked_comm = ct_strpool_intern_len(pool, p, (size_t)(colon - 1 - p));
 	char *e;
 	long pid = strtol(colon, &e, 10);
 	if (e == blocked && pid >= 0 && pid < (1l << 30)) {
@@ -319,22 +319,22 @@ static void parse_blocked_task(struct ct_report *r, const struct line *l, struct
 	}
 }
 
-void ct_panic_set_culprit(struct ct_report *r, struct ct_panic_record *rec, const struct ct_ksym_text *t,
+void ct_panic_set_culprit(struct ct_strpool *pool, struct ct_panic_record *rec, const struct ct_ksym_text *t,
 			  const char *line, const char *source)
 {
-	rec->culprit_function = ct_report_strdup(r, t->function);
-	rec->culprit_module = ct_report_strdup(r, t->module);
+	rec->culprit_function = ct_strpool_intern(pool, t->function);
+	rec->culprit_module = ct_strpool_intern(pool, t->module);
 	rec->has_culprit_offset = t->has_offset;
 	rec->culprit_offset = t->offset;
 	rec->culprit_line = line;
 	rec->culprit_source = source;
 }
 
-static void culprit_from_text(struct ct_report *r, struct ct_panic_record *rec, const char *text, const char *source)
+static void culprit_from_text(struct ct_strpool *pool, struct ct_panic_record *rec, const char *text, const char *source)
 {
 	struct ct_ksym_text t;
 	if (ct_ksym_text_parse(text, strlen(text), &t))
-		ct_panic_set_culprit(r, rec, &t, text, source);
+		ct_panic_set_culprit(pool, rec, &t, text, source);
 }
 
 /*
@@ -342,16 +342,16 @@ static void culprit_from_text(struct ct_report *r, struct ct_panic_record *rec, 
  * func+0x4a/0x50 [mod]"), else the faulting instruction of the RIP line. A hung task's culprit comes
  * from its Call Trace later (ct_panic_culprit_from_trace): its RIP is the sleeping scheduler.
  */
-static void set_culprit(struct ct_report *r, struct ct_panic_record *rec)
+static void set_culprit(struct ct_strpool *pool, struct ct_panic_record *rec)
 {
 	static const char stackprot[] = "stack-protector: Kernel stack is corrupted in: ";
 	if (rec->stack_protector && rec->panic_reason && !strncmp(rec->panic_reason, stackprot, strlen(stackprot)))
-		culprit_from_text(r, rec, rec->panic_reason + strlen(stackprot), "stack-protector panic");
+		culprit_from_text(pool, rec, rec->panic_reason + strlen(stackprot), "stack-protector panic");
 	if (!rec->culprit_function && rec->pc_symbol && !rec->hung_task)
-		culprit_from_text(r, rec, rec->pc_symbol, rec->pc_source);
+		culprit_from_text(pool, rec, rec->pc_symbol, rec->pc_source);
 }
 
-void ct_panic_parse(struct ct_report *r, const char *log, struct ct_panic_record *rec)
+void ct_panic_parse(struct ct_strpool *pool, const char *log, struct ct_panic_record *rec)
 {
 	memset(rec, 0, sizeof(*rec));
 	struct line *lines = NULL;
@@ -367,7 +367,7 @@ void ct_panic_parse(struct ct_report *r, const char *log, struct ct_panic_record
 			continue;
 		if (p) {
 			panic_idx = i;
-			rec->panic_reason = pool_rest(r, &lines[i], p + strlen("Kernel panic - not syncing: "));
+			rec->panic_reason = pool_rest(pool, &lines[i], p + strlen("Kernel panic - not syncing: "));
 			break;
 		}
 	}
@@ -405,7 +405,7 @@ void ct_panic_parse(struct ct_report *r, const char *log, struct ct_panic_record
 	} else {
 		rec->found = true;
 		if (head_idx < n)
-			rec->headline = pool_rest(r, &lines[head_idx], lines[head_idx].s);
+			rec->headline = pool_rest(pool, &lines[head_idx], lines[head_idx].s);
 		switch (kind) {
 		case HL_NULL: rec->null_deref = true; break;
 		case HL_PAGE_FAULT: rec->page_fault = true; break;
@@ -438,7 +438,7 @@ void ct_panic_parse(struct ct_report *r, const char *log, struct ct_panic_record
 		default: break;
 		}
 		if (kind == HL_HUNG)
-			parse_blocked_task(r, &lines[head_idx], rec);
+			parse_blocked_task(pool, &lines[head_idx], rec);
 		if (head_idx < n) {
 			uint64_t a;
 			if (parse_hex_after(&lines[head_idx], "address: ", &a) ||
@@ -456,19 +456,19 @@ void ct_panic_parse(struct ct_report *r, const char *log, struct ct_panic_record
 		for (size_t i = anchor; i < end; i++) {
 			const struct line *l = &lines[i];
 			if (!have_cpu && starts(l, "CPU: ") && find_in(l, " PID: ")) {
-				parse_cpu_line(r, l, rec);
+				parse_cpu_line(pool, l, rec);
 				have_cpu = true;
 			} else if (!rec->has_die && ct_die_header_parse(l->s, l->len, &rec->die)) {
 				// "Oops: 0002 [#1]", "divide error: 0000 [#1]", "stack guard page: 0000 [#1]", …
 				rec->has_die = true;
-				rec->oops_line = pool_rest(r, l, l->s);
-				rec->exception = ct_strpool_intern_len(&r->strings, l->s, rec->die.name_len);
+				rec->oops_line = pool_rest(pool, l, l->s);
+				rec->exception = ct_strpool_intern_len(pool, l->s, rec->die.name_len);
 				if (!rec->has_error_code) {
 					rec->has_error_code = true;
 					rec->error_code = rec->die.error_code;
 				}
 			} else if (starts(l, "#PF: ") && pf < 2) {
-				rec->pf_lines[pf++] = pool_rest(r, l, l->s);
+				rec->pf_lines[pf++] = pool_rest(pool, l, l->s);
 				uint64_t code;
 				if (parse_hex_after(l, "error_code(", &code)) {
 					rec->has_error_code = true;
@@ -477,7 +477,7 @@ void ct_panic_parse(struct ct_report *r, const char *log, struct ct_panic_record
 			} else if (!rec->rip_line && (starts(l, "RIP: 0010:") || starts(l, "pc : "))) {
 				// x86 "RIP: 0010:func+0x5/0x11 [mod]"; arm64 __show_regs() "pc : func+0x14/0x1c [mod]".
 				bool x86 = starts(l, "RIP: ");
-				rec->rip_line = pool_rest(r, l, l->s);
+				rec->rip_line = pool_rest(pool, l, l->s);
 				rec->pc_symbol = rec->rip_line + (x86 ? strlen("RIP: 0010:") : strlen("pc : "));
 				rec->pc_source = x86 ? "RIP line" : "pc line";
 			} else if (starts(l, "CR2: ") && !find_in(l, "CR3:") && !rec->has_address) {
@@ -487,15 +487,15 @@ void ct_panic_parse(struct ct_report *r, const char *log, struct ct_panic_record
 					rec->address = a;
 				}
 			} else if (!rec->modules && starts(l, "Modules linked in:")) {
-				parse_modules(r, l, rec);
+				parse_modules(pool, l, rec);
 			} else if (!have_trace && (starts(l, "Call Trace:") || starts(l, " Call Trace:") ||
 						   starts(l, "Call trace:"))) {
 				// arm64 dump_backtrace() prints "Call trace:" and no "?" entries.
-				parse_call_trace(r, lines, n, i + 1, rec);
+				parse_call_trace(pool, lines, n, i + 1, rec);
 				have_trace = true;
 			}
 		}
-		set_culprit(r, rec);
+		set_culprit(pool, rec);
 		const struct line *t = panic_idx < n ? &lines[panic_idx] : &lines[anchor];
 		if (t->has_ts) {
 			rec->has_uptime = true;

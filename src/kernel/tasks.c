@@ -1,7 +1,8 @@
 // Every task of the dumped kernel, like `crash ps` and `foreach bt`, with no vmlinux (x86-64: the saved
 // context is x86's struct inactive_task_frame; the caller checks the architecture): struct layouts from
 // the dump's BTF (btf.c), the task list from init_task (kallsyms), threads through signal->thread_head,
-// the idle tasks and the running ones from each CPU's runqueue (runqueues + __per_cpu_offset). A
+// the idle tasks and the running ones from each CPU's runqueue (runqueues + __per_cpu_offset), and every
+// task with a pid once more from init_pid_ns's IDR, for the tasks a list cut by a filtered dump misses. A
 // sleeping task's kernel stack starts at its saved context: thread.sp points to the struct
 // inactive_task_frame that __switch_to_asm pushed (callee-saved registers, then the return address),
 // which is where the kernel's own unwinder starts for a blocked task (unwind_orc.c __unwind_start).
@@ -54,6 +55,10 @@ struct layout {
 	bool has_frame_regs;
 	uint64_t rq_curr, rq_idle;
 	bool has_rq;
+	/** The pid namespace's IDR (an xarray of struct pid) and each pid's first task: the other way to
+	 * every task, for tasks a task list cut by a filtered dump does not reach. */
+	bool has_idr;
+	uint64_t ns_xa_head, xa_slots, xa_num_slots, pid_tasks, task_pid_links;
 };
 
 static bool learn(struct ct_kbtf *b, struct layout *l, const char **missing)
@@ -96,6 +101,16 @@ static bool learn(struct ct_kbtf *b, struct layout *l, const char **missing)
 			 ct_kbtf_member(b, "task_struct", "thread_node", &l->thread_node, NULL) &&
 			 ct_kbtf_member(b, "signal_struct", "thread_head", &l->thread_head, NULL);
 	l->has_rq = ct_kbtf_member(b, "rq", "curr", &l->rq_curr, NULL) && ct_kbtf_member(b, "rq", "idle", &l->rq_idle, NULL);
+	// include/linux/idr.h, xarray.h, pid.h (stable since 4.20): pid_namespace.idr.idr_rt is the xarray,
+	// an xa_node's slots its 64 (16 with CONFIG_BASE_SMALL) entries, pid.tasks[PIDTYPE_PID] the hlist
+	// of task_struct.pid_links[PIDTYPE_PID].
+	uint64_t slots_size = 0;
+	l->has_idr = ct_kbtf_member(b, "pid_namespace", "idr.idr_rt.xa_head", &l->ns_xa_head, NULL) &&
+		     ct_kbtf_member(b, "xa_node", "slots", &l->xa_slots, &slots_size) &&
+		     ct_kbtf_member(b, "pid", "tasks", &l->pid_tasks, NULL) &&
+		     ct_kbtf_member(b, "task_struct", "pid_links", &l->task_pid_links, NULL);
+	l->xa_num_slots = slots_size / 8;
+	l->has_idr = l->has_idr && l->xa_num_slots >= 1 && l->xa_num_slots <= 256;
 	return true;
 }
 
@@ -125,7 +140,8 @@ struct walk {
 	struct ct_vmcore *vm;
 	const struct ct_kallsyms *ks;
 	const struct layout *l;
-	struct ct_report *r;
+	struct ct_sink out; /**< diagnostics and pooled text */
+	struct ct_ktasks *tasks; /**< the stage's output */
 	struct ct_budget *budget; /**< borrowed */
 	bool all;
 	int must_pid; /**< listed whatever its state (the hung-task report's blocked task); -1 for none */
@@ -138,10 +154,12 @@ struct walk {
 	struct ct_addr_set nodes; /**< the list nodes walked: a list that comes back to one ends there */
 	uint64_t *curr; /**< rq->curr of each CPU */
 	size_t num_curr;
-	size_t cap_tasks;
 	size_t frames_left; /**< of MAX_ALL_TASK_FRAMES */
 	bool truncated;
 	bool out_of_budget;
+	/** A list did not come back whole (tasks may be missing), and must_pid was listed: when either
+	 * says a task may be lost, the pid IDR is walked too (a whole list costs nothing more). */
+	bool cut, must_listed;
 	size_t num_unreadable, num_broken; /**< tasks and lists reported (MAX_NAMED by name) */
 };
 
@@ -149,10 +167,10 @@ struct walk {
 static void task_unreadable(struct walk *w, uint64_t task, const char *what)
 {
 	if (w->num_unreadable++ < MAX_NAMED)
-		ct_report_diag(w->r, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_UNREADABLE,
-			       "task 0x%016" PRIx64 ": %s not in the dump (a page excluded from it, e.g. by makedumpfile -d); "
-			       "the walk goes on",
-			       task, what);
+		ct_sink_diag(&w->out, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_UNREADABLE,
+			     "task 0x%016" PRIx64 ": %s not in the dump (a page excluded from it, e.g. by makedumpfile -d); "
+			     "the walk goes on",
+			     task, what);
 }
 
 /* Reads the task_struct at @p task into w->buf, piece by piece when it is not in the dump whole
@@ -200,7 +218,7 @@ static void unwind_sleeping(struct walk *w, struct ct_kernel_task *t, uint64_t s
 	uint8_t fr[256];
 	if (!sp || !ct_vmcore_try_read(w->vm, sp, fr, l->frame_size)) {
 		// CT_STOP_TASK_NO_CONTEXT, with the address.
-		t->stack.stop_reason = ct_report_printf(w->r, "saved context at thread.sp 0x%016" PRIx64 " is not in the dump", sp);
+		t->stack.stop_reason = ct_strpool_printf(w->out.strings, "saved context at thread.sp 0x%016" PRIx64 " is not in the dump", sp);
 		return;
 	}
 	struct ct_core_thread c;
@@ -223,11 +241,11 @@ static void unwind_sleeping(struct walk *w, struct ct_kernel_task *t, uint64_t s
 	}
 	if (w->frames_left < MAX_TASK_FRAMES) {
 		// CT_STOP_TASK_FRAME_BUDGET, with the cap.
-		t->stack.stop_reason = ct_report_printf(w->r, "not unwound: %u frames of task stacks reached", MAX_ALL_TASK_FRAMES);
+		t->stack.stop_reason = ct_strpool_printf(w->out.strings, "not unwound: %u frames of task stacks reached", MAX_ALL_TASK_FRAMES);
 		return;
 	}
 	size_t limit = w->max_frames && w->max_frames < MAX_TASK_FRAMES ? w->max_frames : MAX_TASK_FRAMES;
-	ct_kstack_unwind(w->vm, w->ks, &c, w->r, &t->stack, limit);
+	ct_kstack_unwind(w->vm, w->ks, &c, w->out.strings, &t->stack, limit);
 	w->frames_left -= t->stack.num_frames;
 	for (size_t i = 0; i < t->stack.num_frames; i++) {
 		const struct ct_frame *f = &t->stack.frames[i];
@@ -282,7 +300,7 @@ static void add_task(struct walk *w, uint64_t task)
 		task_unreadable(w, task, "its task_struct is");
 		return;
 	}
-	w->r->kernel.num_tasks_total++;
+	w->tasks->total++;
 	// What a filtered dump lost of this task: named in one diagnostic, the task listed with the rest.
 	struct lost lost = { .w = w, .task = task };
 	bool has_pid = keep(&lost, l->pid, 4, "pid");
@@ -305,25 +323,27 @@ static void add_task(struct walk *w, uint64_t task)
 		return;
 	}
 	if (lost.len)
-		task_unreadable(w, task, ct_report_printf(w->r, "fields %s of its task_struct are", lost.names));
+		task_unreadable(w, task, ct_strpool_printf(w->out.strings, "fields %s of its task_struct are", lost.names));
 	uint32_t st = (uint32_t)field(w->buf, l->size, l->state, l->state_size >= 8 ? 8 : 4);
 	uint32_t ex = (uint32_t)field(w->buf, l->size, l->exit_state, 4);
 	// A state that is not in the dump is '?': it may be D, so it is listed with the D-state tasks.
 	char letter = has_state ? state_letter(st, ex) : '?';
 	int pid = has_pid ? (int)(int32_t)field(w->buf, l->size, l->pid, 4) : -1;
-	if (!w->all && letter != 'D' && letter != '?' && !(has_pid && pid == w->must_pid))
+	bool must = has_pid && pid == w->must_pid;
+	if (!w->all && letter != 'D' && letter != '?' && !must)
 		return;
-	struct ct_kernel *k = &w->r->kernel;
-	if (k->num_tasks == w->cap_tasks) {
-		size_t n = w->cap_tasks ? w->cap_tasks * 2 : 64;
-		struct ct_kernel_task *t = realloc(k->tasks, n * sizeof(*t));
+	struct ct_ktasks *k = w->tasks;
+	if (k->count == k->capacity) {
+		size_t n = k->capacity ? k->capacity * 2 : 64;
+		struct ct_kernel_task *t = realloc(k->items, n * sizeof(*t));
 		if (!t)
 			return;
-		k->tasks = t;
-		w->cap_tasks = n;
+		k->items = t;
+		k->capacity = n;
 	}
-	struct ct_kernel_task *t = &k->tasks[k->num_tasks++];
+	struct ct_kernel_task *t = &k->items[k->count++];
 	memset(t, 0, sizeof(*t));
+	w->must_listed = w->must_listed || must;
 	t->address = task;
 	t->pid = pid;
 	t->tgid = has_tgid ? (int)(int32_t)field(w->buf, l->size, l->tgid, 4) : -1;
@@ -340,7 +360,7 @@ static void add_task(struct walk *w, uint64_t task)
 		if ((unsigned char)*q < 0x20 || *q == 0x7f)
 			*q = '?';
 	}
-	t->comm = ct_report_strdup(w->r, comm);
+	t->comm = ct_strpool_intern(w->out.strings, comm);
 	uint64_t parent = has_parent ? field(w->buf, l->size, l->real_parent, 8) : 0;
 	uint8_t pb[4];
 	// The parent's tgid, as /proc/PID/stat has it; init_task is its own parent, and the idle tasks'
@@ -351,9 +371,9 @@ static void add_task(struct walk *w, uint64_t task)
 		t->on_cpu = t->on_cpu || w->curr[i] == task;
 	uint64_t sp = field(w->buf, l->size, l->thread_sp, 8);
 	if (t->on_cpu) // CT_STOP_TASK_ON_CPU, with the CPU
-		t->stack.stop_reason = ct_report_printf(w->r, "running on CPU %d: its stack is that CPU's", t->cpu);
+		t->stack.stop_reason = ct_strpool_printf(w->out.strings, "running on CPU %d: its stack is that CPU's", t->cpu);
 	else if (!has_sp)
-		t->stack.stop_reason = ct_report_strdup(w->r, "its saved context (thread.sp) is not in the dump");
+		t->stack.stop_reason = ct_strpool_intern(w->out.strings, "its saved context (thread.sp) is not in the dump");
 	else if (letter != 'X' && letter != 'Z')
 		unwind_sleeping(w, t, sp);
 }
@@ -373,6 +393,24 @@ enum list_end { LIST_DONE, LIST_MET, LIST_UNREADABLE, LIST_NULL, LIST_STOPPED };
 static void add_process(struct walk *w, uint64_t leader);
 static const char *list_name(struct walk *w, const struct list_walk *lw);
 
+/* One node of the budget for a node of list @p lw (or of the structure @p what names); false, said
+ * once, when the budget or a cap ended the walks. */
+static bool spend_node(struct walk *w, const struct list_walk *lw, const char *what)
+{
+	if (w->out_of_budget || w->truncated)
+		return false;
+	if (ct_budget_take(w->budget, CT_BUDGET_NODES, 1))
+		return true;
+	w->out_of_budget = true;
+	ct_sink_diag(&w->out, CT_SEVERITY_WARNING, 0, CT_DIAG_BUDGET_NODES,
+		     "%s: the work budget of %" PRIu64 " nodes (list nodes and BTF members, halved by --safe) "
+		     "ran out after %zu tasks; the rest are not listed",
+		     what ? what : list_name(w, lw), w->budget ? w->budget->limit[CT_BUDGET_NODES] : 0, w->seen.count);
+	if (w->budget)
+		w->budget->reported[CT_BUDGET_NODES] = true;
+	return false;
+}
+
 /* Follows the links at offset @p link (0: next, 8: prev) from lw->head until the head comes back
  * (LIST_DONE), a node walked before comes again (LIST_MET, at it), a link is not in the dump
  * (LIST_UNREADABLE, at its address) or NULL (LIST_NULL, at its address), or the budget or a cap ends
@@ -383,18 +421,8 @@ static enum list_end follow(struct walk *w, struct list_walk *lw, unsigned link)
 {
 	uint64_t node = lw->head;
 	for (;;) {
-		if (w->out_of_budget || w->truncated)
+		if (!spend_node(w, lw, NULL))
 			return LIST_STOPPED;
-		if (!ct_budget_take(w->budget, CT_BUDGET_NODES, 1)) {
-			w->out_of_budget = true;
-			ct_report_diag(w->r, CT_SEVERITY_WARNING, 0, CT_DIAG_BUDGET_NODES,
-				       "%s: the work budget of %" PRIu64 " nodes (list nodes and BTF members, halved by --safe) "
-				       "ran out after %zu tasks; the rest are not listed",
-				       list_name(w, lw), w->budget ? w->budget->limit[CT_BUDGET_NODES] : 0, w->seen.count);
-			if (w->budget)
-				w->budget->reported[CT_BUDGET_NODES] = true;
-			return LIST_STOPPED;
-		}
 		uint64_t next;
 		struct ct_error *err = node <= UINT64_MAX - link ? ct_vmcore_read_u64(w->vm, node + link, &next)
 								 : ct_error_create(CT_ERROR_FAULT, "no address");
@@ -435,7 +463,7 @@ static const char *list_name(struct walk *w, const struct list_walk *lw)
 {
 	if (!lw->owner)
 		return "task list";
-	return ct_report_printf(w->r, "thread list of task 0x%016" PRIx64, lw->owner);
+	return ct_strpool_printf(w->out.strings, "thread list of task 0x%016" PRIx64, lw->owner);
 }
 
 /* Walks the list forward; when it does not come back to its head (a link not in the dump, a loop), from
@@ -450,34 +478,36 @@ static void walk_list(struct walk *w, struct list_walk *lw)
 	size_t fwd_count = lw->count;
 	lw->count = 0;
 	enum list_end back = follow(w, lw, 8);
+	// The node whose next link was lost is where the backward walk must arrive for nothing to be lost.
+	bool whole = fwd != LIST_MET && back == LIST_MET && lw->at == fwd_at;
+	w->cut = w->cut || !whole;
 	if (w->num_broken++ >= MAX_NAMED)
 		return;
 	const char *name = list_name(w, lw);
 	const char *how = fwd == LIST_UNREADABLE
-				  ? ct_report_printf(w->r, "the next link at 0x%016" PRIx64 " is not in the dump", fwd_at)
+				  ? ct_strpool_printf(w->out.strings, "the next link at 0x%016" PRIx64 " is not in the dump", fwd_at)
 			  : fwd == LIST_NULL
-				  ? ct_report_printf(w->r, "the next link at 0x%016" PRIx64 " is NULL (a zero-filled page?)", fwd_at)
-				  : ct_report_printf(w->r, "it loops back to node 0x%016" PRIx64 " without returning to its head",
-						     fwd_at);
-	// The node whose next link was lost is where the backward walk must arrive for nothing to be lost.
-	if (fwd != LIST_MET && back == LIST_MET && lw->at == fwd_at) {
-		ct_report_diag(w->r, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_UNREADABLE,
-			       "%s: %s after %zu nodes; the other %zu were walked backwards from its head up to that node: "
-			       "the list is whole",
-			       name, how, fwd_count, lw->count);
+				  ? ct_strpool_printf(w->out.strings, "the next link at 0x%016" PRIx64 " is NULL (a zero-filled page?)", fwd_at)
+				  : ct_strpool_printf(w->out.strings, "it loops back to node 0x%016" PRIx64 " without returning to its head",
+						      fwd_at);
+	if (whole) {
+		ct_sink_diag(&w->out, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_UNREADABLE,
+			     "%s: %s after %zu nodes; the other %zu were walked backwards from its head up to that node: "
+			     "the list is whole",
+			     name, how, fwd_count, lw->count);
 		return;
 	}
 	const char *until = "";
 	if (back == LIST_UNREADABLE || back == LIST_NULL)
-		until = ct_report_printf(w->r, ", until the prev link at 0x%016" PRIx64 " (%s): tasks between may be missing",
-					 lw->at, back == LIST_NULL ? "NULL" : "not in the dump");
+		until = ct_strpool_printf(w->out.strings, ", until the prev link at 0x%016" PRIx64 " (%s): tasks between may be missing",
+					  lw->at, back == LIST_NULL ? "NULL" : "not in the dump");
 	else if (back == LIST_MET)
-		until = ct_report_printf(w->r, ", until node 0x%016" PRIx64 " (walked before)", lw->at);
+		until = ct_strpool_printf(w->out.strings, ", until node 0x%016" PRIx64 " (walked before)", lw->at);
 	else if (back == LIST_STOPPED)
 		until = ", until a limit (see the other diagnostics)";
-	ct_report_diag(w->r, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_LIST_CUT,
-		       "%s: %s after %zu nodes; walked backwards from its head, %zu more nodes%s", name, how, fwd_count,
-		       lw->count, until);
+	ct_sink_diag(&w->out, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_LIST_CUT,
+		     "%s: %s after %zu nodes; walked backwards from its head, %zu more nodes%s", name, how, fwd_count,
+		     lw->count, until);
 }
 
 /* The threads of the process at @p leader (signal->thread_head), the leader included. */
@@ -500,6 +530,54 @@ static void add_process(struct walk *w, uint64_t leader)
 	walk_list(w, &lw);
 }
 
+// Levels of an xarray: a 64-bit index in 6-bit (or 4-bit) chunks.
+#define MAX_XA_DEPTH 16
+
+/* The entries of the xarray entry @p entry (include/linux/xarray.h): a node's slots, or a struct pid
+ * whose first task (pid.tasks[PIDTYPE_PID]) is listed. Each node and pid spends a node of the budget;
+ * no node is walked twice (the list walks' visited set), and the depth is bounded. */
+static void walk_xa(struct walk *w, uint64_t entry, unsigned depth)
+{
+	const struct layout *l = w->l;
+	if (!entry || (entry & 1) || !spend_node(w, NULL, "pid IDR"))
+		return; // empty, or a value entry (no pid)
+	if ((entry & 3) == 2) {
+		// Internal: a node above 4096, else a sibling, retry or zero entry (no pid of its own).
+		uint64_t node = entry - 2, slots[256];
+		if (entry <= 4096 || depth >= MAX_XA_DEPTH || node > UINT64_MAX - l->xa_slots ||
+		    ct_addr_set_add(&w->nodes, node) != 1 ||
+		    !ct_vmcore_try_read(w->vm, node + l->xa_slots, slots, l->xa_num_slots * 8))
+			return;
+		for (size_t i = 0; i < l->xa_num_slots; i++)
+			walk_xa(w, slots[i], depth + 1);
+		return;
+	}
+	uint64_t first;
+	if (entry > UINT64_MAX - l->pid_tasks || !ct_vmcore_try_read(w->vm, entry + l->pid_tasks, &first, 8) ||
+	    first < l->task_pid_links)
+		return; // a pid whose struct is not in the dump, or that no task has (a group's or session's)
+	add_task(w, first - l->task_pid_links);
+}
+
+/* Every task with a pid, from init_pid_ns's IDR, when a list was cut or the hung task's blocked one was
+ * not met: the tasks a cut task or thread list does not reach (a filtered dump's excluded page between
+ * two holes of the list) are listed all the same. */
+static void walk_pids(struct walk *w)
+{
+	uint64_t ns, head;
+	if (!w->cut && (w->must_pid < 0 || w->must_listed))
+		return;
+	if (!w->l->has_idr || !ct_kallsyms_find(w->ks, "init_pid_ns", &ns) || ns > UINT64_MAX - w->l->ns_xa_head ||
+	    !ct_vmcore_try_read(w->vm, ns + w->l->ns_xa_head, &head, 8))
+		return;
+	size_t before = w->seen.count;
+	walk_xa(w, head, 0);
+	if (w->seen.count > before)
+		ct_sink_diag(&w->out, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_LIST_CUT,
+			     "%zu tasks that the task and thread lists did not reach were found through the pid "
+			     "namespace's IDR (init_pid_ns.idr)", w->seen.count - before);
+}
+
 static int cmp_task(const void *a, const void *b)
 {
 	const struct ct_kernel_task *x = a, *y = b;
@@ -515,8 +593,10 @@ bool ct_ktasks_layout(struct ct_kbtf *btf, const char **missing)
 }
 
 void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struct ct_kbtf *btf, struct ct_budget *budget,
-		       bool all, int must_pid, size_t max_frames, struct ct_report *r)
+		       bool all, int must_pid, size_t max_frames, struct ct_sink out, struct ct_ktasks *ret)
 {
+	*ret = (struct ct_ktasks){ 0 };
+	const struct ct_sink *r = &out;
 	struct layout l;
 	const char *missing = NULL;
 	uint64_t init_task;
@@ -524,19 +604,19 @@ void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struc
 	if (!learn(btf, &l, &missing)) {
 		const char *stopped = ct_kbtf_budget_stop(btf, &num_types);
 		if (stopped)
-			ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_TASK_LAYOUT,
-				       "tasks not listed: %s is unknown, the work budget stopped the BTF member search at %s",
-				       missing, stopped);
+			ct_sink_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_TASK_LAYOUT,
+				     "tasks not listed: %s is unknown, the work budget stopped the BTF member search at %s",
+				     missing, stopped);
 		else
-			ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_TASK_LAYOUT, "tasks not listed: the BTF has no %s",
-				       missing);
+			ct_sink_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_TASK_LAYOUT, "tasks not listed: the BTF has no %s",
+				     missing);
 		return;
 	}
 	if (!ct_kallsyms_find(ks, "init_task", &init_task)) {
-		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_INIT_TASK, "tasks not listed: no init_task in kallsyms");
+		ct_sink_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_INIT_TASK, "tasks not listed: no init_task in kallsyms");
 		return;
 	}
-	struct walk w = { .vm = vm, .ks = ks, .l = &l, .r = r, .budget = budget, .all = all, .must_pid = must_pid,
+	struct walk w = { .vm = vm, .ks = ks, .l = &l, .out = out, .tasks = ret, .budget = budget, .all = all, .must_pid = must_pid,
 			  .max_frames = max_frames, .frames_left = MAX_ALL_TASK_FRAMES };
 	// Each CPU's runqueue: its current task (running, no saved context) and its idle task.
 	size_t ncpu = vm->num_cpus < MAX_CPUS ? vm->num_cpus : MAX_CPUS, num_idle = 0;
@@ -547,7 +627,7 @@ void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struc
 	_cleanup_free_ uint64_t *seen_slots = w.seen.slots;
 	_cleanup_free_ uint64_t *node_slots = w.nodes.slots;
 	if (!idle || !curr || !buf || !sets) {
-		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_MEMORY, "tasks not listed: out of memory");
+		ct_sink_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_MEMORY, "tasks not listed: out of memory");
 		return;
 	}
 	w.buf = buf;
@@ -564,24 +644,33 @@ void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struc
 				idle[num_idle++] = id;
 		}
 	} else {
-		ct_report_diag(r, CT_SEVERITY_INFO, 0, CT_DIAG_NO_RUNQUEUES, "no runqueues: running tasks are not marked on_cpu");
+		ct_sink_diag(r, CT_SEVERITY_INFO, 0, CT_DIAG_NO_RUNQUEUES, "no runqueues: running tasks are not marked on_cpu");
 	}
 	add_task(&w, init_task);
 	for (size_t i = 0; i < num_idle; i++)
 		add_task(&w, idle[i]);
 	struct list_walk tasks = { .head = init_task + l.tasks, .node_off = l.tasks, .processes = true };
 	walk_list(&w, &tasks);
+	walk_pids(&w);
 	if (w.num_unreadable > MAX_NAMED)
-		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_UNREADABLE,
-			       "%zu more tasks with parts not in the dump (the first %u are named above)",
-			       w.num_unreadable - MAX_NAMED, MAX_NAMED);
+		ct_sink_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_UNREADABLE,
+			     "%zu more tasks with parts not in the dump (the first %u are named above)",
+			     w.num_unreadable - MAX_NAMED, MAX_NAMED);
 	if (w.num_broken > MAX_NAMED)
-		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_LIST_CUT,
-			       "%zu more task or thread lists that do not return to their head (the first %u are named above)",
-			       w.num_broken - MAX_NAMED, MAX_NAMED);
+		ct_sink_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_LIST_CUT,
+			     "%zu more task or thread lists that do not return to their head (the first %u are named above)",
+			     w.num_broken - MAX_NAMED, MAX_NAMED);
 	if (w.truncated)
-		ct_report_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_CAP, "more than %u tasks: the rest are not listed", MAX_TASKS);
-	r->kernel.tasks_all = all;
-	if (r->kernel.num_tasks > 1)
-		qsort(r->kernel.tasks, r->kernel.num_tasks, sizeof(*r->kernel.tasks), cmp_task);
+		ct_sink_diag(r, CT_SEVERITY_WARNING, 0, CT_DIAG_TASK_CAP, "more than %u tasks: the rest are not listed", MAX_TASKS);
+	ret->all = all;
+	if (ret->count > 1)
+		qsort(ret->items, ret->count, sizeof(*ret->items), cmp_task);
+}
+
+void ct_ktasks_free(struct ct_ktasks *tasks)
+{
+	for (size_t i = 0; i < tasks->count; i++)
+		free(tasks->items[i].stack.frames);
+	free(tasks->items);
+	*tasks = (struct ct_ktasks){ 0 };
 }

@@ -77,10 +77,11 @@ struct ct_vmcore {
 
 /**
  * Opens @p path as a vmcore of @p format (the probe chain's). Diagnostics (e.g. missing VMCOREINFO)
- * go into @p report. Errors: CT_ERROR_OS, CT_ERROR_CORRUPT, CT_ERROR_UNSUPPORTED, CT_ERROR_LIBRARY.
+ * go into @p out; *@p truncated is set when the file is shorter than its records say (a cut flattened
+ * stream), even on an error. Errors: CT_ERROR_OS, CT_ERROR_CORRUPT, CT_ERROR_UNSUPPORTED, CT_ERROR_LIBRARY.
  */
-struct ct_error *ct_vmcore_open(const char *path, const struct ct_dump_format *format, struct ct_report *report,
-				struct ct_vmcore *ret);
+struct ct_error *ct_vmcore_open(const char *path, const struct ct_dump_format *format, const struct ct_sink *out,
+				bool *truncated, struct ct_vmcore *ret);
 void ct_vmcore_close(struct ct_vmcore *vm);
 /**
  * Reads @p len bytes of kernel virtual memory at @p addr. Errors: CT_ERROR_FAULT (not mapped or not
@@ -158,7 +159,7 @@ bool ct_ksym_text_parse(const char *s, size_t len, struct ct_ksym_text *ret);
 
 /* --- panic_parse.c ------------------------------------------------------------------------------- */
 
-/** What the log says about the crash. Strings are pooled in the report given to the parser. */
+/** What the log says about the crash. Strings are pooled in the pool given to the parser. */
 struct ct_panic_record {
 	const char *panic_reason; /**< text after "Kernel panic - not syncing: " */
 	const char *headline; /**< "BUG: kernel NULL pointer dereference, address: …", "Oops: …" */
@@ -209,13 +210,13 @@ struct ct_panic_record {
  * __schedule; what matters is who waited.
  */
 struct ct_kallsyms;
-void ct_panic_culprit_from_trace(struct ct_report *report, const struct ct_kallsyms *ks, struct ct_panic_record *rec);
-/** Records @p t (from the log line @p line, pooled) as the culprit, found by @p source (static text). */
-void ct_panic_set_culprit(struct ct_report *report, struct ct_panic_record *rec, const struct ct_ksym_text *t,
+void ct_panic_culprit_from_trace(struct ct_strpool *pool, const struct ct_kallsyms *ks, struct ct_panic_record *rec);
+/** Records @p t (from the log line @p line, pooled in @p pool) as the culprit, found by @p source (static text). */
+void ct_panic_set_culprit(struct ct_strpool *pool, struct ct_panic_record *rec, const struct ct_ksym_text *t,
 			  const char *line, const char *source);
 
-/** Parses @p log (NUL-terminated) into @p ret; strings go into @p report's pool. */
-void ct_panic_parse(struct ct_report *report, const char *log, struct ct_panic_record *ret);
+/** Parses @p log (NUL-terminated) into @p ret; strings go into @p pool. */
+void ct_panic_parse(struct ct_strpool *pool, const char *log, struct ct_panic_record *ret);
 void ct_panic_record_deinit(struct ct_panic_record *rec);
 
 /* --- kclass.c ------------------------------------------------------------------------------------ */
@@ -224,8 +225,9 @@ struct ct_verdict;
 /** Decides @p verdict (initialized: triage/triage.h) from the panic record: the kernel rule table of
  * docs/classes.md, the same verdict type as a process core's; @p arch may be NULL. */
 void ct_kernel_classify(struct ct_verdict *verdict, const struct ct_arch_info *arch, const struct ct_panic_record *rec);
-/** Sets report->signature from the class, the culprit and its callers (ksignature.c). */
-void ct_kernel_signature(struct ct_report *report, const struct ct_panic_record *rec);
+/** Sets @p verdict's signature from its class, the culprit and its callers (ksignature.c): the
+ * panic CPU's stack @p crashed (NULL when none) from the blamed frame, else @p rec's Call Trace. */
+void ct_kernel_signature(const struct ct_thread *crashed, const struct ct_panic_record *rec, struct ct_verdict *verdict);
 /** The name of rule @p index of the kernel rule table, NULL past its end (for docs and tests). */
 const char *ct_kernel_rule_name(size_t index);
 
@@ -334,7 +336,7 @@ const struct ct_ksym *ct_kmodule_lookup(const struct ct_kmodule *mod, uint64_t a
  * instruction just before it. @p max_frames caps the result.
  */
 void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const struct ct_core_thread *cpu,
-		      struct ct_report *report, struct ct_thread *thread, size_t max_frames);
+		      struct ct_strpool *strings, struct ct_thread *thread, size_t max_frames);
 
 /* --- tasks.c ------------------------------------------------------------------------------------- */
 
@@ -342,16 +344,27 @@ void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const 
  * the first that it does not (static string). */
 bool ct_ktasks_layout(struct ct_kbtf *btf, const char **missing);
 
+/** The tasks stage's output (ct_ktasks_collect), moved into the model by the kernel kind's finish. */
+struct ct_ktasks {
+	struct ct_kernel_task *items; /**< owned; by pid, then CPU */
+	size_t count, capacity;
+	size_t total; /**< tasks counted in the dump (all states) */
+	bool all; /**< items holds every task (the walk ran with all), not only the D-state ones */
+};
+
 /**
- * Lists the kernel's tasks into report->kernel.tasks (layouts from @p btf): every task with @p all, else
+ * Lists the kernel's tasks into @p ret (layouts from @p btf): every task with @p all, else
  * the D-state ones, those whose state is not in the dump ('?') and the one whose pid is @p must_pid
  * (the hung-task report's blocked task; -1 for none); each sleeping task's stack unwound from its saved
  * context with ORC. Tasks running on a CPU get no stack here (their CPU's thread has it). Every list node
  * read spends one node of @p budget (borrowed; NULL for none). Problems are diagnostics: a task or a
- * list link not in the dump (filtered) is named and the walk goes on from the list's other end.
+ * list link not in the dump (filtered) is named and the walk goes on from the list's other end; the
+ * pid namespace's IDR then gives the tasks neither end reached.
  */
 void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struct ct_kbtf *btf, struct ct_budget *budget,
-		       bool all, int must_pid, size_t max_frames, struct ct_report *report);
+		       bool all, int must_pid, size_t max_frames, struct ct_sink out, struct ct_ktasks *ret);
+/** Frees the tasks not moved into a report. */
+void ct_ktasks_free(struct ct_ktasks *tasks);
 
 /* --- vmlinux.c ----------------------------------------------------------------------------------- */
 
@@ -359,12 +372,15 @@ void ct_ktasks_collect(struct ct_vmcore *vm, const struct ct_kallsyms *ks, struc
  * Checks @p path's GNU build-id against VMCOREINFO BUILD-ID. A mismatch is an error
  * (CT_ERROR_INVALID_ARGUMENT): symbols from another build would name the wrong functions.
  */
-struct ct_error *ct_vmlinux_check(struct ct_vmcore *vm, const char *path, struct ct_report *report);
+struct ct_error *ct_vmlinux_check(struct ct_vmcore *vm, const char *path, const struct ct_sink *out);
 struct ct_options;
 /**
  * Adds file:line (and inline frames) from the DWARF of opts->executable (the vmlinux) to every kernel
- * frame of the report, and to the frames of modules whose .ko is under opts->debug_dirs.
+ * frame of the @p num_threads CPU stacks @p threads, and to the frames of modules whose .ko is under
+ * opts->debug_dirs (the crashed CPU's unnamed module frames take the names of @p rec's Call Trace).
+ * *@p blame_frame, the crashed stack's blamed frame (-1: none), follows its frame's expansion.
  */
-void ct_vmlinux_symbolize(struct ct_vmcore *vm, const struct ct_options *opts, struct ct_report *report);
+void ct_vmlinux_symbolize(struct ct_vmcore *vm, const struct ct_options *opts, const struct ct_panic_record *rec,
+			  struct ct_thread *threads, size_t num_threads, long *blame_frame, struct ct_sink out);
 
 #endif

@@ -49,7 +49,7 @@ static struct ct_error *read_build_id(const char *path, char *hex, size_t hex_si
 	return err;
 }
 
-struct ct_error *ct_vmlinux_check(struct ct_vmcore *vm, const char *path, struct ct_report *report)
+struct ct_error *ct_vmlinux_check(struct ct_vmcore *vm, const char *path, const struct ct_sink *out)
 {
 	char file_id[2 * MAX_BUILD_ID + 1] = "";
 	struct ct_error *err = read_build_id(path, file_id, sizeof(file_id));
@@ -58,8 +58,8 @@ struct ct_error *ct_vmlinux_check(struct ct_vmcore *vm, const char *path, struct
 	const char *dump_id = ct_vmcoreinfo_get(&vm->vmcoreinfo, "BUILD-ID");
 	if (!dump_id) {
 		// Linux < 5.9 publishes no BUILD-ID: nothing to compare, so say so and trust the user.
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_BUILD_ID,
-			       "the vmcore has no BUILD-ID in VMCOREINFO; cannot check that %s matches it", path);
+		ct_sink_diag(out, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_BUILD_ID,
+			     "the vmcore has no BUILD-ID in VMCOREINFO; cannot check that %s matches it", path);
 		return NULL;
 	}
 	// VMCOREINFO may carry the id in either case; compare case-insensitively.
@@ -90,7 +90,7 @@ static const Dwfl_Callbacks offline_callbacks = {
  * (inlined=true, function from DWARF, file:line where the code is), then @p f itself with the
  * location of the outermost call site. Returns the number written (>= 1).
  */
-static size_t expand_frame(struct ct_report *report, struct ct_cu_index *index, Dwfl_Module *mod, bool have_dwarf,
+static size_t expand_frame(struct ct_strpool *strings, struct ct_cu_index *index, Dwfl_Module *mod, bool have_dwarf,
 			   const struct ct_frame *f, Dwarf_Addr a, struct ct_frame *out)
 {
 	struct ct_frame base = *f;
@@ -99,7 +99,7 @@ static size_t expand_frame(struct ct_report *report, struct ct_cu_index *index, 
 		return 1;
 	}
 	struct ct_source_frame chain[CT_MAX_INLINE_DEPTH];
-	size_t n = ct_inline_chain(&report->strings, index, mod, a, chain);
+	size_t n = ct_inline_chain(strings, index, mod, a, chain);
 	for (size_t i = 0; i < n; i++) {
 		struct ct_frame *e = &out[i];
 		*e = base;
@@ -268,7 +268,7 @@ static struct kmod *kmod_get(struct kmods *ks, const char *name)
 
 // Opens (once) the debug file of module @p name; NULL when --debug-dir has none or it is unreadable.
 static struct kmod *kmod_open(struct kmods *ks, const struct ct_options *opts, const char *spec,
-			      struct ct_report *report)
+			      const struct ct_sink *out)
 {
 	// "ct_null" or, with CONFIG_STACKTRACE_BUILD_ID, "ct_null 0123abcd…" (the log's "[mod id]").
 	char name[64];
@@ -305,9 +305,9 @@ static struct kmod *kmod_open(struct kmods *ks, const struct ct_options *opts, c
 	size_t n = 0;
 	if (!k->elf || !gelf_getehdr(k->elf, &eh) || eh.e_type != ET_REL || elf_getshdrnum(k->elf, &n) < 0 ||
 	    n == 0 || n > MAX_KO_SECTIONS || !(k->section_address = malloc(n * sizeof(Dwarf_Addr)))) {
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_MODULE_DEBUG_UNREADABLE,
-			       "%s: not a relocatable ELF kernel module; frames of %s keep their kallsyms names", k->path,
-			       name);
+		ct_sink_diag(out, CT_SEVERITY_WARNING, 0, CT_DIAG_MODULE_DEBUG_UNREADABLE,
+			     "%s: not a relocatable ELF kernel module; frames of %s keep their kallsyms names", k->path,
+			     name);
 		if (k->elf)
 			elf_end(k->elf);
 		k->elf = NULL;
@@ -382,35 +382,34 @@ static bool parse_trace_line(const char *line, char *fn, size_t fn_size, uint64_
  * Trace ("ct_null_init+0x12/0x1000 [ct_null]", init code has no kallsyms entry in the dump).
  * Unnamed frames so matched are named from the log (the .ko's DWARF then gives file:line).
  */
-static void kmods_place_thread(struct kmods *ks, const struct ct_options *opts, struct ct_report *report,
-			       struct ct_thread *th, bool use_log)
+static void kmods_place_thread(struct kmods *ks, const struct ct_options *opts, const struct ct_sink *out,
+			       const struct ct_panic_record *rec, struct ct_thread *th, bool use_log)
 {
-	const struct ct_kernel *kern = &report->kernel;
 	size_t next_log = 0;
 	for (size_t i = 0; i < th->num_frames; i++) {
 		struct ct_frame *f = &th->frames[i];
 		if (f->inlined || (f->module && strcmp(f->module, "vmlinux") == 0))
 			continue;
 		if (f->function && f->module) {
-			struct kmod *k = kmod_open(ks, opts, f->module, report);
+			struct kmod *k = kmod_open(ks, opts, f->module, out);
 			if (k)
 				kmod_place(k, f->function, f->pc - f->offset);
 			continue;
 		}
 		if (f->function || !use_log || !ks->arch || !ct_arch_in_kernel_modules(ks->arch, f->pc))
 			continue;
-		for (; next_log < kern->num_log_call_trace; next_log++) {
+		for (; next_log < rec->num_call_trace; next_log++) {
 			char fn[256], mod[64];
 			uint64_t off;
-			if (!parse_trace_line(kern->log_call_trace[next_log], fn, sizeof(fn), &off, mod, sizeof(mod)) ||
+			if (!parse_trace_line(rec->call_trace[next_log], fn, sizeof(fn), &off, mod, sizeof(mod)) ||
 			    off > f->pc)
 				continue;
-			struct kmod *k = kmod_open(ks, opts, mod, report);
+			struct kmod *k = kmod_open(ks, opts, mod, out);
 			if (!k || !kmod_place(k, fn, f->pc - off))
 				continue;
-			f->function = ct_report_strdup(report, fn);
+			f->function = ct_strpool_intern(out->strings, fn);
 			f->offset = off;
-			f->module = ct_strpool_intern_len(&report->strings, mod, strcspn(mod, " "));
+			f->module = ct_strpool_intern_len(out->strings, mod, strcspn(mod, " "));
 			next_log++;
 			break;
 		}
@@ -474,14 +473,14 @@ static struct kmod *kmod_of_frame(struct kmods *ks, const struct ct_frame *f)
 
 // Rebuilds @p th's frames with the inline frames of its vmlinux frames (and of module frames whose
 // debug file was found). Returns false (frames unchanged) when out of memory.
-static bool expand_thread(struct ct_report *report, struct ct_thread *th, struct ct_cu_index *const index[2],
+static bool expand_thread(struct ct_strpool *strings, long *blame_frame, struct ct_thread *th, struct ct_cu_index *const index[2],
 			  Dwfl_Module *mod, bool have_dwarf, uint64_t slide, struct kmods *ks, bool blame_here)
 {
 	size_t cap = th->num_frames + 16, n = 0;
 	struct ct_frame *frames = malloc(cap * sizeof(*frames));
 	if (!frames)
 		return false;
-	long blame = report->crash.blame_frame;
+	long blame = *blame_frame;
 	long new_blame = -1;
 	for (size_t i = 0; i < th->num_frames; i++) {
 		const struct ct_frame *f = &th->frames[i];
@@ -504,7 +503,7 @@ static bool expand_thread(struct ct_report *report, struct ct_thread *th, struct
 		struct kmod *k = f->function && !f->inlined ? kmod_of_frame(ks, f) : NULL;
 		if (k) {
 			// ET_REL modules are reported at their real addresses: no slide.
-			n += expand_frame(report, index[1], k->mod, k->have_dwarf, f, f->pc - (caller ? 1 : 0), &frames[n]);
+			n += expand_frame(strings, index[1], k->mod, k->have_dwarf, f, f->pc - (caller ? 1 : 0), &frames[n]);
 			continue;
 		}
 		// Frames already expanded (inlined) and frames outside vmlinux stay as they are.
@@ -513,19 +512,21 @@ static bool expand_thread(struct ct_report *report, struct ct_thread *th, struct
 			continue;
 		}
 		Dwarf_Addr a = f->pc - slide - (caller ? 1 : 0);
-		n += expand_frame(report, index[0], mod, have_dwarf, f, a, &frames[n]);
+		n += expand_frame(strings, index[0], mod, have_dwarf, f, a, &frames[n]);
 	}
 	free(th->frames);
 	th->frames = frames;
 	th->num_frames = n;
 	th->capacity_frames = cap;
 	if (blame_here && blame >= 0)
-		report->crash.blame_frame = new_blame;
+		*blame_frame = new_blame;
 	return true;
 }
 
-void ct_vmlinux_symbolize(struct ct_vmcore *vm, const struct ct_options *opts, struct ct_report *report)
+void ct_vmlinux_symbolize(struct ct_vmcore *vm, const struct ct_options *opts, const struct ct_panic_record *rec,
+			  struct ct_thread *threads, size_t num_threads, long *blame_frame, struct ct_sink out_sink)
 {
+	const struct ct_sink *out = &out_sink;
 	const char *path = opts->executable;
 	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
 	if (!dwfl)
@@ -534,7 +535,7 @@ void ct_vmlinux_symbolize(struct ct_vmcore *vm, const struct ct_options *opts, s
 	Dwfl_Module *mod = dwfl_report_elf(dwfl, "vmlinux", path, -1, 0, false);
 	dwfl_report_end(dwfl, NULL, NULL);
 	if (!mod) {
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, CT_DIAG_VMLINUX_UNREADABLE, "%s: %s", path, dwfl_errmsg(-1));
+		ct_sink_diag(out, CT_SEVERITY_WARNING, 0, CT_DIAG_VMLINUX_UNREADABLE, "%s: %s", path, dwfl_errmsg(-1));
 		dwfl_end(dwfl);
 		return;
 	}
@@ -543,15 +544,15 @@ void ct_vmlinux_symbolize(struct ct_vmcore *vm, const struct ct_options *opts, s
 	Dwarf_Addr bias;
 	bool have_dwarf = dwfl_module_getdwarf(mod, &bias) != NULL;
 	if (!have_dwarf)
-		ct_report_diag(report, CT_SEVERITY_INFO, 0, CT_DIAG_VMLINUX_NO_DWARF,
-			       "%s has no DWARF: kernel frames keep kallsyms names only", path);
+		ct_sink_diag(out, CT_SEVERITY_INFO, 0, CT_DIAG_VMLINUX_NO_DWARF,
+			     "%s has no DWARF: kernel frames keep kallsyms names only", path);
 	// Modules (--debug-dir): found by name, placed from the frames' symbols, in a Dwfl of their own
 	// (ET_REL with real section addresses through kmod_section_address).
 	struct kmods ks = { .num = 0, .arch = vm->arch };
 	Dwfl *kdwfl = NULL;
 	if (opts->num_debug_dirs) {
-		for (size_t t = 0; t < report->num_threads; t++)
-			kmods_place_thread(&ks, opts, report, &report->threads[t], report->threads[t].crashed);
+		for (size_t t = 0; t < num_threads; t++)
+			kmods_place_thread(&ks, opts, out, rec, &threads[t], threads[t].crashed);
 		kdwfl = dwfl_begin(&kmod_callbacks);
 		if (kdwfl) {
 			dwfl_report_begin(kdwfl);
@@ -561,19 +562,19 @@ void ct_vmlinux_symbolize(struct ct_vmcore *vm, const struct ct_options *opts, s
 				struct kmod *k = &ks.mods[i];
 				Dwarf_Addr kbias;
 				if (k->mod && !(k->have_dwarf = dwfl_module_getdwarf(k->mod, &kbias) != NULL))
-					ct_report_diag(report, CT_SEVERITY_INFO, 0, CT_DIAG_MODULE_NO_DWARF,
-						       "%s has no DWARF: frames of %s keep their names only", k->path, k->name);
+					ct_sink_diag(out, CT_SEVERITY_INFO, 0, CT_DIAG_MODULE_NO_DWARF,
+						     "%s has no DWARF: frames of %s keep their names only", k->path, k->name);
 			}
 		}
 	}
 	// Units found by their own ranges, not .debug_aranges (modules/cu_index.h): one index per Dwfl,
 	// vmlinux's and the modules'. Without memory for one, libdwfl's aranges lookup (NULL) serves.
 	struct ct_cu_index *index[2] = { ct_cu_index_create(), ct_cu_index_create() };
-	for (size_t t = 0; t < report->num_threads; t++) {
-		struct ct_thread *th = &report->threads[t];
-		if (!expand_thread(report, th, index, mod, have_dwarf, slide, &ks, th->crashed))
-			ct_report_diag(report, CT_SEVERITY_WARNING, th->tid, CT_DIAG_NO_MEMORY,
-				       "out of memory: inline frames of CPU %d not expanded", th->tid);
+	for (size_t t = 0; t < num_threads; t++) {
+		struct ct_thread *th = &threads[t];
+		if (!expand_thread(out->strings, blame_frame, th, index, mod, have_dwarf, slide, &ks, th->crashed))
+			ct_sink_diag(out, CT_SEVERITY_WARNING, th->tid, CT_DIAG_NO_MEMORY,
+				     "out of memory: inline frames of CPU %d not expanded", th->tid);
 	}
 	ct_cu_index_destroy(index[0]);
 	ct_cu_index_destroy(index[1]);

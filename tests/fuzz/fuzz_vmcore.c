@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		log[size] = '\0';
 		struct ct_panic_record rec;
 		memset(&rec, 0, sizeof(rec));
-		ct_panic_parse(&report, log, &rec);
+		ct_panic_parse(&report.strings, log, &rec);
 		struct ct_verdict verdict;
 		ct_verdict_init(&verdict, &report.strings);
 		ct_kernel_classify(&verdict, &ct_arch_x86_64, &rec);

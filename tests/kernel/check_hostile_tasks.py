@@ -16,7 +16,10 @@ SCHEMA when given, and text), and carry the diagnostic that says what the reader
                      are listed (the rest backwards) with a task-list-cut
   filtered           the page of a D-state task that holds its list links is excluded: every task is listed,
                      the D-state one with and without --tasks, and task-unreadable names it
-  filtered-two-holes a second task excluded whole: the task between the holes is lost, and said to be
+  filtered-two-holes a second task excluded whole: the task between the holes is not reached by the list
+                     walks; the pid namespace's IDR gives it (task-list-cut says how many it gave)
+  filtered-d-between the D-state task of a hung-task panic between two tasks excluded whole: reached only
+                     through the IDR, listed with and without --tasks
   null-link          a task whose tasks.next is NULL (a zero-filled page): the rest walked backwards, said
   wild-link          a next link whose task_struct would wrap past 2^64, a thread list pointing there too
   module-loop        the kernel module list (struct module from the BTF, the `modules` head in kallsyms) goes
@@ -149,7 +152,7 @@ def case_never_returns(path):
 
 def filtered(path, two_holes):
     k = sv.Kernel()
-    ts = sv.Tasks(k)
+    ts = sv.Tasks(k, pids=True)
     a, d, b, c = ts.task(1, "init"), ts.task(2, "blocked", "D"), ts.task(3, "b"), ts.task(4, "c")
     order = [a, d, b, c]
     e = None
@@ -165,7 +168,8 @@ def filtered(path, two_holes):
 
     def verify(j, extra):
         t = tasks_of(j)
-        want = [0, 1, 2, 4] if two_holes else [0, 1, 2, 3, 4]
+        # Task 3 sits between the holes in two-holes: the list walks miss it, the IDR does not.
+        want = [0, 1, 2, 3, 4]
         if "--tasks" not in extra:
             want = [2]
         check(sorted(t) == want, "%s %s: tasks %r, want %r" % (name, extra, sorted(t), want))
@@ -173,12 +177,43 @@ def filtered(path, two_holes):
               "%s %s: the D-state task: %r" % (name, extra, t.get(2)))
         check(has_diag(j, "task-unreadable", "task 0x%016x" % d, "fields tasks, signal, thread_node"),
               "%s: no task-unreadable naming the D task and its lost fields: %r" % (name, diags(j)))
+        idr = has_diag(j, "task-list-cut", "1 tasks that the task and thread lists did not reach", "init_pid_ns.idr")
         if two_holes:
             check(has_diag(j, "task-unreadable", "task 0x%016x" % e, "its task_struct is not in the dump"),
                   "%s: the excluded task is not named: %r" % (name, diags(j)))
             check(has_diag(j, "task-list-cut", "may be missing"), "%s: the lost part is not said: %r" % (name, diags(j)))
+            check(idr, "%s: the task found through the IDR is not said: %r" % (name, diags(j)))
+            check(j["kernel"].get("tasks_total") == 5, "%s %s: tasks_total %r" % (name, extra, j["kernel"].get("tasks_total")))
         else:
             check(has_diag(j, "task-unreadable", "the list is whole"), "%s: %r" % (name, diags(j)))
+            check(not has_diag(j, "task-list-cut"), "%s: the IDR gave tasks of a whole list: %r" % (name, diags(j)))
+    return [("--tasks",), ()], verify
+
+
+def case_d_between(path):
+    """The hung task's D-state task between two tasks excluded whole (task_struct and links): neither
+    list direction reaches it; the IDR does, and it is listed with and without --tasks."""
+    k = sv.Kernel()
+    ts = sv.Tasks(k, pids=True)
+    a, x, d, y, c = (ts.task(1, "init"), ts.task(2, "gone1"), ts.task(3, "insmod", "D"), ts.task(4, "gone2"),
+                     ts.task(5, "c"))
+    ts.task_list([a, x, d, y, c])
+    for t in (x, y):
+        k.exclude(t)
+        k.exclude(t + sv.PAGE)
+    k.save(path)
+
+    def verify(j, extra):
+        t = tasks_of(j)
+        want = [0, 1, 3, 5] if "--tasks" in extra else [3]
+        check(sorted(t) == want, "filtered-d-between %s: tasks %r, want %r" % (extra, sorted(t), want))
+        check(3 in t and t[3]["state"] == "D" and t[3]["comm"] == "insmod",
+              "filtered-d-between %s: the D-state task: %r" % (extra, t.get(3)))
+        check(has_diag(j, "task-list-cut", "may be missing"), "filtered-d-between: %r" % diags(j))
+        check(has_diag(j, "task-list-cut", "1 tasks that the task and thread lists did not reach"),
+              "filtered-d-between: the IDR's task is not said: %r" % diags(j))
+        for gone in (x, y):
+            check(has_diag(j, "task-unreadable", "task 0x%016x" % gone), "filtered-d-between: %r" % diags(j))
     return [("--tasks",), ()], verify
 
 
@@ -279,6 +314,7 @@ CASES = [
     ("never-returns", case_never_returns),
     ("filtered", lambda p: filtered(p, False)),
     ("filtered-two-holes", lambda p: filtered(p, True)),
+    ("filtered-d-between", case_d_between),
     ("null-link", case_null_link),
     ("wild-link", case_wild_link),
     ("module-loop", case_module_loop),

@@ -206,6 +206,11 @@ T_SIZE = 2 * PAGE
 T_CPU, T_STATE, T_PID, T_TGID, T_COMM, T_EXIT, T_PARENT, T_SP = 0x10, 0x18, 0x100, 0x104, 0x110, 0x120, 0x128, 0x200
 T_TASKS, T_SIGNAL, T_THREAD_NODE = 0x1000, 0x1010, 0x1018
 SIG_THREAD_HEAD = 0x10
+# The pid namespace's IDR (pids=True): init_pid_ns.idr.idr_rt is an xarray whose head is one xa_node
+# (tagged | 2) of 64 slots indexed by pid, each a struct pid whose tasks[PIDTYPE_PID].first points at
+# the task's pid_links[PIDTYPE_PID].
+T_PID_LINKS = 0x300
+NS_XA_HEAD, XA_SLOTS, XA_NUM_SLOTS, PID_TASKS = 0x8, 0x28, 64, 0x10
 STATES = {"R": 0, "S": 1, "D": 2}
 
 
@@ -213,9 +218,10 @@ class Tasks:
     """init_task and its task list in @k, with the BTF types that describe them (anon_self: that many
     anonymous members of type task_struct itself before the others, as a hostile BTF has them;
     before_5_14: task_struct.state and .cpu, the names before 5.14 and 5.16, so that the lookups of
-    __state and thread_info.cpu search the whole type and fail)."""
+    __state and thread_info.cpu search the whole type and fail; pids: every task() also in the pid
+    namespace's IDR, pids below 64)."""
 
-    def __init__(self, k, anon_self=0, task_members=None, before_5_14=False):
+    def __init__(self, k, anon_self=0, task_members=None, before_5_14=False, pids=False):
         self.k = k
         b = k.btf
         u64 = b.int_("long unsigned int", 8)
@@ -235,6 +241,22 @@ class Tasks:
               [("thread_info", ti, 0), ("__state", u32, T_STATE)]), ("pid", i32, T_PID), ("tgid", i32, T_TGID),
             ("comm", b.array(ch, i32, 16), T_COMM), ("exit_state", i32, T_EXIT), ("real_parent", b.ptr(ts), T_PARENT),
             ("thread", th, T_SP), ("tasks", lh, T_TASKS), ("signal", b.ptr(sig), T_SIGNAL), ("thread_node", lh, T_THREAD_NODE)]
+        self.xa_node = None
+        if pids:
+            vp = b.ptr(0)
+            hn = b.struct("hlist_node", 16)
+            b.set_members(hn, "hlist_node", 16, [("next", b.ptr(hn), 0), ("pprev", b.ptr(b.ptr(hn)), 8)])
+            hh = b.struct("hlist_head", 8, [("first", b.ptr(hn), 0)])
+            xa = b.struct("xarray", 16, [("xa_flags", u32, 4), ("xa_head", vp, NS_XA_HEAD)])
+            idr = b.struct("idr", 24, [("idr_rt", xa, 0), ("idr_base", u32, 16), ("idr_next", u32, 20)])
+            b.struct("pid_namespace", 0x80, [("idr", idr, 0)])
+            b.struct("xa_node", XA_SLOTS + 8 * XA_NUM_SLOTS, [("shift", ch, 0), ("slots", b.array(vp, i32, XA_NUM_SLOTS), XA_SLOTS)])
+            b.struct("pid", 0x60, [("count", u32, 0), ("level", u32, 4), ("tasks", b.array(hh, i32, 4), PID_TASKS)])
+            members.append(("pid_links", b.array(hn, i32, 4), T_PID_LINKS))
+            ns = k.alloc(0x80, align=64, image=True)
+            k.symbol("init_pid_ns", ns)
+            self.xa_node = k.alloc(XA_SLOTS + 8 * XA_NUM_SLOTS, align=64)
+            k.u64(ns + NS_XA_HEAD, self.xa_node | 2)
         b.set_members(ts, "task_struct", T_SIZE, members)
         self.init = k.alloc(T_SIZE, image=True)
         k.symbol("init_task", self.init)
@@ -257,6 +279,10 @@ class Tasks:
         sig = k.alloc(0x40, align=64)
         k.u64(t + T_SIGNAL, sig)
         self.link([sig + SIG_THREAD_HEAD, t + T_THREAD_NODE])
+        if self.xa_node is not None and pid < XA_NUM_SLOTS:
+            p = k.alloc(0x60, align=64)
+            k.u64(p + PID_TASKS, t + T_PID_LINKS)
+            k.u64(self.xa_node + XA_SLOTS + 8 * pid, p)
         return t
 
     def link(self, nodes):

@@ -69,7 +69,7 @@ TEST(symbol_text)
 static const char *classify(struct ct_report *r, const char *log)
 {
 	struct ct_panic_record rec;
-	ct_panic_parse(r, log, &rec);
+	ct_panic_parse(&r->strings, log, &rec);
 	struct ct_verdict verdict;
 	ct_verdict_init(&verdict, &r->strings);
 	ct_kernel_classify(&verdict, &ct_arch_x86_64, &rec);
