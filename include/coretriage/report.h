@@ -38,6 +38,7 @@ enum ct_trust {
 	CT_TRUST_CALL_SITE, /**< tail-call frame rebuilt from DWARF call-site information */
 	/** from the function's prologue (its sp adjustment and return-address slot; mips, no CFI unwinder) */
 	CT_TRUST_PROLOGUE,
+	CT_TRUST_PCLNTAB, /**< a Go frame's size from the executable's pclntab (a Go binary without CFI) */
 	CT_TRUST_NUM_
 };
 const char *ct_trust_to_string(enum ct_trust trust);
@@ -169,6 +170,11 @@ struct ct_frame {
 	int column;
 	/** True for a frame that exists only as an inlined call (its pc equals the next frame's). */
 	bool inlined;
+	/**
+	 * Where function, file and line come from when not the symbol table or the DWARF: "pclntab"
+	 * (a Go executable's own table, for a binary built without symbols); NULL otherwise. Static.
+	 */
+	const char *name_source;
 	enum ct_trust trust;
 	/** True for a signal trampoline (the next frame was interrupted by a signal). */
 	bool signal_frame;
