@@ -221,9 +221,11 @@ enum ct_wait_object {
 	CT_WAIT_OBJECT_JOIN, /**< pthread_join: the joined thread's tid word */
 	CT_WAIT_OBJECT_GLIBC_INTERNAL, /**< glibc's own lll locks (stdio, malloc, the dynamic loader) */
 	CT_WAIT_OBJECT_UNKNOWN, /**< a futex nothing recognized */
+	/** the Go runtime's own futex (runtime.futexsleep: an M's note, a runtime lock): idle Ms */
+	CT_WAIT_OBJECT_GO_RUNTIME,
 	CT_WAIT_OBJECT_NUM_
 };
-/** "mutex", "condition", "rwlock", "semaphore", "join", "glibc-internal", "unknown"; NULL for none. */
+/** "mutex", "condition", "rwlock", "semaphore", "join", "glibc-internal", "unknown", "go-runtime"; NULL for none. */
 const char *ct_wait_object_to_string(enum ct_wait_object object);
 
 /** What a lock of the wait-for graph is (JSON's hang.locks[].kind). */
@@ -235,9 +237,10 @@ enum ct_lock_kind {
 	CT_LOCK_THREAD, /**< a thread's exit, waited for by pthread_join */
 	CT_LOCK_GLIBC_INTERNAL,
 	CT_LOCK_UNKNOWN,
+	CT_LOCK_GO_RUNTIME, /**< the Go runtime's own futex (an M's note or a runtime lock) */
 	CT_LOCK_KIND_NUM_
 };
-/** "mutex", "rwlock", "condition", "semaphore", "thread", "glibc-internal", "unknown" ("unknown" out of range). */
+/** "mutex", "rwlock", "condition", "semaphore", "thread", "glibc-internal", "unknown", "go-runtime" ("unknown" out of range). */
 const char *ct_lock_kind_to_string(enum ct_lock_kind kind);
 /** The lock kind of what a wait waits on: a join waits for a thread, the others for their object. */
 enum ct_lock_kind ct_lock_kind_of_wait(enum ct_wait_object object);

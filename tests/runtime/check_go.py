@@ -12,7 +12,9 @@ on another thread ("stack unavailable") must be running in ours. The goroutine c
 give the same goroutines as the oracle with layout "table" and found_by "search", and their
 crashed thread's native backtrace (unwound and named from the pclntab: no symbols, no CFI) must
 equal the same program's unstripped core's frame for frame (function, file, line, inlined; gdb
-prints `??` for a stripped Go binary, so the unstripped build is the oracle there). Also
+prints `??` for a stripped Go binary, so the unstripped build is the oracle there). A thread the
+runtime parked in runtime.futexsleep is a `go-runtime` wait, and no Go core has an unknown lock in
+its Waiting section. Also
 --runtime=off drops the section. Second oracle, when installed (Debian's delve): `dlv core`'s
 `goroutines -t`: the same ids, states and function names.
 Usage: check_go.py CORETRIAGE CASES_TSV CORES_DIR
@@ -170,6 +172,24 @@ def check_stripped_native(name, rep, unstripped_name, unstripped_rep):
     return errors
 
 
+def check_runtime_waits(name, rep):
+    """Threads the Go runtime parks on a futex (runtime.futexsleep: an M's note, a runtime lock) are
+    its own idle Ms (wait object go-runtime), never an unknown lock of the Waiting section."""
+    errors = []
+    for t in rep["threads"]:
+        w = t.get("wait") or {}
+        if w.get("syscall") != "futex":
+            continue
+        parked = any(f["function"] == "runtime.futexsleep" for f in t["frames"])
+        if parked != (w.get("object") == "go-runtime"):
+            errors.append("%s: thread %d futex wait object %r, runtime.futexsleep on its stack: %s" % (
+                name, t["tid"], w.get("object"), parked))
+    kinds = [l["kind"] for l in (rep.get("hang") or {}).get("locks", [])]
+    if "unknown" in kinds:
+        errors.append("%s: an unknown lock in the Waiting section: %s" % (name, kinds))
+    return errors
+
+
 def check_case(binary, name, d, stripped, unstripped=None):
     errors = []
     with open(os.path.join(d, "stderr"), errors="replace") as f:
@@ -227,6 +247,7 @@ def check_case(binary, name, d, stripped, unstripped=None):
         errors += derr
         if used:
             DELVE_USED.append(name)
+    errors += check_runtime_waits(name, rep)
     if unstripped:
         other = run_json(binary, unstripped[1])
         if not other:
