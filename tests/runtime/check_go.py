@@ -162,6 +162,12 @@ def check_stripped_native(name, rep, unstripped_name, unstripped_rep):
     errors = []
     mine, sources = native_frames(rep)
     theirs, their_sources = native_frames(unstripped_rep)
+    crashed = [t for t in unstripped_rep["threads"] if t["crashed"]]
+    if crashed and not any(f.get("signal_frame") for f in crashed[0]["frames"]):
+        # The oracle's own walk did not pass Go's signal trampoline (its interrupted stack is a
+        # system stack below the signal stack: a known defect, docs/runtimes.md): no oracle.
+        NO_NATIVE_ORACLE.append(name)
+        return errors
     if not mine or mine != theirs:
         errors.append("%s: crashed thread's native frames differ from %s's\n  ours   %s\n  oracle %s" % (
             name, unstripped_name, mine, theirs))
@@ -261,6 +267,7 @@ def check_case(binary, name, d, stripped, unstripped=None):
 
 
 DELVE_USED = []
+NO_NATIVE_ORACLE = []
 
 
 def main():
@@ -287,6 +294,8 @@ def main():
             errors.append("%s: no unstripped case of %s to compare the backtrace with" % (name, source))
         errors += check_case(binary, name, d, stripped, unstripped)
     print("delve (dlv core) compared on: %s" % (", ".join(DELVE_USED) or "none (not installed)"))
+    if NO_NATIVE_ORACLE:
+        print("native backtrace not compared (the unstripped walk misses the signal frame): %s" % ", ".join(NO_NATIVE_ORACLE))
     for e in errors:
         print("FAIL", e)
     print("%d Go cores checked, %d problems" % (checked, len(errors)))
