@@ -38,6 +38,7 @@ enum ct_trust {
 	CT_TRUST_CALL_SITE, /**< tail-call frame rebuilt from DWARF call-site information */
 	/** from the function's prologue (its sp adjustment and return-address slot; mips, no CFI unwinder) */
 	CT_TRUST_PROLOGUE,
+	CT_TRUST_PCLNTAB, /**< a Go frame's size from the executable's pclntab (a Go binary without CFI) */
 	CT_TRUST_NUM_
 };
 const char *ct_trust_to_string(enum ct_trust trust);
@@ -169,6 +170,11 @@ struct ct_frame {
 	int column;
 	/** True for a frame that exists only as an inlined call (its pc equals the next frame's). */
 	bool inlined;
+	/**
+	 * Where function, file and line come from when not the symbol table or the DWARF: "pclntab"
+	 * (a Go executable's own table, for a binary built without symbols); NULL otherwise. Static.
+	 */
+	const char *name_source;
 	enum ct_trust trust;
 	/** True for a signal trampoline (the next frame was interrupted by a signal). */
 	bool signal_frame;
@@ -215,9 +221,11 @@ enum ct_wait_object {
 	CT_WAIT_OBJECT_JOIN, /**< pthread_join: the joined thread's tid word */
 	CT_WAIT_OBJECT_GLIBC_INTERNAL, /**< glibc's own lll locks (stdio, malloc, the dynamic loader) */
 	CT_WAIT_OBJECT_UNKNOWN, /**< a futex nothing recognized */
+	/** the Go runtime's own futex (runtime.futexsleep: an M's note, a runtime lock): idle Ms */
+	CT_WAIT_OBJECT_GO_RUNTIME,
 	CT_WAIT_OBJECT_NUM_
 };
-/** "mutex", "condition", "rwlock", "semaphore", "join", "glibc-internal", "unknown"; NULL for none. */
+/** "mutex", "condition", "rwlock", "semaphore", "join", "glibc-internal", "unknown", "go-runtime"; NULL for none. */
 const char *ct_wait_object_to_string(enum ct_wait_object object);
 
 /** What a lock of the wait-for graph is (JSON's hang.locks[].kind). */
@@ -229,9 +237,10 @@ enum ct_lock_kind {
 	CT_LOCK_THREAD, /**< a thread's exit, waited for by pthread_join */
 	CT_LOCK_GLIBC_INTERNAL,
 	CT_LOCK_UNKNOWN,
+	CT_LOCK_GO_RUNTIME, /**< the Go runtime's own futex (an M's note or a runtime lock) */
 	CT_LOCK_KIND_NUM_
 };
-/** "mutex", "rwlock", "condition", "semaphore", "thread", "glibc-internal", "unknown" ("unknown" out of range). */
+/** "mutex", "rwlock", "condition", "semaphore", "thread", "glibc-internal", "unknown", "go-runtime" ("unknown" out of range). */
 const char *ct_lock_kind_to_string(enum ct_lock_kind kind);
 /** The lock kind of what a wait waits on: a join waits for a thread, the others for their object. */
 enum ct_lock_kind ct_lock_kind_of_wait(enum ct_wait_object object);

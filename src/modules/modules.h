@@ -17,6 +17,7 @@
 
 #include "coretriage/coretriage.h"
 #include "dump/elfcore.h"
+#include "modules/go_symbols.h"
 #include "modules/perfmap.h"
 #include "modules/plt.h"
 #include "util/budget.h"
@@ -111,6 +112,8 @@ struct ct_module_set {
 	 * frame in JIT code; owned. */
 	struct ct_perfmap perfmap;
 	bool perfmap_read;
+	/** The Go executable's pclntab (go_symbols.h), looked for on the first pc no symbol names. */
+	struct ct_go_symtab go;
 };
 
 /**

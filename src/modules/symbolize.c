@@ -5,6 +5,7 @@
 #include "modules/cu_index.h"
 #include "modules/debugfile.h"
 #include "modules/demangle.h"
+#include "modules/go_symbols.h"
 #include "modules/inline_chain.h"
 #include "modules/modules.h"
 #include "modules/scopes.h"
@@ -175,6 +176,11 @@ static size_t resolve(struct ct_module_set *s, uint64_t addr, struct ct_sym *out
 	if (name) {
 		base.function = ct_demangle(s, name);
 		base.offset = off;
+	} else {
+		// A Go executable without its symbol table (-ldflags=-s) still has its pclntab.
+		size_t n = ct_go_symbolize(s, ms, addr, out, MAX_INLINE_DEPTH);
+		if (n)
+			return n;
 	}
 	if (!dwarf_names_ok(s, mod)) {
 		out[0] = base;

@@ -23,6 +23,11 @@ struct ct_sym {
 	int line, column;
 	/** True for every entry but the last of a chain: it was inlined into the next one. */
 	bool inlined;
+	/**
+	 * Where the name and place come from when neither the symbol table nor the DWARF gave them:
+	 * "pclntab" (a Go executable's own table, go_symbols.h); NULL otherwise. Static.
+	 */
+	const char *source;
 };
 
 struct ct_symcache *ct_symcache_create(void);

@@ -164,6 +164,7 @@ static bool symbolize_into(struct ct_session *s, const struct ct_core_thread *ct
 			f->line = syms[j].line;
 			f->column = syms[j].column;
 			f->inlined = syms[j].inlined;
+			f->name_source = syms[j].source;
 			f->trust = rf->trust;
 			f->has_sp = rf->has_sp;
 			f->sp = rf->sp;

@@ -14,6 +14,7 @@ static const char *const wait_object_names[CT_WAIT_OBJECT_NUM_] = {
 	[CT_WAIT_OBJECT_JOIN] = "join",
 	[CT_WAIT_OBJECT_GLIBC_INTERNAL] = "glibc-internal",
 	[CT_WAIT_OBJECT_UNKNOWN] = "unknown",
+	[CT_WAIT_OBJECT_GO_RUNTIME] = "go-runtime",
 };
 
 const char *ct_wait_object_to_string(enum ct_wait_object object)
@@ -29,6 +30,7 @@ static const char *const lock_kind_names[CT_LOCK_KIND_NUM_] = {
 	[CT_LOCK_THREAD] = "thread",
 	[CT_LOCK_GLIBC_INTERNAL] = "glibc-internal",
 	[CT_LOCK_UNKNOWN] = "unknown",
+	[CT_LOCK_GO_RUNTIME] = "go-runtime",
 };
 
 const char *ct_lock_kind_to_string(enum ct_lock_kind kind)
@@ -45,6 +47,7 @@ enum ct_lock_kind ct_lock_kind_of_wait(enum ct_wait_object object)
 	case CT_WAIT_OBJECT_SEMAPHORE: return CT_LOCK_SEMAPHORE;
 	case CT_WAIT_OBJECT_JOIN: return CT_LOCK_THREAD;
 	case CT_WAIT_OBJECT_GLIBC_INTERNAL: return CT_LOCK_GLIBC_INTERNAL;
+	case CT_WAIT_OBJECT_GO_RUNTIME: return CT_LOCK_GO_RUNTIME;
 	default: return CT_LOCK_UNKNOWN;
 	}
 }

@@ -367,6 +367,10 @@ static void write_frame(struct ct_json_emit *e, const struct ct_thread *t, const
 		ct_json_emit_lit(e, "null");
 	ct_json_emit_lit(e, ",\"inlined\":");
 	ct_json_emit_bool(e, f->inlined);
+	if (f->name_source) {
+		ct_json_emit_lit(e, ",\"name_source\":");
+		ct_json_emit_string_cached(e, f->name_source);
+	}
 	// An out-of-range trust has no name: the key is left out, as jansson did with a NULL value.
 	const char *trust = ct_trust_to_string(f->trust);
 	if (trust) {

@@ -78,6 +78,8 @@ static void frame_line(void *ctx, const struct ct_frame *f, size_t index)
 		block_text(out, ct_display_path(f->file, x->o));
 		fprintf(out, ":%d", f->line);
 	}
+	if (f->name_source)
+		fprintf(out, " [names: %s]", f->name_source);
 	fputc('\n', out);
 }
 

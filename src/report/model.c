@@ -14,6 +14,7 @@ static const char *const trust_names[CT_TRUST_NUM_] = {
 	[CT_TRUST_SIGNAL] = "signal",	  [CT_TRUST_BAD_CALL] = "bad-call",
 	[CT_TRUST_CALL_SITE] = "call-site",
 	[CT_TRUST_PROLOGUE] = "prologue",
+	[CT_TRUST_PCLNTAB] = "pclntab",
 };
 
 const char *ct_trust_to_string(enum ct_trust trust)

@@ -101,6 +101,8 @@ static void write_frame_parts(const struct out *w, FILE *out, FILE *args, FILE *
 		if (f->column)
 			fprintf(tail, ":%d", f->column);
 	}
+	if (f->name_source)
+		fprintf(tail, " %s[names: %s]%s", c(w, C_DIM), f->name_source, c(w, C_RESET));
 	if (f->trust != CT_TRUST_CFI && f->trust != CT_TRUST_CONTEXT)
 		fprintf(tail, " %s[%s]%s", c(w, C_DIM), ct_trust_to_string(f->trust), c(w, C_RESET));
 }

@@ -13,25 +13,15 @@
 #include <elfutils/libdwfl.h>
 
 #include "arch/arch.h"
+#include "modules/elf_section.h"
 #include "runtime/go.h"
 #include "util/budget.h"
 #include "util/bytes.h"
 
 /** atomicstatus' scan bit (runtime2.go _Gscan): the status is the bits below it. */
 #define GSCAN 0x1000u
-/** Go 1.19's funcFlag bits (symtab.go). */
-#define FLAG_TOPFRAME 1u
-#define FLAG_SPWRITE 2u
-/** PCDATA_InlTreeIndex, FUNCDATA_InlTree, and the size of a Go 1.19 inlinedCall. */
-#define PCDATA_INLTREE 2u
-#define FUNCDATA_INLTREE 3u
-#define INLINED_CALL_SIZE 20u
-/** Inlined calls followed at one pc (deeper nesting than the compiler's inliner makes). */
-#define MAX_INLINE_DEPTH 64
 /** Wait reasons read from runtime.waitReasonStrings (1.19 has 27). */
 #define MAX_WAIT_REASONS 64
-/** Words of a data section looked at by the stripped-binary search. */
-#define MAX_SEARCH_WORDS (4u << 20)
 
 struct go_walk {
 	const struct ct_runtime_input *in;
@@ -61,38 +51,9 @@ static bool rd_u32(const struct go_walk *w, uint64_t addr, uint32_t *ret)
 	return true;
 }
 
-// A section of the executable by name: its address (biased) and its bytes in the file (borrowed
-// from libelf's mapping; NULL for NOBITS).
-struct section {
-	uint64_t addr, size;
-	const uint8_t *bytes;
-};
-
-static bool find_section(Elf *elf, uint64_t bias, const char *name, struct section *ret)
-{
-	size_t shstrndx, raw_size;
-	const char *raw = elf_rawfile(elf, &raw_size);
-	if (!raw || elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return false;
-	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
-		GElf_Shdr mem, *sh = gelf_getshdr(scn, &mem);
-		const char *n = sh ? elf_strptr(elf, shstrndx, sh->sh_name) : NULL;
-		if (!n || strcmp(n, name) != 0)
-			continue;
-		*ret = (struct section){ .addr = sh->sh_addr + bias, .size = sh->sh_size };
-		if (sh->sh_type != SHT_NOBITS) {
-			if (!ct_in_bounds(raw_size, sh->sh_offset, sh->sh_size))
-				return false;
-			ret->bytes = (const uint8_t *)raw + sh->sh_offset;
-		}
-		return true;
-	}
-	return false;
-}
-
 // The Go version from .go.buildinfo (Go 1.18+: "\xff Go buildinf:", pointer size, flags with bit
 // 2 set, then the version as a varint-prefixed string at 32): "go1.19.8".
-static const char *build_version(const struct ct_runtime_input *in, const struct section *s, unsigned *major,
+static const char *build_version(const struct ct_runtime_input *in, const struct ct_elf_section *s, unsigned *major,
 				 unsigned *minor)
 {
 	static const char magic[] = "\xff Go buildinf:";
@@ -119,23 +80,6 @@ static const char *build_version(const struct ct_runtime_input *in, const struct
 	return ct_strpool_intern(in->out.strings, v);
 }
 
-// A stripped binary's runtime.firstmoduledata: the word of .noptrdata that points to the pclntab
-// (moduledata.pcHeader, its first field) and is followed by funcnametab's slice of the table.
-static uint64_t search_moduledata(const struct go_walk *w, const struct section *noptrdata)
-{
-	const unsigned ps = w->l->pointer_size;
-	if (!noptrdata->bytes)
-		return 0;
-	for (uint64_t off = 0; off + 2 * ps <= noptrdata->size && off / ps < MAX_SEARCH_WORDS; off += ps) {
-		uint64_t p = ps == 8 ? ct_load64(noptrdata->bytes + off, false) : ct_load32(noptrdata->bytes + off, false);
-		uint64_t names = ps == 8 ? ct_load64(noptrdata->bytes + off + ps, false)
-					 : ct_load32(noptrdata->bytes + off + ps, false);
-		if (p == w->pcln.addr && names == w->pcln.addr + w->pcln.funcname)
-			return noptrdata->addr + off;
-	}
-	return 0;
-}
-
 // Whether @p g looks like a goroutine with id @p goid (or any id when 0): its status is one Go
 // defines and its goid is positive.
 static bool plausible_g(const struct go_walk *w, uint64_t g, int64_t want)
@@ -149,11 +93,11 @@ static bool plausible_g(const struct go_walk *w, uint64_t g, int64_t want)
 
 // A stripped binary's runtime.allgs: a slice (pointer, length, capacity) in .bss whose first
 // element is goroutine 1 (runtime.main's, always allgs[0]) and whose next ones are goroutines too.
-static uint64_t search_allgs(const struct go_walk *w, const struct section *bss)
+static uint64_t search_allgs(const struct go_walk *w, const struct ct_elf_section *bss)
 {
 	const unsigned ps = w->l->pointer_size;
 	uint8_t buf[3 * 8];
-	for (uint64_t a = bss->addr; a + 3 * ps <= bss->addr + bss->size && (a - bss->addr) / ps < MAX_SEARCH_WORDS;
+	for (uint64_t a = bss->addr; a + 3 * ps <= bss->addr + bss->size && (a - bss->addr) / ps < CT_GO_MAX_SEARCH_WORDS;
 	     a += ps) {
 		if (!ct_core_read_fast(w->in->core, a, buf, 3 * ps))
 			continue;
@@ -259,19 +203,13 @@ static bool add_place(struct go_walk *w, struct ct_goroutine *g, size_t *cap, co
 static bool emit_frames(struct go_walk *w, struct ct_goroutine *g, size_t *cap, const struct ct_go_func *f,
 			uint64_t tracepc)
 {
-	const struct ct_go_pcln *p = &w->pcln;
-	uint32_t inl = ct_go_pcln_funcdata(p, f, FUNCDATA_INLTREE);
-	for (int depth = 0; inl != UINT32_MAX && w->gofunc && depth < MAX_INLINE_DEPTH; depth++) {
-		int32_t ix = ct_go_pcln_pcdata(p, f, PCDATA_INLTREE, tracepc);
-		uint8_t call[INLINED_CALL_SIZE];
-		if (ix < 0 ||
-		    !ct_modules_read_code(w->in->mods, w->gofunc + inl + (uint64_t)ix * INLINED_CALL_SIZE, call, sizeof(call)))
-			break;
-		if (!add_place(w, g, cap, f, tracepc, (int32_t)ct_load32(call + 12, false), true))
+	struct ct_go_place places[CT_GO_MAX_INLINE];
+	size_t n = ct_go_places(w->in->mods, &w->pcln, w->gofunc, f, tracepc, places, CT_GO_MAX_INLINE);
+	for (size_t i = 0; i < n; i++) {
+		if (!add_place(w, g, cap, f, places[i].tracepc, places[i].nameoff, places[i].inlined))
 			return false;
-		tracepc = f->entry + ct_load32(call + 16, false);
 	}
-	return add_place(w, g, cap, f, tracepc, f->nameoff, false);
+	return true;
 }
 
 // The stack from (@p pc, @p sp), as the runtime's gentraceback walks it: each function's frame
@@ -301,11 +239,11 @@ static void unwind(struct go_walk *w, struct ct_goroutine *g, uint64_t pc, uint6
 			g->truncated = true;
 			return;
 		}
-		uint8_t flag = p->data[f.off + 37];
+		uint8_t flag = f.flag;
 		// The top of a stack (goexit, mstart, the signal handler's sigtramp) or a function
 		// that moves sp as pcsp cannot say: Go's traceback stops there, and so does the walk,
 		// except at the signal handler's top on the way from a thread's registers.
-		bool stop = flag & FLAG_TOPFRAME || (flag & FLAG_SPWRITE && n > 0);
+		bool stop = flag & CT_GO_FLAG_TOPFRAME || (flag & CT_GO_FLAG_SPWRITE && n > 0);
 		if (stop && left_signal_stack)
 			return;
 		int32_t delta;
@@ -459,16 +397,6 @@ static int by_crash_then_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-bool ct_go_pcln_of(const struct ct_module_state *m, unsigned pointer_size, struct ct_go_pcln *ret)
-{
-	Dwarf_Addr bias = 0;
-	Elf *elf = m && m->dwfl_module && m->match != 0 ? dwfl_module_getelf(m->dwfl_module, &bias) : NULL;
-	struct section pclntab;
-	return elf && find_section(elf, bias, ".gopclntab", &pclntab) && pclntab.bytes &&
-	       pclntab.size <= CT_GO_MAX_PCLNTAB && ct_go_pcln_init(ret, pclntab.bytes, (size_t)pclntab.size, pclntab.addr) &&
-	       ret->ptr_size == pointer_size;
-}
-
 void ct_runtime_go(const struct ct_runtime_input *in, struct ct_runtime *ret)
 {
 	*ret = (struct ct_runtime){ 0 };
@@ -479,9 +407,9 @@ void ct_runtime_go(const struct ct_runtime_input *in, struct ct_runtime *ret)
 	}
 	Dwarf_Addr bias = 0;
 	Elf *elf = m && m->dwfl_module && m->match != 0 ? dwfl_module_getelf(m->dwfl_module, &bias) : NULL;
-	struct section buildinfo, pclntab, noptrdata, bss;
-	if (!elf || !find_section(elf, bias, ".go.buildinfo", &buildinfo) ||
-	    !find_section(elf, bias, ".gopclntab", &pclntab))
+	struct ct_elf_section buildinfo, pclntab, noptrdata, bss;
+	if (!elf || !ct_elf_section(elf, bias, ".go.buildinfo", &buildinfo) ||
+	    !ct_elf_section(elf, bias, ".gopclntab", &pclntab))
 		return;
 	unsigned major = 0, minor = 0;
 	const char *version = build_version(in, &buildinfo, &major, &minor);
@@ -514,11 +442,12 @@ void ct_runtime_go(const struct ct_runtime_input *in, struct ct_runtime *ret)
 	uint64_t allgs = found[SYM_ALLGS] ? sym[SYM_ALLGS] : 0;
 	w.wait_strings = found[SYM_WAIT] ? sym[SYM_WAIT] : 0;
 	bool searched = false;
-	if (!moduledata && find_section(elf, bias, ".noptrdata", &noptrdata)) {
-		moduledata = search_moduledata(&w, &noptrdata);
+	if (!moduledata && ct_elf_section(elf, bias, ".noptrdata", &noptrdata)) {
+		moduledata = ct_go_moduledata_search(&w.pcln, noptrdata.bytes, noptrdata.size, noptrdata.addr,
+						     CT_GO_MAX_SEARCH_WORDS);
 		searched = true;
 	}
-	if (!allgs && find_section(elf, bias, ".bss", &bss)) {
+	if (!allgs && ct_elf_section(elf, bias, ".bss", &bss)) {
 		allgs = search_allgs(&w, &bss);
 		searched = true;
 	}

@@ -12,7 +12,7 @@ static const struct ct_go_layout layouts[] = {
 		.g_m = 48, .g_sched_sp = 56, .g_sched_pc = 64, .g_syscallsp = 112, .g_syscallpc = 120,
 		.g_atomicstatus = 144, .g_goid = 152, .g_waitreason = 176, .g_lockedm = 232, .g_gopc = 296,
 		.m_procid = 72, .m_curg = 192,
-		.md_gofunc = 304,
+		.md_gofunc = CT_GO118_MD_GOFUNC_WORD * 8,
 	},
 };
 

@@ -8,7 +8,6 @@
 
 #include "modules/module_package.h"
 #include "modules/symbolize.h"
-#include "runtime/go.h"
 #include "triage/gather.h"
 #include "unwind/unwind.h"
 #include "triage/insn.h"
@@ -199,14 +198,6 @@ static const char *read_ld_preload(const struct ct_triage_input *s)
 	return found;
 }
 
-/** The Go function holding @p pc from the pclntab, pooled; NULL outside the table. */
-static const char *go_name(const struct ct_triage_input *s, const struct ct_go_pcln *pcln, uint64_t pc)
-{
-	struct ct_go_func fn;
-	const char *name = ct_go_pcln_func(pcln, pc, &fn) ? ct_go_pcln_name(pcln, fn.nameoff) : NULL;
-	return name ? ct_strpool_intern(s->out.strings, name) : NULL;
-}
-
 static void gather_frames(const struct ct_triage_input *s, struct ct_facts *f, struct ct_facts_storage *st)
 {
 	const char *ld_preload = read_ld_preload(s);
@@ -231,10 +222,6 @@ static void gather_frames(const struct ct_triage_input *s, struct ct_facts *f, s
 		const char *name = s->mods->modules[k].name;
 		exe_static = !(name && strncmp(name, "ld", 2) == 0 && ct_module_is_runtime(name));
 	}
-	// A Go executable without a symbol table (-ldflags=-s) keeps its pclntab: it names the frames
-	// the symbols do not (issue 26), so the blame and the Go rules see runtime.* and main.* frames.
-	struct ct_go_pcln pcln;
-	bool go_names = exe && ct_go_pcln_of(exe, s->core->arch ? s->core->arch->pointer_size : 8, &pcln);
 	// The name checks depend on the (pooled) strings only: deep recursion repeats one frame's.
 	const char *last_function = NULL, *last_normalized = NULL, *last_file = NULL;
 	bool last_is_runtime = false, last_header = false;
@@ -242,14 +229,8 @@ static void gather_frames(const struct ct_triage_input *s, struct ct_facts *f, s
 		const struct ct_frame *fr = &t->frames[i];
 		struct ct_frame_fact *ff = &st->frames[i];
 		ff->pc = fr->pc;
+		// A stripped Go executable's frames are named from its pclntab by the symbolizer.
 		const char *function = fr->function;
-		// Go's signal handler makes the faulting pc the return address of runtime.sigpanic's
-		// injected call (runtime/signal_amd64.go preparePanic): that pc is not backed up.
-		uint64_t at = i && fr->pc && !t->frames[i - 1].signal_frame &&
-				      !(st->frames[i - 1].function && strcmp(st->frames[i - 1].function, "runtime.sigpanic") == 0)
-				      ? fr->pc - 1 : fr->pc;
-		if (!function && go_names && fr->pc && ct_modules_find(s->mods, at) == exe)
-			function = go_name(s, &pcln, at);
 		if (i == 0 || function != last_function) {
 			last_function = function;
 			last_normalized = ct_normalize_function(s->out.strings, function);

@@ -168,7 +168,11 @@ static void summarize_locks(const struct ct_triage_input *s, struct ct_verdict *
 		const char *label = lock_label(r, l);
 		const char *verb = l->num_waiters == 1 ? "thread waits" : "threads wait";
 		const char *line;
-		if (l->kind == CT_LOCK_CONDITION || l->kind == CT_LOCK_SEMAPHORE) {
+		if (l->kind == CT_LOCK_GO_RUNTIME) {
+			line = ct_strpool_printf(r->strings, "%zu %s in the Go runtime (%s): an M parked on %s (runtime.futexsleep), "
+						"not a lock of the program", l->num_waiters,
+						l->num_waiters == 1 ? "thread idles" : "threads idle", who, label);
+		} else if (l->kind == CT_LOCK_CONDITION || l->kind == CT_LOCK_SEMAPHORE) {
 			line = ct_strpool_printf(r->strings, "%zu %s on %s (%s): idle until signalled", l->num_waiters, verb, label, who);
 		} else if (l->kind == CT_LOCK_THREAD && l->has_owner) {
 			line = ct_strpool_printf(r->strings, "%s %s for thread %d to exit (pthread_join), %s", who,

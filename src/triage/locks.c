@@ -73,7 +73,8 @@ static bool place(const struct ct_triage_input *s, const struct ct_glibc_layout 
 		*ret = a - L->sem_value;
 		return true;
 	}
-	if (k == CT_WAIT_OBJECT_JOIN || k == CT_WAIT_OBJECT_GLIBC_INTERNAL || k == CT_WAIT_OBJECT_UNKNOWN) {
+	if (k == CT_WAIT_OBJECT_JOIN || k == CT_WAIT_OBJECT_GLIBC_INTERNAL || k == CT_WAIT_OBJECT_UNKNOWN ||
+	    k == CT_WAIT_OBJECT_GO_RUNTIME) {
 		*ret = a;
 		return true;
 	}
@@ -231,6 +232,9 @@ static void read_lock(const struct ct_triage_input *s, const struct ct_glibc_lay
 		l->note = ct_strpool_intern(strings, "a semaphore has no owner");
 		break;
 	}
+	case CT_LOCK_GO_RUNTIME:
+		l->note = ct_strpool_intern(strings, "an idle M of the Go runtime (its note or a runtime lock), not a lock of the program");
+		break;
 	case CT_LOCK_GLIBC_INTERNAL:
 		l->note = ct_strpool_intern(strings, "a glibc-internal lock (stdio, malloc, the dynamic loader): glibc records no owner");
 		break;

@@ -13,6 +13,7 @@
 #include <elfutils/libdwfl.h>
 #include <string.h>
 
+#include "modules/symbolize.h"
 #include "triage/gather.h"
 #include "unwind/unwind.h"
 #include "util/bytes.h"
@@ -185,14 +186,19 @@ static void read_go(const struct ct_triage_input *s, const struct ct_thread *t, 
 /** Bytes of the interrupted g0 stack scanned for runtime.fatal's / runtime.throw's closure. */
 #define GO_FATAL_SCAN_BYTES 4096
 
-/** The closure of runtime.fatal or runtime.throw whose code starts at @p fn, else NULL. */
+/**
+ * The closure of runtime.fatal or runtime.throw whose code starts at @p fn, else NULL. Named by the
+ * symbolizer: the symbol table, or a stripped Go binary's pclntab (modules/go_symbols.h).
+ */
 static const char *go_fatal_closure(const struct ct_triage_input *s, uint64_t fn)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(s->mods->dwfl, fn);
-	GElf_Off off = 1;
-	GElf_Sym sym;
-	const char *name = mod ? dwfl_module_addrinfo(mod, fn, &off, &sym, NULL, NULL, NULL) : NULL;
-	if (!name || off != 0)
+	if (!ct_modules_is_code(s->mods, fn))
+		return NULL;
+	const struct ct_sym *syms;
+	size_t n = ct_symbolize(s->mods, fn, &syms);
+	// The outermost entry is the function itself (inlined calls come first).
+	const char *name = syms[n - 1].function;
+	if (!name || syms[n - 1].offset != 0)
 		return NULL;
 	return strcmp(name, "runtime.fatal.func1") == 0 ? "runtime.fatal"
 	       : strcmp(name, "runtime.throw.func1") == 0 ? "runtime.throw" : NULL;
@@ -230,7 +236,7 @@ void ct_go_fatal_read(const struct ct_triage_input *s, struct ct_facts *f)
 	g->why_not = "the signal frame of the Go signal handler is not in the dump";
 	if (!ct_sigframe_read(s->core, l, i + 1, tramp->sp, &sf) || !sf.sp)
 		return;
-	g->why_not = "no closure of runtime.fatal or runtime.throw on the interrupted stack (or no symbol table to name it)";
+	g->why_not = "no closure of runtime.fatal or runtime.throw on the interrupted stack";
 	for (uint64_t a = sf.sp; a < sf.sp + GO_FATAL_SCAN_BYTES; a += 8) {
 		uint64_t fn, ptr, len;
 		if (!ct_core_read_word(s->core, a, &fn))

@@ -105,6 +105,11 @@ static enum ct_wait_object ct_waitstate_object_from_frames(const struct ct_threa
 		if (starts(fn, "pthread_clockjoin") || starts(fn, "pthread_join") || starts(fn, "pthread_timedjoin") ||
 		    starts(fn, "pthread_tryjoin"))
 			return CT_WAIT_OBJECT_JOIN;
+		// The Go runtime's futexsleep (runtime/os_linux.go): an M parked on its note (notesleep:
+		// an idle M or P, sysmon's notetsleep) or a runtime-internal lock (lock2). The program's
+		// own locks (sync.Mutex) park goroutines, never a thread on a futex.
+		if (strcmp(fn, "runtime.futexsleep") == 0)
+			return CT_WAIT_OBJECT_GO_RUNTIME;
 		// __lll_lock_wait: a mutex unless a caller above says otherwise (checked on the next frames).
 	}
 	for (size_t i = 0; i < t->num_frames && i < OBJECT_FRAMES; i++) {

@@ -3,6 +3,7 @@
 // is a return address of a process (code of a module, after a call) is decided here.
 #include <elf.h>
 
+#include "modules/go_symbols.h"
 #include "unwind/step.h"
 #include "unwind/unwind.h"
 
@@ -105,6 +106,43 @@ bool ct_unwind_prologue(struct ct_module_set *s, const struct ct_unwind_regs *cu
 	ret->has_fp = false;
 	ret->has_ra = false;
 	return ret->sp > cur->sp;
+}
+
+bool ct_unwind_go_pclntab(struct ct_module_set *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret,
+			  bool *top, bool *exact)
+{
+	const struct ct_arch_info *arch = s->core->arch;
+	struct ct_go_frame gf;
+	uint64_t ra;
+	*top = *exact = false;
+	// Go's frames on a machine whose calls push the return address (x86): it lies just above the
+	// frame pcsp gives. An LR machine's Go frames keep it elsewhere (not read yet).
+	if (arch->bad_call != CT_BAD_CALL_STACK || !cur->pc || !ct_go_frame_at(s, cur->pc, &gf))
+		return false;
+	*top = gf.top;
+	uint64_t slot = cur->sp + gf.size;
+	if (slot < cur->sp || !ct_core_read_word(s->core, slot, &ra))
+		return false;
+	// Go's signal handler makes the faulting function "call" sigpanic with the faulting pc as the
+	// return address (preparePanic), and the runtime starts each goroutine with goexit+1 as its
+	// function's return address (gostartcallfn): code, but after no call. Above a stack's top
+	// function only a real return address goes on: the signal trampoline above runtime.sigtramp,
+	// runtime.clone's return above mstart; goexit's has none.
+	struct ct_go_frame caller;
+	bool ok = ct_unwind_is_return_address(s, ra) ||
+		  (!gf.top && ct_modules_is_code(s, ra) &&
+		   (gf.sigpanic || (ct_go_frame_at(s, ra, &caller) && caller.top)));
+	if (!ok)
+		return false;
+	*top = false;
+	*exact = gf.sigpanic;
+	ret->pc = ra;
+	ret->sp = slot + arch->pointer_size;
+	// The caller's frame pointer is not known from pcsp (an assembly function may save none):
+	// the next step is pclntab's again.
+	ret->has_fp = false;
+	ret->has_ra = false;
+	return true;
 }
 
 bool ct_unwind_link_register(struct ct_module_set *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret)

@@ -181,6 +181,14 @@ bool ct_unwind_link_register(struct ct_module_set *s, const struct ct_unwind_reg
  */
 bool ct_unwind_prologue(struct ct_module_set *s, const struct ct_unwind_regs *cur, bool first_frame,
 			struct ct_unwind_regs *ret);
+/**
+ * The caller of a frame of a Go executable without CFI (-ldflags=-s) from its pclntab
+ * (modules/go_symbols.h): sp + pcsp at pc holds the return address. False for any other code,
+ * and at the top of a goroutine's or a thread's stack (goexit, mcall: *@p top set, no caller).
+ * *@p exact: the caller's pc is a faulting pc (runtime.sigpanic's caller), looked up as is.
+ */
+bool ct_unwind_go_pclntab(struct ct_module_set *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret,
+			  bool *top, bool *exact);
 bool ct_unwind_frame_pointer(struct ct_module_set *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
 			     struct ct_unwind_regs *ret);
 bool ct_unwind_scan(struct ct_module_set *s, const struct ct_unwind_regs *cur, uint64_t stack_end,

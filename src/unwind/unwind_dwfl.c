@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "modules/cfi_frame.h"
+#include "modules/symbolize.h"
 #include "unwind/cfa_sp.h"
 #include "unwind/cfi_cache.h"
 #include "unwind/step.h"
@@ -220,9 +221,11 @@ struct walk {
 	const char *detail; // CT_STOP_LIBRARY: libdwfl's message
 	struct cfi_cache_entry *cfi_cache;
 	uint64_t stack_end;
-	// A scanned caller that replaces libdwfl's frame-pointer step (see frame_cb).
+	// A caller that replaces libdwfl's frame-pointer step (see take_frame): scanned, or from the
+	// pclntab of a Go executable without CFI (override_trust says which).
 	struct ct_unwind_regs override;
-	bool has_override;
+	bool has_override, override_exact;
+	enum ct_trust override_trust;
 	// libdwfl took a step without CFI in this walk (see link_register_echo).
 	bool fallback_seen;
 	// The walk restarts at a context a signal frame saved: its first pc is exact.
@@ -402,8 +405,11 @@ static int accept_frame(struct walk *w, const struct ct_raw_frame *f, const stru
 static bool caller_of_sigpanic(struct ct_module_set *s, const struct ct_raw_frame *callee)
 {
 	uint64_t lookup = callee->exact ? callee->pc : callee->pc - 1;
-	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, lookup);
-	const char *name = mod ? dwfl_module_addrname(mod, lookup) : NULL;
+	// The symbolizer's outermost entry is the function itself (inlined calls come first); it
+	// names a stripped Go binary's code from the pclntab.
+	const struct ct_sym *syms;
+	size_t n = ct_symbolize(s, lookup, &syms);
+	const char *name = syms[n - 1].function;
 	return name && strcmp(name, "runtime.sigpanic") == 0;
 }
 
@@ -468,6 +474,25 @@ static int take_frame(struct walk *w, const struct walk_frame *in, uint64_t pc, 
 		if (!cfi && ct_unwind_is_restorer(s, prev->pc))
 			return DWARF_CB_ABORT;
 		f.trust = cfi ? CT_TRUST_CFI : CT_TRUST_FRAME_POINTER;
+		// A Go executable without CFI says each frame's size in its pclntab: that caller, not
+		// the frame pointer's guess (an assembly leaf such as runtime.raise sets up none), and
+		// no caller above a goroutine's or thread's top frame (goexit, mstart).
+		struct ct_unwind_regs go;
+		bool go_top = false, go_exact = false;
+		if (!cfi && ct_unwind_go_pclntab(s, &w->last, &go, &go_top, &go_exact)) {
+			if (go.pc != pc || !has_sp || go.sp != sp || go_exact) {
+				w->override = go;
+				w->has_override = true;
+				w->override_trust = CT_TRUST_PCLNTAB;
+				w->override_exact = go_exact;
+				return DWARF_CB_ABORT;
+			}
+			f.trust = CT_TRUST_PCLNTAB;
+		} else if (!cfi && go_top) {
+			w->reason = CT_STOP_OUTERMOST;
+			w->stop = true;
+			return DWARF_CB_ABORT;
+		}
 		// Without unwind information libdwfl follows the frame pointer, but a function that
 		// never set one up (a libc leaf, say) still holds its caller's: the step then skips
 		// frames up to the function F that owns the frame pointer. The return address into F
@@ -480,6 +505,8 @@ static int take_frame(struct walk *w, const struct walk_frame *in, uint64_t pc, 
 			cand.has_fp = true;
 			w->override = cand;
 			w->has_override = true;
+			w->override_trust = CT_TRUST_SCAN;
+			w->override_exact = false;
 			return DWARF_CB_ABORT;
 		}
 	}
@@ -689,7 +716,7 @@ void ct_unwind_thread_dwfl(struct ct_module_set *s, struct ct_dwfl_walker *u, co
 		// The registers of the dump or of a signal frame's saved context are all exact: the steps
 		// for an innermost frame (bad call, a leaf's link register) apply to both.
 		bool first_frame = out->count == 1 || (w.in_walk == 1 && out->frames[out->count - 1].trust == CT_TRUST_SIGNAL),
-		     same_sp = false;
+		     same_sp = false, go_top = false;
 		// A sigreturn trampoline libdwfl could not step through (Go's runtime.sigreturn has no
 		// CFI): the walk resumes at the context the kernel saved, with every register.
 		struct ct_sigcontext sc;
@@ -736,11 +763,18 @@ void ct_unwind_thread_dwfl(struct ct_module_set *s, struct ct_dwfl_walker *u, co
 		}
 		if (w.has_override) {
 			next = w.override;
-			trust = CT_TRUST_SCAN;
+			trust = w.override_trust;
+			w.first_exact = w.override_exact;
 			memset(valid, 0, sizeof(valid));
 		} else if (w.bad_pc && first_frame && ct_unwind_bad_call(s, &w.last, &next)) {
 			trust = CT_TRUST_BAD_CALL;
 			// Registers other than pc and sp are still the caller's at a bad call.
+		} else if (!w.bad_pc && ct_unwind_go_pclntab(s, &w.last, &next, &go_top, &w.first_exact)) {
+			trust = CT_TRUST_PCLNTAB;
+			memset(valid, 0, sizeof(valid));
+		} else if (go_top) {
+			w.reason = CT_STOP_OUTERMOST;
+			break;
 		} else if (own_walk && ct_unwind_prologue(s, &w.last, first_frame, &next)) {
 			trust = CT_TRUST_PROLOGUE;
 			memset(valid, 0, sizeof(valid));

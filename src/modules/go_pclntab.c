@@ -1,11 +1,11 @@
-// Go's own symbol table, the pclntab (the runtime's runtime/symtab.go, Go 1.18 and 1.19: magic
-// 0xfffffff0): function entries, names, and the pc-value tables that give each pc's stack-pointer
+// Go's own symbol table, the pclntab (modules/go_pclntab.h; the runtime's runtime/symtab.go, Go 1.18
+// and 1.19: magic 0xfffffff0): function entries, names, and the pc-value tables that give each pc's stack-pointer
 // delta (pcsp), file (pcfile), line (pcln) and inlining (pcdata 2 + funcdata 3). It is read from
 // the executable's file mapping and every offset in it is checked against the section's size: a
 // hostile or cut table gives no answer, never a read outside it.
 #include <string.h>
 
-#include "runtime/go.h"
+#include "modules/go_pclntab.h"
 #include "util/bytes.h"
 
 /** The pcHeader magic of Go 1.18 and 1.19 (1.20 changed _func and uses 0xfffffff1). */
@@ -88,7 +88,7 @@ bool ct_go_pcln_func(const struct ct_go_pcln *p, uint64_t pc, struct ct_go_func 
 		return false;
 	*ret = (struct ct_go_func){
 		.off = at, .entry = p->text + f[0], .nameoff = (int32_t)f[1], .pcsp = f[4], .pcfile = f[5], .pcln = f[6],
-		.npcdata = f[7], .cu = f[8], .funcid = p->data[at + 36], .nfuncdata = p->data[at + 39],
+		.npcdata = f[7], .cu = f[8], .funcid = p->data[at + 36], .flag = p->data[at + 37], .nfuncdata = p->data[at + 39],
 	};
 	return ret->entry <= pc && ct_in_bounds(p->size, at + FUNC_SIZE, (uint64_t)ret->npcdata * 4 + ret->nfuncdata * 4u);
 }
@@ -184,4 +184,19 @@ bool ct_go_pcln_line(const struct ct_go_pcln *p, const struct ct_go_func *f, uin
 	if (ct_go_pcln_value(p, f, f->pcln, pc, &ln) && ln > 0)
 		*line = ln;
 	return *file || *line;
+}
+
+uint64_t ct_go_moduledata_search(const struct ct_go_pcln *p, const uint8_t *bytes, uint64_t size, uint64_t addr,
+				 uint64_t max_words)
+{
+	const unsigned ps = p->ptr_size;
+	if (!bytes)
+		return 0;
+	for (uint64_t off = 0; off + 2 * ps <= size && off / ps < max_words; off += ps) {
+		uint64_t at = ps == 8 ? ct_load64(bytes + off, false) : ct_load32(bytes + off, false);
+		uint64_t names = ps == 8 ? ct_load64(bytes + off + ps, false) : ct_load32(bytes + off + ps, false);
+		if (at == p->addr && names == p->addr + p->funcname)
+			return addr + off;
+	}
+	return 0;
 }
