@@ -66,7 +66,7 @@ static const struct ct_arch_sigframe sigframe_s390x =
 	.kernel_address_start = 0
 
 // BFD ld's elf_s390x_first_plt_entry and elf_s390x_plt_entry: 32 bytes each.
-static const struct ct_arch_plt plt_s390x[] = { { ".plt", 32, 32 }, { NULL, 0, 0 } };
+static const struct ct_arch_plt plt_s390x[] = { { ".plt", 32, 32, false, NULL }, { NULL, 0, 0, false, NULL } };
 
 const struct ct_arch_info ct_arch_s390x = {
 	S390_COMMON,
@@ -82,6 +82,7 @@ const struct ct_arch_info ct_arch_s390x = {
 	// The CFA is the caller's r15 + 160: the caller's register save area (the CFI's def_cfa r15, 160).
 	.cfa_sp_offset = 160,
 	.plt = plt_s390x,
+	.plt_irelative = R_390_IRELATIVE,
 	.plt_got_reserved = 3,
 	// struct elf_prstatus: pr_pid at 32, pr_ppid, pr_pgrp, pr_sid, pr_utime at 48.
 	.prstatus_utime_offset = 48,
