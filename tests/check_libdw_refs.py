@@ -16,6 +16,9 @@ import re
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lint_cli  # noqa: E402
+
 # libdw functions that follow DW_AT_abstract_origin / DW_AT_specification / DW_AT_type references
 # through dwarf_formref_die (libdw/dwarf_*.c of 0.188).
 FORBIDDEN = [
@@ -72,18 +75,5 @@ def self_test():
     return 0
 
 
-def main():
-    if len(sys.argv) == 2 and sys.argv[1] == "--self-test":
-        return self_test()
-    if len(sys.argv) != 2:
-        print(__doc__)
-        return 2
-    found = problems(sys.argv[1])
-    for p in found:
-        print(p)
-    print("%d forbidden libdw reference calls outside src/modules/dwarf_ref.c" % len(found))
-    return 1 if found else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(lint_cli.run(__doc__, problems, self_test, "forbidden libdw reference calls outside src/modules/dwarf_ref.c"))
