@@ -64,7 +64,8 @@ struct ct_arch_reg {
  * A PLT section as the linkers lay it out (BFD ld and lld alike): a header of @c header bytes, then
  * stubs of @c entry bytes (0: the section's sh_entsize). Stub i is tied to its GOT slot one of the
  * two ways BFD's synthetic symbols (gdb's "puts@plt") tie it: @c by_code, the slot its jump reads,
- * decoded from the stub (x86: elfxx-x86.c, which names .plt.got's GLOB_DAT stubs too); else by
+ * decoded from the stub (x86: elfxx-x86.c, which names .plt.got's GLOB_DAT stubs too; s390x, whose
+ * slots do not start at DT_PLTGOT + 3 words); else by
  * order, slot DT_PLTGOT + (plt_got_reserved + i) words, one stub per PLT relocation (DT_PLTRELSZ;
  * the generic _bfd_elf_get_synthetic_symtab). The relocation that fills the slot names the stub.
  * A section is left unnamed when the file also has section @c unless (x86 with IBT: the lazy .plt
