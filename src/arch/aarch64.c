@@ -5,6 +5,7 @@
 #include <elf.h>
 
 #include "arch/arch.h"
+#include "util/bytes.h"
 
 #define X(n) { "x" #n, n, (n) * 8, 8 }
 
@@ -74,9 +75,30 @@ static const struct ct_arch_vregs vregs_aarch64[] = {
 	{ .note_type = NT_FPREGSET, .dwarf_first = 64, .count = 32, .offset = 0, .size = 16, .stride = 16 },
 };
 
+static bool plt_slot_aarch64(const uint8_t *code, size_t len, uint64_t stub, uint64_t got_base, uint64_t *slot_ret)
+{
+	(void)got_base;
+	// BFD ld's PLT entry (elfnn-aarch64.c elfNN_aarch64_small_plt_entry): adrp x16, slot page;
+	// ldr x17, [x16, #slot offset]; add x16, x16, #offset; br x17. With BTI a "bti c" comes first.
+	size_t at = 0;
+	if (len >= 4 && ct_load32(code, false) == 0xd503245f)
+		at = 4;
+	if (len < at + 8)
+		return false;
+	uint32_t adrp = ct_load32(code + at, false), ldr = ct_load32(code + at + 4, false);
+	if ((adrp & 0x9f00001f) != 0x90000010) // adrp x16
+		return false;
+	if ((ldr & 0xffc003ff) != 0xf9400211) // ldr x17, [x16, #imm12 * 8]
+		return false;
+	uint64_t imm = ((adrp >> 29) & 3) | (((uint64_t)(adrp >> 5) & 0x7ffff) << 2);
+	uint64_t page = ((stub + at) & ~0xfffULL) + (uint64_t)(ct_sign_extend(imm, 21) * 4096);
+	*slot_ret = page + ((ldr >> 10) & 0xfff) * 8;
+	return true;
+}
+
 // BFD ld's elfNN_aarch64_small_plt0_entry (32 bytes) and small_plt_entry (16); lld's are the same.
 // The BTI/PAC variants' 24-byte stubs do not fit the table: their PLT stays unnamed.
-static const struct ct_arch_plt plt_aarch64[] = { { ".plt", 32, 16 }, { NULL, 0, 0 } };
+static const struct ct_arch_plt plt_aarch64[] = { { ".plt", 32, 16, false, NULL }, { NULL, 0, 0, false, NULL } };
 
 const struct ct_arch_info ct_arch_aarch64 = {
 	.name = "aarch64",
@@ -104,6 +126,8 @@ const struct ct_arch_info ct_arch_aarch64 = {
 	.fp_rule = CT_FP_CHAIN,
 	.insn_decoder = CT_INSN_AARCH64,
 	.plt = plt_aarch64,
+	.plt_irelative = R_AARCH64_IRELATIVE,
+	.plt_slot = plt_slot_aarch64,
 	.plt_got_reserved = 3,
 	.kernel_address_start = 0xffff000000000000ULL,
 	.sigframe = &sigframe_aarch64,

@@ -62,13 +62,20 @@ struct ct_arch_reg {
 
 /**
  * A PLT section as the linkers lay it out (BFD ld and lld alike): a header of @c header bytes, then
- * one stub of @c entry bytes per PLT relocation (DT_PLTRELSZ); stub i jumps through the GOT slot
- * DT_PLTGOT + (plt_got_reserved + i) words, which the relocation of its symbol fills. Gives the
- * stubs their names ("puts@plt", gdb's synthetic symbols; libdwfl's symbol lookup has none).
+ * stubs of @c entry bytes (0: the section's sh_entsize). Stub i is tied to its GOT slot one of the
+ * two ways BFD's synthetic symbols (gdb's "puts@plt") tie it: @c by_code, the slot its jump reads,
+ * decoded from the stub (x86: elfxx-x86.c, which names .plt.got's GLOB_DAT stubs too; s390x, whose
+ * slots do not start at DT_PLTGOT + 3 words); else by
+ * order, slot DT_PLTGOT + (plt_got_reserved + i) words, one stub per PLT relocation (DT_PLTRELSZ;
+ * the generic _bfd_elf_get_synthetic_symtab). The relocation that fills the slot names the stub.
+ * A section is left unnamed when the file also has section @c unless (x86 with IBT: the lazy .plt
+ * beside .plt.sec, which gdb leaves unnamed too).
  */
 struct ct_arch_plt {
 	const char *section;
 	uint8_t header, entry;
+	bool by_code;
+	const char *unless;
 };
 
 /** How the return address is found right after a call to a bad pc. */
@@ -265,12 +272,22 @@ struct ct_arch_info {
 	 */
 	bool (*call_target)(const uint8_t *before, size_t len, uint64_t ret_addr, uint64_t *target);
 	/**
-	 * The PLT sections whose stubs are named, in order of preference, ended by a NULL section: the
-	 * first one a file has is the one named (x86 with IBT: .plt.sec holds the stubs code calls,
-	 * .plt then only the lazy-binding ones, which gdb leaves unnamed too). NULL when not described
+	 * The PLT sections whose stubs are named, ended by a NULL section. NULL when not described
 	 * (ppc64's call stubs live in .text; x32, mips, sparc: not checked against gdb).
 	 */
 	const struct ct_arch_plt *plt;
+	/**
+	 * The GOT slot a PLT stub jumps through, decoded from its code: @p code holds @p len bytes at
+	 * @p stub; @p got_base is the ABI's GOT pointer for i386 PIC stubs (`jmp [ebx + X]`: DT_PLTGOT
+	 * plus the load bias), 0 when unknown. Pure. False when the bytes are no stub it knows; NULL
+	 * when the architecture has no decoder.
+	 */
+	bool (*plt_slot)(const uint8_t *code, size_t len, uint64_t stub, uint64_t got_base, uint64_t *slot);
+	/**
+	 * The ELF relocation type R_<arch>_IRELATIVE (a slot filled by an ifunc resolver: no symbol, its
+	 * resolver's address as addend; BFD names such a stub "*ABS*+0xADDEND@plt"); 0 when none.
+	 */
+	uint32_t plt_irelative;
 	/** GOT words before the first PLT slot (the dynamic linker's: 3 on x86, aarch64, arm, s390x; 2 riscv). */
 	uint8_t plt_got_reserved;
 	/** Bytes a call or push moves sp by when not pointer_size (x32: 8); 0 = pointer_size. */

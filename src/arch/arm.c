@@ -115,7 +115,7 @@ static const struct ct_arch_sigframe sigframe_arm = SIGFRAME_ARM(128, 0, restore
 
 // BFD ld's elf32_arm_plt0_entry (20 bytes) and its short 3-word stubs; long (4-word) stubs and
 // Thumb entry veneers do not fit the table: their PLT stays unnamed.
-static const struct ct_arch_plt plt_arm[] = { { ".plt", 20, 12 }, { NULL, 0, 0 } };
+static const struct ct_arch_plt plt_arm[] = { { ".plt", 20, 12, false, NULL }, { NULL, 0, 0, false, NULL } };
 
 const struct ct_arch_info ct_arch_arm = {
 	.name = "arm",
@@ -147,6 +147,7 @@ const struct ct_arch_info ct_arch_arm = {
 	.cs_mode_for = cs_mode_arm,
 	.call_target = call_target_arm,
 	.plt = plt_arm,
+	.plt_irelative = R_ARM_IRELATIVE,
 	.plt_got_reserved = 3,
 	.sigframe = &sigframe_arm,
 	// struct elf_prstatus with 4-byte longs: pr_pid at 24, pr_ppid, pr_pgrp, pr_sid, pr_utime at 40.

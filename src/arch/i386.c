@@ -5,6 +5,7 @@
 
 #include "arch/arch.h"
 #include "arch/x86_dwarf.h"
+#include "arch/x86_plt.h"
 
 #define R(name, dwarf, index) { name, dwarf, (index) * 4, 4 }
 
@@ -56,7 +57,12 @@ static const struct ct_arch_sigframe sigframe_i386 =
 		      .siginfo_at = 4, .siginfo_indirect = true, .mcontext = 20);
 
 // BFD ld's elf_i386_lazy_plt (and _pic_plt: jmp *slot(%ebx)) and the IBT pair: as x86-64's.
-static const struct ct_arch_plt plt_i386[] = { { ".plt.sec", 0, 16 }, { ".plt", 16, 16 }, { NULL, 0, 0 } };
+static const struct ct_arch_plt plt_i386[] = {
+	{ ".plt.sec", 0, 16, true, NULL },
+	{ ".plt", 16, 16, true, ".plt.sec" },
+	{ ".plt.got", 0, 0, true, NULL },
+	{ NULL, 0, 0, false, NULL },
+};
 
 const struct ct_arch_info ct_arch_i386 = {
 	.name = "i386",
@@ -84,6 +90,8 @@ const struct ct_arch_info ct_arch_i386 = {
 	.fp_rule = CT_FP_CHAIN,
 	.insn_decoder = CT_INSN_I386,
 	.plt = plt_i386,
+	.plt_irelative = R_386_IRELATIVE,
+	.plt_slot = ct_i386_plt_slot,
 	.plt_got_reserved = 3,
 	.kernel_address_start = 0, // compat tasks on a 64-bit kernel use all 4 GiB
 	.sigframe = &sigframe_i386,

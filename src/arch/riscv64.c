@@ -4,6 +4,7 @@
 #include <elf.h>
 
 #include "arch/arch.h"
+#include "util/bytes.h"
 
 #define X(name, n) { name, n, (n) * 8, 8 }
 static const struct ct_arch_reg regs_riscv64[32] = {
@@ -62,8 +63,28 @@ static const struct ct_arch_sigframe sigframe_riscv64 = {
 	.restorer_len = sizeof(restorer_riscv64),
 };
 
+/** t3 = x28, the register BFD ld's stubs load the slot into. */
+#define PLT_REG_T3 28
+
+static bool plt_slot_riscv64(const uint8_t *code, size_t len, uint64_t stub, uint64_t got_base, uint64_t *slot_ret)
+{
+	(void)got_base;
+	// BFD ld's riscv PLT entry (elfnn-riscv.c riscv_make_plt_entry): auipc t3, %pcrel_hi(slot);
+	// ld t3, %pcrel_lo(slot)(t3); jalr t1, t3; nop.
+	if (len < 8)
+		return false;
+	uint32_t a = ct_load32(code, false), l = ct_load32(code + 4, false);
+	if ((a & 0xfff) != (0x17 | PLT_REG_T3 << 7))
+		return false;
+	// ld: opcode 0x03, funct3 3, rd = rs1 = t3.
+	if ((l & 0xfffff) != (0x03 | PLT_REG_T3 << 7 | 3 << 12 | PLT_REG_T3 << 15))
+		return false;
+	*slot_ret = stub + (uint64_t)ct_sign_extend(a & 0xfffff000, 32) + (uint64_t)ct_sign_extend(l >> 20, 12);
+	return true;
+}
+
 // BFD ld's riscv PLT (elfnn-riscv.c: PLT_HEADER_SIZE 32, PLT_ENTRY_SIZE 16; GOTPLT_HEADER_SIZE two words).
-static const struct ct_arch_plt plt_riscv64[] = { { ".plt", 32, 16 }, { NULL, 0, 0 } };
+static const struct ct_arch_plt plt_riscv64[] = { { ".plt", 32, 16, false, NULL }, { NULL, 0, 0, false, NULL } };
 
 const struct ct_arch_info ct_arch_riscv64 = {
 	.name = "riscv64",
@@ -91,6 +112,8 @@ const struct ct_arch_info ct_arch_riscv64 = {
 	.fp_rule = CT_FP_CHAIN,
 	.insn_decoder = CT_INSN_RISCV64,
 	.plt = plt_riscv64,
+	.plt_irelative = R_RISCV_IRELATIVE,
+	.plt_slot = plt_slot_riscv64,
 	.plt_got_reserved = 2,
 	.kernel_address_start = 0xffffffc000000000ULL,
 	.syscall_nr_index = 17, // a7

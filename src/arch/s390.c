@@ -8,6 +8,7 @@
 #include <elf.h>
 
 #include "arch/arch.h"
+#include "util/bytes.h"
 
 #define G(n, w) { "r" #n, n, (2 + (n)) * (w), w }
 #define A(n, w) { "a" #n, 48 + (n), 18 * (w) + (n) * 4, 4 }
@@ -65,8 +66,22 @@ static const struct ct_arch_sigframe sigframe_s390x =
 	/* User and kernel have separate address spaces on s390. */                                         \
 	.kernel_address_start = 0
 
-// BFD ld's elf_s390x_first_plt_entry and elf_s390x_plt_entry: 32 bytes each.
-static const struct ct_arch_plt plt_s390x[] = { { ".plt", 32, 32 }, { NULL, 0, 0 } };
+// BFD ld's elf_s390x_first_plt_entry and elf_s390x_plt_entry: 32 bytes each. Stubs are tied to
+// their slot by their code: DT_PLTGOT is _GLOBAL_OFFSET_TABLE_ at the start of .got, and binutils
+// 2.40's .got.plt (the slots) follows .got's own GLOB_DAT words, so slot i is not DT_PLTGOT + 3 + i
+// words (the s390x-abort-dynamic cross core: every stub was named after its neighbour).
+static const struct ct_arch_plt plt_s390x[] = { { ".plt", 32, 32, true, NULL }, { NULL, 0, 0, false, NULL } };
+
+// elf_s390x_plt_entry begins `larl %r1, slot` (RIL-b: c0 /0, r1 = 1, a signed halfword offset from
+// the instruction); `lg %r1, 0(%r1); br %r1` follow.
+static bool plt_slot_s390x(const uint8_t *code, size_t len, uint64_t stub, uint64_t got_base, uint64_t *slot)
+{
+	(void)got_base;
+	if (!code || len < 6 || code[0] != 0xc0 || code[1] != 0x10)
+		return false;
+	*slot = stub + (uint64_t)(int64_t)(int32_t)ct_load32(code + 2, true) * 2;
+	return true;
+}
 
 const struct ct_arch_info ct_arch_s390x = {
 	S390_COMMON,
@@ -82,6 +97,8 @@ const struct ct_arch_info ct_arch_s390x = {
 	// The CFA is the caller's r15 + 160: the caller's register save area (the CFI's def_cfa r15, 160).
 	.cfa_sp_offset = 160,
 	.plt = plt_s390x,
+	.plt_slot = plt_slot_s390x,
+	.plt_irelative = R_390_IRELATIVE,
 	.plt_got_reserved = 3,
 	// struct elf_prstatus: pr_pid at 32, pr_ppid, pr_pgrp, pr_sid, pr_utime at 48.
 	.prstatus_utime_offset = 48,

@@ -7,6 +7,7 @@
 
 #include "arch/arch.h"
 #include "arch/x86_dwarf.h"
+#include "arch/x86_plt.h"
 
 #define R(name, dwarf, index) { name, dwarf, (index) * 8, 8 }
 
@@ -124,8 +125,15 @@ static const uint8_t restorer_x32[] = { 0x48, 0xc7, 0xc0, 0x01, 0x02, 0x00, 0x40
 static const struct ct_arch_sigframe sigframe_x32 = SIGFRAME_X86_64(restorer_x32, 288, 24);
 
 // BFD ld's elf_x86_64_lazy_plt / _lazy_ibt_plt / _non_lazy_ibt_plt: a 16-byte PLT0, 16-byte stubs;
-// with IBT the stubs code calls are in .plt.sec (no header).
-static const struct ct_arch_plt plt_x86_64[] = { { ".plt.sec", 0, 16 }, { ".plt", 16, 16 }, { NULL, 0, 0 } };
+// with IBT the stubs code calls are in .plt.sec (no header) and .plt holds only the lazy halves.
+// .plt.got: the stubs of imports whose address is taken too (GLOB_DAT slots), 8 or 16 bytes
+// (sh_entsize). Every stub is tied to its slot by its jmp, as elfxx-x86.c does.
+static const struct ct_arch_plt plt_x86_64[] = {
+	{ ".plt.sec", 0, 16, true, NULL },
+	{ ".plt", 16, 16, true, ".plt.sec" },
+	{ ".plt.got", 0, 0, true, NULL },
+	{ NULL, 0, 0, false, NULL },
+};
 
 const struct ct_arch_info ct_arch_x86_64 = {
 	X86_64_COMMON,
@@ -158,6 +166,8 @@ const struct ct_arch_info ct_arch_x86_64 = {
 	.kallsyms_absolute_percpu = true,
 	.cfi_cache_step = true, // elfutils' x86_64 backend: frame_nregs 17, no address mask
 	.plt = plt_x86_64,
+	.plt_irelative = R_X86_64_IRELATIVE,
+	.plt_slot = ct_x86_64_plt_slot,
 	.plt_got_reserved = 3,
 };
 

@@ -121,7 +121,7 @@ const char *ct_dwarf_function_name(struct ct_strpool *strings, Dwarf_Die *die)
 		if (linkage && *linkage && strnlen(linkage, CT_DWARF_NAME_MAX) < CT_DWARF_NAME_MAX)
 			return ct_strpool_intern(strings, linkage);
 	}
-	const char *name = have_name ? dwarf_diename(&named) : NULL;
+	const char *name = have_name ? ct_dwarf_diename(&named) : NULL;
 	if (!name)
 		return NULL;
 	if (lang != DW_LANG_Rust && lang != DW_LANG_D && !is_cxx(lang))

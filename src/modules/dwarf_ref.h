@@ -5,8 +5,9 @@
  * in the referring file itself (libdw/dwarf_formref_die.c takes dwarf_getalt only for the GNU form):
  * the offset of a DIE of the shared file read as one of the debug file's, so an inlined call's origin
  * is some unrelated bytes (its name NULL, or another DIE's name). dwarf_attr_integrate and
- * dwarf_diename go through the same code. These do what they do, with the sup forms resolved in the
- * supplementary file.
+ * dwarf_diename go through the same code, and so do dwarf_peel_type, dwarf_aggregate_size and
+ * dwarf_getscopes (modules/scopes.h has ct_dwarf_scopes). These do what they do, with the sup forms
+ * resolved in the supplementary file; tests/check_libdw_refs.py keeps the libdw ones out of src/.
  */
 #ifndef CT_MODULES_DWARF_REF_H
 #define CT_MODULES_DWARF_REF_H
@@ -20,5 +21,14 @@ Dwarf_Die *ct_dwarf_ref_die(Dwarf_Attribute *attr, Dwarf_Die *ret);
 Dwarf_Attribute *ct_dwarf_attr_integrate(Dwarf_Die *die, unsigned int name, Dwarf_Attribute *ret);
 /** @p die's DW_AT_name, through its origins (dwarf_diename); NULL without one. */
 const char *ct_dwarf_diename(Dwarf_Die *die);
+
+/** @p die without typedefs and qualifiers (dwarf_peel_type; the DIEs reached go into @p buf, which
+ *  may be @p die): @p die or @p buf; NULL for a qualifier of void, a broken link or a cycle. */
+Dwarf_Die *ct_dwarf_peel_type(Dwarf_Die *die, Dwarf_Die *buf);
+/** Bytes of type @p die (dwarf_aggregate_size): its DW_AT_byte_size, an array's elements × stride,
+ *  a pointer's address size; 0 on success, -1 when unknown. */
+int ct_dwarf_aggregate_size(Dwarf_Die *die, Dwarf_Word *size);
+/** @p die's DW_AT_byte_size through its origins (dwarf_bytesize), -1 without one. */
+int ct_dwarf_bytesize(Dwarf_Die *die);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "modules/dwarf_ref.h"
+#include "modules/scopes.h"
 #include "runtime/dwarf_type.h"
 #include "runtime/python.h"
 
@@ -59,7 +60,7 @@ static void scan_unit(Dwarf_Die *cu, Dwarf_Die *types, bool *found)
 
 static bool size_of(Dwarf_Die *type, uint32_t *ret)
 {
-	int n = dwarf_bytesize(type);
+	int n = ct_dwarf_bytesize(type);
 	if (n <= 0)
 		return false;
 	*ret = (uint32_t)n;
@@ -117,7 +118,7 @@ bool ct_py_layout_from_units(Dwarf_Die *units, size_t num_units, unsigned major,
 static bool types_unit(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *ret)
 {
 	Dwarf_Die *scopes = NULL;
-	int n = dwarf_getscopes(cu, addr, &scopes);
+	int n = ct_dwarf_scopes(cu, addr, &scopes);
 	bool ok = false;
 	for (int i = 0; i < n && !ok; i++) {
 		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)

@@ -139,9 +139,6 @@ bool ct_global_type(const struct ct_triage_input *s, uint64_t address, struct ct
  */
 const char *ct_lock_name_from_frame(const struct ct_triage_input *s, const struct ct_thread *t, long frame, uint64_t lock);
 
-/** @p die without typedef, const, volatile, atomic and restrict (into @p buf); NULL when broken. */
-Dwarf_Die *ct_dwarf_peel_type(Dwarf_Die *die, Dwarf_Die *buf);
-
 /**
  * Appends to @p buf the member path (".lock", "[2].mu", "+0x8") of offset @p off inside DWARF type
  * @p type, stopping at glibc's pthread_ and sem_t typedefs (lockname.c). True when it appended anything.

@@ -51,15 +51,7 @@ bool ct_insn_call_before(const struct ct_arch_info *arch, const uint8_t *code, s
 bool ct_insn_plt_slot(const struct ct_arch_info *arch, const uint8_t *code, size_t len, uint64_t stub,
 		      uint64_t got_base, uint64_t *slot_ret)
 {
-	if (!code || !len)
-		return false;
-	switch (decoder_of(arch)) {
-	case CT_INSN_X86_64: return ct_insn_plt_slot_x86(true, code, len, stub, got_base, slot_ret);
-	case CT_INSN_I386: return ct_insn_plt_slot_x86(false, code, len, stub, got_base, slot_ret);
-	case CT_INSN_AARCH64: return ct_insn_plt_slot_arm64(code, len, stub, slot_ret);
-	case CT_INSN_RISCV64: return ct_insn_plt_slot_riscv64(code, len, stub, slot_ret);
-	default: return false;
-	}
+	return code && len && arch && arch->plt_slot && arch->plt_slot(code, len, stub, got_base, slot_ret);
 }
 
 bool ct_insn_find_slot_load(const struct ct_arch_info *arch, const uint8_t *code, size_t len, uint64_t start,

@@ -81,19 +81,15 @@ bool ct_insn_decode_x86(bool is64, const uint8_t *code, size_t len, const uint8_
 			const struct ct_insn_ctx *ctx, struct ct_insn_facts *f);
 bool ct_insn_call_before_x86(bool is64, const uint8_t *code, size_t len, uint64_t ret_addr,
 			     struct ct_call_site *ret);
-bool ct_insn_plt_slot_x86(bool is64, const uint8_t *code, size_t len, uint64_t stub, uint64_t got_base,
-			  uint64_t *slot_ret);
 /** x86-64 DWARF number of capstone register @p reg (an x86_reg), -1 when it is not a general register. */
 int ct_insn_x86_reg_dwarf(unsigned reg);
 /** Width in bytes of capstone x86 register @p reg (8, 4, 2, 1), 0 when not a general register. */
 unsigned ct_insn_x86_reg_size(unsigned reg);
 bool ct_insn_decode_arm64(const uint8_t *code, size_t len, const struct ct_insn_ctx *ctx, struct ct_insn_facts *f);
 bool ct_insn_call_before_arm64(const uint8_t *code, size_t len, uint64_t ret_addr, struct ct_call_site *ret);
-bool ct_insn_plt_slot_arm64(const uint8_t *code, size_t len, uint64_t stub, uint64_t *slot_ret);
 /** riscv64's faulting instruction (insn_riscv.c): loads, stores, AMOs, jumps, traps. */
 bool ct_insn_decode_riscv64(const uint8_t *code, size_t len, const struct ct_insn_ctx *ctx, struct ct_insn_facts *f);
 bool ct_insn_call_before_riscv64(const uint8_t *code, size_t len, uint64_t ret_addr, struct ct_call_site *ret);
-bool ct_insn_plt_slot_riscv64(const uint8_t *code, size_t len, uint64_t stub, uint64_t *slot_ret);
 
 bool ct_insn_find_slot_load(const struct ct_arch_info *arch, const uint8_t *code, size_t len, uint64_t start,
 			    uint64_t pc, int reg, int *base_ret, int64_t *disp_ret);

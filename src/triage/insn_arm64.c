@@ -297,22 +297,3 @@ bool ct_insn_call_before_arm64(const uint8_t *code, size_t len, uint64_t ret_add
 	return false;
 }
 
-bool ct_insn_plt_slot_arm64(const uint8_t *code, size_t len, uint64_t stub, uint64_t *slot_ret)
-{
-	// BFD ld's PLT entry (elfnn-aarch64.c elfNN_aarch64_small_plt_entry): adrp x16, slot page;
-	// ldr x17, [x16, #slot offset]; add x16, x16, #offset; br x17. With BTI a "bti c" comes first.
-	size_t at = 0;
-	if (len >= 4 && word_at(code) == 0xd503245f)
-		at = 4;
-	if (len < at + 8)
-		return false;
-	uint32_t adrp = word_at(code + at), ldr = word_at(code + at + 4);
-	if ((adrp & 0x9f00001f) != 0x90000010) // adrp x16
-		return false;
-	if ((ldr & 0xffc003ff) != 0xf9400211) // ldr x17, [x16, #imm12 * 8]
-		return false;
-	uint64_t imm = ((adrp >> 29) & 3) | (((uint64_t)(adrp >> 5) & 0x7ffff) << 2);
-	uint64_t page = ((stub + at) & ~0xfffULL) + (uint64_t)(sext(imm, 21) * 4096);
-	*slot_ret = page + ((ldr >> 10) & 0xfff) * 8;
-	return true;
-}

@@ -72,22 +72,6 @@ bool ct_insn_call_before_riscv64(const uint8_t *code, size_t len, uint64_t ret_a
 	return false;
 }
 
-bool ct_insn_plt_slot_riscv64(const uint8_t *code, size_t len, uint64_t stub, uint64_t *slot_ret)
-{
-	// BFD ld's riscv PLT entry (elfnn-riscv.c riscv_make_plt_entry): auipc t3, %pcrel_hi(slot);
-	// ld t3, %pcrel_lo(slot)(t3); jalr t1, t3; nop.
-	if (len < 8)
-		return false;
-	uint32_t a = word_at(code), l = word_at(code + 4);
-	if ((a & 0xfff) != (0x17 | REG_T3 << 7))
-		return false;
-	// ld: opcode 0x03, funct3 3, rd = rs1 = t3.
-	if ((l & 0xfffff) != (0x03 | REG_T3 << 7 | 3 << 12 | REG_T3 << 15))
-		return false;
-	*slot_ret = stub + (uint64_t)sext(a & 0xfffff000, 32) + (uint64_t)sext(l >> 20, 12);
-	return true;
-}
-
 static const char *const xreg[32] = {
 	"zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1", "a0", "a1", "a2", "a3", "a4", "a5",
 	"a6", "a7", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6",

@@ -414,47 +414,6 @@ bool ct_insn_call_before_x86(bool is64, const uint8_t *code, size_t len, uint64_
 	return found;
 }
 
-bool ct_insn_plt_slot_x86(bool is64, const uint8_t *code, size_t len, uint64_t stub, uint64_t got_base,
-			  uint64_t *slot_ret)
-{
-	csh h;
-	if (!code || cs_open(CS_ARCH_X86, is64 ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK)
-		return false;
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-	cs_insn *insn = NULL;
-	// .plt (lazy): jmp [GOT slot]; push n; jmp .plt0. .plt.sec (IBT): endbr64; bnd jmp [slot].
-	// .plt.got: jmp [slot]; nop. i386 PIC: jmp [ebx + X] with ebx = the GOT pointer.
-	size_t n = cs_disasm(h, code, len, stub, 3, &insn);
-	bool found = false;
-	for (size_t i = 0; i < n; i++) {
-		if (insn[i].id == X86_INS_ENDBR64 || insn[i].id == X86_INS_ENDBR32)
-			continue;
-		const cs_x86 *x = &insn[i].detail->x86;
-		if (insn[i].id == X86_INS_JMP && x->op_count == 1 && x->operands[0].type == X86_OP_MEM &&
-		    x->operands[0].mem.index == X86_REG_INVALID && x->operands[0].mem.segment == X86_REG_INVALID) {
-			const x86_op_mem *m = &x->operands[0].mem;
-			uint64_t slot = 0;
-			if (is64 && m->base == X86_REG_RIP) {
-				slot = insn[i].address + insn[i].size + (uint64_t)m->disp;
-				found = true;
-			} else if (!is64 && m->base == X86_REG_INVALID) {
-				slot = (uint64_t)m->disp & 0xffffffffULL;
-				found = true;
-			} else if (!is64 && m->base == X86_REG_EBX && got_base) {
-				slot = (got_base + (uint64_t)m->disp) & 0xffffffffULL;
-				found = true;
-			}
-			if (found)
-				*slot_ret = slot;
-		}
-		break;
-	}
-	if (n)
-		cs_free(insn, n);
-	cs_close(&h);
-	return found;
-}
-
 bool ct_insn_find_slot_load_x86(bool is64, const uint8_t *code, size_t len, uint64_t start, uint64_t pc, int reg,
 				int *base_ret, int64_t *disp_ret)
 {

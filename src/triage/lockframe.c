@@ -89,7 +89,7 @@ static const char *through(const struct ct_triage_input *s, const char *name, Dw
 		Dwarf_Die target;
 		uint64_t p;
 		if (!ct_core_read_word(s->core, addr, &p) || !ct_dwarf_attr_integrate(t, DW_AT_type, &attr) ||
-		    !ct_dwarf_ref_die(&attr, &target) || dwarf_aggregate_size(&target, &size) != 0 || lock < p ||
+		    !ct_dwarf_ref_die(&attr, &target) || ct_dwarf_aggregate_size(&target, &size) != 0 || lock < p ||
 		    lock - p >= size)
 			return NULL;
 		if (lock == p && !ct_lock_member_path(&target, 0, path, sizeof(path)))
@@ -97,7 +97,7 @@ static const char *through(const struct ct_triage_input *s, const char *name, Dw
 		ct_lock_member_path(&target, lock - p, path, sizeof(path));
 		return path[0] == '.' ? ct_strpool_printf(s->out.strings, "&%s->%s", name, path + 1) : NULL;
 	}
-	if (dwarf_aggregate_size(t, &size) != 0 || lock < addr || lock - addr >= size)
+	if (ct_dwarf_aggregate_size(t, &size) != 0 || lock < addr || lock - addr >= size)
 		return NULL;
 	ct_lock_member_path(t, lock - addr, path, sizeof(path));
 	return path[0] ? ct_strpool_printf(s->out.strings, "&%s%s", name, path) : ct_strpool_printf(s->out.strings, "&%s", name);

@@ -38,21 +38,6 @@ bool ct_data_symbol(const struct ct_triage_input *s, uint64_t address, struct ct
 	return true;
 }
 
-Dwarf_Die *ct_dwarf_peel_type(Dwarf_Die *die, Dwarf_Die *buf)
-{
-	for (int i = 0; i < 16; i++) {
-		int tag = dwarf_tag(die);
-		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
-		    tag != DW_TAG_atomic_type && tag != DW_TAG_restrict_type)
-			return die;
-		Dwarf_Attribute attr;
-		if (!ct_dwarf_attr_integrate(die, DW_AT_type, &attr) || !ct_dwarf_ref_die(&attr, buf))
-			return NULL;
-		die = buf;
-	}
-	return NULL;
-}
-
 static bool type_of(Dwarf_Die *die, Dwarf_Die *ret)
 {
 	Dwarf_Attribute attr;
@@ -95,7 +80,7 @@ static void member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t size, i
 				continue;
 			Dwarf_Die mtype;
 			Dwarf_Word msize;
-			if (!type_of(&child, &mtype) || dwarf_aggregate_size(&mtype, &msize) != 0 || off >= loc + msize)
+			if (!type_of(&child, &mtype) || ct_dwarf_aggregate_size(&mtype, &msize) != 0 || off >= loc + msize)
 				continue;
 			const char *name = ct_dwarf_diename(&child);
 			if (!name)
@@ -107,7 +92,7 @@ static void member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t size, i
 	} else if (tag == DW_TAG_array_type) {
 		Dwarf_Die elem;
 		Dwarf_Word esize;
-		if (!type_of(t, &elem) || dwarf_aggregate_size(&elem, &esize) != 0 || esize == 0)
+		if (!type_of(t, &elem) || ct_dwarf_aggregate_size(&elem, &esize) != 0 || esize == 0)
 			goto rest;
 		snprintf(buf + used, size - used, "[%" PRIu64 "]", off / esize);
 		member_path(&elem, off % esize, buf, size, depth + 1, leaf, has_leaf);

@@ -184,7 +184,7 @@ static bool one_int_register(Dwarf_Die *param)
 			Dwarf_Word enc;
 			if (ct_dwarf_attr_integrate(&type, DW_AT_encoding, &attr) == NULL || dwarf_formudata(&attr, &enc) != 0)
 				return false;
-			int size = dwarf_bytesize(&type);
+			int size = ct_dwarf_bytesize(&type);
 			return enc != DW_ATE_float && enc != DW_ATE_complex_float && size > 0 && size <= 8;
 		}
 		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
@@ -345,7 +345,7 @@ static const char *name_load(const struct chain *c, const struct ct_vfunc *fn, l
 		return ct_strpool_printf(s->out.strings, name[0] == '*' ? "(%s)->%s" : "%s->%s", name, path + 1);
 	}
 	Dwarf_Word size;
-	if (dwarf_aggregate_size(pointee, &size) != 0 || size == 0 || off % size) {
+	if (ct_dwarf_aggregate_size(pointee, &size) != 0 || size == 0 || off % size) {
 		*why = level ? "the load's offset is not an element of a level's pointed-to type" : NULL;
 		return NULL;
 	}
@@ -580,7 +580,7 @@ static bool index_bound(const struct chain *c, const struct ct_mem_operand *m, u
 	    !die_type(t, &elem))
 		return false;
 	Dwarf_Word esize;
-	if (dwarf_aggregate_size(&elem, &esize) != 0 || esize == 0 || esize > (1u << 30))
+	if (ct_dwarf_aggregate_size(&elem, &esize) != 0 || esize == 0 || esize > (1u << 30))
 		return false;
 	// The element the faulting address falls in, counted from the array's start (floor: a negative
 	// index lands before it).

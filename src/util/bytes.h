@@ -52,6 +52,14 @@ static inline uint64_t ct_load64(const uint8_t *p, bool be)
 	return hi << 32 | lo;
 }
 
+/** The low @p bits (1..64) of @p v as a two's complement signed value (an instruction's immediate). */
+static inline int64_t ct_sign_extend(uint64_t v, unsigned bits)
+{
+	uint64_t m = 1ULL << (bits - 1);
+	v &= bits < 64 ? (1ULL << bits) - 1 : ~0ULL;
+	return (int64_t)((v ^ m) - m);
+}
+
 /** Reads an unsigned value of @p width (1, 2, 4, 8) bytes at @p off into *ret; false if out of bounds. */
 static inline bool ct_bytes_uint(const struct ct_bytes *b, uint64_t off, unsigned width, uint64_t *ret)
 {

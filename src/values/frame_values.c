@@ -270,8 +270,8 @@ static void describe(struct collector *c, Dwarf_Die *var, bool is_param)
 	d->type = ct_strpool_intern(c->s->out.strings, tbuf);
 	Dwarf_Word size = 0;
 	Dwarf_Die full;
-	if (d->has_type && dwarf_aggregate_size(&d->type_die, &size) != 0 &&
-	    !(ct_values_complete_type(c->s->values, &d->type_die, &full) && dwarf_aggregate_size(&full, &size) == 0))
+	if (d->has_type && ct_dwarf_aggregate_size(&d->type_die, &size) != 0 &&
+	    !(ct_values_complete_type(c->s->values, &d->type_die, &full) && ct_dwarf_aggregate_size(&full, &size) == 0))
 		size = 0;
 	else
 		d->sized = d->has_type;

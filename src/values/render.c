@@ -799,7 +799,7 @@ void ct_render_value(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_D
 		int64_t dims[8];
 		int nd = ct_dwarf_array_dims(&t, dims);
 		Dwarf_Word esize;
-		if (!ct_render_type_of(&t, &elem) || nd == 0 || dwarf_aggregate_size(&elem, &esize) != 0) {
+		if (!ct_render_type_of(&t, &elem) || nd == 0 || ct_dwarf_aggregate_size(&elem, &esize) != 0) {
 			add(b, "{...}");
 			return;
 		}
@@ -821,7 +821,7 @@ static void render_at(const struct ct_values_input *s, struct ct_sbuf *b, Dwarf_
 		add(b, "<no memory>");
 		return;
 	}
-	if (dwarf_aggregate_size(type, &size) != 0)
+	if (ct_dwarf_aggregate_size(type, &size) != 0)
 		size = 0;
 	obj->size = size < REF_TARGET_BYTES ? (size_t)size : REF_TARGET_BYTES;
 	obj->address = addr;

@@ -124,7 +124,7 @@ static bool render_vector(const struct ct_values_input *s, struct ct_sbuf *b, Dw
 	Dwarf_Die elem;
 	Dwarf_Word esize;
 	if (!read_path(s, t, start_path, obj, off, &start, &elem) || !read_path(s, t, finish_path, obj, off, &finish, NULL) ||
-	    !read_path(s, t, end_path, obj, off, &end, NULL) || dwarf_aggregate_size(&elem, &esize) != 0 || esize == 0 ||
+	    !read_path(s, t, end_path, obj, off, &end, NULL) || ct_dwarf_aggregate_size(&elem, &esize) != 0 || esize == 0 ||
 	    finish < start || end < finish)
 		return false; // std::vector<bool> has no _M_start of its element type: the structure shows
 	uint64_t length = (finish - start) / esize, capacity = (end - start) / esize;

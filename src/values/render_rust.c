@@ -165,7 +165,7 @@ static bool render_slice(const struct ct_values_input *s, struct ct_sbuf *b, Dwa
 		return true;
 	}
 	Dwarf_Word esize;
-	if (dwarf_aggregate_size(&elem, &esize) != 0)
+	if (ct_dwarf_aggregate_size(&elem, &esize) != 0)
 		return false;
 	add(b, name);
 	add(b, " [");

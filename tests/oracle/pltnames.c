@@ -2,7 +2,7 @@
 // section (.plt, .plt.sec, .plt.got, …) through ct_symbolize, one line per address:
 //   0xADDR OFFSET NAME      or      0xADDR 0 ??
 // tests/oracle/check_plt_names.py asks gdb's `info symbol` for the same addresses (the oracle).
-// usage: ct_pltnames EXE CORE. Exit 0, 2 on a setup error.
+// usage: ct_pltnames EXE CORE [SYSROOT] (the libraries of a cross core). Exit 0, 2 on a setup error.
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +14,8 @@
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: ct_pltnames EXE CORE\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: ct_pltnames EXE CORE [SYSROOT]\n");
 		return 2;
 	}
 	FILE *f = fopen(argv[2], "rb");
@@ -36,6 +36,7 @@ int main(int argc, char **argv)
 	ct_options_init(&opts);
 	opts.executable = argv[1];
 	opts.debuginfod = false;
+	opts.sysroot = argc == 4 ? argv[3] : NULL;
 	struct ct_report report;
 	struct ct_module_set mods;
 	if (err || !ct_report_init(&report) ||

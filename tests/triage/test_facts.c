@@ -433,6 +433,18 @@ TEST(riscv64_call_before_and_plt)
 	CHECK_EQ(slot, 0x2020);
 }
 
+TEST(s390x_plt_slot)
+{
+	// __cxa_finalize@plt at 0xc20 of the s390x-abort-dynamic cross core: larl %r1, 0x4008;
+	// lg %r1, 0(%r1); br %r1 (its slot is in .got.plt, 9 words past DT_PLTGOT 0x3fb8).
+	static const uint8_t plt[] = { 0xc0, 0x10, 0x00, 0x00, 0x19, 0xf4, 0xe3, 0x10, 0x10, 0x00, 0x00, 0x04, 0x07, 0xf1 };
+	uint64_t slot = 0;
+	CHECK(ct_insn_plt_slot(&ct_arch_s390x, plt, sizeof(plt), 0xc20, 0, &slot));
+	CHECK_EQ(slot, 0x4008);
+	static const uint8_t br[] = { 0x07, 0xf1 };
+	CHECK(!ct_insn_plt_slot(&ct_arch_s390x, br, sizeof(br), 0xc20, 0, &slot));
+}
+
 /* ---- aarch64 decoding over hand-written bytes and registers ---- */
 
 static struct ct_insn_facts decode_arm64(uint32_t word, uint64_t *regs, bool *valid)
