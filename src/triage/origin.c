@@ -478,6 +478,56 @@ static bool record(struct chain *c, const struct ct_vfunc *fn, long first, long 
 	return false;
 }
 
+/**
+ * The walk in a caller stopped before its call at @p call_pc (return address @p ret_pc) with the
+ * value in register @p loc: the call site's DW_AT_call_value for that register decides when it is a
+ * constant (a constant step, when it is the value known), the caller's own entry value of a register
+ * (the chain goes on in its caller as for a parameter), or another register at the call (walked from
+ * the call in its place). Otherwise *@p d keeps the walk's stop, which says what the DWARF gave.
+ */
+static void call_site_value(const struct chain *c, const struct ct_vfunc *fn, uint64_t call_pc, uint64_t ret_pc,
+			    struct ct_vloc loc, bool has_value, uint64_t value, struct ct_vdef *d)
+{
+	struct ct_strpool *pool = c->s->out.strings;
+	struct ct_call_value cv;
+	if (loc.slot || !ct_callsite_value_at(c->s->mods, ret_pc, (unsigned)loc.reg, &cv))
+		return;
+	const char *walk = d->reason;
+	switch (cv.kind) {
+	case CT_CALL_VALUE_CONST: {
+		uint64_t mask = loc.size >= 8 ? UINT64_MAX : (1ULL << (8 * loc.size)) - 1;
+		if (has_value && (cv.value & mask) != (value & mask)) {
+			d->reason = ct_strpool_printf(pool, "%s; the call site's DW_AT_call_value 0x%" PRIx64 " is not the value",
+						      walk, cv.value);
+			return;
+		}
+		*d = (struct ct_vdef){ .kind = CT_VDEF_CONST, .pc = call_pc, .loc = loc, .value = cv.value, .base = -1, .index = -1 };
+		snprintf(d->text, sizeof(d->text), "DW_AT_call_value 0x%" PRIx64, cv.value);
+		return;
+	}
+	case CT_CALL_VALUE_ENTRY:
+		if (cv.reg < 16 && cv.reg != 7) {
+			struct ct_vloc at_entry = { .reg = (int)cv.reg, .size = 8 };
+			*d = (struct ct_vdef){ .kind = CT_VDEF_ENTRY, .pc = call_pc, .loc = at_entry, .base = -1, .index = -1 };
+			return;
+		}
+		break;
+	case CT_CALL_VALUE_REG:
+		if (cv.reg < 16 && cv.reg != 7 && (int)cv.reg != loc.reg) {
+			struct ct_vloc other = { .reg = (int)cv.reg, .size = loc.size };
+			ct_vfunc_trace(fn, call_pc, other, has_value, value, d);
+			if (d->kind == CT_VDEF_STOP)
+				d->reason = ct_strpool_printf(pool, "%s (the value was in %s at the call, by its DW_AT_call_value)",
+							      d->reason, reg_names[cv.reg]);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	d->reason = ct_strpool_printf(pool, "%s; the call site's DW_AT_call_value is a form the walk does not follow", walk);
+}
+
 static const char *value_text(struct ct_strpool *pool, bool pointer, bool has_value, uint64_t v)
 {
 	if (!has_value)
@@ -683,9 +733,14 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 		goto out;
 	}
 	uint64_t at = f->pc;
+	// In a caller: the return address of its call at `at`, for the call site's DWARF (0 in frame 0).
+	uint64_t at_return = 0;
 	for (int hop = 0; hop < MAX_HOPS; hop++) {
 		struct ct_vdef d;
 		ct_vfunc_trace(fn, at, loc, has_value, value, &d);
+		if (d.kind == CT_VDEF_STOP && at_return)
+			call_site_value(&c, fn, at, at_return, loc, has_value, value, &d);
+		at_return = 0;
 		if (d.kind == CT_VDEF_ARITH && d.base < 0 && d.index >= 0 && d.index < 16 && d.disp == 0 && d.scale > 1 &&
 		    (!has_value || value % d.scale == 0)) {
 			// A scaled index (lea rdx, [rax*4]): the step, then the index itself, in the same frame.
@@ -773,6 +828,7 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 		start = cstart;
 		fname = cname;
 		at = call_pc;
+		at_return = ff->pc;
 		loc = d.loc;
 		first = k;
 		j = k;
