@@ -19,6 +19,10 @@
  *             passes NULL to count_of(); the walk cannot know the paths into the
  *             call there, the call site's DWARF (DW_AT_call_value) says what was
  *             passed (-O2; -O0 has no call-site DWARF: the chain stops there)
+ *   global    a chain that starts at a global: hooks (a global pointer to a
+ *             calloc'ed struct) has no cfg: hooks->cfg->timeout reads NULL
+ *   gfield    a global struct's field never set: defaults.cfg->timeout reads
+ *             the NULL in defaults.cfg, which still holds it
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,6 +235,32 @@ KEEP int dispatch(int cmd, int x)
 	}
 }
 
+struct hookset {
+	int (*on_read)(int);
+	struct config *cfg;
+};
+
+/* Not static: clang would turn a static pointer set once from calloc into a global of its own. */
+struct hookset *hooks;
+
+KEEP int hooked_timeout(void)
+{
+	return hooks->cfg->timeout;
+}
+
+struct hookset defaults;
+
+KEEP int default_timeout(void)
+{
+	return defaults.cfg->timeout;
+}
+
+KEEP int run_global(void)
+{
+	hooks = calloc(1, sizeof *hooks);
+	return hooked_timeout() + 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -257,6 +287,10 @@ int main(int argc, char **argv)
 		r = run_divide(arg);
 	else if (strcmp(mode, "chain") == 0)
 		r = run_chain();
+	else if (strcmp(mode, "global") == 0)
+		r = run_global();
+	else if (strcmp(mode, "gfield") == 0)
+		r = default_timeout() + 1;
 	else if (strcmp(mode, "switch") == 0)
 		r = dispatch(atoi(arg), argc);
 	printf("%d\n", r);

@@ -35,6 +35,8 @@ EXPECT = {
     "index": [("param-of", "^entry$", "entry(atoi(arg))", "0x3b9aca00"), ("return-of", ATOI, "entry(atoi(arg))", "0x3b9aca00")],
     "divide": [("param-of", "^ratio$", "ratio(100, atoi(arg))", "0x0"), ("return-of", ATOI, "ratio(100, atoi(arg))", "0x0")],
     "chain": [("load-from", "^second_key$", "l->head->next->key", "0x0")],
+    "global": [("load-from", "^hooked_timeout$", "hooks->cfg->timeout", "0x0")],
+    "gfield": [("load-from", "^default_timeout$", "defaults.cfg->timeout", "0x0")],
     # The caller jumps through a table: the walk cannot know the paths into its call, the call
     # site's DW_AT_call_value (lit0) names the constant. -O0 has no call-site DWARF: the chain stops
     # at the table, with that reason (the key with the optimization level wins).
@@ -47,7 +49,10 @@ STOP_REASON = {"switch-O0": "jumps through a table"}
 
 # The object a load-from reads, named from the DWARF types: through a pointer parameter (field), and
 # through two loads, a member by offset at each level (chain).
-OBJECT = {"field": "n->cfg", "chain": "l->head->next"}
+OBJECT = {"field": "n->cfg", "chain": "l->head->next", "global": "hooks->cfg", "gfield": "defaults.cfg"}
+
+# A load from a global's member: the memory it read still holds the value (never set since).
+HOLDS = {"gfield": "0x0"}
 
 # The index's array and bound from its DWARF type (table[16] in origin.c) and the element the
 # faulting address falls in: the index itself (argv[2] of the case).
@@ -105,6 +110,8 @@ def check_case(case, mode, args, rep, lines):
     # The object a load-from reads, named from the DWARF type of the pointer parameter it goes through.
     if mode in OBJECT and steps and steps[0].get("object") != OBJECT[mode]:
         errs.append("object %s, expected %s" % (steps[0].get("object"), OBJECT[mode]))
+    if mode in HOLDS and steps and steps[0].get("holds") != HOLDS[mode]:
+        errs.append("holds %s, expected %s" % (steps[0].get("holds"), HOLDS[mode]))
     if "summary" not in rc or not rc["summary"]:
         errs.append("no summary")
     return errs
