@@ -420,6 +420,9 @@ struct ct_root_step {
 	bool has_address;
 	uint64_t address;
 	const char *memory;
+	/** load-from with an address: the word the dump holds there now (the load's size, zero-extended). */
+	bool has_holds;
+	uint64_t holds;
 	/** load-from: the object read, named from DWARF ("n->cfg", "cfg.timeout"); pooled, NULL when not named. */
 	const char *object;
 	/**

@@ -119,6 +119,9 @@ static json_t *root_cause_json(const struct ct_report *r, const struct ct_write_
 		// index's element and the array with its DWARF bound.
 		if (st->object_reason)
 			json_object_set_new(s, "object_reason", str(st->object_reason));
+		// Optional (schema 1, additive): what the load's address holds in the dump now.
+		if (st->has_holds)
+			json_object_set_new(s, "holds", hex(st->holds));
 		if (st->has_index && st->array) {
 			json_object_set_new(s, "index", json_integer(st->index));
 			json_object_set_new(s, "array", str(st->array));

@@ -218,6 +218,8 @@ int ct_write_markdown(FILE *out, const struct ct_report *r, const struct ct_writ
 				fputs(" from ", out);
 				md_text(out, st->memory);
 			}
+			if (st->has_holds)
+				fprintf(out, ", holding `0x%" PRIx64 "` now", st->holds);
 			if (st->reason) {
 				fputs(": ", out);
 				md_text(out, st->reason);

@@ -409,6 +409,8 @@ static void write_root_cause(const struct out *w, const struct ct_report *r)
 				txt(w, st->memory);
 				fputc(')', out);
 			}
+			if (st->has_holds)
+				fprintf(out, ", holding 0x%" PRIx64 " now", st->holds);
 		}
 		if (st->reason) {
 			fputs(": ", out);

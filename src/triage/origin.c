@@ -254,6 +254,39 @@ static bool die_type(Dwarf_Die *die, Dwarf_Die *ret)
 #define MAX_NAME_LOADS 4
 
 /**
+ * The global (or its member) at @p addr, named from its DWARF type: "hooks", "cfg.handler",
+ * "table[3]"; *@p leaf / *@p has_leaf: the type of what lies there, for a load through it (a chain
+ * that starts at a global: `hooks->cfg`). NULL when no global of the program's modules with a
+ * DWARF type holds it, or the address is inside a member rather than at one.
+ */
+static const char *global_object(const struct ct_triage_input *s, uint64_t addr, Dwarf_Die *leaf, bool *has_leaf)
+{
+	struct ct_data_symbol sym;
+	Dwarf_Die type;
+	*has_leaf = false;
+	if (!ct_global_type(s, addr, &sym, &type) || addr < sym.start)
+		return NULL;
+	uint64_t off = addr - sym.start;
+	if (off == 0) {
+		// The variable itself (a struct's first member is named by its own path below).
+		Dwarf_Die peel, *t = ct_dwarf_peel_type(&type, &peel);
+		int tag = t ? dwarf_tag(t) : 0;
+		if (tag != DW_TAG_structure_type && tag != DW_TAG_class_type && tag != DW_TAG_union_type &&
+		    tag != DW_TAG_array_type) {
+			*leaf = type;
+			*has_leaf = true;
+			return ct_strpool_intern(s->out.strings, sym.name);
+		}
+	}
+	char path[256] = "";
+	if (!ct_member_path_type(&type, off, path, sizeof(path), leaf, has_leaf) || (path[0] != '.' && path[0] != '[')) {
+		*has_leaf = false;
+		return NULL;
+	}
+	return ct_strpool_printf(s->out.strings, "%s%s", sym.name, path);
+}
+
+/**
  * What a load at @p d reads, named from DWARF: a global's member by its address ("cfg.timeout",
  * "table[3]"), or, when the base register still holds a pointer parameter's value from the function's
  * entry, the member of what it points to ("n->cfg", "p[2]", "*p"); when the base was itself loaded
@@ -271,10 +304,11 @@ static const char *name_load(const struct chain *c, const struct ct_vfunc *fn, l
 		return NULL;
 	}
 	if (d->has_abs) {
-		// A whole global is already named by the memory it lies in ("global queue").
-		const char *g = level ? NULL : ct_lock_name(s, d->abs, true);
-		*why = level ? "the chain of loads starts at a global (not followed)" : NULL;
-		return g && strpbrk(g, ".[") ? g : NULL;
+		const char *g = global_object(s, d->abs, leaf, has_leaf);
+		*why = g || !level ? NULL : "the global the chain of loads starts at has no DWARF type";
+		// A whole global read by the fault's own load is already named by its memory ("global
+		// queue"); below a load (`hooks->cfg`) it is the start of the name.
+		return level || (g && strpbrk(g, ".[")) ? g : NULL;
 	}
 	if (d->base < 0 || d->base >= 16 || d->disp < 0) {
 		*why = level ? "a level of the chain of loads has a negative displacement" : NULL;
@@ -468,14 +502,72 @@ static bool record(struct chain *c, const struct ct_vfunc *fn, long first, long 
 			st->has_address = true;
 			st->address = c->s->crashed->dwarf[d->base] + (uint64_t)d->disp;
 		}
-		if (st->has_address)
+		if (st->has_address) {
 			st->memory = memory_kind(c, st->address);
+			// What the memory holds now: a NULL still there says it was never set since.
+			uint64_t word;
+			unsigned size = d->loc.size;
+			if (size && size <= 8 && ct_core_read_word(c->s->core, st->address, &word)) {
+				st->has_holds = true;
+				st->holds = size == 8 ? word : word & ((1ULL << (8 * size)) - 1);
+			}
+		}
 		break;
 	default:
 		st->expression = ct_strpool_intern(pool, d->text);
 		break;
 	}
 	return false;
+}
+
+/**
+ * The walk in a caller stopped before its call at @p call_pc (return address @p ret_pc) with the
+ * value in register @p loc: the call site's DW_AT_call_value for that register decides when it is a
+ * constant (a constant step, when it is the value known), the caller's own entry value of a register
+ * (the chain goes on in its caller as for a parameter), or another register at the call (walked from
+ * the call in its place). Otherwise *@p d keeps the walk's stop, which says what the DWARF gave.
+ */
+static void call_site_value(const struct chain *c, const struct ct_vfunc *fn, uint64_t call_pc, uint64_t ret_pc,
+			    struct ct_vloc loc, bool has_value, uint64_t value, struct ct_vdef *d)
+{
+	struct ct_strpool *pool = c->s->out.strings;
+	struct ct_call_value cv;
+	if (loc.slot || !ct_callsite_value_at(c->s->mods, ret_pc, (unsigned)loc.reg, &cv))
+		return;
+	const char *walk = d->reason;
+	switch (cv.kind) {
+	case CT_CALL_VALUE_CONST: {
+		uint64_t mask = loc.size >= 8 ? UINT64_MAX : (1ULL << (8 * loc.size)) - 1;
+		if (has_value && (cv.value & mask) != (value & mask)) {
+			d->reason = ct_strpool_printf(pool, "%s; the call site's DW_AT_call_value 0x%" PRIx64 " is not the value",
+						      walk, cv.value);
+			return;
+		}
+		*d = (struct ct_vdef){ .kind = CT_VDEF_CONST, .pc = call_pc, .loc = loc, .value = cv.value, .base = -1, .index = -1 };
+		snprintf(d->text, sizeof(d->text), "DW_AT_call_value 0x%" PRIx64, cv.value);
+		return;
+	}
+	case CT_CALL_VALUE_ENTRY:
+		if (cv.reg < 16 && cv.reg != 7) {
+			struct ct_vloc at_entry = { .reg = (int)cv.reg, .size = 8 };
+			*d = (struct ct_vdef){ .kind = CT_VDEF_ENTRY, .pc = call_pc, .loc = at_entry, .base = -1, .index = -1 };
+			return;
+		}
+		break;
+	case CT_CALL_VALUE_REG:
+		if (cv.reg < 16 && cv.reg != 7 && (int)cv.reg != loc.reg) {
+			struct ct_vloc other = { .reg = (int)cv.reg, .size = loc.size };
+			ct_vfunc_trace(fn, call_pc, other, has_value, value, d);
+			if (d->kind == CT_VDEF_STOP)
+				d->reason = ct_strpool_printf(pool, "%s (the value was in %s at the call, by its DW_AT_call_value)",
+							      d->reason, reg_names[cv.reg]);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	d->reason = ct_strpool_printf(pool, "%s; the call site's DW_AT_call_value is a form the walk does not follow", walk);
 }
 
 static const char *value_text(struct ct_strpool *pool, bool pointer, bool has_value, uint64_t v)
@@ -526,6 +618,8 @@ static const char *summarize(const struct chain *c, const char *subject, bool po
 						   last->memory ? last->memory : "")
 			       : ct_strpool_printf(pool, "%s is the %s loaded by `%s`%s%s%s", subject, val, last->expression,
 						   where(pool, last), last->memory ? " from " : "", last->memory ? last->memory : "");
+		if (last->has_holds)
+			head = ct_strpool_printf(pool, "%s, holding 0x%" PRIx64 " now", head, last->holds);
 		break;
 	case CT_ROOT_STEP_CONSTANT:
 		head = ct_strpool_printf(pool, "%s is the constant %s set by `%s`%s", subject, val, last->expression,
@@ -683,9 +777,14 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 		goto out;
 	}
 	uint64_t at = f->pc;
+	// In a caller: the return address of its call at `at`, for the call site's DWARF (0 in frame 0).
+	uint64_t at_return = 0;
 	for (int hop = 0; hop < MAX_HOPS; hop++) {
 		struct ct_vdef d;
 		ct_vfunc_trace(fn, at, loc, has_value, value, &d);
+		if (d.kind == CT_VDEF_STOP && at_return)
+			call_site_value(&c, fn, at, at_return, loc, has_value, value, &d);
+		at_return = 0;
 		if (d.kind == CT_VDEF_ARITH && d.base < 0 && d.index >= 0 && d.index < 16 && d.disp == 0 && d.scale > 1 &&
 		    (!has_value || value % d.scale == 0)) {
 			// A scaled index (lea rdx, [rax*4]): the step, then the index itself, in the same frame.
@@ -773,6 +872,7 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 		start = cstart;
 		fname = cname;
 		at = call_pc;
+		at_return = ff->pc;
 		loc = d.loc;
 		first = k;
 		j = k;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "modules/dwarf_ref.h"
+#include "modules/symbolize.h"
 #include "util/budget.h"
 #include "util/keyhash.h"
 #include "values/internal.h"
@@ -38,17 +39,15 @@ static bool site_return_pc(Dwarf_Die *die, Dwarf_Addr *ret)
 	return dwarf_formaddr(&attr, ret) == 0;
 }
 
-static bool find_site(const struct ct_values_input *s, uint64_t pc, Dwarf_Die *ret, Dwarf_Addr *bias_ret)
+/**
+ * The call site among the children of scopes @p dies [0, @p last] whose return address is @p want
+ * (module-relative), looking at CT_CALLSITE_MAX_DIES DIEs at most.
+ */
+static bool site_among(const Dwarf_Die *dies, int last, Dwarf_Addr want, Dwarf_Die *ret)
 {
-	// The call instruction is before the return address: its scope is that of pc - 1.
-	const struct ct_scope *sc = ct_scope_lookup(s, pc - 1);
-	if (!sc)
-		return false;
-	Dwarf_Addr want = pc - sc->bias;
-	int last = sc->subprogram >= 0 ? sc->subprogram : sc->num - 1;
 	size_t visited = 0;
 	for (int i = 0; i <= last; i++) {
-		Dwarf_Die child = sc->dies[i];
+		Dwarf_Die child = dies[i];
 		if (dwarf_child(&child, &child) != 0)
 			continue;
 		do {
@@ -57,12 +56,24 @@ static bool find_site(const struct ct_values_input *s, uint64_t pc, Dwarf_Die *r
 			Dwarf_Addr rpc;
 			if (is_call_site(&child) && site_return_pc(&child, &rpc) && rpc == want) {
 				*ret = child;
-				*bias_ret = sc->bias;
 				return true;
 			}
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
 	return false;
+}
+
+static bool find_site(const struct ct_values_input *s, uint64_t pc, Dwarf_Die *ret, Dwarf_Addr *bias_ret)
+{
+	// The call instruction is before the return address: its scope is that of pc - 1.
+	const struct ct_scope *sc = ct_scope_lookup(s, pc - 1);
+	if (!sc)
+		return false;
+	int last = sc->subprogram >= 0 ? sc->subprogram : sc->num - 1;
+	if (!site_among(sc->dies, last, pc - sc->bias, ret))
+		return false;
+	*bias_ret = sc->bias;
+	return true;
 }
 
 static bool grow(struct ct_values *v)
@@ -289,6 +300,25 @@ static bool names_register(Dwarf_Attribute *attr, unsigned regno)
 	return a == DW_OP_regx && ops[0].number == regno;
 }
 
+/** The DW_AT_call_value of call site @p site's parameter passed in register @p regno into *@p val. */
+static bool site_param_value(Dwarf_Die *site, unsigned regno, Dwarf_Attribute *val)
+{
+	Dwarf_Die param;
+	if (dwarf_child(site, &param) != 0)
+		return false;
+	int guard = 0;
+	do {
+		int tag = dwarf_tag(&param);
+		if (tag != DW_TAG_call_site_parameter && tag != DW_TAG_GNU_call_site_parameter)
+			continue;
+		Dwarf_Attribute loc;
+		if (!dwarf_attr(&param, DW_AT_location, &loc) || !names_register(&loc, regno))
+			continue;
+		return dwarf_attr(&param, DW_AT_call_value, val) || dwarf_attr(&param, DW_AT_GNU_call_site_value, val);
+	} while (++guard < 256 && dwarf_siblingof(&param, &param) == 0);
+	return false;
+}
+
 static enum ct_expr_status resolve_entry_register(struct ct_frame_ctx *fc, unsigned regno, uint64_t *ret);
 
 // The memo slot of (frame, register, depth): the answer depends on nothing else (the caller's
@@ -344,31 +374,86 @@ static enum ct_expr_status resolve_entry_register(struct ct_frame_ctx *fc, unsig
 	// without a reconstructed frame in between).
 	if (ct_callsite_calls(fc->s, raw, caller, &site, fc->scope) != 1)
 		return CT_EXPR_NO_ENTRY_VALUE;
-	Dwarf_Die param;
-	if (dwarf_child(&site, &param) != 0)
+	Dwarf_Attribute val;
+	if (!site_param_value(&site, regno, &val))
 		return CT_EXPR_NO_ENTRY_VALUE;
-	int guard = 0;
-	do {
-		int tag = dwarf_tag(&param);
-		if (tag != DW_TAG_call_site_parameter && tag != DW_TAG_GNU_call_site_parameter)
-			continue;
-		Dwarf_Attribute loc, val;
-		if (!dwarf_attr(&param, DW_AT_location, &loc) || !names_register(&loc, regno))
-			continue;
-		if (!dwarf_attr(&param, DW_AT_call_value, &val) && !dwarf_attr(&param, DW_AT_GNU_call_site_value, &val))
-			return CT_EXPR_NO_ENTRY_VALUE;
-		// The chain would go on through this call site's value: cut here, so the value is
-		// unknown because of the cap, not the DWARF (said once, frame_values.c).
-		if (fc->entry_depth >= CT_VALUES_MAX_ENTRY_DEPTH) {
-			fc->s->values->entry_cut = true;
-			return CT_EXPR_NO_ENTRY_VALUE;
-		}
-		struct ct_frame_ctx cfc;
-		ct_frame_ctx_init(&cfc, fc->s, raw, caller, fc->entry_depth + 1);
-		struct ct_expr_result r = ct_frame_eval_value(&cfc, &val, ret);
-		if (r.status == CT_EXPR_BUDGET)
-			return r.status;
-		return r.status == CT_EXPR_OK ? CT_EXPR_OK : CT_EXPR_NO_ENTRY_VALUE;
-	} while (++guard < 256 && dwarf_siblingof(&param, &param) == 0);
-	return CT_EXPR_NO_ENTRY_VALUE;
+	// The chain would go on through this call site's value: cut here, so the value is unknown
+	// because of the cap, not the DWARF (said once, frame_values.c).
+	if (fc->entry_depth >= CT_VALUES_MAX_ENTRY_DEPTH) {
+		fc->s->values->entry_cut = true;
+		return CT_EXPR_NO_ENTRY_VALUE;
+	}
+	struct ct_frame_ctx cfc;
+	ct_frame_ctx_init(&cfc, fc->s, raw, caller, fc->entry_depth + 1);
+	struct ct_expr_result r = ct_frame_eval_value(&cfc, &val, ret);
+	if (r.status == CT_EXPR_BUDGET)
+		return r.status;
+	return r.status == CT_EXPR_OK ? CT_EXPR_OK : CT_EXPR_NO_ENTRY_VALUE;
+}
+
+bool ct_dwarf_entry_register(const Dwarf_Op *ops, size_t n, unsigned *regno)
+{
+	if (n != 1)
+		return false;
+	uint8_t a = ops[0].atom;
+	if (a >= DW_OP_reg0 && a <= DW_OP_reg31)
+		*regno = a - DW_OP_reg0;
+	else if (a == DW_OP_regx)
+		*regno = (unsigned)ops[0].number;
+	else if (a >= DW_OP_breg0 && a <= DW_OP_breg31 && ops[0].number == 0)
+		*regno = a - DW_OP_breg0;
+	else if (a == DW_OP_regval_type || a == DW_OP_GNU_regval_type)
+		*regno = (unsigned)ops[0].number; // a float register with its type (GCC, x86 xmm)
+	else
+		return false;
+	return true;
+}
+
+bool ct_callsite_value_at(struct ct_module_set *mods, uint64_t return_pc, unsigned regno, struct ct_call_value *ret)
+{
+	*ret = (struct ct_call_value){ .kind = CT_CALL_VALUE_NONE };
+	Dwarf_Die *scopes = NULL;
+	Dwarf_Addr bias;
+	int n = return_pc ? ct_symbolize_scopes(mods, return_pc - 1, &scopes, &bias) : 0;
+	// The scopes up to the subprogram (the unit, last, holds no call sites of this function).
+	int last = -1;
+	for (int i = 0; i + 1 < n && last < 0; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			last = i;
+	Dwarf_Die site;
+	Dwarf_Attribute val;
+	bool found = last >= 0 && site_among(scopes, last, return_pc - bias, &site) && site_param_value(&site, regno, &val);
+	free(scopes);
+	if (!found)
+		return false;
+	Dwarf_Op *ops;
+	size_t nops;
+	ret->kind = CT_CALL_VALUE_OTHER;
+	if (dwarf_getlocation(&val, &ops, &nops) != 0 || nops != 1)
+		return true;
+	uint8_t a = ops[0].atom;
+	if (a >= DW_OP_lit0 && a <= DW_OP_lit31) {
+		ret->kind = CT_CALL_VALUE_CONST;
+		ret->value = a - DW_OP_lit0;
+	} else if (a == DW_OP_constu || a == DW_OP_consts || a == DW_OP_const1u || a == DW_OP_const2u ||
+		   a == DW_OP_const4u || a == DW_OP_const8u || a == DW_OP_const1s || a == DW_OP_const2s ||
+		   a == DW_OP_const4s || a == DW_OP_const8s) {
+		// libdw sign-extends the signed forms into number.
+		ret->kind = CT_CALL_VALUE_CONST;
+		ret->value = ops[0].number;
+	} else if (a == DW_OP_addr) {
+		ret->kind = CT_CALL_VALUE_CONST;
+		ret->value = ops[0].number + bias;
+	} else if (a >= DW_OP_breg0 && a <= DW_OP_breg31 && ops[0].number == 0) {
+		ret->kind = CT_CALL_VALUE_REG;
+		ret->reg = a - DW_OP_breg0;
+	} else if (a == DW_OP_entry_value || a == DW_OP_GNU_entry_value) {
+		Dwarf_Attribute sub;
+		Dwarf_Op *sops;
+		size_t nsops;
+		if (dwarf_getlocation_attr(&val, &ops[0], &sub) == 0 && dwarf_getlocation(&sub, &sops, &nsops) == 0 &&
+		    ct_dwarf_entry_register(sops, nsops, &ret->reg))
+			ret->kind = CT_CALL_VALUE_ENTRY;
+	}
+	return true;
 }

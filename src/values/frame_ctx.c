@@ -168,16 +168,7 @@ static enum ct_expr_status entry_value_cb(void *arg, const Dwarf_Op *op, uint64_
 		return CT_EXPR_UNSUPPORTED;
 	// DW_OP_entry_value(DW_OP_regN) as GCC emits it; DW_OP_bregN 0 is the same register value.
 	unsigned regno;
-	uint8_t a = ops[0].atom;
-	if (a >= DW_OP_reg0 && a <= DW_OP_reg31)
-		regno = a - DW_OP_reg0;
-	else if (a == DW_OP_regx)
-		regno = (unsigned)ops[0].number;
-	else if (a >= DW_OP_breg0 && a <= DW_OP_breg31 && ops[0].number == 0)
-		regno = a - DW_OP_breg0;
-	else if (a == DW_OP_regval_type || a == DW_OP_GNU_regval_type)
-		regno = (unsigned)ops[0].number; // a float register with its type (GCC, x86 xmm)
-	else
+	if (!ct_dwarf_entry_register(ops, n, &regno))
 		return CT_EXPR_UNSUPPORTED;
 	return ct_entry_register(fc, regno, ret);
 }

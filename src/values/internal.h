@@ -262,6 +262,12 @@ bool ct_callsite_is(Dwarf_Die *die);
 bool ct_callsite_pc(Dwarf_Die *site, Dwarf_Addr *ret);
 
 /**
+ * The register of DW_OP_entry_value's inner expression @p ops (@p n operations): DW_OP_regN,
+ * DW_OP_regx, DW_OP_bregN 0 (the same register value) or DW_OP_regval_type (a typed float register).
+ */
+bool ct_dwarf_entry_register(const Dwarf_Op *ops, size_t n, unsigned *regno);
+
+/**
  * The value DWARF register @p regno had at the entry of frame @p fc's function, from the caller's
  * DW_TAG_call_site_parameter for that register.
  */

@@ -65,4 +65,26 @@ void ct_values_tail_calls(const struct ct_values_input *s, struct ct_raw_stack *
 void ct_values_frame(const struct ct_values_input *s, const struct ct_raw_stack *raw, size_t index,
 		     const struct ct_core_thread *thread, struct ct_thread *t, size_t first, size_t count, bool locals);
 
+/** What a call site passed in one register by its DW_AT_call_value, when that is a simple form. */
+enum ct_call_value_kind {
+	CT_CALL_VALUE_NONE, /**< no call site at the return address, no parameter for the register, no value */
+	CT_CALL_VALUE_CONST, /**< a constant (DW_OP_litN, DW_OP_constN, DW_OP_addr): value */
+	CT_CALL_VALUE_REG, /**< the caller's register reg at the call (DW_OP_bregN 0) */
+	CT_CALL_VALUE_ENTRY, /**< the caller's register reg at its own entry (DW_OP_entry_value(DW_OP_regN)) */
+	CT_CALL_VALUE_OTHER, /**< another expression */
+};
+struct ct_call_value {
+	enum ct_call_value_kind kind;
+	unsigned reg; /**< DWARF number */
+	uint64_t value;
+};
+
+/**
+ * The value the call whose return address is @p return_pc passed in DWARF register @p regno, from
+ * the DW_TAG_call_site_parameter of its DW_TAG_call_site (DWARF 5, or GCC's GNU forms) into *@p ret.
+ * False (kind NONE) when the DWARF has no such value. Reads no registers or memory: the root-cause
+ * walk (triage/origin.c) decides what the form means for its chain.
+ */
+bool ct_callsite_value_at(struct ct_module_set *mods, uint64_t return_pc, unsigned regno, struct ct_call_value *ret);
+
 #endif

@@ -15,6 +15,14 @@
  *   divide N  atoi(argv[2]) is 0; ratio(100, b) divides by it
  *   chain     a list's second node has no successor: l->head->next->key reads
  *             through the NULL two loads below the parameter
+ *   switch N  a command dispatcher whose switch jumps through a table: command 4
+ *             passes NULL to count_of(); the walk cannot know the paths into the
+ *             call there, the call site's DWARF (DW_AT_call_value) says what was
+ *             passed (-O2; -O0 has no call-site DWARF: the chain stops there)
+ *   global    a chain that starts at a global: hooks (a global pointer to a
+ *             calloc'ed struct) has no cfg: hooks->cfg->timeout reads NULL
+ *   gfield    a global struct's field never set: defaults.cfg->timeout reads
+ *             the NULL in defaults.cfg, which still holds it
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,6 +189,78 @@ KEEP int run_chain(void)
 	return second_key(l) + 1;
 }
 
+KEEP int step0(int x)
+{
+	return x + 1;
+}
+
+KEEP int step1(int x)
+{
+	return x * 3;
+}
+
+KEEP int step2(int x)
+{
+	return x - 7;
+}
+
+KEEP int step3(int x)
+{
+	return x ^ 5;
+}
+
+KEEP int step5(int x)
+{
+	return x / 3;
+}
+
+/* Six cases: both compilers dispatch through a jump table at -O0 and -O2. */
+KEEP int dispatch(int cmd, int x)
+{
+	switch (cmd) {
+	case 0:
+		return step0(x);
+	case 1:
+		return step1(x) + 1;
+	case 2:
+		return step2(x) + 2;
+	case 3:
+		return step3(x) + 3;
+	case 4:
+		return count_of(NULL) + 4;
+	case 5:
+		return step5(x) + 5;
+	default:
+		return 0;
+	}
+}
+
+struct hookset {
+	int (*on_read)(int);
+	struct config *cfg;
+};
+
+/* Not static: clang would turn a static pointer set once from calloc into a global of its own. */
+struct hookset *hooks;
+
+KEEP int hooked_timeout(void)
+{
+	return hooks->cfg->timeout;
+}
+
+struct hookset defaults;
+
+KEEP int default_timeout(void)
+{
+	return defaults.cfg->timeout;
+}
+
+KEEP int run_global(void)
+{
+	hooks = calloc(1, sizeof *hooks);
+	return hooked_timeout() + 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -207,6 +287,12 @@ int main(int argc, char **argv)
 		r = run_divide(arg);
 	else if (strcmp(mode, "chain") == 0)
 		r = run_chain();
+	else if (strcmp(mode, "global") == 0)
+		r = run_global();
+	else if (strcmp(mode, "gfield") == 0)
+		r = default_timeout() + 1;
+	else if (strcmp(mode, "switch") == 0)
+		r = dispatch(atoi(arg), argc);
 	printf("%d\n", r);
 	return 0;
 }
