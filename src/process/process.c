@@ -10,6 +10,7 @@
 #include "modules/symbol_hints.h"
 #include "modules/symbolize.h"
 #include "process/process.h"
+#include "report/budget_diag.h"
 #include "report/diag_codes.h"
 #include "runtime/python.h"
 #include "runtime/go.h"
