@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""No file includes a folder of a later stage (docs/architecture.md, "Stages").
+"""No file includes or calls into a folder of a later stage (docs/architecture.md, "Stages").
 
 Every `#include "..."` in src/ and include/ is resolved the way the compiler does (the including
 file's own directory, then src/, then include/) to the folder it lands in; a file may include its
@@ -14,6 +14,14 @@ functions (`ct_report_*()`) appear only in a hand-off function (`…_to_report()
 ct_verdict_move_to_report, ct_stacks_move_to_report, ct_modules_to_report); any other use fails
 (a read of the model or a write into it).
 
+Calls are ranked the same way (check_calls): a map from every function defined with external linkage
+in a .c file of src/ to that file is built from the sources (comments and strings blanked), and each
+call `name(` in src/ (.c and .h, macros included) to a function of another folder is ranked by the
+folder that defines the callee. A name the calling file defines itself (a static function of the same
+name) is its own. Until src/model/ is split from src/report/ (issue #23), the files of MODEL_FILES
+are the model and rank as the stage "model", just above util/: every stage fills the model through
+them, and a call from below into the rest of src/report/ (the writers) still fails.
+
 Usage: check_layers.py ROOT      check the tree at ROOT (the repository)
        check_layers.py --self-test   show that a violation is found (a tree made in a temporary directory)
 """
@@ -27,6 +35,7 @@ import tempfile
 STAGES = [
     ["coretriage"],
     ["util"],
+    ["model"],
     ["lazy"],
     ["arch"],
     ["dump", "live"],
@@ -43,6 +52,10 @@ STAGES = [
     ["cli"],
 ]
 RANK = {folder: i for i, stage in enumerate(STAGES) for folder in stage}
+# The files of src/report/ that are the report model (construction, freeing, the vocabulary tables),
+# not a writer: they rank as "model" for calls (see the docstring).
+MODEL_FILES = {"src/report/" + f for f in ("model.c", "model_runtime.c", "model_trail.c", "verdicts.c", "signals.c",
+                                           "hang_model.c", "root_cause_model.c", "diag_codes.c", "budget_diag.c")}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 # The stages that see the report only through their hand-off functions. The kernel kind's folder
@@ -139,7 +152,69 @@ def check(root):
                         if RANK[other] >= RANK[own]:
                             why = "a later stage" if RANK[other] > RANK[own] else "another folder of the same stage"
                             problems.append(f"{path}:{lineno}: includes {target} ({other}/ is {why} than {own}/)")
-    return problems + check_report_uses(root)
+    return problems + check_report_uses(root) + check_calls(root)
+
+
+COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
+PARAMS = r"\((?:[^;{}()]|\([^;{}()]*\))*\)"
+# A function definition at file scope: return type and name at the line's start, parameters, a body.
+DEFINITION = re.compile(r"^(?!typedef\b|extern\b|#)[A-Za-z_][\w \t*]*?\b([A-Za-z_]\w*)\s*" + PARAMS +
+                        r"\s*(?:__attribute__\s*\(\(.*?\)\)\s*)?\{", re.M)
+# A call of a function by name (not through a member: `o->fn(`, `s.fn(`).
+CALL = re.compile(r"(?<!->)(?<!\.)\b([A-Za-z_]\w*)\s*\(")
+
+
+def blank_comments_and_strings(text):
+    """The code of @text with comments blanked (newlines kept: line numbers stay) and strings emptied."""
+    text = COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    return STRING.sub('""', text)
+
+
+def call_rank_folder(root, path):
+    """The stage a callee defined in @path (relative) ranks as."""
+    return "model" if path in MODEL_FILES else folder_of(root, path)
+
+
+def check_calls(root):
+    """Calls from a file of src/ into a function defined by a later stage (or another folder of its stage)."""
+    sources = {}
+    for dirpath, dirnames, filenames in os.walk(os.path.join(root, "src")):
+        dirnames.sort()
+        for fn in sorted(filenames):
+            if fn.endswith((".c", ".h")):
+                path = os.path.relpath(os.path.join(dirpath, fn), root)
+                with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
+                    sources[path] = blank_comments_and_strings(f.read())
+    defined = {}  # name -> the files defining it with external linkage
+    own_names = {}  # path -> every name the file defines (static ones included)
+    for path, code in sources.items():
+        names = own_names.setdefault(path, set())
+        for m in DEFINITION.finditer(code):
+            names.add(m.group(1))
+            if path.endswith(".c") and not re.match(r"static\b", m.group(0)):
+                defined.setdefault(m.group(1), set()).add(path)
+    problems = []
+    for path, code in sorted(sources.items()):
+        own = call_rank_folder(root, path)
+        if own not in RANK:
+            continue
+        reported = set()
+        for m in CALL.finditer(code):
+            name = m.group(1)
+            if name in own_names[path] or name not in defined or name in reported:
+                continue
+            folders = {call_rank_folder(root, d): d for d in sorted(defined[name])}
+            if own in folders:
+                continue
+            other, where = min(((RANK.get(f, -1), f, d) for f, d in folders.items()))[1:]
+            if other not in RANK or RANK[other] < RANK[own]:
+                continue
+            reported.add(name)
+            lineno = code.count("\n", 0, m.start()) + 1
+            why = "a later stage" if RANK[other] > RANK[own] else "another folder of the same stage"
+            problems.append(f"{path}:{lineno}: calls {name}() of {where} ({other}/ is {why} than {own}/)")
+    return problems
 
 
 def self_test():
@@ -161,6 +236,17 @@ def self_test():
             # A kernel stage writing the model is found; the kernel kind filling it is not.
             "src/kernel/tasks.c": "void f(struct ct_report *r) { r->kernel.num_tasks = 1; }\n",
             "src/kernel/kernel.c": "static void finish(struct ct_report *r) { ct_report_diag(r, 0, 0, 0, \"x\"); }\n",
+            # Calls: util/ calling up into triage/ fails; triage/ filling the model, a static function
+            # of the caller's own that shares a writer's name, and a name only in a comment pass.
+            "src/triage/rules.c": "bool ct_rule_fired(int x)\n{\n\treturn x > 0;\n}\n",
+            "src/report/model.c": "void ct_crash_add_evidence(struct ct_crash *c, const char *t)\n{\n}\n",
+            "src/report/text.c": "void ct_write_text(FILE *f)\n{\n}\n",
+            "src/util/u.c": "static int helper(void)\n{\n\treturn 1;\n}\n"
+                            "int ct_util_thing(int x)\n{\n\t// ct_write_text(x) is not a call\n"
+                            "\treturn ct_rule_fired(x) + helper();\n}\n",
+            "src/triage/classify.c": "static void ct_write_text(int x)\n{\n}\n"
+                                     "void ct_classify(struct ct_crash *c)\n{\n\tct_crash_add_evidence(c, \"\");\n"
+                                     "\tct_write_text(1);\n}\n",
         }
         for name, text in files.items():
             os.makedirs(os.path.join(tmp, os.path.dirname(name)), exist_ok=True)
@@ -168,12 +254,14 @@ def self_test():
                 f.write(text)
         problems = check(tmp)
         want = ["src/triage/triage.c:1:", "src/kernel/k.c:1:", "src/bogus/", "src/triage/gather.c:1:",
-                "src/triage/gather.c:2:", "src/values/v.c:1:", "src/kernel/tasks.c:1:"]
+                "src/triage/gather.c:2:", "src/values/v.c:1:", "src/kernel/tasks.c:1:",
+                "src/util/u.c:8: calls ct_rule_fired()"]
         missing = [w for w in want if not any(p.startswith(w) for p in problems)]
         if missing or len(problems) != len(want):
             print("self-test: expected violations", want, "got", problems)
             return 1
-        print("self-test: the seven planted violations are found (and the hand-off and the kernel kind are not)")
+        print("self-test: the eight planted violations are found, the upward call included (and the "
+              "hand-off, the kernel kind, the model's fill and a static namesake are not one)")
         return 0
 
 

@@ -1,6 +1,7 @@
 // System-call numbers of the blocking calls, per ABI: x86-64 (arch/x86/entry/syscalls/syscall_64.tbl),
 // i386 (syscall_32.tbl) and the generic table of aarch64 and riscv64 (include/uapi/asm-generic/unistd.h).
 #include "arch/syscalls.h"
+#include "util/bisect.h"
 
 static const char *const syscall_names[CT_SYS_NUM_] = {
 	[CT_SYS_UNKNOWN] = "unknown",
@@ -86,16 +87,20 @@ const struct ct_syscall_nr ct_syscalls_generic[] = {
 };
 const size_t ct_num_syscalls_generic = sizeof(ct_syscalls_generic) / sizeof(ct_syscalls_generic[0]);
 
+struct nr_key {
+	const struct ct_syscall_nr *table;
+	uint64_t nr;
+};
+
+static bool nr_below(const void *ctx, size_t i)
+{
+	const struct nr_key *k = ctx;
+	return k->table[i].nr < k->nr;
+}
+
 enum ct_syscall ct_syscall_lookup(const struct ct_syscall_nr *table, size_t n, uint64_t nr, unsigned *flags_ret)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (table[mid].nr < nr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = ct_bisect(n, nr_below, &(struct nr_key){ table, nr });
 	if (lo < n && table[lo].nr == nr) {
 		if (flags_ret)
 			*flags_ret = table[lo].flags;

@@ -54,28 +54,21 @@ json_t *ct_cli_core_meta(const struct ct_report *r, const char *path)
 		json_object_set_new(m, "signature", ct_json_text(r->signature.text));
 		json_object_set_new(m, "fallback", json_false());
 	} else {
-		// Fallback recipe until src/triage/ provides a signature: class + 3 frames from the blamed
-		// one (or the first frame of the main program), by folded name.
-		char *text = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&text, &len);
-		if (!f) {
-			json_decref(m);
-			return NULL;
-		}
-		fprintf(f, "%s", cls);
+		// The fallback (docs/batch.md), for a report without a signature: the signature module's
+		// key over 3 frames from the blamed one (or the first frame of the main program), by
+		// folded name, repeats kept; unversioned.
+		struct ct_signature_key key;
+		ct_signature_key_start(&key, sizeof(key.text), cls, NULL);
 		if (t) {
 			size_t start = fallback_start(r, t);
 			for (size_t i = start; i < t->num_frames && i < start + FALLBACK_FRAMES; i++)
-				fprintf(f, "|%s", ct_folded_frame_name(r, &t->frames[i], name, sizeof(name)));
+				ct_signature_key_append(&key, ct_folded_frame_name(r, &t->frames[i], name, sizeof(name)));
 		}
-		fclose(f);
 		char hash[17];
-		ct_fnv1a64_hex(text ? text : "", hash);
+		ct_fnv1a64_hex(key.text, hash);
 		json_object_set_new(m, "hash", json_string(hash));
-		json_object_set_new(m, "signature", ct_json_text(text));
+		json_object_set_new(m, "signature", ct_json_text(key.text));
 		json_object_set_new(m, "fallback", json_true());
-		free(text);
 	}
 	json_object_set_new(m, "class", ct_json_text(cls));
 	json_object_set_new(m, "summary", ct_json_text(r->crash.summary));

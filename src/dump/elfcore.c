@@ -8,6 +8,7 @@
 
 #include "dump/elfcore.h"
 #include "dump/elfview.h"
+#include "util/bisect.h"
 #include "util/bytes.h"
 
 void ct_core_problem(struct ct_core *core, enum ct_diag_code code, const char *fmt, ...)
@@ -203,6 +204,17 @@ void ct_core_destroy(struct ct_core *core)
 	free(core);
 }
 
+struct segment_key {
+	const struct ct_core *core;
+	uint64_t addr;
+};
+
+static bool segment_at_or_below(const void *ctx, size_t i)
+{
+	const struct segment_key *k = ctx;
+	return k->core->segments[i].vaddr <= k->addr;
+}
+
 const struct ct_segment *ct_core_find_segment(const struct ct_core *core, uint64_t addr)
 {
 	// The search below answers the hint when it holds addr and the next segment starts above it.
@@ -210,15 +222,8 @@ const struct ct_segment *ct_core_find_segment(const struct ct_core *core, uint64
 	if (h < core->num_segments && addr - core->segments[h].vaddr < core->segments[h].memsz &&
 	    (h + 1 == core->num_segments || core->segments[h + 1].vaddr > addr))
 		return &core->segments[h];
-	size_t lo = 0, hi = core->num_segments;
 	// Last segment with vaddr <= addr.
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (core->segments[mid].vaddr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = ct_bisect(core->num_segments, segment_at_or_below, &(struct segment_key){ core, addr });
 	// Walk back over overlapping (aliased) segments: a few at most in real cores.
 	for (size_t i = lo, n = 0; i > 0 && n < 8; i--, n++) {
 		const struct ct_segment *s = &core->segments[i - 1];

@@ -7,6 +7,7 @@
 
 #include "arch/arch.h"
 #include "kernel/vmcore.h"
+#include "util/bisect.h"
 #include "util/bytes.h"
 #include "util/cleanup.h"
 
@@ -195,17 +196,20 @@ static bool is_text_type(char t)
 	return t == 't' || t == 'T' || t == 'w' || t == 'W';
 }
 
+struct ksym_key {
+	const struct ct_ksym *syms;
+	uint64_t addr;
+};
+
+static bool ksym_at_or_below(const void *ctx, size_t i)
+{
+	const struct ksym_key *k = ctx;
+	return k->syms[i].address <= k->addr;
+}
+
 size_t ct_ksym_upper_bound(const struct ct_ksym *syms, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (syms[mid].address <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return ct_bisect(n, ksym_at_or_below, &(struct ksym_key){ syms, addr });
 }
 
 const struct ct_ksym *ct_kallsyms_lookup(const struct ct_kallsyms *ks, uint64_t addr)

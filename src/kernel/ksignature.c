@@ -2,7 +2,7 @@
 // and its callers. The functions come from the panic CPU's unwound stack from the blamed (culprit) frame
 // outward; when the culprit is not on that stack (a hung task: the panic CPU is khungtaskd's), from the
 // log's Call Trace from the culprit on; without a culprit, the panic CPU's frames past the panic path.
-// The hash is the one signature code of every dump (src/triage/signature_names.c).
+// The key and its hash are the one signature module of every dump (src/triage/signature.c).
 #include <string.h>
 
 #include "kernel/vmcore.h"

@@ -229,9 +229,10 @@ static bool kemit(void *arg, const struct ct_unwind_frame *uf)
 // The stop reason's text, with what the enum's text does not say (the cap, the place of a failure).
 static const char *stop_text(struct kwalk *w, const struct ct_unwind_end *end, bool fp_walk)
 {
-	const char *text = ct_stop_reason_to_string(end->reason);
+	char cap_text[CT_STOP_TEXT_MAX];
+	const char *text = ct_stop_reason_text(end->reason, w->limit, cap_text, sizeof(cap_text));
 	if (end->reason == CT_STOP_FRAME_CAP)
-		return ct_strpool_printf(w->strings, "frame cap %zu reached", w->limit);
+		return ct_strpool_intern(w->strings, text);
 	if (!end->failed || !text)
 		return text ? ct_strpool_intern(w->strings, text) : NULL;
 	return fp_walk ? ct_strpool_printf(w->strings, "%s at fp 0x%016" PRIx64, text, w->fp)
@@ -288,7 +289,9 @@ static bool scan_frame(void *arg, uint64_t slot, uint64_t value)
 		return false;
 	if (w->thread->num_frames >= w->limit) {
 		w->thread->truncated = true;
-		w->thread->stop_reason = ct_strpool_printf(w->strings, "frame cap %zu reached", w->limit);
+		char cap_text[CT_STOP_TEXT_MAX];
+		w->thread->stop_reason =
+			ct_strpool_intern(w->strings, ct_stop_reason_text(CT_STOP_FRAME_CAP, w->limit, cap_text, sizeof(cap_text)));
 		w->capped = true;
 		return true;
 	}

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kernel/vmcore.h"
+#include "util/bisect.h"
 
 // vmlinux of a 6.1 distribution kernel has about 500,000 ORC entries; 2M bounds a corrupt table.
 #define MAX_ORC_ENTRIES (2u * 1024 * 1024)
@@ -50,24 +51,29 @@ static bool orc_ip(struct ct_vmcore *vm, const struct ct_orc *orc, uint64_t i, u
 	return true;
 }
 
+struct orc_key {
+	struct ct_vmcore *vm;
+	const struct ct_orc *t;
+	uint64_t ip;
+};
+
+static enum ct_bisect_answer orc_at_or_below(const void *ctx, size_t i)
+{
+	const struct orc_key *k = ctx;
+	uint64_t a;
+	if (!orc_ip(k->vm, k->t, i, &a))
+		return CT_BISECT_ERROR;
+	return a <= k->ip ? CT_BISECT_BEFORE : CT_BISECT_AFTER;
+}
+
 /* The entry of the table at @p ip_table / @p entries (@p num entries) covering @p ip. */
 static bool table_find(struct ct_vmcore *vm, const struct ct_orc *t, uint64_t ip, struct ct_orc_entry *ret)
 {
 	// Rightmost entry whose ip <= ip (arch/x86/kernel/unwind_orc.c __orc_find).
-	uint64_t lo = 0, hi = t->num, found = UINT64_MAX;
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2, a;
-		if (!orc_ip(vm, t, mid, &a))
-			return false;
-		if (a <= ip) {
-			found = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid;
-		}
-	}
-	if (found == UINT64_MAX)
+	size_t upper;
+	if (!ct_bisect_try((size_t)t->num, orc_at_or_below, &(struct orc_key){ vm, t, ip }, &upper) || upper == 0)
 		return false;
+	size_t found = upper - 1;
 	uint8_t e[CT_ORC_ENTRY_SIZE];
 	if (!ct_vmcore_try_read(vm, t->entries + CT_ORC_ENTRY_SIZE * found, e, sizeof(e)))
 		return false;

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "modules/addr_ranges.h"
+#include "util/bisect.h"
 
 static int cmp_range(const void *a, const void *b)
 {
@@ -30,18 +31,22 @@ Dwarf_Addr *ct_addr_ranges_sort(struct ct_addr_range *r, size_t n)
 	return max_hi;
 }
 
+struct range_key {
+	const struct ct_addr_range *r;
+	Dwarf_Addr a;
+};
+
+static bool range_starts_at_or_below(const void *ctx, size_t i)
+{
+	const struct range_key *k = ctx;
+	return k->r[i].lo <= k->a;
+}
+
 long ct_addr_ranges_find(const struct ct_addr_range *r, const Dwarf_Addr *max_hi, size_t n, Dwarf_Addr a,
 			 bool lowest_index)
 {
 	// The last range starting at or before a, then back over earlier ones that may still reach it.
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r[mid].lo <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = ct_bisect(n, range_starts_at_or_below, &(struct range_key){ r, a });
 	long best = -1;
 	for (size_t i = lo; i-- > 0 && max_hi[i] > a;) {
 		if (a >= r[i].hi)

@@ -11,6 +11,7 @@
 #include "modules/cu_index.h"
 #include "modules/scope_table.h"
 #include "modules/scopes.h"
+#include "util/bisect.h"
 #include "util/grow.h"
 
 /** Top-level DIEs looked at in a unit that has no range attribute of its own. */
@@ -188,19 +189,23 @@ static struct module_index *module_for(struct ct_cu_index *index, Dwfl_Module *m
 	return m;
 }
 
+struct unit_key {
+	const struct module_index *m;
+	Dwarf_Off off;
+};
+
+static bool unit_below(const void *ctx, size_t i)
+{
+	const struct unit_key *k = ctx;
+	return k->m->found[i].off < k->off;
+}
+
 // The unit of DIE offset @p off among those aranges named, added when new; NULL when out of memory
 // or at the cap.
 static struct aranges_unit *found_unit(struct module_index *m, Dwarf_Die *cudie)
 {
 	Dwarf_Off off = dwarf_dieoffset(cudie);
-	size_t lo = 0, hi = m->num_found;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->found[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = ct_bisect(m->num_found, unit_below, &(struct unit_key){ m, off });
 	if (lo < m->num_found && m->found[lo].off == off)
 		return &m->found[lo];
 	if (m->num_found >= CT_CU_INDEX_MAX_UNITS)

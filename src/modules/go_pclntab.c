@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "modules/go_pclntab.h"
+#include "util/bisect.h"
 #include "util/bytes.h"
 
 /** The pcHeader magic of Go 1.18 and 1.19 (1.20 changed _func and uses 0xfffffff1). */
@@ -58,24 +59,32 @@ bool ct_go_pcln_init(struct ct_go_pcln *p, const uint8_t *data, size_t size, uin
 	       p->funcname < size && p->cutab < size && p->filetab < size && p->pctab < size;
 }
 
+struct entry_key {
+	const struct ct_go_pcln *p;
+	uint32_t rel;
+};
+
+// Is entry @p i + 1 of the function table at or below the key?
+static enum ct_bisect_answer entry_at_or_below(const void *ctx, size_t i)
+{
+	const struct entry_key *k = ctx;
+	uint32_t e;
+	if (!u32_at(k->p, k->p->pcln + (i + 1) * 8, &e))
+		return CT_BISECT_ERROR;
+	return e <= k->rel ? CT_BISECT_BEFORE : CT_BISECT_AFTER;
+}
+
 bool ct_go_pcln_func(const struct ct_go_pcln *p, uint64_t pc, struct ct_go_func *ret)
 {
 	uint32_t end;
 	if (pc < p->text || !u32_at(p, p->pcln + p->nfunc * 8, &end) || pc - p->text >= end)
 		return false;
 	uint32_t rel = (uint32_t)(pc - p->text);
-	// The last entry whose start is at or below pc (the table is sorted by entry).
-	uint64_t lo = 0, hi = p->nfunc;
-	while (hi - lo > 1) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		uint32_t e;
-		if (!u32_at(p, p->pcln + mid * 8, &e))
-			return false;
-		if (e <= rel)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	// The last entry whose start is at or below pc (the table is sorted by entry): entry 0 when no
+	// later one is, so the search runs over entries 1 … nfunc - 1.
+	size_t lo;
+	if (!ct_bisect_try(p->nfunc - 1, entry_at_or_below, &(struct entry_key){ p, rel }, &lo))
+		return false;
 	uint32_t funcoff, f[9];
 	if (!u32_at(p, p->pcln + lo * 8 + 4, &funcoff))
 		return false;

@@ -23,6 +23,7 @@
 #include "modules/pkgnote.h"
 #include "modules/linkmap.h"
 #include "modules/sysroot.h"
+#include "util/bisect.h"
 #include "util/cleanup.h"
 #include "util/bytes.h"
 
@@ -751,16 +752,20 @@ struct ct_module_state *ct_modules_state_of(struct ct_module_set *s, const Dwfl_
 	return NULL;
 }
 
+struct module_key {
+	const struct ct_module_set *s;
+	uint64_t addr;
+};
+
+static bool module_starts_at_or_below(const void *ctx, size_t i)
+{
+	const struct module_key *k = ctx;
+	return k->s->modules[i].start <= k->addr;
+}
+
 const struct ct_module_state *ct_modules_find(const struct ct_module_set *s, uint64_t addr)
 {
-	size_t lo = 0, hi = s->num_modules;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->modules[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = ct_bisect(s->num_modules, module_starts_at_or_below, &(struct module_key){ s, addr });
 	if (lo == 0)
 		return NULL;
 	const struct ct_module_state *m = &s->modules[lo - 1];

@@ -7,6 +7,7 @@
 #include "modules/dwarf_name.h"
 #include "modules/dwarf_ref.h"
 #include "modules/type_index.h"
+#include "util/bisect.h"
 #include "util/grow.h"
 #include "util/keyhash.h"
 
@@ -140,6 +141,17 @@ void ct_type_index_free(struct ct_type_index *ix)
 	free(ix);
 }
 
+struct hash_key {
+	const struct ct_type_index *ix;
+	uint64_t h;
+};
+
+static bool hash_below(const void *ctx, size_t i)
+{
+	const struct hash_key *k = ctx;
+	return k->ix->entries[i].hash < k->h;
+}
+
 bool ct_type_index_find(const struct ct_type_index *ix, Dwarf *dbg, Dwarf_Die *decl, Dwarf_Die *ret)
 {
 	char want[CT_DWARF_NAME_MAX], have[CT_DWARF_NAME_MAX];
@@ -147,14 +159,7 @@ bool ct_type_index_find(const struct ct_type_index *ix, Dwarf *dbg, Dwarf_Die *d
 		return false;
 	int tag = dwarf_tag(decl);
 	uint64_t h = ct_hash_bytes(want, strlen(want), ix->key);
-	size_t lo = 0, hi = ix->count;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ix->entries[mid].hash < h)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = ct_bisect(ix->count, hash_below, &(struct hash_key){ ix, h });
 	// Equal hashes are next to each other; the name decides (a struct and a class are one type).
 	for (size_t i = lo; i < ix->count && ix->entries[i].hash == h && i < lo + 64; i++) {
 		const struct entry *e = &ix->entries[i];

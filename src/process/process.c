@@ -10,6 +10,7 @@
 #include "modules/symbol_hints.h"
 #include "modules/symbolize.h"
 #include "process/process.h"
+#include "report/budget_diag.h"
 #include "report/diag_codes.h"
 #include "runtime/python.h"
 #include "runtime/go.h"
@@ -257,8 +258,11 @@ static bool process_unwind(void *session, size_t i)
 		ct_error_destroy(err);
 	}
 	t->truncated = raw.truncated;
-	t->stop_reason = ct_report_strdup(r, ct_raw_stack_stop_text(&raw));
 	bool capped = raw.truncated && raw.stop_reason == CT_STOP_FRAME_CAP;
+	char cap_text[CT_STOP_TEXT_MAX];
+	t->stop_reason = ct_report_strdup(r, capped ? ct_stop_reason_text(CT_STOP_FRAME_CAP, frame_limit, cap_text,
+									 sizeof(cap_text))
+						    : ct_raw_stack_stop_text(&raw));
 	if (capped && frame_limit < s->opts->max_frames) {
 		ct_budget_mark_reached(s->budget, CT_BUDGET_FRAMES);
 		t->stop_reason = ct_report_strdup(r, ct_stop_reason_to_string(CT_STOP_FRAME_BUDGET));

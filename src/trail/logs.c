@@ -9,6 +9,7 @@
 
 #include "trail/logtime.h"
 #include "trail/trail.h"
+#include "util/bisect.h"
 #include "util/budget.h"
 
 /** Bytes and lines looked at to learn a file's timestamp format. */
@@ -92,22 +93,27 @@ static bool time_after(const struct text_log *t, size_t off, int64_t *usec)
 	return false;
 }
 
-// Offset of a line at or before the first line of the window (line-aligned by the reader).
+struct window_key {
+	const struct text_log *t;
+	int64_t from;
+};
+
+// Is the line after probe offset (@p i + 1) × PROBE_BYTES dated before the window?
+static bool probe_before_window(const void *ctx, size_t i)
+{
+	const struct window_key *k = ctx;
+	int64_t usec;
+	return time_after(k->t, (i + 1) * PROBE_BYTES, &usec) && usec < k->from;
+}
+
+// Offset of a line at or before the first line of the window (line-aligned by the reader): the last
+// probe offset, on a PROBE_BYTES grid, whose next line is dated before the window (0 when none).
 static size_t window_start(const struct text_log *t, int64_t from)
 {
 	if (t->size < BISECT_MIN_SIZE)
 		return 0;
-	size_t lo = 0, hi = t->size;
-	// Each step halves the range; 64 steps cover any size_t.
-	for (int step = 0; step < 64 && hi - lo > PROBE_BYTES; step++) {
-		size_t mid = lo + (hi - lo) / 2;
-		int64_t usec;
-		if (!time_after(t, mid, &usec) || usec >= from)
-			hi = mid;
-		else
-			lo = mid;
-	}
-	return lo;
+	size_t probes = (t->size - 1) / PROBE_BYTES;
+	return ct_bisect(probes, probe_before_window, &(struct window_key){ t, from }) * PROBE_BYTES;
 }
 
 static void read_lines(struct ct_report *r, struct ct_budget *budget, struct ct_log_collector *c, struct text_log *t,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "triage/facts.h"
+#include "util/bisect.h"
 
 static const char *const abort_kind_names[CT_ABORT_NUM_] = {
 	[CT_ABORT_NONE] = "none",	  [CT_ABORT_ASSERTION] = "assertion", [CT_ABORT_STACK_SMASHING] = "stack-smashing",
@@ -45,17 +46,20 @@ static bool is_guard_mapping(const struct ct_mapping_fact *m)
 	return !(m->flags & (CT_PF_R | CT_PF_W | CT_PF_X));
 }
 
+struct mapping_key {
+	const struct ct_mapping_fact *maps;
+	uint64_t addr;
+};
+
+static bool mapping_at_or_below(const void *ctx, size_t i)
+{
+	const struct mapping_key *k = ctx;
+	return k->maps[i].start <= k->addr;
+}
+
 size_t ct_mapping_upper(const struct ct_mapping_fact *maps, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return ct_bisect(n, mapping_at_or_below, &(struct mapping_key){ maps, addr });
 }
 
 void ct_place_address(uint64_t addr, const struct ct_mapping_fact *maps, size_t n, uint64_t limit,

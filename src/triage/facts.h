@@ -562,6 +562,33 @@ void ct_signature_build(const struct ct_facts *facts, struct ct_verdict *verdict
  */
 long ct_effective_blame(const struct ct_facts *facts, const struct ct_verdict *verdict);
 
+/** Frames in a key: enough to tell callers apart, few enough that unrelated callers do not split a bug. */
+#define CT_SIGNATURE_FRAMES 3
+/** Bytes of a versioned key's text (a longer one is cut there: the recipe's bound, docs/signature.md). */
+#define CT_SIGNATURE_KEY_BYTES 1024
+
+/**
+ * A key being built (triage/signature.c): "class[/subclass]", then "|name" for each name added, up
+ * to CT_SIGNATURE_FRAMES names and its byte cap. The one recipe of every dump's signature and of
+ * batch's fallback; the callers choose the names.
+ */
+struct ct_signature_key {
+	char text[2048];
+	size_t used, cap;
+	const char *taken[CT_SIGNATURE_FRAMES]; /**< the names added (borrowed: the caller keeps them alive) */
+	size_t ntaken;
+};
+/** Starts @p key with the class word (NULL: "unknown") and @p subclass (or NULL), text cut at @p cap bytes. */
+void ct_signature_key_start(struct ct_signature_key *key, size_t cap, const char *class_word, const char *subclass);
+/** True when the key holds its names or its text is at its cap. */
+bool ct_signature_key_full(const struct ct_signature_key *key);
+/** True when @p name was added already (a repeat adds nothing to a key). */
+bool ct_signature_key_has(const struct ct_signature_key *key, const char *name);
+/** Adds @p name (kept borrowed) unless the key is full. */
+void ct_signature_key_add(struct ct_signature_key *key, const char *name);
+/** Appends "|@p name" to the text without counting it (a cycle's names; the fallback's folded frames). */
+void ct_signature_key_append(struct ct_signature_key *key, const char *name);
+
 /** FNV-1a 64 of @p s as 16 lowercase hex digits into @p buf (17 bytes). */
 void ct_fnv1a64_hex(const char *s, char buf[17]);
 /** Sets @p sig to @p text (versioned) and its FNV-1a 64 hash, pooled in @p strings. */

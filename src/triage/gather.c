@@ -11,6 +11,7 @@
 #include "triage/gather.h"
 #include "unwind/unwind.h"
 #include "triage/insn.h"
+#include "util/bisect.h"
 
 #include <capstone/capstone.h>
 
@@ -67,6 +68,17 @@ static int compare_files(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+struct file_key {
+	const struct ct_file_mapping *const *files;
+	uint64_t addr;
+};
+
+static bool file_at_or_below(const void *ctx, size_t i)
+{
+	const struct file_key *k = ctx;
+	return k->files[i]->start <= k->addr;
+}
+
 /** Index of the last element of sorted @p maps whose start is <= @p addr, or n when none. */
 static size_t map_floor(const struct ct_mapping_fact *maps, size_t n, uint64_t addr)
 {
@@ -93,14 +105,7 @@ static void gather_maps(const struct ct_triage_input *s, struct ct_facts_storage
 		m->start = seg->vaddr;
 		m->end = seg->vaddr + seg->memsz;
 		m->flags = seg->flags;
-		size_t lo = 0, hi = files ? core->num_files : 0;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (files[mid]->start <= m->start)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		size_t lo = ct_bisect(files ? core->num_files : 0, file_at_or_below, &(struct file_key){ files, m->start });
 		if (lo && m->start < files[lo - 1]->end) {
 			const struct ct_file_mapping *fm = files[lo - 1];
 			m->file = ct_strpool_intern(s->out.strings, fm->path);

@@ -11,6 +11,7 @@
 
 #include "triage/insn.h"
 #include "triage/origin.h"
+#include "util/bisect.h"
 
 /** States (instruction, location) visited at most per walk: a bound on hostile or huge functions. */
 #define MAX_STATES 8192
@@ -129,16 +130,20 @@ static void note_escape(struct ct_vfunc *fn, const struct vinsn *v)
 	}
 }
 
+struct insn_key {
+	const struct ct_vfunc *fn;
+	uint64_t addr;
+};
+
+static bool insn_below(const void *ctx, size_t i)
+{
+	const struct insn_key *k = ctx;
+	return k->fn->insns[i].addr < k->addr;
+}
+
 static size_t find_index(const struct ct_vfunc *fn, uint64_t addr)
 {
-	size_t lo = 0, hi = fn->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (fn->insns[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = ct_bisect(fn->n, insn_below, &(struct insn_key){ fn, addr });
 	return lo < fn->n && fn->insns[lo].addr == addr ? lo : SIZE_MAX;
 }
 

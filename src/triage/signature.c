@@ -1,5 +1,8 @@
-// The bucket key (docs/signature.md): "class[/subclass]|f1|f2|f3" over the blamed frames, versioned,
-// hashed with FNV-1a 64.
+// The one signature module of every dump (docs/signature.md): the key "class[/subclass]|f1|f2|f3",
+// built by struct ct_signature_key, versioned and hashed with FNV-1a 64. Process cores key their
+// blamed frames (ct_signature_build), kernel dumps a list of functions (ct_signature_from_functions,
+// chosen by kernel/ksignature.c), batch's fallback the folded frames of a report without a signature
+// (cli/meta.c, unversioned); only which names go in differs.
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,8 +11,6 @@
 #include "triage/hang.h"
 #include "triage/triage.h"
 
-/** Frames in the key: enough to tell callers apart, few enough that unrelated callers do not split a bug. */
-#define SIGNATURE_FRAMES 3
 
 void ct_fnv1a64_hex(const char *s, char buf[17])
 {
@@ -19,6 +20,42 @@ void ct_fnv1a64_hex(const char *s, char buf[17])
 		h *= 0x100000001b3ULL; // FNV 64 prime
 	}
 	snprintf(buf, 17, "%016" PRIx64, h);
+}
+
+void ct_signature_key_start(struct ct_signature_key *k, size_t cap, const char *class_word, const char *subclass)
+{
+	k->cap = cap < sizeof(k->text) ? cap : sizeof(k->text);
+	k->ntaken = 0;
+	k->used = (size_t)snprintf(k->text, k->cap, "%s%s%s", class_word ? class_word : "unknown", subclass ? "/" : "",
+				   subclass ? subclass : "");
+}
+
+bool ct_signature_key_full(const struct ct_signature_key *k)
+{
+	return k->ntaken >= CT_SIGNATURE_FRAMES || k->used >= k->cap;
+}
+
+bool ct_signature_key_has(const struct ct_signature_key *k, const char *name)
+{
+	for (size_t j = 0; j < k->ntaken; j++) {
+		if (strcmp(k->taken[j], name) == 0)
+			return true;
+	}
+	return false;
+}
+
+void ct_signature_key_append(struct ct_signature_key *k, const char *name)
+{
+	if (k->used < k->cap)
+		k->used += (size_t)snprintf(k->text + k->used, k->cap - k->used, "|%s", name);
+}
+
+void ct_signature_key_add(struct ct_signature_key *k, const char *name)
+{
+	if (ct_signature_key_full(k))
+		return;
+	k->taken[k->ntaken++] = name;
+	ct_signature_key_append(k, name);
 }
 
 
@@ -73,26 +110,26 @@ long ct_effective_blame(const struct ct_facts *f, const struct ct_verdict *r)
 
 /**
  * A recursion cycle's key: its functions from the smallest name, so that where the overflow cut the
- * cycle does not matter. Writes "|a|b" into @p text at @p used. Returns the new length.
+ * cycle does not matter. Appends "|a|b" to @p key, then counts it full.
  */
-static size_t cycle_key(const struct ct_facts *f, struct ct_verdict *r, char *text, size_t size, size_t used)
+static void cycle_key(const struct ct_facts *f, struct ct_signature_key *key)
 {
 	size_t n = f->stack.cycle_length, start = f->stack.cycle_start, best = 0;
 	char buf[128], bestbuf[128] = "";
 	for (size_t k = 0; k < n; k++) {
-		const char *key = frame_key(&f->frames[start + k], buf, sizeof(buf));
-		if (key && (!bestbuf[0] || strcmp(key, bestbuf) < 0)) {
-			snprintf(bestbuf, sizeof(bestbuf), "%s", key);
+		const char *name = frame_key(&f->frames[start + k], buf, sizeof(buf));
+		if (name && (!bestbuf[0] || strcmp(name, bestbuf) < 0)) {
+			snprintf(bestbuf, sizeof(bestbuf), "%s", name);
 			best = k;
 		}
 	}
-	for (size_t k = 0; k < n && used < size; k++) {
+	for (size_t k = 0; k < n && key->used < key->cap; k++) {
 		const struct ct_frame_fact *fr = &f->frames[start + (best + k) % n];
-		const char *key = frame_key(fr, buf, sizeof(buf));
-		if (key && !fr->signal_frame)
-			used += (size_t)snprintf(text + used, size - used, "|%s", key);
+		const char *name = frame_key(fr, buf, sizeof(buf));
+		if (name && !fr->signal_frame)
+			ct_signature_key_append(key, name);
 	}
-	return used;
+	key->ntaken = CT_SIGNATURE_FRAMES;
 }
 
 void ct_signature_build(const struct ct_facts *f, struct ct_verdict *r)
@@ -108,45 +145,49 @@ void ct_signature_build(const struct ct_facts *f, struct ct_verdict *r)
 		r->signature.hash = ct_strpool_intern(r->strings, hash);
 		return;
 	}
-	char text[1024];
-	size_t used = (size_t)snprintf(text, sizeof(text), "%s%s%s", ct_class_to_string(r->cls), r->crash.subclass ? "/" : "",
-				       r->crash.subclass ? r->crash.subclass : "");
-	const char *taken[SIGNATURE_FRAMES];
-	size_t ntaken = 0;
+	struct ct_signature_key key;
+	ct_signature_key_start(&key, CT_SIGNATURE_KEY_BYTES, ct_class_to_string(r->cls), r->crash.subclass);
 	// Stack overflow through recursion: the cycle is the bug, wherever the overflow cut it.
 	bool overflow = r->cls == CT_CLASS_STACK_OVERFLOW;
-	if (overflow && f->stack.recursion_depth >= 2 && f->stack.cycle_length <= SIGNATURE_FRAMES * 4 &&
-	    f->stack.cycle_start + f->stack.cycle_length <= f->num_frames) {
-		used = cycle_key(f, r, text, sizeof(text), used);
-		ntaken = SIGNATURE_FRAMES;
-	}
+	if (overflow && f->stack.recursion_depth >= 2 && f->stack.cycle_length <= CT_SIGNATURE_FRAMES * 4 &&
+	    f->stack.cycle_start + f->stack.cycle_length <= f->num_frames)
+		cycle_key(f, &key);
 	// Own frames from the blamed one outward; with none, library frames without delivery noise.
 	long blame = ct_effective_blame(f, r);
 	bool own_only = blame >= 0;
 	size_t start = own_only ? (size_t)blame : 0;
-	for (size_t i = start; i < f->num_frames && ntaken < SIGNATURE_FRAMES && used < sizeof(text); i++) {
+	for (size_t i = start; i < f->num_frames && !ct_signature_key_full(&key); i++) {
 		const struct ct_frame_fact *fr = &f->frames[i];
 		if (own_only && !fr->own)
 			continue;
 		if (fr->signal_frame)
 			continue;
 		char buf[128];
-		const char *key = frame_key(fr, buf, sizeof(buf));
-		if (!key || (!own_only && is_noise(key)))
+		const char *name = frame_key(fr, buf, sizeof(buf));
+		if (!name || (!own_only && is_noise(name)))
 			continue;
 		// Recursion: a function already in the key adds nothing (depth differs between cores).
-		bool dup = false;
-		for (size_t j = 0; j < ntaken; j++)
-			dup = dup || strcmp(taken[j], key) == 0;
-		if (dup)
+		if (ct_signature_key_has(&key, name))
 			continue;
-		const char *pooled = ct_strpool_intern(r->strings, key);
+		const char *pooled = ct_strpool_intern(r->strings, name);
 		if (!pooled)
 			break;
-		taken[ntaken++] = pooled;
-		used += (size_t)snprintf(text + used, sizeof(text) - used, "|%s", pooled);
+		ct_signature_key_add(&key, pooled);
 	}
-	ct_signature_set_text(&r->signature, r->strings, text);
+	ct_signature_set_text(&r->signature, r->strings, key.text);
+}
+
+void ct_signature_from_functions(struct ct_signature *sig, struct ct_strpool *strings, const char *class_id,
+				 const char *subclass, const char *const *functions, size_t n)
+{
+	struct ct_signature_key key;
+	ct_signature_key_start(&key, CT_SIGNATURE_KEY_BYTES, class_id, subclass);
+	for (size_t i = 0; i < n && !ct_signature_key_full(&key); i++) {
+		const char *fn = functions[i] ? ct_normalize_function(strings, functions[i]) : NULL;
+		if (fn && !ct_signature_key_has(&key, fn))
+			ct_signature_key_add(&key, fn);
+	}
+	ct_signature_set_text(sig, strings, key.text);
 }
 
 void ct_signature_set_text(struct ct_signature *sig, struct ct_strpool *strings, const char *text)

@@ -2,6 +2,8 @@
 // (the JSON "stop_reason" and the text writers' "stopped:" lines are contracts).
 #include "unwind/unwind.h"
 
+#include <stdio.h>
+
 static const char *const stop_reason_text[CT_STOP_REASON_NUM_] = {
 	[CT_STOP_NONE] = NULL,
 	[CT_STOP_OUTERMOST] = "outermost frame reached",
@@ -60,6 +62,16 @@ static const char *const stop_reason_text[CT_STOP_REASON_NUM_] = {
 const char *ct_stop_reason_to_string(enum ct_stop_reason reason)
 {
 	return (unsigned)reason < CT_STOP_REASON_NUM_ ? stop_reason_text[reason] : NULL;
+}
+
+const char *ct_stop_reason_text(enum ct_stop_reason reason, size_t cap, char *buf, size_t size)
+{
+	// The one rendering of the cap, for threads and CPUs alike.
+	if (reason == CT_STOP_FRAME_CAP && cap && size) {
+		snprintf(buf, size, "frame cap %zu reached", cap);
+		return buf;
+	}
+	return ct_stop_reason_to_string(reason);
 }
 
 const char *ct_raw_stack_stop_text(const struct ct_raw_stack *st)

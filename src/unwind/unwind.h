@@ -120,6 +120,10 @@ struct ct_raw_stack {
 const char *ct_stop_reason_to_string(enum ct_stop_reason reason);
 /** The report's text of @p st's stop reason: the library's message for CT_STOP_LIBRARY. */
 const char *ct_raw_stack_stop_text(const struct ct_raw_stack *st);
+/** The text of @p reason with its detail: for CT_STOP_FRAME_CAP with a @p cap, "frame cap N reached"
+ * written into @p buf (CT_STOP_TEXT_MAX bytes do); else the table's text (ct_stop_reason_to_string). */
+const char *ct_stop_reason_text(enum ct_stop_reason reason, size_t cap, char *buf, size_t size);
+#define CT_STOP_TEXT_MAX 48
 
 /** libdwfl's state of the core's process: our thread callbacks and the start of the running walk. */
 struct ct_dwfl_walker;

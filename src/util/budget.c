@@ -1,7 +1,6 @@
 // The work budget (budget.h): limits derived from the memory the analysis may use.
 #include "util/budget.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/statfs.h>
@@ -134,16 +133,16 @@ void ct_budget_mark_reached(struct ct_budget *b, enum ct_budget_kind kind)
 		b->reached[kind] = true;
 }
 
-void ct_budget_report(struct ct_budget *b, struct ct_report *report)
+bool ct_budget_next_unreported(struct ct_budget *b, struct ct_budget_reached *ret)
 {
 	for (int k = 0; b && k < CT_BUDGET_NUM_; k++) {
 		if (!b->reached[k] || b->reported[k])
 			continue;
 		b->reported[k] = true;
-		ct_report_diag(report, CT_SEVERITY_WARNING, 0, kind_codes[k],
-			       "work budget reached: at most %" PRIu64 " %s (from --max-memory%s); the report is partial",
-			       b->limit[k], kind_what[k], k != CT_BUDGET_TEMP ? ", tighter with --safe" : "");
+		*ret = (struct ct_budget_reached){ (enum ct_budget_kind)k, kind_codes[k], b->limit[k], kind_what[k] };
+		return true;
 	}
+	return false;
 }
 
 bool ct_memory_headroom(size_t bytes)

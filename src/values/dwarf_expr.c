@@ -2,6 +2,7 @@
 #include <dwarf.h>
 #include <string.h>
 
+#include "util/bisect.h"
 #include "values/dwarf_expr.h"
 
 #include "util/budget.h"
@@ -151,17 +152,21 @@ static int64_t sext(uint64_t v, uint64_t mask)
 	return (int64_t)((v & mask) ^ sign) - (int64_t)sign;
 }
 
+struct op_key {
+	const Dwarf_Op *ops;
+	Dwarf_Word target;
+};
+
+static bool op_below(const void *ctx, size_t i)
+{
+	const struct op_key *k = ctx;
+	return k->ops[i].offset < k->target;
+}
+
 // Index of the operation at byte offset @p target, or -1.
 static long op_at(const Dwarf_Op *ops, size_t n, Dwarf_Word target)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ops[mid].offset < target)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = ct_bisect(n, op_below, &(struct op_key){ ops, target });
 	if (lo < n && ops[lo].offset == target)
 		return (long)lo;
 	return -1;

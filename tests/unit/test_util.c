@@ -1,4 +1,6 @@
-// Unit tests of the error type, the string pool, signal names and recursion-cycle detection.
+// Unit tests of the error type, the string pool, signal names, recursion-cycle detection and the
+// binary search.
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -6,6 +8,7 @@
 #include "coretriage/report.h"
 #include "report/writers.h"
 #include "test.h"
+#include "util/bisect.h"
 #include "util/bytes.h"
 #include "util/dynlib.h"
 #include "util/grow.h"
@@ -144,6 +147,67 @@ TEST(grow_doubles_under_a_cap)
 	CHECK(!CT_GROW(a, cap, (size_t)-1, 4, 0)); // a count no doubling reaches
 	CHECK_EQ(cap, 100);
 	free(a);
+}
+
+struct bisect_probe {
+	const unsigned *v;
+	unsigned key;
+	size_t probes, fail_at;
+};
+
+static bool below_key(const void *ctx, size_t i)
+{
+	struct bisect_probe *p = (struct bisect_probe *)ctx;
+	p->probes++;
+	return p->v[i] < p->key;
+}
+
+static enum ct_bisect_answer below_key_or_fail(const void *ctx, size_t i)
+{
+	struct bisect_probe *p = (struct bisect_probe *)ctx;
+	p->probes++;
+	if (i == p->fail_at)
+		return CT_BISECT_ERROR;
+	return p->v[i] < p->key ? CT_BISECT_BEFORE : CT_BISECT_AFTER;
+}
+
+static bool always(const void *ctx, size_t i)
+{
+	(void)i;
+	(*(size_t *)ctx)++;
+	return true;
+}
+
+// util/bisect.h: the partition point against a linear scan on every key of a table with repeats,
+// the empty table, a failing probe, and the probe count on the largest size_t range.
+TEST(bisect_finds_the_partition_point)
+{
+	static const unsigned v[] = { 1, 3, 3, 3, 7, 9, 9, 12 };
+	size_t n = sizeof(v) / sizeof(v[0]);
+	for (unsigned key = 0; key <= 13; key++) {
+		for (size_t len = 0; len <= n; len++) {
+			size_t want = 0;
+			while (want < len && v[want] < key)
+				want++;
+			struct bisect_probe p = { v, key, 0, SIZE_MAX };
+			CHECK_EQ(ct_bisect(len, below_key, &p), want);
+			CHECK(p.probes <= 4); // ceil(log2(9)) probes at most
+			size_t got = 99;
+			p.probes = 0;
+			CHECK(ct_bisect_try(len, below_key_or_fail, &p, &got));
+			CHECK_EQ(got, want);
+		}
+	}
+	// A probe that cannot answer ends the search, the result untouched.
+	struct bisect_probe p = { v, 9, 0, n / 2 };
+	size_t got = 99;
+	CHECK(!ct_bisect_try(n, below_key_or_fail, &p, &got));
+	CHECK_EQ(got, 99);
+	CHECK_EQ(p.probes, 1);
+	// A hostile length: 64 probes for the whole size_t range, never more.
+	size_t probes = 0;
+	CHECK_EQ(ct_bisect(SIZE_MAX, always, &probes), SIZE_MAX);
+	CHECK(probes <= 64);
 }
 
 // Optional libraries on first use (util/dynlib.h): a real one resolves and keeps its answer, a
