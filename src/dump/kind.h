@@ -32,6 +32,9 @@ struct ct_dump_env {
 	const struct ct_dump_format *format;
 	/** The input's bytes; a kind that reads the file by path (libkdumpfile) may close it. */
 	struct ct_mapped_file *file;
+	/** A dump opened already (a live process, live/dump_live.c) instead of @c file: the kind's open
+	 * takes it over (it is cleared) and closes it with the session. */
+	struct ct_dump *dump;
 	struct ct_budget *budget;
 	struct ct_report *report;
 };

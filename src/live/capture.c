@@ -311,6 +311,8 @@ struct ct_error *ct_live_capture(int pid, const struct ct_live_capture_options *
 		if (err)
 			return err;
 	}
+	snap->big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+	snap->captured_at = (int64_t)time(NULL);
 	struct ct_live_attach a;
 	err = ct_live_attach_all(pid, &a);
 	if (err) {

@@ -87,4 +87,25 @@ uint64_t ct_live_detach_all(struct ct_live_attach *a);
 
 uint64_t ct_live_now_ns(void);
 
+/** One part of a mapping as a dump lays it out: [vaddr, vaddr + memsz), its first filesz bytes copied. */
+struct ct_live_part {
+	uint64_t vaddr, memsz, filesz;
+};
+
+/**
+ * The parts of mapping @p m (one or two) into @p parts; returns how many. A mapping copied from an
+ * address past its start (a stack from below its sp) is two: the part before it, without bytes,
+ * then the copied part. The one layout of both the ELF core written (core_image.c) and the dump
+ * (dump_live.c): the copied bytes follow each other in mapping order.
+ */
+static inline size_t ct_live_mapping_parts(const struct ct_live_mapping *m, struct ct_live_part parts[2])
+{
+	size_t n = 0;
+	if (m->copied && m->copy_start > m->start)
+		parts[n++] = (struct ct_live_part){ m->start, m->copy_start - m->start, 0 };
+	uint64_t at = m->copied ? m->copy_start : m->start;
+	parts[n++] = (struct ct_live_part){ at, m->end - at, m->copied };
+	return n;
+}
+
 #endif

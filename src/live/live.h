@@ -82,6 +82,9 @@ struct ct_live_snapshot {
 	/** e_machine and class of /proc/PID/exe: the architecture of the registers. */
 	uint16_t e_machine;
 	uint8_t elf_class;
+	bool big_endian; /**< the host's: a process of coretriage's own kind */
+	/** When the threads were stopped, seconds since the epoch (the report's crash time). */
+	int64_t captured_at;
 	char comm[17];
 	/** The command line with NULs as spaces, as pr_psargs holds it (80 bytes). */
 	char psargs[81];
