@@ -24,6 +24,9 @@ struct ct_budget;
 #define CT_LIVE_MAX_MAPPINGS 1000000
 /** Bytes below a thread's sp copied with its stack: the red zone (x86-64: 128) and a margin. */
 #define CT_LIVE_BELOW_SP 512
+/** Bytes of a stack above its sp copied while the process is stopped (the innermost frames, which a
+ * running thread changes first); the rest of the stack is read after the resume. */
+#define CT_LIVE_STACK_WINDOW (64u << 10)
 /** How long the threads may take to stop after PTRACE_INTERRUPT (a thread in D state does not). */
 #define CT_LIVE_STOP_TIMEOUT_MS 2000
 
@@ -73,6 +76,8 @@ struct ct_live_mapping {
 	 * read); nothing else of the mapping is in the snapshot. */
 	uint64_t copy_start;
 	size_t copied;
+	/** Bytes of the copy read so far: a stack's window while stopped, the rest after the resume. */
+	size_t stack_rest;
 	uint8_t *bytes; /**< owned */
 };
 
