@@ -319,8 +319,9 @@ static struct ct_error *copy_memory(struct reader *rd, struct ct_budget *budget,
 }
 
 // The layout @p now read while stopped replaces the one read before: a mapping still the same keeps
-// its dirty flag (smaps) and what was copied of it already.
-static void adopt_layout(struct ct_live_snapshot *snap, struct ct_live_snapshot *now)
+// its dirty flag (smaps) and what was copied of it already; @p now gets the old layout, without
+// copies (those of mappings gone go back to @p pool).
+static void adopt_layout(struct ct_live_pool *pool, struct ct_live_snapshot *snap, struct ct_live_snapshot *now)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < now->num_mappings; i++) {
@@ -338,6 +339,10 @@ static void adopt_layout(struct ct_live_snapshot *snap, struct ct_live_snapshot 
 	size_t n = snap->num_mappings;
 	snap->mappings = now->mappings, snap->num_mappings = now->num_mappings;
 	now->mappings = mappings, now->num_mappings = n;
+	for (size_t i = 0; i < n; i++) {
+		ct_live_pool_give(pool, mappings[i].bytes);
+		mappings[i].bytes = NULL;
+	}
 }
 
 // Sets up the threads of the snapshot from the stopped tracees, in the core's order: the main
@@ -441,7 +446,7 @@ struct ct_error *ct_live_capture(int pid, const struct ct_live_capture_options *
 		struct ct_live_snapshot now = { 0 };
 		err = ct_live_read_maps(pid, "maps", &now);
 		if (!err) {
-			adopt_layout(snap, &now);
+			adopt_layout(&pool, snap, &now);
 			err = copy_stacks(&rd, budget, snap, &stale);
 		}
 		ct_live_snapshot_free(&now);

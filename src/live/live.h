@@ -1,10 +1,11 @@
 /**
  * @file live.h
- * A live process, captured: every thread stopped (PTRACE_SEIZE + PTRACE_INTERRUPT), its registers,
- * the memory the analysis reads (stacks first, then writable and anonymous mappings, under the
- * copy budget), /proc's maps, auxv, comm and cmdline and each thread's wait state, then every thread
- * resumed. The analysis never runs while the process is stopped: it runs over the snapshot, which
- * core_image.c presents as an ELF core (the one snapshot → dump boundary; docs/live.md).
+ * A live process, captured: /proc's layout, auxv, comm and cmdline and each thread's wait state
+ * before the stop; every thread stopped (PTRACE_SEIZE + PTRACE_INTERRUPT) only while its registers
+ * and its stack's innermost window are copied; the rest of the memory the analysis reads (stacks,
+ * writable and anonymous mappings, under the copy budget) after the resume. The analysis never runs
+ * while the process is stopped: it runs over the snapshot, which dump_live.c presents as a dump
+ * (and core_image.c writes as an ELF core for --gcore; docs/live.md).
  */
 #ifndef CT_LIVE_H
 #define CT_LIVE_H
