@@ -28,7 +28,9 @@ STAGES = [
     ["util"],
     ["lazy"],
     ["arch"],
-    ["dump", "live"],
+    ["dump"],
+    # A live process is a dump implementation over dump/'s interface and process image (dump_live.c).
+    ["live"],
     ["input"],
     ["modules"],
     ["unwind"],

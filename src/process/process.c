@@ -334,7 +334,8 @@ static struct ct_error *process_facts(void *session)
 {
 	struct ct_session *s = session;
 	struct ct_report *report = s->report;
-	report->input.kind = ct_report_strdup(report, s->dump.format->name);
+	// The format's name ("elf-core", "live"); a caller that probed nothing (the fuzzers) has an ELF core.
+	report->input.kind = ct_report_strdup(report, s->dump.format ? s->dump.format->name : "elf-core");
 	report->input.arch = ct_report_strdup(report, s->core->arch_name ? s->core->arch_name : "unknown");
 	if (s->core->arch)
 		report->input.register_size = s->core->arch->regs[s->core->arch->pc_index].size;
