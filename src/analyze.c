@@ -2,7 +2,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +11,7 @@
 #include "dump/mapped_file.h"
 #include "dump/sniff.h"
 #include "input/input.h"
+#include "live/dump_live.h"
 #include "live/live.h"
 #include "pipeline.h"
 #include "process/process.h"
@@ -123,8 +123,8 @@ static struct ct_error *write_gcore(const struct ct_live_snapshot *snap, const c
 }
 
 /*
- * -p PID: the process is captured (src/live/: stopped only while registers and memory are copied),
- * and its snapshot, written as an ELF core into a memfd, goes through the process-core pipeline like
+ * -p PID: the process is captured (src/live/: stopped only while registers and stacks are copied),
+ * and its snapshot, a dump of its own kind (live/dump_live.c), goes through the process stages like
  * any core: the same stages, the same report, input.kind "live".
  */
 static struct ct_error *analyze_live(const struct ct_options *opts, struct ct_report *report)
@@ -147,35 +147,20 @@ static struct ct_error *analyze_live(const struct ct_options *opts, struct ct_re
 		err = write_gcore(&snap, opts->gcore_path);
 		report->live.gcore = ct_report_strdup(report, opts->gcore_path);
 	}
-	_cleanup_close_ int fd = err ? -1 : memfd_create("coretriage-live", MFD_CLOEXEC);
-	uint64_t written = 0;
-	if (!err && fd < 0)
-		err = ct_error_os(errno, "memfd_create");
+	struct ct_dump dump = { 0 };
 	if (!err)
-		err = ct_live_write_core(&snap, fd, &written);
-	// The copy lives on in the memfd; the snapshot's own buffers go before the analysis.
+		err = ct_live_dump_open(&snap, opts->max_threads, &dump);
+	// The copied memory lives on in the dump; the snapshot's own buffers go before the analysis.
 	ct_live_snapshot_free(&snap);
-	ct_budget_spend(&budget, CT_BUDGET_TEMP, written);
-	struct ct_mapped_file file = { .fd = -1 };
-	char proc_path[64];
-	snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", fd);
-	if (!err)
-		err = ct_mapped_file_open(proc_path, &file);
 	if (!err) {
 		struct ct_options o = *opts;
 		o.core_path = NULL;
 		const struct ct_dump_env env = {
-			.opts = &o,
-			.format = ct_dump_probe(file.data, file.size, CT_PIPELINE_BIT(CT_PIPELINE_PROCESS)),
-			.file = &file,
-			.budget = &budget,
-			.report = report,
+			.opts = &o, .format = dump.format, .dump = &dump, .budget = &budget, .report = report,
 		};
-		err = env.format ? ct_pipeline_run(&ct_process_kind, &env)
-				 : ct_error_create(CT_ERROR_CORRUPT, "the process's copy is not an ELF core");
-		ct_mapped_file_close(&file);
+		err = ct_pipeline_run(&ct_process_kind, &env);
+		ct_dump_close(&dump);
 	}
-	report->input.kind = ct_report_strdup(report, "live");
 	report->input.pid = opts->pid;
 	report->input.core = ct_report_printf(report, "/proc/%d", opts->pid);
 	report->input.executable = ct_report_strdup(report, opts->executable);

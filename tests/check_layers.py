@@ -38,7 +38,9 @@ STAGES = [
     ["model"],
     ["lazy"],
     ["arch"],
-    ["dump", "live"],
+    ["dump"],
+    # A live process is a dump implementation over dump/'s interface and process image (dump_live.c).
+    ["live"],
     ["input"],
     ["modules"],
     ["unwind"],

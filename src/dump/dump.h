@@ -3,9 +3,10 @@
  * The dump interface: what the one pipeline (src/pipeline.c) asks of every kind of dump, as an ops
  * table beside the facts every kind has. Implemented for ELF process cores (dump_elf.c, over struct
  * ct_core) and kernel dumps (src/kernel/dump_kernel.c, over libkdumpfile's struct ct_vmcore); a live
- * process stopped by ptrace is the third implementation (its memory through process_vm_readv or
- * /proc/PID/mem, its threads from PTRACE_GETREGSET NT_PRSTATUS read by ct_thread_read_pr_reg(), its
- * modules from /proc/PID/maps). docs/architecture.md, "Add a dump kind", lists the steps.
+ * process captured by ptrace is the third (src/live/dump_live.c: its memory copied by
+ * process_vm_readv or /proc/PID/mem, its threads from PTRACE_GETREGSET NT_PRSTATUS read by
+ * ct_thread_read_pr_reg(), its modules from /proc/PID/maps; its impl a struct ct_core laid out from
+ * the copy, so that the process stages read it as they read an ELF core). docs/architecture.md, "Add a dump kind", lists the steps.
  *
  * A dump is const after opening: stages read it, none writes it. What the implementation owns
  * (struct ct_core, struct ct_vmcore, a ptrace session) is behind @c impl, seen only by the stages of

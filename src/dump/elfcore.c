@@ -201,6 +201,7 @@ void ct_core_destroy(struct ct_core *core)
 	free(core->segments);
 	for (size_t i = 0; i < core->num_problems; i++)
 		free(core->problems[i].message);
+	free(core->owned_map);
 	free(core);
 }
 

@@ -61,6 +61,10 @@ struct ct_core {
 	/** The dump's bytes; borrowed: the caller's mapping (or buffer) outlives the core. */
 	const uint8_t *map;
 	size_t size;
+	/** map when the core owns it (a live capture's copied bytes, live/dump_live.c); freed with it. */
+	uint8_t *owned_map;
+	/** When a live capture was taken, seconds since the epoch; 0 for a core file (it does not say). */
+	int64_t captured_at;
 	bool big_endian;
 	uint8_t elf_class;
 	/** e_phentsize: the stride of the program header table (>= the class's Phdr size). */
@@ -136,6 +140,10 @@ bool ct_core_read_word(const struct ct_core *core, uint64_t addr, uint64_t *ret)
 struct ct_error *ct_core_read_string(const struct ct_core *core, uint64_t addr, size_t max, char **ret);
 /** Value of auxv entry @p type, false when absent. */
 bool ct_core_auxv(const struct ct_core *core, uint64_t type, uint64_t *ret);
+
+/** Takes the auxiliary vector @p desc (NT_AUXV's layout: type, value words of the core's class, up to
+ * AT_NULL, at most CT_MAX_AUXV pairs) as the core's auxv, unless it has one already. */
+void ct_core_take_auxv(struct ct_core *core, const struct ct_bytes *desc);
 
 /**
  * Parses the notes of all PT_NOTE segments (called by ct_core_open_memory). Internal, in notes.c.

@@ -1,6 +1,6 @@
 /**
  * @file kind.h
- * A kind of dump (process core, kernel dump; next a live process) as the one pipeline runs it
+ * A kind of dump (process core, kernel dump; a live process is a dump the process kind runs) as the one pipeline runs it
  * (ct_pipeline_run, src/pipeline.c): the dump (dump/dump.h) and the stages that only this kind has,
  * over a session private to the kind's folder (src/process/process.c's, src/kernel/kernel.c's).
  *
@@ -26,12 +26,15 @@ struct ct_options;
 struct ct_budget;
 struct ct_report;
 
-/** What the pipeline hands a kind's open(): all borrowed, alive for the whole run. */
+/** What the pipeline hands a kind's open(): all borrowed, alive for the whole run (but @c dump, taken over). */
 struct ct_dump_env {
 	const struct ct_options *opts;
 	const struct ct_dump_format *format;
 	/** The input's bytes; a kind that reads the file by path (libkdumpfile) may close it. */
 	struct ct_mapped_file *file;
+	/** A dump opened already (a live process, live/dump_live.c) instead of @c file: the kind's open
+	 * takes it over (it is cleared) and closes it with the session. */
+	struct ct_dump *dump;
 	struct ct_budget *budget;
 	struct ct_report *report;
 };

@@ -184,9 +184,8 @@ static void parse_siginfo(struct note_ctx *ctx, const struct ct_bytes *desc)
 	}
 }
 
-static void parse_auxv(struct note_ctx *ctx, const struct ct_bytes *desc)
+void ct_core_take_auxv(struct ct_core *core, const struct ct_bytes *desc)
 {
-	struct ct_core *core = ctx->core;
 	if (core->auxv)
 		return;
 	unsigned w = core->elf_class == ELFCLASS64 ? 8 : 4;
@@ -288,7 +287,7 @@ static void parse_note(struct note_ctx *ctx, const struct ct_elf_note *n)
 	case NT_PRSTATUS: parse_prstatus(ctx, &n->desc); break;
 	case NT_PRPSINFO: parse_prpsinfo(ctx, &n->desc); break;
 	case NT_SIGINFO: parse_siginfo(ctx, &n->desc); break;
-	case NT_AUXV: parse_auxv(ctx, &n->desc); break;
+	case NT_AUXV: ct_core_take_auxv(ctx->core, &n->desc); break;
 	case NT_FILE: parse_file(ctx, &n->desc); break;
 	case NT_FPREGSET: keep_register_note(ctx, &n->desc, false); break;
 	case NT_X86_XSTATE: keep_register_note(ctx, &n->desc, true); break;

@@ -75,7 +75,8 @@ static struct ct_error *on_status(struct ct_live_attach *a, struct ct_live_trace
 			struct ct_live_tracee *c = add(a, (int)child);
 			if (!c)
 				return &ct_enomem;
-			c->seized = true;
+			// Auto-attached by PTRACE_O_TRACECLONE: it reports a PTRACE_EVENT_STOP of its own.
+			c->seized = c->interrupted = true;
 		}
 	} else if (event == 0 && WSTOPSIG(status) != SIGTRAP) {
 		// A signal-delivery-stop: the signal is given back at detach, else it would be lost.
@@ -141,7 +142,7 @@ static struct ct_error *seize(struct ct_live_attach *a, int tid, bool *seized_ne
 			struct ct_live_tracee *t = find(a, tid) ? find(a, tid) : add(a, tid);
 			if (!t)
 				return &ct_enomem;
-			t->seized = true;
+			t->seized = t->interrupted = true; // auto-attached: it stops by itself
 			return NULL;
 		}
 		int other = e == EPERM ? tracer_of(a->pid, tid) : 0;
@@ -157,11 +158,23 @@ static struct ct_error *seize(struct ct_live_attach *a, int tid, bool *seized_ne
 		return &ct_enomem;
 	t->seized = true;
 	*seized_new = true;
-	if (!a->stop_start_ns)
-		a->stop_start_ns = ct_live_now_ns();
-	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) != 0 && errno == ESRCH)
-		t->gone = true;
 	return NULL;
+}
+
+// Stops every thread seized and not yet interrupted. Seizing does not stop a thread: all of a
+// round's threads are seized first, so that the stop is only the interrupts, not the attaches too.
+static void interrupt_seized(struct ct_live_attach *a)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		struct ct_live_tracee *t = &a->t[i];
+		if (!t->seized || t->interrupted || t->gone)
+			continue;
+		if (!a->stop_start_ns)
+			a->stop_start_ns = ct_live_now_ns();
+		t->interrupted = true;
+		if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) != 0 && errno == ESRCH)
+			t->gone = true;
+	}
 }
 
 struct ct_error *ct_live_attach_all(int pid, struct ct_live_attach *a)
@@ -191,8 +204,10 @@ struct ct_error *ct_live_attach_all(int pid, struct ct_live_attach *a)
 		}
 		free(tids);
 		// Threads seized in this round report their stops (and clones) before the next listing.
-		if (!err)
+		if (!err) {
+			interrupt_seized(a);
 			err = wait_stopped(a, deadline);
+		}
 	}
 	if (!err) {
 		bool alive = false;
@@ -214,6 +229,7 @@ uint64_t ct_live_detach_all(struct ct_live_attach *a)
 	for (size_t i = 0; i < a->n; i++)
 		pending |= a->t[i].seized && !a->t[i].stopped && !a->t[i].gone;
 	if (pending) {
+		interrupt_seized(a);
 		struct ct_error *err = wait_stopped(a, ct_live_now_ns() + 100u * 1000000u);
 		ct_error_destroy(err);
 	}

@@ -65,26 +65,30 @@ static uint64_t read_reg(const uint8_t *regs, size_t size, const struct ct_arch_
 	return v;
 }
 
-static struct ct_error *get_regset(int tid, uint32_t type, size_t max, struct ct_live_regset *out)
+// One register set into a buffer of its own size: read into @p scratch first (the largest set is
+// ~11 KiB, most are far smaller; a fresh buffer of the largest size per thread costs the stop a page
+// fault or more for each of 1,000 threads).
+static struct ct_error *get_regset(struct ct_live_pool *pool, int tid, uint32_t type, uint8_t *scratch, size_t max,
+				     struct ct_live_regset *out)
 {
-	uint8_t *buf = malloc(max);
-	if (!buf)
-		return &ct_enomem;
-	struct iovec iov = { buf, max };
-	if (ptrace(PTRACE_GETREGSET, tid, (void *)(long)type, &iov) != 0 || iov.iov_len == 0) {
-		free(buf);
+	struct iovec iov = { scratch, max };
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)(long)type, &iov) != 0 || iov.iov_len == 0)
 		return ct_error_os(errno, "thread %d: PTRACE_GETREGSET %#x", tid, type);
-	}
+	out->bytes = ct_live_pool_take(pool, iov.iov_len);
+	if (!out->bytes)
+		return &ct_enomem;
+	memcpy(out->bytes, scratch, iov.iov_len);
 	out->note_type = type;
 	out->size = iov.iov_len;
-	out->bytes = buf;
 	return NULL;
 }
 
 // NT_PRSTATUS (the general registers, pr_reg) and the architecture's float/vector notes.
-static struct ct_error *read_registers(const struct ct_arch_info *arch, int tid, struct ct_live_thread *t)
+static struct ct_error *read_registers(struct ct_live_pool *pool, const struct ct_arch_info *arch, int tid,
+				       struct ct_live_thread *t)
 {
-	struct ct_error *err = get_regset(tid, NT_PRSTATUS, arch->prstatus_reg_size, &t->regsets[0]);
+	uint8_t scratch[MAX_REGSET_BYTES];
+	struct ct_error *err = get_regset(pool, tid, NT_PRSTATUS, scratch, arch->prstatus_reg_size, &t->regsets[0]);
 	if (err)
 		return err;
 	t->num_regsets = 1;
@@ -96,7 +100,7 @@ static struct ct_error *read_registers(const struct ct_arch_info *arch, int tid,
 		if (have)
 			continue;
 		// A register set the kernel does not offer (no XSAVE) is simply absent, as in a core.
-		struct ct_error *e = get_regset(tid, type, MAX_REGSET_BYTES, &t->regsets[t->num_regsets]);
+		struct ct_error *e = get_regset(pool, tid, type, scratch, sizeof(scratch), &t->regsets[t->num_regsets]);
 		if (e)
 			ct_error_destroy(e);
 		else
@@ -110,6 +114,8 @@ static struct ct_error *read_registers(const struct ct_arch_info *arch, int tid,
 
 struct reader {
 	int pid;
+	/** Where copies made while stopped go; NULL after the resume (malloc). */
+	struct ct_live_pool *pool;
 	int mem_fd; /**< /proc/PID/mem, opened when process_vm_readv is refused; -1 before */
 	bool vm_readv_works;
 	uint64_t bad_pages;
@@ -149,14 +155,60 @@ static void read_memory(struct reader *rd, uint64_t addr, uint8_t *dst, size_t l
 	}
 }
 
+/** Spans read by one process_vm_readv (IOV_MAX is 1024). */
+#define SPANS_PER_CALL 256
+
+struct span {
+	uint64_t addr;
+	uint8_t *dst;
+	size_t len;
+};
+
+// Reads every span, SPANS_PER_CALL in one process_vm_readv: the call's cost is mostly its own (the
+// access check, finding the target's memory), not the bytes, and 1,000 threads' stacks are 1,000
+// small spans. A span the call does not read whole is read alone by read_memory() (page by page,
+// zeros where nothing reads), then the batch goes on after it.
+static void read_spans(struct reader *rd, const struct span *sp, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		if (!rd->vm_readv_works) {
+			read_memory(rd, sp[i].addr, sp[i].dst, sp[i].len);
+			i++;
+			continue;
+		}
+		struct iovec local[SPANS_PER_CALL], remote[SPANS_PER_CALL];
+		size_t k = 0;
+		for (; k < SPANS_PER_CALL && i + k < n; k++) {
+			local[k] = (struct iovec){ sp[i + k].dst, sp[i + k].len };
+			remote[k] = (struct iovec){ (void *)(uintptr_t)sp[i + k].addr, sp[i + k].len };
+		}
+		ssize_t got = process_vm_readv(rd->pid, local, k, remote, k, 0);
+		if (got < 0) {
+			if (errno == ENOSYS || errno == EPERM)
+				rd->vm_readv_works = false;
+			got = 0;
+		}
+		size_t done = 0;
+		while (done < k && (size_t)got >= sp[i + done].len)
+			got -= (ssize_t)sp[i + done++].len;
+		i += done;
+		if (done < k) {
+			read_memory(rd, sp[i].addr, sp[i].dst, sp[i].len);
+			i++;
+		}
+	}
+}
+
 static bool is_special(const struct ct_live_mapping *m, const char *name)
 {
 	return m->path && !strcmp(m->path, name);
 }
 
-// Copies [from, m->end) of @p m, when the budget allows it all.
+// Takes [from, to) of @p m into the copy when the budget allows it all, and reads [from, now_to)
+// of it at once; the rest (stack_rest) is read by finish_stacks() after the process runs again.
 static struct ct_error *copy_mapping(struct reader *rd, struct ct_budget *budget, struct ct_live_snapshot *snap,
-				     struct ct_live_mapping *m, uint64_t from, uint64_t to)
+				     struct ct_live_mapping *m, uint64_t from, uint64_t to, uint64_t now_to)
 {
 	if (m->bytes || to <= from)
 		return NULL;
@@ -165,38 +217,93 @@ static struct ct_error *copy_mapping(struct reader *rd, struct ct_budget *budget
 		snap->copy_capped = true;
 		return NULL;
 	}
-	m->bytes = malloc(len);
+	m->bytes = rd->pool ? ct_live_pool_take(rd->pool, len) : malloc(len);
 	if (!m->bytes)
 		return &ct_enomem;
-	read_memory(rd, from, m->bytes, len);
+	if (now_to > to)
+		now_to = to;
+	read_memory(rd, from, m->bytes, now_to - from);
 	m->copy_start = from;
 	m->copied = len;
+	m->stack_rest = now_to - from;
 	snap->bytes_copied += len;
 	return NULL;
 }
 
-// Stacks first (what every analysis needs), then the first page of each file mapping (the ELF
-// header: build-ids, as the kernel's cores keep it), then writable and anonymous memory.
-static struct ct_error *copy_memory(struct reader *rd, const struct ct_live_capture_options *o, struct ct_budget *budget,
-				    struct ct_live_snapshot *snap)
+// The mapping holding @p addr, NULL for none (mappings are sorted by address).
+static struct ct_live_mapping *mapping_of(struct ct_live_snapshot *snap, uint64_t addr)
+{
+	size_t lo = 0, hi = snap->num_mappings;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (snap->mappings[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < snap->num_mappings && snap->mappings[lo].start <= addr ? &snap->mappings[lo] : NULL;
+}
+
+// While stopped: each thread's stack from just below its sp up a window of CT_LIVE_STACK_WINDOW
+// bytes, what the unwinder reads first. False when a thread's sp is in no mapping of the layout
+// read before the stop (its stack was mapped since: the layout is read again).
+static struct ct_error *copy_stacks(struct reader *rd, struct ct_budget *budget, struct ct_live_snapshot *snap,
+				    bool *layout_stale)
 {
 	struct ct_error *err = NULL;
+	*layout_stale = false;
+	struct span *spans = calloc(snap->num_threads ? snap->num_threads : 1, sizeof(*spans));
+	if (!spans)
+		return &ct_enomem;
+	size_t n = 0;
 	for (size_t i = 0; i < snap->num_threads && !err; i++) {
 		uint64_t sp = snap->threads[i].sp;
-		for (size_t k = 0; k < snap->num_mappings && !err; k++) {
-			struct ct_live_mapping *m = &snap->mappings[k];
-			if (sp < m->start || sp >= m->end || !m->readable)
-				continue;
-			uint64_t from = sp > m->start + CT_LIVE_BELOW_SP ? (sp - CT_LIVE_BELOW_SP) & ~(uint64_t)(PAGE - 1) : m->start;
-			err = copy_mapping(rd, budget, snap, m, from < m->start ? m->start : from, m->end);
+		struct ct_live_mapping *m = mapping_of(snap, sp);
+		if (!m) {
+			*layout_stale = true;
+			continue;
+		}
+		if (!m->readable || m->bytes)
+			continue;
+		uint64_t from = sp > m->start + CT_LIVE_BELOW_SP ? (sp - CT_LIVE_BELOW_SP) & ~(uint64_t)(PAGE - 1) : m->start;
+		if (from < m->start)
+			from = m->start;
+		// Taken now, read below in one batch: the window, at most up to the mapping's end.
+		err = copy_mapping(rd, budget, snap, m, from, m->end, from);
+		if (!err && m->bytes) {
+			uint64_t to = sp + CT_LIVE_STACK_WINDOW < m->end ? sp + CT_LIVE_STACK_WINDOW : m->end;
+			spans[n++] = (struct span){ from, m->bytes, (size_t)(to - from) };
+			m->stack_rest = (size_t)(to - from);
 		}
 	}
-	if (!o->all_memory)
-		return err;
+	read_spans(rd, spans, n);
+	free(spans);
+	return err;
+}
+
+// After the resume: the rest of each stack above its window. A thread that was blocked has not
+// touched its callers' frames meanwhile; one that ran may have (docs/live.md says so).
+static void finish_stacks(struct reader *rd, struct ct_live_snapshot *snap)
+{
+	for (size_t k = 0; k < snap->num_mappings; k++) {
+		struct ct_live_mapping *m = &snap->mappings[k];
+		if (m->bytes && m->stack_rest < m->copied)
+			read_memory(rd, m->copy_start + m->stack_rest, m->bytes + m->stack_rest, m->copied - m->stack_rest);
+		m->stack_rest = m->copied;
+	}
+}
+
+// After the resume (-p, --gcore, a sample's first tick): the first page of each file mapping (the
+// ELF header: build-ids, as the kernel's cores keep it), then writable and anonymous memory. The
+// process runs meanwhile: what it changes between the stop and this copy is seen changed.
+static struct ct_error *copy_memory(struct reader *rd, struct ct_budget *budget, struct ct_live_snapshot *snap)
+{
+	struct ct_error *err = NULL;
 	for (size_t k = 0; k < snap->num_mappings && !err; k++) {
 		struct ct_live_mapping *m = &snap->mappings[k];
+		uint64_t to = m->start + PAGE < m->end ? m->start + PAGE : m->end;
 		if (m->readable && !m->writable && m->path && m->path[0] == '/' && m->file_offset == 0)
-			err = copy_mapping(rd, budget, snap, m, m->start, m->start + PAGE < m->end ? m->start + PAGE : m->end);
+			err = copy_mapping(rd, budget, snap, m, m->start, to, to);
 	}
 	for (size_t k = 0; k < snap->num_mappings && !err; k++) {
 		struct ct_live_mapping *m = &snap->mappings[k];
@@ -206,27 +313,41 @@ static struct ct_error *copy_memory(struct reader *rd, const struct ct_live_capt
 		if (!m->readable || is_special(m, "[vvar]") || is_special(m, "[vvar_vclock]") || is_special(m, "[vsyscall]"))
 			continue;
 		if (m->writable || anonymous || (m->dirty_private && !m->shared))
-			err = copy_mapping(rd, budget, snap, m, m->start, m->end);
+			err = copy_mapping(rd, budget, snap, m, m->start, m->end, m->end);
 	}
 	return err;
 }
 
-// The dirty flags of smaps read before the stop, on the mappings that are still the same.
-static void mark_dirty(const struct ct_live_snapshot *pre, struct ct_live_snapshot *snap)
+// The layout @p now read while stopped replaces the one read before: a mapping still the same keeps
+// its dirty flag (smaps) and what was copied of it already; @p now gets the old layout, without
+// copies (those of mappings gone go back to @p pool).
+static void adopt_layout(struct ct_live_pool *pool, struct ct_live_snapshot *snap, struct ct_live_snapshot *now)
 {
 	size_t k = 0;
-	for (size_t i = 0; i < snap->num_mappings; i++) {
-		struct ct_live_mapping *m = &snap->mappings[i];
-		while (k < pre->num_mappings && pre->mappings[k].start < m->start)
+	for (size_t i = 0; i < now->num_mappings; i++) {
+		struct ct_live_mapping *m = &now->mappings[i];
+		while (k < snap->num_mappings && snap->mappings[k].start < m->start)
 			k++;
-		if (k < pre->num_mappings && pre->mappings[k].start == m->start && pre->mappings[k].end == m->end)
-			m->dirty_private = pre->mappings[k].dirty_private;
+		struct ct_live_mapping *old = k < snap->num_mappings ? &snap->mappings[k] : NULL;
+		if (!old || old->start != m->start || old->end != m->end)
+			continue;
+		m->dirty_private = old->dirty_private;
+		m->bytes = old->bytes, m->copy_start = old->copy_start, m->copied = old->copied, m->stack_rest = old->stack_rest;
+		old->bytes = NULL;
+	}
+	struct ct_live_mapping *mappings = snap->mappings;
+	size_t n = snap->num_mappings;
+	snap->mappings = now->mappings, snap->num_mappings = now->num_mappings;
+	now->mappings = mappings, now->num_mappings = n;
+	for (size_t i = 0; i < n; i++) {
+		ct_live_pool_give(pool, mappings[i].bytes);
+		mappings[i].bytes = NULL;
 	}
 }
 
 // Sets up the threads of the snapshot from the stopped tracees, in the core's order: the main
 // thread first (it is the process), then by tid.
-static struct ct_error *take_threads(const struct ct_arch_info *arch, struct ct_live_attach *a,
+static struct ct_error *take_threads(struct ct_live_pool *pool, const struct ct_arch_info *arch, struct ct_live_attach *a,
 				     const struct ct_live_thread *states, size_t num_states, struct ct_live_snapshot *snap)
 {
 	snap->threads = calloc(a->n ? a->n : 1, sizeof(*snap->threads));
@@ -251,12 +372,12 @@ static struct ct_error *take_threads(const struct ct_arch_info *arch, struct ct_
 		else
 			t->tid = tr->tid, t->state = 'R', t->syscall = -2; // born while attaching
 		t->pending_signal = tr->pending_signal;
-		struct ct_error *err = read_registers(arch, tr->tid, t);
+		struct ct_error *err = read_registers(pool, arch, tr->tid, t);
 		if (err) {
 			// It exited after stopping (SIGKILL from elsewhere): not a thread of the snapshot.
 			ct_error_destroy(err);
 			for (size_t k = 0; k < t->num_regsets; k++)
-				free(t->regsets[k].bytes);
+				ct_live_pool_give(pool, t->regsets[k].bytes);
 			memset(t, 0, sizeof(*t));
 			snap->threads_gone++;
 			continue;
@@ -296,41 +417,52 @@ struct ct_error *ct_live_capture(int pid, const struct ct_live_capture_options *
 	err = read_states(pid, &states, &num_states);
 	if (err)
 		return err;
-	// smaps walks the page tables (slow for a big process): read before the stop, only to know
-	// which file mappings have written pages; the layout itself is read while stopped.
-	struct ct_live_snapshot pre = { 0 };
-	if (o->all_memory) {
-		struct ct_error *e = ct_live_read_maps(pid, "smaps", &pre);
-		ct_error_destroy(e);
-	}
-
-	// Samples (stacks only) read the layout before the stop, to keep each tick's stop to the copy; a
-	// stack that moved meanwhile reads as zeros. A whole capture reads it stopped.
-	if (!o->all_memory) {
-		err = ct_live_read_maps(pid, "maps", snap);
-		if (err)
-			return err;
-	}
+	// The layout is read before the stop, to keep the stop to the registers and the stacks: smaps
+	// (which also says which file mappings have written pages, what a debugger needs to find the
+	// libraries) for a whole capture, maps for a sample. A stack mapped meanwhile (a new thread)
+	// makes it read again while stopped.
+	err = ct_live_read_maps(pid, o->all_memory ? "smaps" : "maps", snap);
+	if (err)
+		return err;
+	snap->big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+	snap->captured_at = (int64_t)time(NULL);
+	// Per thread: its register sets (x86-64 with AVX-512: ~3.5 KiB) and the stack above its sp that
+	// a blocked thread uses (a few KiB); the main thread's stack holds the environment too.
+	struct ct_live_pool pool;
+	size_t per_thread = 16u << 10, max_pool = 64u << 20;
+	ct_live_pool_init(&pool, num_states < (max_pool >> 14) ? num_states * per_thread + (256u << 10) : max_pool);
 	struct ct_live_attach a;
 	err = ct_live_attach_all(pid, &a);
 	if (err) {
-		ct_live_snapshot_free(&pre);
+		ct_live_pool_release(&pool, snap);
 		return err;
 	}
-	struct reader rd = { .pid = pid, .mem_fd = -1, .vm_readv_works = true };
-	err = take_threads(arch, &a, states, num_states, snap);
-	if (!err && o->all_memory)
-		err = ct_live_read_maps(pid, "maps", snap);
+	struct reader rd = { .pid = pid, .mem_fd = -1, .vm_readv_works = true, .pool = &pool };
+	err = take_threads(&pool, arch, &a, states, num_states, snap);
+	bool stale = false;
 	if (!err)
-		mark_dirty(&pre, snap);
-	ct_live_snapshot_free(&pre);
-	if (!err)
-		err = copy_memory(&rd, o, budget, snap);
+		err = copy_stacks(&rd, budget, snap, &stale);
+	if (!err && stale) {
+		struct ct_live_snapshot now = { 0 };
+		err = ct_live_read_maps(pid, "maps", &now);
+		if (!err) {
+			adopt_layout(&pool, snap, &now);
+			err = copy_stacks(&rd, budget, snap, &stale);
+		}
+		ct_live_snapshot_free(&now);
+	}
 	if (!err && o->hold_ms) {
 		struct timespec ts = { o->hold_ms / 1000, (long)(o->hold_ms % 1000) * 1000000 };
 		nanosleep(&ts, NULL);
 	}
 	snap->stopped_ms = (double)ct_live_detach_all(&a) / 1e6;
+	rd.pool = NULL;
+	if (!ct_live_pool_release(&pool, snap) && !err)
+		err = &ct_enomem;
+	if (!err)
+		finish_stacks(&rd, snap);
+	if (!err && o->all_memory)
+		err = copy_memory(&rd, budget, snap);
 	snap->pages_unreadable = rd.bad_pages;
 	if (rd.mem_fd >= 0)
 		close(rd.mem_fd);

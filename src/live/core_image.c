@@ -1,8 +1,6 @@
-// The snapshot → dump boundary: a live snapshot written as the ELF core the kernel or gdb's gcore
-// would write (the same notes in the kernel's order, one PT_LOAD per mapping), so that every stage
-// after the dump reads a live process exactly as a core. `--gcore FILE` writes it to a file; `-p`
-// to a memfd the process-core pipeline maps. When the dump interface (struct ct_dump) lands, this is
-// the one file to turn into its live implementation.
+// `--gcore FILE`: a live snapshot written as the ELF core the kernel or gdb's gcore would write (the
+// same notes in the kernel's order, one PT_LOAD per mapping part, ct_live_mapping_parts). The
+// analysis of -p does not go through this file: dump_live.c presents the snapshot as a dump.
 #include <elf.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -10,7 +8,7 @@
 #include <sys/procfs.h>
 #include <unistd.h>
 
-#include "live/live.h"
+#include "live/internal.h"
 #include "util/grow.h"
 
 #define PAGE 4096u
@@ -170,23 +168,16 @@ static struct buf make_phdrs(const struct ct_live_snapshot *s, uint64_t notes_of
 	size_t n = 1;
 	uint64_t off = data_off;
 	for (size_t i = 0; i < s->num_mappings; i++) {
-		const struct ct_live_mapping *m = &s->mappings[i];
-		Elf64_Phdr load = { .p_type = PT_LOAD, .p_flags = flags_of(m), .p_align = PAGE };
-		uint64_t copy_at = m->copied ? m->copy_start : m->end;
-		if (copy_at > m->start && m->copied) {
-			load.p_vaddr = m->start;
-			load.p_offset = off;
-			load.p_memsz = copy_at - m->start;
+		struct ct_live_part parts[2];
+		size_t np = ct_live_mapping_parts(&s->mappings[i], parts);
+		for (size_t k = 0; k < np; k++) {
+			Elf64_Phdr load = { .p_type = PT_LOAD, .p_flags = flags_of(&s->mappings[i]), .p_offset = off,
+					    .p_vaddr = parts[k].vaddr, .p_memsz = parts[k].memsz, .p_filesz = parts[k].filesz,
+					    .p_align = PAGE };
 			put(&b, &load, sizeof(load));
 			n++;
+			off += parts[k].filesz;
 		}
-		load.p_vaddr = m->copied ? m->copy_start : m->start;
-		load.p_offset = off;
-		load.p_memsz = m->end - load.p_vaddr;
-		load.p_filesz = m->copied;
-		put(&b, &load, sizeof(load));
-		n++;
-		off += m->copied;
 	}
 	*num_ret = n;
 	return b;

@@ -59,7 +59,7 @@ struct ct_error *ct_live_permission_error(int pid);
 /** The ptrace side of a capture: the threads seized and which of them are stopped now. */
 struct ct_live_tracee {
 	int tid;
-	bool seized, stopped;
+	bool seized, interrupted, stopped;
 	/** Signal of a signal-delivery-stop, given back at detach. */
 	int pending_signal;
 	/** Exited (or was never there) while being attached. */
@@ -86,5 +86,44 @@ struct ct_error *ct_live_attach_all(int pid, struct ct_live_attach *a);
 uint64_t ct_live_detach_all(struct ct_live_attach *a);
 
 uint64_t ct_live_now_ns(void);
+
+/** Memory for the copies made while the process is stopped, faulted in before (stop_pool.c). */
+struct ct_live_pool {
+	uint8_t *base;
+	size_t size, used;
+};
+/** Maps and faults in @p size bytes; on failure the pool is empty and every take a malloc. */
+void ct_live_pool_init(struct ct_live_pool *p, size_t size);
+/** @p len bytes from the pool, else from malloc; NULL when out of memory. */
+void *ct_live_pool_take(struct ct_live_pool *p, size_t len);
+/** Gives back what ct_live_pool_take() returned (a no-op in the pool: it goes with the pool). */
+void ct_live_pool_give(struct ct_live_pool *p, void *at);
+/**
+ * After the resume: every register set and copied mapping of @p snap in the pool moved into a
+ * buffer of its own, and the pool unmapped. False when out of memory (what did not move is dropped:
+ * a thread's sets from the first lost, a mapping's copy).
+ */
+bool ct_live_pool_release(struct ct_live_pool *p, struct ct_live_snapshot *snap);
+
+/** One part of a mapping as a dump lays it out: [vaddr, vaddr + memsz), its first filesz bytes copied. */
+struct ct_live_part {
+	uint64_t vaddr, memsz, filesz;
+};
+
+/**
+ * The parts of mapping @p m (one or two) into @p parts; returns how many. A mapping copied from an
+ * address past its start (a stack from below its sp) is two: the part before it, without bytes,
+ * then the copied part. The one layout of both the ELF core written (core_image.c) and the dump
+ * (dump_live.c): the copied bytes follow each other in mapping order.
+ */
+static inline size_t ct_live_mapping_parts(const struct ct_live_mapping *m, struct ct_live_part parts[2])
+{
+	size_t n = 0;
+	if (m->copied && m->copy_start > m->start)
+		parts[n++] = (struct ct_live_part){ m->start, m->copy_start - m->start, 0 };
+	uint64_t at = m->copied ? m->copy_start : m->start;
+	parts[n++] = (struct ct_live_part){ at, m->end - at, m->copied };
+	return n;
+}
 
 #endif

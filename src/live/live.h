@@ -1,10 +1,11 @@
 /**
  * @file live.h
- * A live process, captured: every thread stopped (PTRACE_SEIZE + PTRACE_INTERRUPT), its registers,
- * the memory the analysis reads (stacks first, then writable and anonymous mappings, under the
- * copy budget), /proc's maps, auxv, comm and cmdline and each thread's wait state, then every thread
- * resumed. The analysis never runs while the process is stopped: it runs over the snapshot, which
- * core_image.c presents as an ELF core (the one snapshot → dump boundary; docs/live.md).
+ * A live process, captured: /proc's layout, auxv, comm and cmdline and each thread's wait state
+ * before the stop; every thread stopped (PTRACE_SEIZE + PTRACE_INTERRUPT) only while its registers
+ * and its stack's innermost window are copied; the rest of the memory the analysis reads (stacks,
+ * writable and anonymous mappings, under the copy budget) after the resume. The analysis never runs
+ * while the process is stopped: it runs over the snapshot, which dump_live.c presents as a dump
+ * (and core_image.c writes as an ELF core for --gcore; docs/live.md).
  */
 #ifndef CT_LIVE_H
 #define CT_LIVE_H
@@ -24,6 +25,9 @@ struct ct_budget;
 #define CT_LIVE_MAX_MAPPINGS 1000000
 /** Bytes below a thread's sp copied with its stack: the red zone (x86-64: 128) and a margin. */
 #define CT_LIVE_BELOW_SP 512
+/** Bytes of a stack above its sp copied while the process is stopped (the innermost frames, which a
+ * running thread changes first); the rest of the stack is read after the resume. */
+#define CT_LIVE_STACK_WINDOW (64u << 10)
 /** How long the threads may take to stop after PTRACE_INTERRUPT (a thread in D state does not). */
 #define CT_LIVE_STOP_TIMEOUT_MS 2000
 
@@ -73,6 +77,8 @@ struct ct_live_mapping {
 	 * read); nothing else of the mapping is in the snapshot. */
 	uint64_t copy_start;
 	size_t copied;
+	/** Bytes of the copy read so far: a stack's window while stopped, the rest after the resume. */
+	size_t stack_rest;
 	uint8_t *bytes; /**< owned */
 };
 
@@ -82,6 +88,9 @@ struct ct_live_snapshot {
 	/** e_machine and class of /proc/PID/exe: the architecture of the registers. */
 	uint16_t e_machine;
 	uint8_t elf_class;
+	bool big_endian; /**< the host's: a process of coretriage's own kind */
+	/** When the threads were stopped, seconds since the epoch (the report's crash time). */
+	int64_t captured_at;
 	char comm[17];
 	/** The command line with NULs as spaces, as pr_psargs holds it (80 bytes). */
 	char psargs[81];

@@ -298,14 +298,17 @@ static void copy_core_problems(struct ct_session *s)
 // An error of the process stages, with the core's path (the kernel's stages name the dump themselves).
 static struct ct_error *named(const struct ct_options *opts, struct ct_error *err)
 {
-	return err ? ct_error_wrap(err, "%s", opts->core_path) : NULL;
+	return err && opts->core_path ? ct_error_wrap(err, "%s", opts->core_path) : err;
 }
 
 static struct ct_error *process_open(const struct ct_dump_env *env, void **session, const struct ct_dump **dump)
 {
 	struct ct_session *s = calloc(1, sizeof(*s));
-	if (!s)
+	if (!s) {
+		if (env->dump)
+			ct_dump_close(env->dump);
 		return named(env->opts, &ct_enomem);
+	}
 	s->opts = env->opts;
 	s->report = env->report;
 	s->budget = env->budget;
@@ -313,12 +316,20 @@ static struct ct_error *process_open(const struct ct_dump_env *env, void **sessi
 		ct_budget_init(&s->own_budget, env->opts);
 		s->budget = &s->own_budget;
 	}
-	struct ct_error *err = ct_core_open_memory(env->file->data, env->file->size, env->opts->max_threads, &s->core);
-	if (err) {
-		free(s);
-		return named(env->opts, err);
+	if (env->dump) {
+		// A live process: its dump's impl is a struct ct_core laid out from the capture (dump_live.c).
+		s->dump = *env->dump;
+		memset(env->dump, 0, sizeof(*env->dump));
+		s->core = s->dump.impl;
+	} else {
+		struct ct_error *err =
+			ct_core_open_memory(env->file->data, env->file->size, env->opts->max_threads, &s->core);
+		if (err) {
+			free(s);
+			return named(env->opts, err);
+		}
+		ct_dump_from_core(s->core, env->format, &s->dump);
 	}
-	ct_dump_from_core(s->core, env->format, &s->dump);
 	*session = s;
 	*dump = &s->dump;
 	return NULL;
@@ -328,7 +339,8 @@ static struct ct_error *process_facts(void *session)
 {
 	struct ct_session *s = session;
 	struct ct_report *report = s->report;
-	report->input.kind = ct_report_strdup(report, "elf-core");
+	// The format's name ("elf-core", "live"); a caller that probed nothing (the fuzzers) has an ELF core.
+	report->input.kind = ct_report_strdup(report, s->dump.format ? s->dump.format->name : "elf-core");
 	report->input.arch = ct_report_strdup(report, s->core->arch_name ? s->core->arch_name : "unknown");
 	if (s->core->arch)
 		report->input.register_size = s->core->arch->regs[s->core->arch->pc_index].size;

@@ -3,6 +3,8 @@
  *   live spin          main spins in spin_forever (on a CPU, never in a system call)
  *   live sleepers N    N threads sleep in nanosleep inside sleeper_wait; main in pthread_join
  *   live forker        fork_often forks a child every millisecond, and the child exits at once
+ *   live epoll         a server: wait_events blocks in epoll_wait on an epoll set holding a pipe
+ *                      nobody writes to; main in pthread_join
  *   live work N S      N threads count in busy_work for S seconds, then it prints the total and
  *                      exits (scripts/bench-live: the slowdown coretriage sample causes)
  *
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,6 +68,23 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+static int epoll_fd;
+
+__attribute__((noinline)) static void wait_events(void)
+{
+	struct epoll_event ev[4];
+	for (;;)
+		epoll_wait(epoll_fd, ev, 4, -1);
+}
+
+static void *event_loop(void *arg)
+{
+	(void)arg;
+	__atomic_fetch_add(&started, 1, __ATOMIC_SEQ_CST);
+	wait_events();
+	return NULL;
+}
+
 __attribute__((noinline)) static void fork_often(void)
 {
 	for (;;) {
@@ -113,11 +133,24 @@ int main(int argc, char **argv)
 			total += counts[i];
 		}
 		printf("%lu\n", total);
+	} else if (!strcmp(mode, "epoll")) {
+		int p[2];
+		epoll_fd = epoll_create1(0);
+		struct epoll_event ev = { .events = EPOLLIN };
+		if (epoll_fd < 0 || pipe(p) != 0 || epoll_ctl(epoll_fd, EPOLL_CTL_ADD, p[0], &ev) != 0)
+			return 1;
+		pthread_t t;
+		pthread_create(&t, NULL, event_loop, NULL);
+		while (__atomic_load_n(&started, __ATOMIC_SEQ_CST) < 1)
+			usleep(1000);
+		usleep(100000); // it reaches epoll_wait
+		ready();
+		pthread_join(t, NULL);
 	} else if (!strcmp(mode, "forker")) {
 		ready();
 		fork_often();
 	} else {
-		fprintf(stderr, "usage: live spin|sleepers N|forker|work N SECONDS\n");
+		fprintf(stderr, "usage: live spin|sleepers N|forker|epoll|work N SECONDS\n");
 		return 2;
 	}
 	return 0;

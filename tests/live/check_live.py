@@ -7,7 +7,7 @@ waits for its ./ready, runs coretriage against it and kills it at the end. gdb i
 own backtrace of the live process.
 
 Usage: check_live.py --coretriage BIN --source-dir testdata/src --workdir DIR --schema SCHEMA --case CASE
-Cases: deadlock, accept, gcore-gdb, sigkill, permission, many-threads, forker, errors, sample-spin,
+Cases: deadlock, accept, epoll (a server in epoll_wait, -p and sample), gcore-gdb, sigkill, permission, many-threads, forker, errors, sample-spin,
 sample-wait (coretriage sample: a busy loop >= 90 % in its function, blocked threads' states).
 Exit 77 (skipped) when ptrace is not permitted here at all.
 """
@@ -158,6 +158,28 @@ def case_accept(args):
             fail(f"waits are {waits}")
         if doc["crash"]["class"] != "no-signal":
             fail(f"class {doc['crash']['class']}")
+    finally:
+        t.stop()
+
+
+def case_epoll(args):
+    # A server blocked in epoll_wait: -p names the call and the function, sample roots the stack at
+    # the call with the descriptor's target (an epoll set: anon_inode:[eventpoll]).
+    exe = build(args, "live.c", "live")
+    t = Target(args, exe, "epoll")
+    try:
+        doc = report(args, t)
+        still_running(t, "epoll")
+        waits = {th["wait"]["syscall"]: th["wait"].get("function") for th in doc["threads"] if th.get("wait")}
+        call = [c for c in waits if c.startswith("epoll_")]
+        if not call or waits[call[0]] != "wait_events":
+            fail(f"waits are {waits}")
+        stacks = folded(sample(args, t, "--duration", "1s", "--rate", "20", "-f", "folded"))
+        still_running(t, "sample")
+        roots = {f[0]: f for f, _ in stacks}
+        epoll = [r for r in roots if r.startswith("epoll_") and "anon_inode:[eventpoll]" in r]
+        if not epoll or "wait_events" not in roots[epoll[0]]:
+            fail(f"states are {sorted(roots)}")
     finally:
         t.stop()
 
