@@ -12,7 +12,7 @@ import sys
 
 OPTIONAL = ["libkdumpfile", "libaddrxlat", "libsystemd", "libgcrypt", "libbpf", "libunwind", "libZydis",
             "libcapstone", "libzstd", "liblz4", "libsnappy", "liblzo2", "libdebuginfod", "libpq",
-            "libssl", "libcrypto", "libgssapi_krb5", "libldap"]
+            "libssl", "libcrypto", "libgssapi_krb5", "libldap", "libsqlite3"]
 
 binary = sys.argv[1]
 failed = 0

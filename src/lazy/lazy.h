@@ -17,6 +17,8 @@ struct ct_error *ct_lazy_kdumpfile_require(void);
 struct ct_error *ct_lazy_libunwind_require(void);
 /** NULL when libpq loads, else why not (a PostgreSQL crash store needs it). */
 struct ct_error *ct_lazy_libpq_require(void);
+/** NULL when libsqlite3 loads, else why not (the SQLite crash store needs it). */
+struct ct_error *ct_lazy_sqlite_require(void);
 /** NULL when libsystemd loads, else why not (reading the journal needs it). */
 struct ct_error *ct_lazy_systemd_require(void);
 

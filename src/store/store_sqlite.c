@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lazy/lazy.h"
 #include "store/backend.h"
 
 /** How long a writer waits for another one (ms): 8 batch workers on a slow disk queue well
@@ -146,6 +147,9 @@ static const struct ct_store_ops sqlite_ops = {
 
 struct ct_error *ct_store_sqlite_connect(const char *path, struct ct_store **ret)
 {
+	struct ct_error *lib_err = ct_lazy_sqlite_require();
+	if (lib_err)
+		return lib_err;
 	struct sqlite_store *s = calloc(1, sizeof(*s));
 	if (!s)
 		return &ct_enomem;
