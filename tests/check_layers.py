@@ -30,6 +30,9 @@ import re
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lint_cli  # noqa: E402
+
 # Earlier first. "coretriage" is the public include/coretriage/ (model and error types); "." is
 # src/analyze.c and src/pipeline.c (the pipeline choice, the one pipeline); the kinds share one stage.
 STAGES = [
@@ -268,18 +271,7 @@ def self_test():
 
 
 def main():
-    if len(sys.argv) == 2 and sys.argv[1] == "--self-test":
-        return self_test()
-    if len(sys.argv) != 2:
-        print(__doc__)
-        return 2
-    problems = check(sys.argv[1])
-    for p in problems:
-        print(p)
-    if problems:
-        print(f"{len(problems)} place(s) against the stage order (docs/architecture.md)")
-        return 1
-    return 0
+    return lint_cli.run(__doc__, check, self_test, "place(s) against the stage order (docs/architecture.md)")
 
 
 if __name__ == "__main__":

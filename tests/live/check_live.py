@@ -147,13 +147,18 @@ def case_deadlock(args):
         t.stop()
 
 
+def waits_by_call(doc):
+    """The blocking call of each waiting thread -> the function that made it."""
+    return {th["wait"]["syscall"]: th["wait"].get("function") for th in doc["threads"] if th.get("wait")}
+
+
 def case_accept(args):
     exe = build(args, "hang.c", "hang")
     t = Target(args, exe, "io")
     try:
         doc = report(args, t)
         still_running(t, "accept")
-        waits = {th["wait"]["syscall"]: th["wait"].get("function") for th in doc["threads"] if th.get("wait")}
+        waits = waits_by_call(doc)
         if waits.get("accept") != "serve_clients" or waits.get("read") != "read_commands":
             fail(f"waits are {waits}")
         if doc["crash"]["class"] != "no-signal":
@@ -170,7 +175,7 @@ def case_epoll(args):
     try:
         doc = report(args, t)
         still_running(t, "epoll")
-        waits = {th["wait"]["syscall"]: th["wait"].get("function") for th in doc["threads"] if th.get("wait")}
+        waits = waits_by_call(doc)
         call = [c for c in waits if c.startswith("epoll_")]
         if not call or waits[call[0]] != "wait_events":
             fail(f"waits are {waits}")
