@@ -34,11 +34,17 @@ void ct_options_init(struct ct_options *opts)
 	opts->logs_window_before = opts->logs_window_after = CT_DEFAULT_LOGS_WINDOW;
 }
 
-// The trail stage runs after either pipeline, on the facts it needs from the finished report.
-static void run_trail(const struct ct_options *opts, struct ct_budget *budget, struct ct_report *r)
+// The trail stage runs after either pipeline, on the facts it needs from the finished report;
+// @p captured is a live process' capture time (NULL for a dump file).
+static void run_trail(const struct ct_options *opts, const struct ct_dump_time *captured, struct ct_budget *budget,
+		      struct ct_report *r)
 {
 	struct ct_trail_facts f = { .core_path = opts->core_path, .has_pid = r->process.has_pid,
 				    .pid = r->process.pid, .command = r->process.command };
+	if (captured && captured->has_crash_time) {
+		f.has_capture_time = true;
+		f.capture_time = captured->crash_time;
+	}
 	const struct ct_kernel *k = &r->kernel;
 	if (k->present) {
 		f.is_kernel = true;
@@ -148,6 +154,7 @@ static struct ct_error *analyze_live(const struct ct_options *opts, struct ct_re
 		report->live.gcore = ct_report_strdup(report, opts->gcore_path);
 	}
 	struct ct_dump dump = { 0 };
+	struct ct_dump_time captured = { 0 };
 	if (!err)
 		err = ct_live_dump_open(&snap, opts->max_threads, &dump);
 	// The copied memory lives on in the dump; the snapshot's own buffers go before the analysis.
@@ -158,6 +165,9 @@ static struct ct_error *analyze_live(const struct ct_options *opts, struct ct_re
 		const struct ct_dump_env env = {
 			.opts = &o, .format = dump.format, .dump = &dump, .budget = &budget, .report = report,
 		};
+		// Asked before the run: the process kind takes the dump over.
+		if (!dump.ops->time(&dump, &captured))
+			captured.has_crash_time = false;
 		err = ct_pipeline_run(&ct_process_kind, &env);
 		ct_dump_close(&dump);
 	}
@@ -165,7 +175,7 @@ static struct ct_error *analyze_live(const struct ct_options *opts, struct ct_re
 	report->input.core = ct_report_printf(report, "/proc/%d", opts->pid);
 	report->input.executable = ct_report_strdup(report, opts->executable);
 	if (!err)
-		run_trail(opts, &budget, report);
+		run_trail(opts, &captured, &budget, report);
 	return err ? ct_error_wrap(err, "process %d", opts->pid) : NULL;
 }
 
@@ -241,7 +251,7 @@ struct ct_error *ct_analyze(const struct ct_options *opts, struct ct_report *rep
 		};
 		err = ct_pipeline_run(pipelines[dump_format->pipeline], &env);
 		if (!err)
-			run_trail(opts, &budget, report);
+			run_trail(opts, NULL, &budget, report);
 	} else {
 		err = ct_sniff_error(format, opts->core_path, file.data, file.size);
 	}

@@ -716,6 +716,7 @@ enum ct_time_source {
 	CT_TIME_SOURCE_JOURNAL, /**< a journal entry (COREDUMP_TIMESTAMP, a unit's "Started") */
 	CT_TIME_SOURCE_VMCOREINFO, /**< the crashing kernel's VMCOREINFO CRASHTIME */
 	CT_TIME_SOURCE_FILE_MTIME, /**< the dump file's modification time */
+	CT_TIME_SOURCE_CAPTURE, /**< when a live process was captured (-p) */
 	CT_TIME_SOURCE_NUM_
 };
 /** "coredump-name", "journal", "vmcoreinfo", "file-mtime". */

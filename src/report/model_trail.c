@@ -10,6 +10,7 @@ static const char *const time_source_names[CT_TIME_SOURCE_NUM_] = {
 	[CT_TIME_SOURCE_JOURNAL] = "journal",
 	[CT_TIME_SOURCE_VMCOREINFO] = "vmcoreinfo",
 	[CT_TIME_SOURCE_FILE_MTIME] = "file-mtime",
+	[CT_TIME_SOURCE_CAPTURE] = "capture",
 };
 
 const char *ct_time_source_to_string(enum ct_time_source source)

@@ -15,6 +15,7 @@ static const char *const source_text[CT_TIME_SOURCE_NUM_] = {
 	[CT_TIME_SOURCE_JOURNAL] = "journal",
 	[CT_TIME_SOURCE_VMCOREINFO] = "VMCOREINFO CRASHTIME",
 	[CT_TIME_SOURCE_FILE_MTIME] = "dump file's modification time",
+	[CT_TIME_SOURCE_CAPTURE] = "capture of the live process",
 };
 
 static const char *how(enum ct_time_source s)

@@ -81,6 +81,11 @@ static void crash_time_from_dump(const struct ct_trail_facts *f, const struct ct
 {
 	struct ct_trail *t = &r->trail;
 	struct stat st;
+	// A live process has no crash: the moment it was captured is when its logs matter.
+	if (f->has_capture_time && ct_crash_time_in_range(f->capture_time * 1000000)) {
+		set_time(&t->crash_time, f->capture_time * 1000000, CT_TIME_SOURCE_CAPTURE);
+		return;
+	}
 	if (name && name->timestamp_usec <= (uint64_t)CT_CRASH_TIME_MAX_USEC) {
 		set_time(&t->crash_time, (int64_t)name->timestamp_usec, CT_TIME_SOURCE_COREDUMP_NAME);
 		return;

@@ -61,6 +61,9 @@ struct ct_trail_facts {
 	int64_t vmcoreinfo_time; /**< seconds since the epoch */
 	bool has_uptime;
 	double uptime;
+	/** A live process (-p): when it was captured, which stands for the crash time. */
+	bool has_capture_time;
+	int64_t capture_time; /**< seconds since the epoch */
 };
 
 struct ct_budget;

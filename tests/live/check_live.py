@@ -7,7 +7,7 @@ waits for its ./ready, runs coretriage against it and kills it at the end. gdb i
 own backtrace of the live process.
 
 Usage: check_live.py --coretriage BIN --source-dir testdata/src --workdir DIR --schema SCHEMA --case CASE
-Cases: deadlock, accept, epoll (a server in epoll_wait, -p and sample), gcore-gdb, sigkill, permission, many-threads, forker, errors, sample-spin,
+Cases: deadlock, accept, logs (the capture time as the trail's crash time), epoll (a server in epoll_wait, -p and sample), gcore-gdb, sigkill, permission, many-threads, forker, errors, sample-spin,
 sample-wait (coretriage sample: a busy loop >= 90 % in its function, blocked threads' states).
 Exit 77 (skipped) when ptrace is not permitted here at all.
 """
@@ -163,6 +163,35 @@ def case_accept(args):
             fail(f"waits are {waits}")
         if doc["crash"]["class"] != "no-signal":
             fail(f"class {doc['crash']['class']}")
+    finally:
+        t.stop()
+
+
+def case_logs(args):
+    # A live report's crash time is the capture (source "capture"): --logs shows the lines the
+    # process' log got in the window before it, and none from before the window.
+    exe = build(args, "hang.c", "hang")
+    t = Target(args, exe, "io")
+    try:
+        log = os.path.join(t.dir, "service.log")
+        now = time.time()
+        stamp = lambda s: time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(s))
+        with open(log, "w") as f:
+            f.write(f"{stamp(now - 3600)}.000000Z host hang[{t.pid}]: an hour ago, outside the window\n")
+            f.write(f"{stamp(now - 2)}.000000Z host hang[{t.pid}]: waiting for clients\n")
+        before = int(time.time())
+        doc = report(args, t, "--logs", log)
+        after = int(time.time())
+        still_running(t, "logs")
+        ct = doc.get("crash_time") or {}
+        if ct.get("source") != "capture":
+            fail(f"crash time {ct}, not the capture")
+        when = time.mktime(time.strptime(ct["time"][:19], "%Y-%m-%dT%H:%M:%S")) - time.timezone
+        if not before - 1 <= when <= after + 1:
+            fail(f"crash time {ct['time']} is not the capture ({before}..{after})")
+        lines = [l["line"] for l in doc["logs"]]
+        if not any("waiting for clients" in l for l in lines) or any("an hour ago" in l for l in lines):
+            fail(f"log lines {lines}")
     finally:
         t.stop()
 
