@@ -86,7 +86,7 @@ struct kwalk {
 	size_t limit;
 	/** The ORC walk: its state, tables, frames it found by ORC (not by scanning). */
 	struct ct_orc_state orc;
-	const struct ct_orc *tables;
+	struct ct_orc *tables;
 	size_t cfi;
 	/** The frame-record walk: the record the next step reads and the one after it. */
 	uint64_t fp, next_fp;

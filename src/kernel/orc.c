@@ -81,7 +81,7 @@ static bool table_find(struct ct_vmcore *vm, const struct ct_orc *t, uint64_t ip
 	return true;
 }
 
-bool ct_orc_find(struct ct_vmcore *vm, const struct ct_orc *orc, uint64_t ip, struct ct_orc_entry *ret)
+static bool find_uncached(struct ct_vmcore *vm, const struct ct_orc *orc, uint64_t ip, struct ct_orc_entry *ret)
 {
 	bool core = ip >= orc->text_start && ip < orc->text_end, init = ip >= orc->init_start && ip < orc->init_end;
 	if (core || init)
@@ -92,4 +92,20 @@ bool ct_orc_find(struct ct_vmcore *vm, const struct ct_orc *orc, uint64_t ip, st
 		return false;
 	struct ct_orc t = { .ip_table = m->orc_ip, .entries = m->orc_entries, .num = m->num_orcs };
 	return table_find(vm, &t, ip, ret);
+}
+
+bool ct_orc_find(struct ct_vmcore *vm, struct ct_orc *orc, uint64_t ip, struct ct_orc_entry *ret)
+{
+	struct ct_orc_memo *m = &orc->memo[(ip ^ ip >> 9 ^ ip >> 17) % CT_ORC_MEMO_SLOTS];
+	if (m->state && m->ip == ip) {
+		if (m->state == 1)
+			*ret = m->entry;
+		return m->state == 1;
+	}
+	bool found = find_uncached(vm, orc, ip, &m->entry);
+	m->ip = ip;
+	m->state = found ? 1 : 2;
+	if (found)
+		*ret = m->entry;
+	return found;
 }

@@ -250,8 +250,9 @@ struct ct_kallsyms {
 	uint64_t sched_start, sched_end, lock_start, lock_end;
 	/** Loaded modules (kmodules.c), borrowed; NULL without BTF: module frames are then scanned. */
 	const struct ct_kmodules *modules;
-	/** The ORC tables found once for all stacks (orc.c), borrowed; NULL: each unwind looks them up. */
-	const struct ct_orc *orc;
+	/** The ORC tables found once for all stacks (orc.c), borrowed; NULL: each unwind looks them up.
+	 * Not const: ct_orc_find keeps its answers in them for the next stack. */
+	struct ct_orc *orc;
 };
 
 /** Decodes kallsyms through the VMCOREINFO symbols (Linux 6.0+). CT_ERROR_NOT_FOUND when absent. */
