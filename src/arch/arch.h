@@ -236,13 +236,12 @@ struct ct_arch_info {
 	uint64_t callee_saved;
 	/**
 	 * The C calling convention's integer argument registers in order, as DWARF numbers (SysV x86-64
-	 * rdi rsi rdx rcx r8 r9; AAPCS64 x0..x7), and the integer return register (rax, x0): where the
-	 * root-cause chain (src/triage/origin.c) finds a parameter at a function's entry and a call's
-	 * return value. num_call_args 0: the chain does not trace the architecture.
+	 * rdi rsi rdx rcx r8 r9; AAPCS64 x0..x7): where the root-cause chain (src/triage/origin.c)
+	 * finds a parameter at a function's entry and continues in the caller. num_call_args 0: the
+	 * chain does not trace the architecture.
 	 */
 	int call_arg_dwarf[8];
 	unsigned num_call_args;
-	int call_ret_dwarf;
 	/* Fields added for the architectures beyond x86 and aarch64 (issue 13). */
 	/** Byte order of the target (ppc64 and ppc64le share e_machine, so lookups key on it). */
 	bool big_endian;

@@ -101,8 +101,8 @@ static bool is_cold_of(const char *a, const char *b)
  * it jumps to one (or, for a .cold part, with the function it belongs to), so that the jumps between
  * them are predecessors too. *@p name and *@p entry become the function's own (not the .cold part's).
  */
-static struct ct_vfunc *decode_function(const struct ct_triage_input *s, const struct ct_vwalker *w, uint64_t start, uint64_t size, const char **name,
-					uint64_t *entry, const char **reason)
+static struct ct_vfunc *decode_function(const struct ct_triage_input *s, const struct ct_vwalker *w, uint64_t start,
+					uint64_t size, const char **name, uint64_t *entry, const char **reason)
 {
 	uint8_t *code = read_function(s, start, size, reason);
 	if (!code)

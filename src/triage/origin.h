@@ -113,7 +113,7 @@ bool ct_vfunc_div_operand(const struct ct_vfunc *fn, uint64_t pc, struct ct_vloc
 /**
  * One architecture's walk (origin_x86.c): its decoder and the functions above over what it decoded.
  * The chain (origin.c) picks it by the dump's architecture; the calling convention comes from the
- * src/arch table (call_arg_dwarf, call_ret_dwarf, callee_saved).
+ * src/arch table (call_arg_dwarf, callee_saved, sp_dwarf, fp_dwarf).
  */
 struct ct_vwalker {
 	const char *arch; /**< the src/arch table's name ("x86_64") */
