@@ -137,6 +137,9 @@ const struct ct_arch_info ct_arch_aarch64 = {
 	.syscall_ret_index = 0,
 	.syscall_arg_index = { -1, 1, 2, 3, 4, 5 }, // x0 already holds the return value
 	.syscall_insn = { 0x01, 0x00, 0x00, 0xd4 }, // svc #0
+	// AAPCS64 6.8.2: x0..x7.
+	.call_arg_dwarf = { 0, 1, 2, 3, 4, 5, 6, 7 },
+	.num_call_args = 8,
 	.syscall_insn_len = 4,
 	.syscalls = ct_syscalls_generic,
 	.num_syscalls = &ct_num_syscalls_generic,

@@ -234,6 +234,14 @@ struct ct_arch_info {
 	 * register the callee's CFI says nothing about keeps its value.
 	 */
 	uint64_t callee_saved;
+	/**
+	 * The C calling convention's integer argument registers in order, as DWARF numbers (SysV x86-64
+	 * rdi rsi rdx rcx r8 r9; AAPCS64 x0..x7): where the root-cause chain (src/triage/origin.c)
+	 * finds a parameter at a function's entry and continues in the caller. num_call_args 0: the
+	 * chain does not trace the architecture.
+	 */
+	int call_arg_dwarf[8];
+	unsigned num_call_args;
 	/* Fields added for the architectures beyond x86 and aarch64 (issue 13). */
 	/** Byte order of the target (ppc64 and ppc64le share e_machine, so lookups key on it). */
 	bool big_endian;

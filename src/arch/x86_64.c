@@ -148,6 +148,9 @@ const struct ct_arch_info ct_arch_x86_64 = {
 	.syscall_ret_index = 0,
 	.syscall_arg_index = { 5, 4, 3, 10, 8, 9 }, // rdi rsi rdx r10 r8 r9
 	.syscall_insn = { 0x0f, 0x05 }, // syscall
+	// SysV AMD64 ABI 3.2.3: rdi rsi rdx rcx r8 r9 (x32 is not traced).
+	.call_arg_dwarf = { 5, 4, 1, 2, 8, 9 },
+	.num_call_args = 6,
 	.syscall_insn_len = 2,
 	.syscalls = ct_syscalls_x86_64,
 	.num_syscalls = &ct_num_syscalls_x86_64,

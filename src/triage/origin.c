@@ -25,13 +25,31 @@
 /** Largest function decoded (bytes): larger ones are not traced rather than slow. */
 #define MAX_FUNCTION_BYTES (64 * 1024)
 
-/** SysV x86-64 integer argument registers in order, as DWARF numbers: rdi rsi rdx rcx r8 r9. */
-static const int arg_regs[] = { 5, 4, 1, 2, 8, 9 };
-static const char *const reg_names[16] = { "rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
-					   "r8",  "r9",	 "r10", "r11", "r12", "r13", "r14", "r15" };
+/** The walks by architecture; a dump of another one is not traced. */
+static const struct ct_vwalker *const walkers[] = { &ct_vwalker_x86_64 };
+
+/** The name of the register numbered @p dwarf in the arch table ("rdi", "x0"); "?" when it has none. */
+static const char *reg_name(const struct ct_arch_info *a, int dwarf)
+{
+	for (size_t i = 0; i < a->num_regs; i++)
+		if (a->regs[i].dwarf == dwarf)
+			return a->regs[i].name;
+	return "?";
+}
+
+/** The DWARF number of the register named @p name in the arch table, -1 when it has none. */
+static int reg_by_name(const struct ct_arch_info *a, const char *name)
+{
+	for (size_t i = 0; i < a->num_regs; i++)
+		if (strcmp(a->regs[i].name, name) == 0)
+			return a->regs[i].dwarf;
+	return -1;
+}
 
 struct chain {
 	const struct ct_triage_input *s;
+	const struct ct_arch_info *arch; /**< the dump's: its calling convention */
+	const struct ct_vwalker *w; /**< its walk */
 	const struct ct_facts *f;
 	const struct ct_thread *thread;
 	struct ct_root_step steps[MAX_STEPS];
@@ -83,8 +101,8 @@ static bool is_cold_of(const char *a, const char *b)
  * it jumps to one (or, for a .cold part, with the function it belongs to), so that the jumps between
  * them are predecessors too. *@p name and *@p entry become the function's own (not the .cold part's).
  */
-static struct ct_vfunc *decode_function(const struct ct_triage_input *s, uint64_t start, uint64_t size, const char **name,
-					uint64_t *entry, const char **reason)
+static struct ct_vfunc *decode_function(const struct ct_triage_input *s, const struct ct_vwalker *w, uint64_t start,
+					uint64_t size, const char **name, uint64_t *entry, const char **reason)
 {
 	uint8_t *code = read_function(s, start, size, reason);
 	if (!code)
@@ -92,12 +110,12 @@ static struct ct_vfunc *decode_function(const struct ct_triage_input *s, uint64_
 	struct ct_vrange one = { code, size, start };
 	bool cold = strlen(*name) > 5 && strcmp(*name + strlen(*name) - 5, ".cold") == 0;
 	struct ct_vfunc *fn = NULL;
-	if (!ct_vfunc_decode_x86(&one, 1, cold ? 0 : start, &fn, reason)) {
+	if (!w->decode(&one, 1, cold ? 0 : start, &fn, reason)) {
 		free(code);
 		return NULL;
 	}
 	uint64_t targets[MAX_OUTSIDE_JUMPS];
-	size_t n = ct_vfunc_outside_jumps(fn, targets, MAX_OUTSIDE_JUMPS);
+	size_t n = w->outside_jumps(fn, targets, MAX_OUTSIDE_JUMPS);
 	*entry = start;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t s2, size2;
@@ -114,8 +132,8 @@ static struct ct_vfunc *decode_function(const struct ct_triage_input *s, uint64_
 		}
 		struct ct_vfunc *both = NULL;
 		uint64_t hot = cold ? s2 : start;
-		if (ct_vfunc_decode_x86(two, 2, hot, &both, reason)) {
-			ct_vfunc_destroy(fn);
+		if (w->decode(two, 2, hot, &both, reason)) {
+			w->destroy(fn);
 			fn = both;
 			*entry = hot;
 			if (cold)
@@ -127,7 +145,7 @@ static struct ct_vfunc *decode_function(const struct ct_triage_input *s, uint64_
 	free(code);
 	if (cold && *entry == start) {
 		// A .cold part without the function it belongs to: its entries are unknown.
-		ct_vfunc_destroy(fn);
+		w->destroy(fn);
 		*reason = "the crash is in a .cold part whose function was not found";
 		return NULL;
 	}
@@ -236,11 +254,12 @@ static const char *param_name(const struct ct_triage_input *s, uint64_t pc, int 
 	return found ? ct_strpool_intern(s->out.strings, found) : NULL;
 }
 
-static int arg_slot(int reg)
+/** The position of argument register @p reg in the calling convention (0 = the first), -1 when none. */
+static int arg_slot(const struct ct_arch_info *a, int reg)
 {
-	for (int k = 0; k < 6; k++)
-		if (arg_regs[k] == reg)
-			return k;
+	for (unsigned k = 0; k < a->num_call_args; k++)
+		if (a->call_arg_dwarf[k] == reg)
+			return (int)k;
 	return -1;
 }
 
@@ -310,13 +329,13 @@ static const char *name_load(const struct chain *c, const struct ct_vfunc *fn, l
 		// queue"); below a load (`hooks->cfg`) it is the start of the name.
 		return level || (g && strpbrk(g, ".[")) ? g : NULL;
 	}
-	if (d->base < 0 || d->base >= 16 || d->disp < 0) {
+	if (d->base < 0 || d->base >= c->w->num_regs || d->disp < 0) {
 		*why = level ? "a level of the chain of loads has a negative displacement" : NULL;
 		return NULL;
 	}
 	struct ct_vdef b;
 	struct ct_vloc base = { .reg = d->base, .size = 8 };
-	ct_vfunc_trace(fn, d->pc, base, false, 0, &b);
+	c->w->trace(fn, d->pc, base, false, 0, &b);
 	Dwarf_Die type_buf, pointee_buf, inner_leaf;
 	Dwarf_Die *type = NULL;
 	const char *name = NULL;
@@ -342,7 +361,7 @@ static const char *name_load(const struct chain *c, const struct ct_vfunc *fn, l
 		}
 		type = &inner_leaf;
 	} else {
-		int slot = b.kind == CT_VDEF_ENTRY && !b.loc.slot ? arg_slot(b.loc.reg) : -1;
+		int slot = b.kind == CT_VDEF_ENTRY && !b.loc.slot ? arg_slot(c->arch, b.loc.reg) : -1;
 		Dwarf_Die param;
 		if (slot < 0 || !param_die(s, c->f->frames[j].pc, slot, &param) || !(name = die_name(&param)) ||
 		    !die_type(&param, &type_buf)) {
@@ -497,8 +516,8 @@ static bool record(struct chain *c, const struct ct_vfunc *fn, long first, long 
 		if (d->has_abs) {
 			st->has_address = true;
 			st->address = d->abs;
-		} else if (frame0 && d->base >= 0 && d->base < 16 && d->index < 0 && c->s->crashed &&
-			   c->s->crashed->valid[d->base] && ct_vfunc_unchanged(fn, d->pc, fault_pc, d->base)) {
+		} else if (frame0 && d->base >= 0 && d->base < c->w->num_regs && d->index < 0 && c->s->crashed &&
+			   c->s->crashed->valid[d->base] && c->w->unchanged(fn, d->pc, fault_pc, d->base)) {
 			st->has_address = true;
 			st->address = c->s->crashed->dwarf[d->base] + (uint64_t)d->disp;
 		}
@@ -548,19 +567,19 @@ static void call_site_value(const struct chain *c, const struct ct_vfunc *fn, ui
 		return;
 	}
 	case CT_CALL_VALUE_ENTRY:
-		if (cv.reg < 16 && cv.reg != 7) {
+		if ((int)cv.reg < c->w->num_regs && (int)cv.reg != c->arch->sp_dwarf) {
 			struct ct_vloc at_entry = { .reg = (int)cv.reg, .size = 8 };
 			*d = (struct ct_vdef){ .kind = CT_VDEF_ENTRY, .pc = call_pc, .loc = at_entry, .base = -1, .index = -1 };
 			return;
 		}
 		break;
 	case CT_CALL_VALUE_REG:
-		if (cv.reg < 16 && cv.reg != 7 && (int)cv.reg != loc.reg) {
+		if ((int)cv.reg < c->w->num_regs && (int)cv.reg != c->arch->sp_dwarf && (int)cv.reg != loc.reg) {
 			struct ct_vloc other = { .reg = (int)cv.reg, .size = loc.size };
-			ct_vfunc_trace(fn, call_pc, other, has_value, value, d);
+			c->w->trace(fn, call_pc, other, has_value, value, d);
 			if (d->kind == CT_VDEF_STOP)
 				d->reason = ct_strpool_printf(pool, "%s (the value was in %s at the call, by its DW_AT_call_value)",
-							      d->reason, reg_names[cv.reg]);
+							      d->reason, reg_name(c->arch, (int)cv.reg));
 			return;
 		}
 		break;
@@ -691,7 +710,12 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 			 const bool *valid, struct ct_verdict *v)
 {
 	const struct ct_insn_facts *in = &f->insn;
-	if (!f->arch || strcmp(f->arch, "x86_64") != 0 || !in->decoded || !f->sig.kernel_sent || !f->num_frames ||
+	const struct ct_arch_info *arch = s->core ? s->core->arch : NULL;
+	const struct ct_vwalker *w = NULL;
+	for (size_t k = 0; arch && arch->num_call_args && k < sizeof(walkers) / sizeof(walkers[0]); k++)
+		if (strcmp(walkers[k]->arch, arch->name) == 0)
+			w = walkers[k];
+	if (!w || !f->arch || strcmp(f->arch, arch->name) != 0 || !in->decoded || !f->sig.kernel_sent || !f->num_frames ||
 	    !f->frames[0].own || f->frames[0].signal_frame)
 		return;
 	int signo = f->sig.signo;
@@ -714,16 +738,13 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 	} else if (in->fault_mem >= 0) {
 		const struct ct_mem_operand *m = &in->mem[in->fault_mem];
 		loc.reg = m->base_dwarf;
-		if (loc.reg < 0 || loc.reg > 15 || loc.reg == 7 || loc.reg == 6)
+		if (loc.reg < 0 || loc.reg >= w->num_regs || loc.reg == arch->sp_dwarf || loc.reg == arch->fp_dwarf)
 			return;
 		if (m->index) {
 			// Base and index: the bad one is the register whose value points nowhere in the
 			// dump while the other does; when that does not decide it, nothing is traced.
-			int idx = -1;
-			for (int r = 0; r < 16; r++)
-				if (strcmp(reg_names[r], m->index) == 0)
-					idx = r;
-			if (idx < 0 || !valid[idx] || !valid[loc.reg])
+			int idx = reg_by_name(arch, m->index);
+			if (idx < 0 || idx >= w->num_regs || !valid[idx] || !valid[loc.reg])
 				return;
 			uint64_t word;
 			bool base_ok = ct_core_read_word(s->core, regs[loc.reg], &word);
@@ -750,9 +771,9 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 	const char *fname;
 	if (!function_of(s, f->pc, &start, &size, &fname))
 		return;
-	struct chain c = { .s = s, .f = f, .thread = ct_stacks_crashed(s->stacks) };
+	struct chain c = { .s = s, .arch = arch, .w = w, .f = f, .thread = ct_stacks_crashed(s->stacks) };
 	const char *reason = NULL;
-	struct ct_vfunc *fn = decode_function(s, start, size, &fname, &start, &reason);
+	struct ct_vfunc *fn = decode_function(s, c.w, start, size, &fname, &start, &reason);
 	long first = 0, j = 0;
 	while ((size_t)j + 1 < f->num_frames && f->frames[j].inlined)
 		j++;
@@ -760,8 +781,8 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 	uint64_t value = 0;
 	if (fn && fpe) {
 		// The divisor: div's only explicit operand (op 0), a register or a frame slot.
-		if (!ct_vfunc_div_operand(fn, f->pc, &loc)) {
-			ct_vfunc_destroy(fn);
+		if (!c.w->div_operand(fn, f->pc, &loc)) {
+			c.w->destroy(fn);
 			return;
 		}
 		has_value = true;
@@ -771,7 +792,7 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 		value = regs[loc.reg];
 	}
 	if (!subject)
-		subject = loc.slot ? "the value" : ct_strpool_printf(s->out.strings, "`%s`", reg_names[loc.reg]);
+		subject = loc.slot ? "the value" : ct_strpool_printf(s->out.strings, "`%s`", reg_name(arch, loc.reg));
 	if (!fn) {
 		stop(&c, 0, f->pc, reason, has_value, value);
 		goto out;
@@ -781,11 +802,11 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 	uint64_t at_return = 0;
 	for (int hop = 0; hop < MAX_HOPS; hop++) {
 		struct ct_vdef d;
-		ct_vfunc_trace(fn, at, loc, has_value, value, &d);
+		c.w->trace(fn, at, loc, has_value, value, &d);
 		if (d.kind == CT_VDEF_STOP && at_return)
 			call_site_value(&c, fn, at, at_return, loc, has_value, value, &d);
 		at_return = 0;
-		if (d.kind == CT_VDEF_ARITH && d.base < 0 && d.index >= 0 && d.index < 16 && d.disp == 0 && d.scale > 1 &&
+		if (d.kind == CT_VDEF_ARITH && d.base < 0 && d.index >= 0 && d.index < w->num_regs && d.disp == 0 && d.scale > 1 &&
 		    (!has_value || value % d.scale == 0)) {
 			// A scaled index (lea rdx, [rax*4]): the step, then the index itself, in the same frame.
 			record(&c, fn, first, j, at, &d, has_value, value, hop == 0);
@@ -798,11 +819,10 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 		if (!record(&c, fn, first, j, at, &d, has_value, value, hop == 0))
 			break;
 		// The value was in d.loc at the function's entry.
-		int slot = -1;
-		for (int k = 0; k < 6; k++)
-			if (!d.loc.slot && arg_regs[k] == d.loc.reg)
-				slot = k;
-		bool callee_saved = !d.loc.slot && (d.loc.reg == 3 || d.loc.reg >= 12);
+		int slot = d.loc.slot ? -1 : arg_slot(arch, d.loc.reg);
+		// A callee-saved register other than the frame pointer holds the caller's value too.
+		bool callee_saved = !d.loc.slot && d.loc.reg != arch->fp_dwarf && d.loc.reg < 64 &&
+				    (arch->callee_saved >> d.loc.reg & 1);
 		if (slot < 0 && !callee_saved) {
 			stop(&c, j, start,
 			     d.loc.slot ? "the value was on the stack at the function's entry (a stack argument)"
@@ -838,12 +858,12 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 			stop(&c, k, ff->pc, "the caller's function has no symbol with a size", has_value, value);
 			break;
 		}
-		struct ct_vfunc *cfn = decode_function(s, cstart, csize, &cname, &cstart, &reason);
+		struct ct_vfunc *cfn = decode_function(s, c.w, cstart, csize, &cname, &cstart, &reason);
 		uint64_t call_pc, target;
 		bool direct;
-		if (!cfn || !ct_vfunc_insn_ending(cfn, ff->pc, &call_pc) || !ct_vfunc_call_target(cfn, call_pc, &direct, &target)) {
+		if (!cfn || !c.w->insn_ending(cfn, ff->pc, &call_pc) || !c.w->call_target(cfn, call_pc, &direct, &target)) {
 			stop(&c, k, ff->pc, cfn ? "no call instruction ends at the caller's return address" : reason, has_value, value);
-			ct_vfunc_destroy(cfn);
+			c.w->destroy(cfn);
 			break;
 		}
 		if (!direct || target != start) {
@@ -851,7 +871,7 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 			     direct ? "the call there calls another function (a tail call in between)"
 				    : "the call there goes through a pointer: a tail call in between cannot be ruled out",
 			     has_value, value);
-			ct_vfunc_destroy(cfn);
+			c.w->destroy(cfn);
 			break;
 		}
 		if (slot >= 0) {
@@ -862,12 +882,12 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 				st->function = ct_demangle(s->mods, fname);
 				st->expression = pname ? ct_strpool_printf(s->out.strings, "`%s`", pname)
 						       : ct_strpool_printf(s->out.strings, "argument %d (%s)", slot + 1,
-									   reg_names[arg_regs[slot]]);
+									   reg_name(arch, arch->call_arg_dwarf[slot]));
 				st->has_value = has_value;
 				st->value = value;
 			}
 		}
-		ct_vfunc_destroy(fn);
+		c.w->destroy(fn);
 		fn = cfn;
 		start = cstart;
 		fname = cname;
@@ -881,7 +901,7 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 		if (hop + 1 == MAX_HOPS)
 			stop(&c, j, at, "the chain crosses more frames than it follows", has_value, value);
 	}
-	ct_vfunc_destroy(fn);
+	c.w->destroy(fn);
 out:
 	if (!c.n)
 		return;

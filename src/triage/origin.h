@@ -111,6 +111,29 @@ bool ct_vfunc_call_target(const struct ct_vfunc *fn, uint64_t pc, bool *direct_r
 bool ct_vfunc_div_operand(const struct ct_vfunc *fn, uint64_t pc, struct ct_vloc *ret);
 
 /**
+ * One architecture's walk (origin_x86.c): its decoder and the functions above over what it decoded.
+ * The chain (origin.c) picks it by the dump's architecture; the calling convention comes from the
+ * src/arch table (call_arg_dwarf, callee_saved, sp_dwarf, fp_dwarf).
+ */
+struct ct_vwalker {
+	const char *arch; /**< the src/arch table's name ("x86_64") */
+	int num_regs; /**< general registers the walk tracks: DWARF 0 .. num_regs - 1 */
+	bool (*decode)(const struct ct_vrange *ranges, size_t nranges, uint64_t entry, struct ct_vfunc **ret,
+		       const char **reason_ret);
+	void (*destroy)(struct ct_vfunc *fn);
+	void (*trace)(const struct ct_vfunc *fn, uint64_t at_pc, struct ct_vloc loc, bool has_value, uint64_t value,
+		      struct ct_vdef *ret);
+	bool (*unchanged)(const struct ct_vfunc *fn, uint64_t from_pc, uint64_t to_pc, int reg);
+	bool (*insn_ending)(const struct ct_vfunc *fn, uint64_t end, uint64_t *pc_ret);
+	bool (*call_target)(const struct ct_vfunc *fn, uint64_t pc, bool *direct_ret, uint64_t *target_ret);
+	bool (*div_operand)(const struct ct_vfunc *fn, uint64_t pc, struct ct_vloc *ret);
+	size_t (*outside_jumps)(const struct ct_vfunc *fn, uint64_t *targets, size_t max);
+};
+
+/** The x86-64 walk (origin_x86.c). */
+extern const struct ct_vwalker ct_vwalker_x86_64;
+
+/**
  * The root cause of the crash in @p facts into @p verdict->root_cause (left empty when not traced:
  * another architecture, no decodable fault operand, no own frame 0). @p regs / @p valid: the crashing
  * thread's registers in DWARF numbering.

@@ -817,3 +817,16 @@ size_t ct_vfunc_outside_jumps(const struct ct_vfunc *fn, uint64_t *targets, size
 	}
 	return n;
 }
+
+const struct ct_vwalker ct_vwalker_x86_64 = {
+	.arch = "x86_64",
+	.num_regs = 16,
+	.decode = ct_vfunc_decode_x86,
+	.destroy = ct_vfunc_destroy,
+	.trace = ct_vfunc_trace,
+	.unchanged = ct_vfunc_unchanged,
+	.insn_ending = ct_vfunc_insn_ending,
+	.call_target = ct_vfunc_call_target,
+	.div_operand = ct_vfunc_div_operand,
+	.outside_jumps = ct_vfunc_outside_jumps,
+};
