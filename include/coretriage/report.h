@@ -47,9 +47,9 @@ enum ct_severity { CT_SEVERITY_INFO, CT_SEVERITY_WARNING, CT_SEVERITY_ERROR, CT_
 const char *ct_severity_to_string(enum ct_severity severity);
 
 /*
- * The verdict's vocabulary (src/report/verdicts.c): typed for the analysis that decides it, rendered
- * through these tables into the model's strings (crash.class_id, confidence, access, address_kind),
- * which writers print as they are. tests/check_tables.py holds docs/classes.md, docs/json-report.md
+ * The verdict's vocabulary (src/report/verdicts.c): typed for the analysis that decides it and kept
+ * typed in the model (crash.cls, confidence, access, address_kind); writers render the words through
+ * these tables. tests/check_tables.py holds docs/classes.md, docs/json-report.md
  * and the JSON schema to these tables.
  */
 
@@ -368,20 +368,21 @@ struct ct_detail {
 };
 
 struct ct_crash {
-	/** Class id from docs/classes.md ("null-deref", ct_class_to_string); "unknown" until triage decides. Pooled. */
-	const char *class_id;
+	/** The class (docs/classes.md; writers print ct_class_to_string: "null-deref"); unknown until triage decides. */
+	enum ct_class cls;
 	/** Subclass ("double-free"), or NULL. Pooled. */
 	const char *subclass;
-	/** "high", "medium" or "low" (ct_confidence_to_string). Pooled. */
-	const char *confidence;
+	/** The confidence (writers print ct_confidence_to_string: "high", "medium", "low"); low until decided. */
+	enum ct_confidence confidence;
 	const char *summary; /**< one line; pooled */
 	const char **evidence; /**< owned array of pooled strings */
 	size_t num_evidence;
-	const char *access; /**< "read", "write", "exec" or NULL (ct_access_to_string) */
+	enum ct_access access; /**< CT_ACCESS_NONE when not known (ct_access_to_string: "read", "write", "exec") */
 	bool has_address;
 	uint64_t address;
-	/** ct_address_kind_to_string: "null", "non-canonical", "unmapped", "mapped", "stack-guard", … or NULL. */
-	const char *address_kind;
+	/** Where the address lies, when has_address_kind (ct_address_kind_to_string: "null", "unmapped", …). */
+	bool has_address_kind;
+	enum ct_address_kind address_kind;
 	bool has_instruction;
 	uint64_t instruction_address;
 	const char *instruction_text; /**< pooled */
@@ -1075,7 +1076,7 @@ struct ct_variable *ct_thread_add_variable(struct ct_thread *thread);
 void ct_threads_free(struct ct_thread *threads, size_t count);
 /** Appends a module; returns it (zeroed, build_id_match = -1) or NULL. */
 struct ct_module *ct_report_add_module(struct ct_report *report);
-/** An empty crash: class "unknown", confidence "low", no blamed frame (strings in @p strings). */
+/** An empty crash: class unknown, confidence low, no access, no blamed frame (@p strings unused: kept for the API). */
 void ct_crash_init(struct ct_crash *crash, struct ct_strpool *strings);
 /** Frees the arrays @p crash owns. */
 void ct_crash_free(struct ct_crash *crash);

@@ -47,7 +47,7 @@ json_t *ct_cli_core_meta(const struct ct_report *r, const char *path)
 	if (!m)
 		return NULL;
 	const struct ct_thread *t = ct_report_crashing_thread(r);
-	const char *cls = r->crash.class_id ? r->crash.class_id : "unknown";
+	const char *cls = ct_class_to_string(r->crash.cls);
 	char name[NAME_MAX_LEN];
 	if (r->signature.present && r->signature.hash) {
 		json_object_set_new(m, "hash", ct_json_text(r->signature.hash));

@@ -87,6 +87,12 @@ static void fill_stack_protector(const struct ct_panic_record *f, struct ct_verd
 					    in_culprit(f, r), task_cpu(f, r));
 }
 
+// The summary's verb: the access the error code told ("read", "write"), or plain "access".
+static const char *access_word(const struct ct_verdict *r)
+{
+	return r->crash.access != CT_ACCESS_NONE ? ct_access_to_string(r->crash.access) : "access";
+}
+
 static bool when_null_deref(const struct ct_panic_record *f)
 {
 	return f->null_deref || (f->page_fault && f->has_address && f->address < CT_NEAR_NULL_LIMIT);
@@ -96,7 +102,7 @@ static void fill_null_deref(const struct ct_panic_record *f, struct ct_verdict *
 {
 	set_class(r, CT_CLASS_KERNEL_NULL_DEREF, CT_CONFIDENCE_HIGH);
 	r->crash.summary = ct_strpool_printf(r->strings, "kernel NULL pointer %s at address 0x%" PRIx64 "%s%s",
-					    r->crash.access ? r->crash.access : "access", f->address, in_culprit(f, r),
+					    access_word(r), f->address, in_culprit(f, r),
 					    task_cpu(f, r));
 }
 
@@ -109,7 +115,7 @@ static void fill_page_fault(const struct ct_panic_record *f, struct ct_verdict *
 {
 	set_class(r, CT_CLASS_KERNEL_PAGE_FAULT, CT_CONFIDENCE_HIGH);
 	r->crash.summary = ct_strpool_printf(r->strings, "kernel page fault (%s) at address 0x%" PRIx64 "%s%s",
-					    r->crash.access ? r->crash.access : "access", f->address, in_culprit(f, r),
+					    access_word(r), f->address, in_culprit(f, r),
 					    task_cpu(f, r));
 }
 
@@ -337,17 +343,17 @@ static void set_address(struct ct_verdict *r, const struct ct_arch_info *arch, c
 	if (f->has_address) {
 		r->crash.has_address = true;
 		r->crash.address = f->address;
-		r->crash.address_kind = ct_strpool_intern(r->strings, ct_address_kind_to_string(
-			f->address < CT_NEAR_NULL_LIMIT ? CT_ADDRESS_NULL
-			: arch && !ct_arch_is_canonical(arch, f->address) ? CT_ADDRESS_NON_CANONICAL
-									   : CT_ADDRESS_UNMAPPED));
+		r->crash.has_address_kind = true;
+		r->crash.address_kind = f->address < CT_NEAR_NULL_LIMIT ? CT_ADDRESS_NULL
+					: arch && !ct_arch_is_canonical(arch, f->address) ? CT_ADDRESS_NON_CANONICAL
+											   : CT_ADDRESS_UNMAPPED;
 	}
 	// The fault's error code (x86 #PF error code, arm64 ESR) says how memory was accessed.
 	enum ct_access access = arch && arch->kernel_fault_access && (f->null_deref || f->page_fault) && f->has_error_code
 					? arch->kernel_fault_access(f->error_code)
 					: CT_ACCESS_NONE;
 	if (access != CT_ACCESS_NONE)
-		r->crash.access = ct_access_to_string(access);
+		r->crash.access = access;
 }
 
 static void add_details(struct ct_verdict *r, const struct ct_panic_record *f)

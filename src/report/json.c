@@ -210,15 +210,15 @@ static json_t *crash_json(const struct ct_report *r)
 {
 	const struct ct_crash *c = &r->crash;
 	json_t *j = json_object();
-	json_object_set_new(j, "class", str(c->class_id));
+	json_object_set_new(j, "class", str(ct_class_to_string(c->cls)));
 	if (c->subclass)
 		json_object_set_new(j, "subclass", str(c->subclass));
-	json_object_set_new(j, "confidence", str(c->confidence));
+	json_object_set_new(j, "confidence", str(ct_confidence_to_string(c->confidence)));
 	json_object_set_new(j, "summary", str(c->summary));
-	json_object_set_new(j, "access", str(c->access));
+	json_object_set_new(j, "access", str(ct_access_to_string(c->access)));
 	json_object_set_new(j, "address", c->has_address ? hex(c->address) : json_null());
-	if (c->address_kind)
-		json_object_set_new(j, "address_kind", str(c->address_kind));
+	if (c->has_address_kind)
+		json_object_set_new(j, "address_kind", str(ct_address_kind_to_string(c->address_kind)));
 	json_t *ev = json_array();
 	for (size_t i = 0; i < c->num_evidence; i++)
 		json_array_append_new(ev, str(c->evidence[i]));

@@ -125,14 +125,12 @@ int ct_write_markdown(FILE *out, const struct ct_report *r, const struct ct_writ
 	else
 		fputs(r->kernel.present ? "Linux kernel" : "process", out);
 	fputs(" crashed", out);
-	if (c->class_id) {
-		fputs(": ", out);
-		md_text(out, c->class_id);
-		if (c->subclass) {
-			fputs(" (", out);
-			md_text(out, c->subclass);
-			fputc(')', out);
-		}
+	fputs(": ", out);
+	md_text(out, ct_class_to_string(c->cls));
+	if (c->subclass) {
+		fputs(" (", out);
+		md_text(out, c->subclass);
+		fputc(')', out);
 	}
 	if (sig) {
 		fprintf(out, " — %s", sig);
@@ -148,12 +146,10 @@ int ct_write_markdown(FILE *out, const struct ct_report *r, const struct ct_writ
 	if (c->summary)
 		md_text(out, c->summary);
 	else
-		md_text(out, c->class_id ? c->class_id : "unknown");
-	if (c->confidence) {
-		fputs(" (confidence ", out);
-		md_text(out, c->confidence);
-		fputc(')', out);
-	}
+		md_text(out, ct_class_to_string(c->cls));
+	fputs(" (confidence ", out);
+	md_text(out, ct_confidence_to_string(c->confidence));
+	fputc(')', out);
 	fputs("  \n", out);
 	if (crashed && c->blame_frame >= 0 && (size_t)c->blame_frame < crashed->num_frames) {
 		const struct ct_frame *f = &crashed->frames[c->blame_frame];

@@ -38,14 +38,16 @@ bool ct_report_init(struct ct_report *report)
 	memset(report, 0, sizeof(*report));
 	ct_strpool_init(&report->strings);
 	ct_crash_init(&report->crash, &report->strings);
-	return report->crash.class_id && report->crash.confidence;
+	return true;
 }
 
 void ct_crash_init(struct ct_crash *crash, struct ct_strpool *strings)
 {
 	memset(crash, 0, sizeof(*crash));
-	crash->class_id = ct_strpool_intern(strings, ct_class_to_string(CT_CLASS_UNKNOWN));
-	crash->confidence = ct_strpool_intern(strings, ct_confidence_to_string(CT_CONFIDENCE_LOW));
+	(void)strings;
+	crash->cls = CT_CLASS_UNKNOWN;
+	crash->confidence = CT_CONFIDENCE_LOW;
+	crash->access = CT_ACCESS_NONE;
 	crash->blame_frame = -1;
 }
 

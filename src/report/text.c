@@ -334,14 +334,14 @@ static void write_crash(const struct out *w, const struct ct_report *r)
 	FILE *out = w->f;
 	const struct ct_crash *cr = &r->crash;
 	fprintf(out, "\n%sCrash: %s", c(w, C_BOLD), c(w, C_RED));
-	txt(w, cr->class_id);
+	txt(w, ct_class_to_string(cr->cls));
 	fputs(c(w, C_RESET), out);
 	if (cr->subclass) {
 		fputs(" (", out);
 		txt(w, cr->subclass);
 		fputc(')', out);
 	}
-	line(w, ", confidence ", cr->confidence);
+	line(w, ", confidence ", ct_confidence_to_string(cr->confidence));
 	if (cr->summary)
 		prose(w, "  ", cr->summary);
 	const struct ct_thread *t = ct_report_crashing_thread(r);

@@ -289,7 +289,8 @@ static void set_address(struct ct_verdict *r, const struct ct_address_facts *a, 
 		return;
 	r->crash.has_address = true;
 	r->crash.address = a->address;
-	r->crash.address_kind = ct_strpool_intern(r->strings, ct_address_kind_to_string(kind));
+	r->crash.has_address_kind = true;
+	r->crash.address_kind = kind;
 }
 
 static enum ct_address_kind address_kind(const struct ct_address_facts *a)
@@ -313,8 +314,7 @@ static const char *access_or(const struct ct_facts *f, const char *fallback)
 
 static void set_access(const struct ct_facts *f, struct ct_verdict *r)
 {
-	const char *a = ct_access_to_string(f->insn.access);
-	r->crash.access = a ? ct_strpool_intern(r->strings, a) : NULL;
+	r->crash.access = f->insn.access;
 }
 
 /**
@@ -838,7 +838,7 @@ static void fill_null_call(const struct ct_facts *f, struct ct_verdict *r)
 			c = CT_CONFIDENCE_MEDIUM;
 	}
 	verdict(r, CT_CLASS_NULL_CALL, NULL, c);
-	r->crash.access = ct_access_to_string(CT_ACCESS_EXEC);
+	r->crash.access = CT_ACCESS_EXEC;
 	set_address(r, &f->pc_addr, CT_ADDRESS_NULL);
 	r->crash.summary = ct_strpool_printf(r->strings, "call through a NULL function pointer (pc 0x%" PRIx64 ")%s", f->pc,
 					    blame_location(f, r) ? ct_strpool_printf(r->strings, " from %s", blame_location(f, r)) : "");
@@ -861,7 +861,7 @@ static void fill_exec_nx(const struct ct_facts *f, struct ct_verdict *r)
 		ct_crash_add_evidence(&r->crash, r->strings, "the fault address equals pc: the instruction fetch faulted");
 	if (f->has_sp_word && f->sp_word_after_call)
 		ct_crash_add_evidence(&r->crash, r->strings, "return address at [sp]: 0x%" PRIx64 ", right after a call instruction", f->sp_word);
-	r->crash.access = ct_access_to_string(CT_ACCESS_EXEC);
+	r->crash.access = CT_ACCESS_EXEC;
 	set_address(r, &f->pc_addr, CT_ADDRESS_MAPPED);
 	const struct ct_mapping_fact *m = &f->pc_addr.mapping;
 	if (m->present) {
@@ -968,7 +968,7 @@ static void fill_stack_corruption(const struct ct_facts *f, struct ct_verdict *r
 		evidence_address(r, "sp", &f->computed);
 		ct_crash_add_evidence(&r->crash, r->strings, "ret faulted reading its return address: the stack pointer itself was corrupted");
 		verdict(r, CT_CLASS_STACK_CORRUPTION, NULL, CT_CONFIDENCE_HIGH);
-		r->crash.access = ct_access_to_string(CT_ACCESS_READ);
+		r->crash.access = CT_ACCESS_READ;
 		set_address(r, &f->computed, address_kind(&f->computed));
 		ct_crash_add_detail_address(&r->crash, r->strings, "stack_pointer", f->computed.address);
 		r->crash.summary = ct_strpool_printf(r->strings, "stack corruption: ret with a corrupted stack pointer 0x%" PRIx64 "%s",
@@ -993,12 +993,13 @@ static void fill_stack_corruption(const struct ct_facts *f, struct ct_verdict *r
 		ct_crash_add_evidence(&r->crash, r->strings, "0x%" PRIx64 " looks like a fill pattern (repeated bytes)", target);
 	ct_crash_add_detail_address(&r->crash, r->strings, "return_address", target);
 	verdict(r, CT_CLASS_STACK_CORRUPTION, NULL, c);
-	r->crash.access = ct_access_to_string(CT_ACCESS_EXEC);
+	r->crash.access = CT_ACCESS_EXEC;
 	r->crash.has_address = true;
 	r->crash.address = target;
-	r->crash.address_kind = ct_strpool_intern(r->strings, ct_address_kind_to_string(f->computed.non_canonical || (f->pc_addr.valid && f->pc_addr.non_canonical)
-						     ? CT_ADDRESS_NON_CANONICAL
-						     : CT_ADDRESS_UNMAPPED));
+	r->crash.has_address_kind = true;
+	r->crash.address_kind = f->computed.non_canonical || (f->pc_addr.valid && f->pc_addr.non_canonical)
+					? CT_ADDRESS_NON_CANONICAL
+					: CT_ADDRESS_UNMAPPED;
 	r->crash.summary = ct_strpool_printf(r->strings, "stack corruption: return address overwritten with 0x%" PRIx64 "%s", target,
 					    in_blame(f, r));
 }
@@ -1121,7 +1122,7 @@ static void fill_wild(const struct ct_facts *f, struct ct_verdict *r)
 		else
 			c = CT_CONFIDENCE_MEDIUM;
 		verdict(r, CT_CLASS_WILD_POINTER, NULL, c);
-		r->crash.access = ct_access_to_string(CT_ACCESS_EXEC);
+		r->crash.access = CT_ACCESS_EXEC;
 		set_address(r, &f->pc_addr, f->pc_addr.non_canonical ? CT_ADDRESS_NON_CANONICAL : CT_ADDRESS_UNMAPPED);
 		r->crash.summary = ct_strpool_printf(r->strings, "jump to unmapped address 0x%" PRIx64 "%s", f->pc,
 						    blame_location(f, r) ? ct_strpool_printf(r->strings, " from %s", blame_location(f, r)) : "");
@@ -1188,7 +1189,7 @@ static void fill_readonly(const struct ct_facts *f, struct ct_verdict *r)
 	if (addresses_disagree(f, r))
 		c = lower(c);
 	verdict(r, CT_CLASS_WRITE_TO_READONLY, NULL, c);
-	r->crash.access = ct_access_to_string(CT_ACCESS_WRITE);
+	r->crash.access = CT_ACCESS_WRITE;
 	set_address(r, a, CT_ADDRESS_MAPPED);
 	ct_crash_add_detail_string(&r->crash, r->strings, "mapping_permissions", perms(r, a->mapping.flags));
 	if (a->mapping.file)

@@ -650,7 +650,7 @@ void ct_fill_use_after_free(const struct ct_facts *f, struct ct_verdict *r)
 	r->cls = CT_CLASS_USE_AFTER_FREE;
 	r->confidence = CT_CONFIDENCE_HIGH;
 	const struct ct_insn_facts *in = &f->insn;
-	r->crash.access = ct_access_to_string(in->access);
+	r->crash.access = in->access;
 	uint64_t addr = 0;
 	bool has_addr = false;
 	if (f->sig.has_fault_address) {
@@ -662,8 +662,8 @@ void ct_fill_use_after_free(const struct ct_facts *f, struct ct_verdict *r)
 	}
 	r->crash.has_address = has_addr;
 	r->crash.address = addr;
-	r->crash.address_kind = ct_address_kind_to_string(f->fault.valid && f->fault.mapping.present ? CT_ADDRESS_MAPPED
-											     : CT_ADDRESS_UNMAPPED);
+	r->crash.has_address_kind = true;
+	r->crash.address_kind = f->fault.valid && f->fault.mapping.present ? CT_ADDRESS_MAPPED : CT_ADDRESS_UNMAPPED;
 	const struct ct_frame_fact *b = f->blame >= 0 ? &f->frames[f->blame] : NULL;
 	r->crash.summary = ct_strpool_printf(r->strings, "use after free: %s through a pointer read from freed memory%s%s%s%s",
 					     in->access == CT_ACCESS_WRITE ? "write" : "read", b && b->function ? " in " : "",

@@ -62,8 +62,8 @@ void ct_verdict_move_to_report(struct ct_verdict *v, struct ct_report *report)
 	ct_crash_free(&report->crash);
 	ct_hang_free(&report->hang);
 	report->crash = v->crash;
-	report->crash.class_id = ct_strpool_intern(&report->strings, ct_class_to_string(v->cls));
-	report->crash.confidence = ct_strpool_intern(&report->strings, ct_confidence_to_string(v->confidence));
+	report->crash.cls = v->cls;
+	report->crash.confidence = v->confidence;
 	report->abort_message = v->abort_message;
 	report->hang = v->hang;
 	report->signature = v->signature;

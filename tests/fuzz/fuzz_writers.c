@@ -108,7 +108,7 @@ static void run(const char *what, const struct ct_report *r, int which, bool jso
 		struct ct_bucket b = {
 			.hash = r->signature.hash ? r->signature.hash : "0",
 			.signature = r->signature.text,
-			.class_id = r->crash.class_id,
+			.class_id = ct_class_to_string(r->crash.cls),
 			.summary = r->crash.summary,
 			.blame_function = k ? stack[0] : NULL,
 			.blame_file = t && t->num_frames ? t->frames[0].file : NULL,
@@ -160,9 +160,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	r.signal.present = true;
 	r.signal.number = 11;
-	r.crash.class_id = text(&c, &r);
+	// Any value, out of range too: the writers render it through the table (its fallback included).
+	const char *cls_text = text(&c, &r);
+	r.crash.cls = (enum ct_class)(cls_text ? strlen(cls_text) : 0);
 	r.crash.subclass = text(&c, &r);
-	r.crash.confidence = "low";
+	r.crash.confidence = CT_CONFIDENCE_LOW;
 	r.crash.summary = text(&c, &r);
 	r.crash.blame_frame = 0;
 	ct_crash_add_evidence(&r.crash, &r.strings, "%s", text(&c, &r));

@@ -75,7 +75,7 @@ static const char *classify(struct ct_report *r, const char *log)
 	ct_kernel_classify(&verdict, &ct_arch_x86_64, &rec);
 	ct_verdict_move_to_report(&verdict, r);
 	ct_panic_record_deinit(&rec);
-	return r->crash.class_id;
+	return ct_class_to_string(r->crash.cls);
 }
 
 // An exception without a class of its own (int3 in kernel code): the nearest class and its name.

@@ -353,7 +353,7 @@ TEST(null_call)
 	f.sp_word = 0x555555555123;
 	f.sp_word_after_call = true;
 	CHECK_STR(cls(&f), "null-call");
-	CHECK_STR(verdict.crash.access, "exec");
+	CHECK_STR(ct_access_to_string(verdict.crash.access), "exec");
 	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
 }
 
@@ -402,7 +402,7 @@ TEST(stack_corruption_at_ret)
 	f.insn.return_address = 0x4141414141414141;
 	f.computed = (struct ct_address_facts){ .valid = true, .address = 0x4141414141414141, .non_canonical = true };
 	CHECK_STR(cls(&f), "stack-corruption");
-	CHECK_STR(verdict.crash.address_kind, "non-canonical");
+	CHECK_STR(ct_address_kind_to_string(verdict.crash.address_kind), "non-canonical");
 }
 
 TEST(stack_corruption_after_ret)
@@ -430,7 +430,7 @@ TEST(null_deref_kernel_and_computed_agree)
 	f.computed = (struct ct_address_facts){ .valid = true, .address = 8, .near_null = true };
 	f.culprit = "`n` (parameter of node_key)";
 	CHECK_STR(cls(&f), "null-deref");
-	CHECK_STR(verdict.crash.access, "read");
+	CHECK_STR(ct_access_to_string(verdict.crash.access), "read");
 	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
 	CHECK(strstr(verdict.crash.summary, "`n` (parameter of node_key) is NULL") != NULL);
 }
@@ -461,7 +461,7 @@ TEST(si_kernel_noncanonical_is_wild_not_null)
 						 .has_address = true, .address = 0xdeadbeefdeadbee0, .size = 8 };
 	f.computed = (struct ct_address_facts){ .valid = true, .address = 0xdeadbeefdeadbee0, .non_canonical = true };
 	CHECK_STR(cls(&f), "wild-pointer");
-	CHECK_STR(verdict.crash.address_kind, "non-canonical");
+	CHECK_STR(ct_address_kind_to_string(verdict.crash.address_kind), "non-canonical");
 	CHECK_EQ(verdict.crash.address, 0xdeadbeefdeadbee0);
 }
 
@@ -493,7 +493,7 @@ TEST(wild_unmapped_and_exec)
 	struct ct_facts f = fault(CT_SIGSEGV, CT_SEGV_MAPERR);
 	kernel_addr(&f, 0x7f1fbe5b0c40);
 	CHECK_STR(cls(&f), "wild-pointer");
-	CHECK_STR(verdict.crash.address_kind, "unmapped");
+	CHECK_STR(ct_address_kind_to_string(verdict.crash.address_kind), "unmapped");
 	// A call to an unmapped address, with a return address right after a call.
 	f = fault(CT_SIGSEGV, CT_SEGV_MAPERR);
 	f.pc = 0x7f1fbe5b0c40;
@@ -502,7 +502,7 @@ TEST(wild_unmapped_and_exec)
 	f.has_sp_word = true;
 	f.sp_word_after_call = true;
 	CHECK_STR(cls(&f), "wild-pointer");
-	CHECK_STR(verdict.crash.access, "exec");
+	CHECK_STR(ct_access_to_string(verdict.crash.access), "exec");
 }
 
 TEST(write_to_readonly)

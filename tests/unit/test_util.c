@@ -106,7 +106,7 @@ TEST(report_model_details_and_diagnostics)
 {
 	struct ct_report r;
 	CHECK(ct_report_init(&r));
-	CHECK_STR(r.crash.class_id, "unknown");
+	CHECK_STR(ct_class_to_string(r.crash.cls), "unknown");
 	CHECK(!ct_report_has_warnings(&r));
 	ct_report_diag(&r, CT_SEVERITY_INFO, 0, CT_DIAG_LIMIT, "info %d", 1);
 	CHECK(!ct_report_has_warnings(&r));

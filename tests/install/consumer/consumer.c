@@ -23,7 +23,7 @@ int main(int argc, char **argv)
 		ct_error_destroy(err);
 		rc = 1;
 	} else {
-		printf("class %s, %zu threads\n", report.crash.class_id ? report.crash.class_id : "?", report.num_threads);
+		printf("class %s, %zu threads\n", ct_class_to_string(report.crash.cls), report.num_threads);
 	}
 	ct_report_deinit(&report);
 	return rc;
