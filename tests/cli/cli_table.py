@@ -14,6 +14,7 @@ import json
 import os
 import pty
 import re
+import select
 import shutil
 import struct
 import subprocess
@@ -372,16 +373,25 @@ def pty_run(args, cols, case="null-read", env=None):
                          env=env_for(dict({"TERM": "xterm"}, **(env or {}))))
     os.close(slave)
     out = b""
+    # Read until the child has exited and the pty is drained: EIO (the last slave closed) ends the
+    # output only once the child is gone, so a loaded machine cannot cut it short.
     while True:
+        ready, _, _ = select.select([master], [], [], 0.2)
+        if not ready:
+            if p.poll() is not None:
+                break
+            continue
         try:
             d = os.read(master, 65536)
         except OSError:
-            break
+            if p.poll() is not None or p.wait(timeout=120) is not None:
+                break
+            continue
         if not d:
             break
         out += d
     os.close(master)
-    p.wait()
+    p.wait(timeout=120)
     return p.returncode, out.decode("utf-8", "replace").replace("\r\n", "\n")
 
 
@@ -406,7 +416,8 @@ def terminals():
     rc, out = pty_run(["./exe", "core"], 80, env={"COLUMNS": "60"})
     check("COLUMNS=60 honored", max(visible(l) for l in out.split("\n")) <= 60 and "…" in out)
     rc, out = pty_run(["./exe", "core"], 80, env={"TERM": "dumb"})
-    check("TERM=dumb: no color", rc == 0 and "\033" not in out and CRASH in out)
+    check("TERM=dumb: no color", rc == 0 and "\033" not in out and CRASH in out,
+          "rc %d, %d bytes, escape at %d:\n%s" % (rc, len(out), out.find("\033"), out[:600]))
     rc, out = pty_run(["--color=always", "./exe", "core"], 80, env={"TERM": "dumb"})
     check("TERM=dumb with --color=always: color", "\033[" in out)
     # A pipe is never cut.
