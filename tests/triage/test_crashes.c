@@ -1,5 +1,5 @@
 // Issue 16's rules over hand-built facts: signal-frame facts and re-raised faults, runtime panics,
-// the runtime/blame lists, signature version 2, one-frame stack overflows, noexcept, Zydis.
+// the runtime/blame lists, signature versions, one-frame stack overflows, noexcept, Zydis.
 #include <stdlib.h>
 #include <string.h>
 
@@ -303,7 +303,7 @@ TEST(stack_overflow_blames_the_cycle)
 	CHECK_STR(cls(&g), "stack-overflow");
 	ct_signature_build(&g, NULL, &verdict);
 	CHECK_STR(verdict.signature.text, "stack-overflow|expand|parse");
-	CHECK_EQ(verdict.signature.version, 2);
+	CHECK_EQ(verdict.signature.version, CT_SIGNATURE_VERSION);
 }
 
 TEST(one_frame_stack_overflow)
