@@ -25,7 +25,7 @@ extern "C" {
 /** JSON schema version of the report (docs/json-report.md). Additive changes keep it. */
 #define CT_SCHEMA_VERSION 1
 /** Version of the signature recipe (docs/signature.md). */
-#define CT_SIGNATURE_VERSION 2
+#define CT_SIGNATURE_VERSION 3
 
 /** How a frame was recovered. */
 enum ct_trust {

@@ -102,8 +102,8 @@ void ct_known_warn(const struct ct_known *k, size_t num_matched, size_t num_buck
 	if (k->num_other > k->num_other_matched)
 		fprintf(err,
 			"coretriage: --known %s: %zu hash%s of signature version %ld and matched no bucket: this "
-			"coretriage computes version %d, which names frames from DWARF (docs/signature.md), so "
-			"hashes of bugs whose frame names changed cannot match; take them again from this run's "
+			"coretriage computes version %d (docs/signature.md says what each version changed), so "
+			"hashes of bugs whose keys changed cannot match; take them again from this run's "
 			"summary\n",
 			k->path, k->num_other - k->num_other_matched,
 			k->num_other - k->num_other_matched == 1 ? " is" : "es are", k->other_version, CT_SIGNATURE_VERSION);

@@ -550,10 +550,11 @@ const char *ct_program_owns(const struct ct_program *program, bool is_main, cons
 void ct_find_recursion(const struct ct_frame_fact *frames, size_t n, struct ct_stack_facts *st);
 
 /**
- * Builds report->signature from report->crash (class, subclass) and @p facts frames: versioned
- * text and FNV-1a 64 hash (docs/signature.md).
+ * Builds report->signature from report->crash (class, subclass) and @p facts frames, then
+ * @p runtime_frame (the innermost frame of the language the crashing thread ran, "py:f@app.py"; NULL
+ * for none): versioned text and FNV-1a 64 hash (docs/signature.md).
  */
-void ct_signature_build(const struct ct_facts *facts, struct ct_verdict *verdict);
+void ct_signature_build(const struct ct_facts *facts, const char *runtime_frame, struct ct_verdict *verdict);
 
 /**
  * The frame to blame for the verdict in @p report: for a stack overflow with recursion, the first own

@@ -93,4 +93,10 @@ bool ct_sigframe_read(const struct ct_core *core, const struct ct_arch_sigframe 
  */
 void ct_triage_runtime_summary(const struct ct_triage_input *s, struct ct_verdict *r);
 
+/**
+ * The innermost Python frame of the crashing thread as a signature part (docs/signature.md, version
+ * 3): "py:QUALNAME@FILE" (the file's base name), pooled in @p strings; NULL when it runs no Python.
+ */
+const char *ct_triage_runtime_key(const struct ct_triage_input *s, struct ct_strpool *strings);
+
 #endif

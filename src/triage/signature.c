@@ -132,7 +132,7 @@ static void cycle_key(const struct ct_facts *f, struct ct_signature_key *key)
 	key->ntaken = CT_SIGNATURE_FRAMES;
 }
 
-void ct_signature_build(const struct ct_facts *f, struct ct_verdict *r)
+void ct_signature_build(const struct ct_facts *f, const char *runtime_frame, struct ct_verdict *r)
 {
 	// A deadlock is keyed by its cycle: the functions taking the locks, and the locks (docs/signature.md).
 	const char *cycle = r->cls == CT_CLASS_DEADLOCK ? ct_hang_signature(r) : NULL;
@@ -149,8 +149,9 @@ void ct_signature_build(const struct ct_facts *f, struct ct_verdict *r)
 	ct_signature_key_start(&key, CT_SIGNATURE_KEY_BYTES, ct_class_to_string(r->cls), r->crash.subclass);
 	// Stack overflow through recursion: the cycle is the bug, wherever the overflow cut it.
 	bool overflow = r->cls == CT_CLASS_STACK_OVERFLOW;
-	if (overflow && f->stack.recursion_depth >= 2 && f->stack.cycle_length <= CT_SIGNATURE_FRAMES * 4 &&
-	    f->stack.cycle_start + f->stack.cycle_length <= f->num_frames)
+	bool by_cycle = overflow && f->stack.recursion_depth >= 2 && f->stack.cycle_length <= CT_SIGNATURE_FRAMES * 4 &&
+		     f->stack.cycle_start + f->stack.cycle_length <= f->num_frames;
+	if (by_cycle)
 		cycle_key(f, &key);
 	// Own frames from the blamed one outward; with none, library frames without delivery noise.
 	long blame = ct_effective_blame(f, r);
@@ -174,6 +175,11 @@ void ct_signature_build(const struct ct_facts *f, struct ct_verdict *r)
 			break;
 		ct_signature_key_add(&key, pooled);
 	}
+	// Version 3: the Python code the native crash ran under tells apart bugs whose native frames are
+	// the interpreter's and an extension's, the same for every caller. Not for a recursion cycle:
+	// where the overflow cut it does not matter.
+	if (runtime_frame && !by_cycle)
+		ct_signature_key_append(&key, runtime_frame);
 	ct_signature_set_text(&r->signature, r->strings, key.text);
 }
 

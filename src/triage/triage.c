@@ -44,7 +44,7 @@ void ct_triage_process(const struct ct_triage_input *s, struct ct_verdict *r)
 	fill_abort_message(r, &facts.abort_msg);
 	ct_triage_runtime_summary(s, r);
 	// A fault re-raised by its handler is keyed by the original fault's frames.
-	ct_signature_build(facts.reraised ? facts.reraised : &facts, r);
+	ct_signature_build(facts.reraised ? facts.reraised : &facts, ct_triage_runtime_key(s, r->strings), r);
 	ct_facts_storage_deinit(&storage);
 }
 

@@ -88,7 +88,7 @@ for r in res:
     pl = r["locations"][0]["physicalLocation"]
     assert pl["artifactLocation"]["uri"] == "bugs.c" and pl["artifactLocation"]["uriBaseId"] == "SRCROOT", pl
     assert pl["region"]["startLine"] > 0
-    assert r["partialFingerprints"]["coretriageSignature/v2"]
+    assert r["partialFingerprints"]["coretriageSignature/v3"]
 print("sarif valid,", len(res), "results")
 PY
 

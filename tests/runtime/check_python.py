@@ -85,6 +85,7 @@ def main():
     names = [l.split("\t")[0] for l in open(cases) if l.startswith("py-") or
              (l.startswith("scale-py-") and os.path.exists(os.path.join(cores, l.split("\t")[0], "core")))]
     failures, checked, frames = [], 0, 0
+    signatures = {}
     hide = can_hide_debug()
     if not hide:
         print("no mount namespace (not root?): the table layout without debug files is not checked")
@@ -145,10 +146,31 @@ def main():
                                         f" != py-bt {stack}")
                 if set(pybt) != set(by_tid):
                     failures.append(f"{name}: threads {sorted(by_tid)} != py-bt's {sorted(pybt)}")
+        # Signature version 3: the innermost Python frame outside the standard library, named as
+        # faulthandler printed it for the crashing thread (the oracle), is the key's last part.
+        own = [f for f in current[0] if "/lib/python3." not in f[1] and not f[1].startswith("<")] if current else []
+        part = "|py:%s@%s" % (own[0][0], os.path.basename(own[0][1])) if own else None
+        sig = report.get("signature") or {}
+        if not hide_debug:
+            signatures[name] = sig
+        if sig.get("version") != 3 or not part or not sig.get("text", "").endswith(part):
+            failures.append(f"{name}: signature {sig} does not end with faulthandler's frame {part}")
         # --runtime=off: no runtime section.
         if (run_json(binary, d, "--runtime=off") or {}).get("runtime") is not None:
             failures.append(f"{name}: --runtime=off still reports a runtime")
         checked += 1
+    # py-ctypes and py-gil crash in the same C function (string_at → strlen) with the same native
+    # frames, under different Python callers (read_header, main): two signatures. The same caller
+    # crashing twice (the release and the debug interpreter's core) is one.
+    native = lambda n: signatures[n]["text"].rsplit("|py:", 1)[0]
+    pairs = [("py-ctypes", "py-gil", False), ("py-ctypes", "py-ctypes-d", True), ("py-gil", "py-gil-d", True)]
+    for a, b, same in pairs:
+        if a not in signatures or b not in signatures:
+            failures.append(f"signature: {a} or {b} not checked")
+        elif (signatures[a]["hash"] == signatures[b]["hash"]) != same or (not same and native(a) != native(b)):
+            failures.append(f"signature: {a} {signatures[a]} and {b} {signatures[b]}: want "
+                            f"{'one' if same else 'two (same native frames)'}")
+    print(f"signatures: {len(pairs)} pairs compared")
     for f in failures:
         print("FAIL", f)
     print(f"{checked} cases, {frames} faulthandler frames compared, {len(failures)} failures")

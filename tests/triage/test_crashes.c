@@ -1,5 +1,5 @@
 // Issue 16's rules over hand-built facts: signal-frame facts and re-raised faults, runtime panics,
-// the runtime/blame lists, signature version 2, one-frame stack overflows, noexcept, Zydis.
+// the runtime/blame lists, signature versions, one-frame stack overflows, noexcept, Zydis.
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,7 +196,7 @@ TEST(rust_panic)
 	CHECK(strstr(verdict.crash.summary, "Rust panic: service must be configured") != NULL);
 	CHECK_EQ(verdict.crash.blame_frame, 6);
 	// The signature of another panic differs (another blamed function).
-	ct_signature_build(&f, &verdict);
+	ct_signature_build(&f, NULL, &verdict);
 	CHECK(strstr(verdict.signature.text, "panic|prog::port_for") == verdict.signature.text);
 	// The runtime lists: Rust's panic path is not code to blame, user code is.
 	CHECK(ct_function_is_rust_panic("std::panicking::rust_panic_with_hook::h57071e38e2bc223f"));
@@ -291,7 +291,7 @@ TEST(stack_overflow_blames_the_cycle)
 	f.fault = (struct ct_address_facts){ .valid = true, .address = 0x7ffe0000f000, .in_stack_guard = true };
 	CHECK_STR(cls(&f), "stack-overflow");
 	CHECK_EQ(verdict.crash.blame_frame, 1); // expand, not the leaf format_token
-	ct_signature_build(&f, &verdict);
+	ct_signature_build(&f, NULL, &verdict);
 	CHECK_STR(verdict.signature.text, "stack-overflow|expand|parse");
 	// The overflow cut the cycle elsewhere: same key.
 	struct ct_facts g = f;
@@ -301,9 +301,9 @@ TEST(stack_overflow_blames_the_cycle)
 	ct_find_recursion(g.frames, g.num_frames, &g.stack);
 	g.stack.cycle_start = 1; // starts at parse
 	CHECK_STR(cls(&g), "stack-overflow");
-	ct_signature_build(&g, &verdict);
+	ct_signature_build(&g, NULL, &verdict);
 	CHECK_STR(verdict.signature.text, "stack-overflow|expand|parse");
-	CHECK_EQ(verdict.signature.version, 2);
+	CHECK_EQ(verdict.signature.version, CT_SIGNATURE_VERSION);
 }
 
 TEST(one_frame_stack_overflow)
@@ -343,13 +343,13 @@ TEST(signature_unsymbolized_frames_by_function_start)
 	f.sig.has_fault_address = true;
 	f.fault = (struct ct_address_facts){ .valid = true, .address = 0, .near_null = true };
 	cls(&f);
-	ct_signature_build(&f, &verdict);
+	ct_signature_build(&f, NULL, &verdict);
 	CHECK_STR(verdict.signature.text, "null-deref|libx.so!0x1200");
 	char h1[17];
 	strcpy(h1, verdict.signature.hash);
 	f.frames = b;
 	cls(&f);
-	ct_signature_build(&f, &verdict);
+	ct_signature_build(&f, NULL, &verdict);
 	CHECK_STR(verdict.signature.hash, h1);
 }
 
