@@ -235,6 +235,21 @@ static const char bucket_upsert[] =
 	" class = coalesce(buckets.class, excluded.class), blame = coalesce(buckets.blame, excluded.blame)"
 	" RETURNING count";
 
+// A bucket recorded under an older signature version whose hash is this report's is the same
+// bucket: the hash is of the key text alone, and a version changes the recipe of some keys only
+// (docs/signature.md), so equal hashes are equal keys. The newest such bucket, with its reports,
+// its count, status and bug URL, moves to this version before the upsert counts the report, so a
+// store filled by an older release does not see every core as new after an upgrade. Version 0
+// (the fallback key) is a different recipe and never moves.
+#define OLDER_BUCKET                                                                                \
+	"(SELECT max(o.signature_version) FROM buckets o WHERE o.key = $2 AND o.signature_version > 0" \
+	" AND o.signature_version < $1)"
+#define NO_CURRENT_BUCKET " AND NOT EXISTS (SELECT 1 FROM buckets c WHERE c.key = $2 AND c.signature_version = $1)"
+static const char adopt_reports[] = "UPDATE reports SET signature_version = $1 WHERE bucket = $2"
+				    " AND signature_version = " OLDER_BUCKET NO_CURRENT_BUCKET;
+static const char adopt_bucket[] = "UPDATE buckets SET signature_version = $1 WHERE key = $2"
+				   " AND signature_version = " OLDER_BUCKET NO_CURRENT_BUCKET;
+
 static const char report_insert[] =
 	"INSERT INTO reports (recorded_at, time, host, executable, build_id, package, version, class,"
 	" signature_version, signature, bucket, core, report_encoding, report)"
@@ -253,6 +268,11 @@ static struct ct_error *record_once(struct ct_store *s, const struct ct_store_re
 				  arg_int(r->signature_version), arg_text(r->signature), arg_text(r->bucket),
 				  arg_text(r->core), arg_text(blob->type == CT_SQL_NULL ? NULL : encoding), *blob };
 	struct ct_error *e = s->ops->begin(s, CT_TX_WRITE);
+	// The reports first: their condition reads the bucket's old version.
+	if (!e && r->signature_version > 1)
+		e = s->ops->exec(s, adopt_reports, b, 2, NULL, NULL);
+	if (!e && r->signature_version > 1)
+		e = s->ops->exec(s, adopt_bucket, b, 2, NULL, NULL);
 	if (!e)
 		e = s->ops->exec(s, bucket_upsert, b, sizeof(b) / sizeof(b[0]), read_ll, count);
 	if (!e)

@@ -175,6 +175,21 @@ def test_backend(db, fresh):
     r = run(BIN, "batch", "-j2", "--db", h.url, "--record-version", "1.0", "--fail-on-new",
             os.path.join(W, "cores", "1.0"), ok=(0,))
     check("0 new" in r.stdout, "%s: the same cores again are known: %s" % (tag, r.stdout[:300]))
+    # -- A store an older release filled: the same hashes under the previous signature version (only
+    # Python keys changed in version 3) are the same buckets, with their counts, after an upgrade.
+    up = fresh("upgrade")
+    r = run(BIN, "batch", "-j2", "--db", up.url, "-f", "json", os.path.join(W, "cores", "1.0"), ok=(0, 1))
+    sigver = json.loads(r.stdout)["signature_version"]
+    up.sql("UPDATE buckets SET signature_version = %d" % (sigver - 1))
+    up.sql("UPDATE reports SET signature_version = %d" % (sigver - 1))
+    r = run(BIN, "batch", "-j2", "--db", up.url, "--fail-on-new", os.path.join(W, "cores", "1.0"), ok=(0,))
+    versions = sorted(int(v[0]) for v in up.sql("SELECT DISTINCT signature_version FROM buckets"))
+    rversions = sorted(int(v[0]) for v in up.sql("SELECT DISTINCT signature_version FROM reports"))
+    nb, counted = (int(x) for x in up.sql("SELECT count(*), sum(count) FROM buckets")[0])
+    nr = int(up.sql("SELECT count(*) FROM reports")[0][0])
+    check("0 new" in r.stdout and versions == [sigver] and rversions == [sigver] and nb == 3 and counted == nr,
+          "%s: upgrade from version %d: %s; bucket versions %s, report versions %s, %d buckets, counts %d of %d"
+          % (tag, sigver - 1, r.stdout[:300], versions, rversions, nb, counted, nr))
     top = query(h.url, "top")
     by_class = {b["class"]: b for b in top["buckets"]}
     check(set(by_class) == {"null-deref", "abort", "divide-by-zero"}, "%s: top buckets %s" % (tag, list(by_class)))
