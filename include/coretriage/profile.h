@@ -19,10 +19,28 @@ struct ct_profile_stack {
 	uint64_t count;
 };
 
+/** A futex wait's object and holder, as its root frame names them ("futex(mutex 0x… owned by thread N)"). */
+struct ct_profile_futex {
+	/** "mutex", "rwlock", "condition", "semaphore", …, NULL for a raw futex (static strings). */
+	const char *object;
+	/** The object's address (the futex word for a raw futex). */
+	uint64_t address;
+	/** Its holder as glibc recorded it (a mutex's __owner, a rwlock's __cur_writer). */
+	bool has_owner;
+	int owner;
+	/** The holder was a thread of the process when sampled. */
+	bool owner_in_process;
+	/** The holder's name (/proc/PID/task/TID/comm after the sampling), "" when gone. */
+	char owner_name[17];
+};
+
 /** A thread state (the stacks' root frame) and how many thread samples were in it. */
 struct ct_profile_state {
-	char *state; /**< owned: "on-CPU", "read(fd 3 → pipe:[1234])", "futex", … */
+	char *state; /**< owned: "on-CPU", "read(fd 3 → pipe:[1234])", "futex(mutex 0x… owned by thread N)", … */
 	bool on_cpu;
+	/** A futex wait whose object the sample named: what the text summary says of it. */
+	bool is_futex;
+	struct ct_profile_futex futex;
 	uint64_t count;
 };
 

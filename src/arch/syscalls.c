@@ -110,3 +110,15 @@ enum ct_syscall ct_syscall_lookup(const struct ct_syscall_nr *table, size_t n, u
 		*flags_ret = 0;
 	return CT_SYS_UNKNOWN;
 }
+
+bool ct_syscall_ret_interrupted(int64_t ret)
+{
+	return ret == -4 || ret == -512 || ret == -513 || ret == -514 || ret == -516;
+}
+
+bool ct_futex_op_waits(uint64_t op)
+{
+	uint64_t cmd = op & CT_FUTEX_CMD_MASK;
+	return cmd == CT_FUTEX_WAIT || cmd == CT_FUTEX_WAIT_BITSET || cmd == CT_FUTEX_LOCK_PI || cmd == CT_FUTEX_LOCK_PI2 ||
+	       cmd == CT_FUTEX_WAIT_REQUEUE_PI;
+}

@@ -73,4 +73,22 @@ extern const size_t ct_num_syscalls_x86_64, ct_num_syscalls_i386, ct_num_syscall
 /** Looks @p nr up in @p table (sorted); CT_SYS_UNKNOWN and flags 0 when absent. */
 enum ct_syscall ct_syscall_lookup(const struct ct_syscall_nr *table, size_t n, uint64_t nr, unsigned *flags_ret);
 
+/**
+ * A system call's return register at a stop inside it: -EINTR or one of the kernel's restart codes
+ * (include/linux/errno.h: ERESTARTSYS 512, ERESTARTNOINTR 513, ERESTARTNOHAND 514,
+ * ERESTART_RESTARTBLOCK 516), i.e. the call was interrupted, not finished.
+ */
+bool ct_syscall_ret_interrupted(int64_t ret);
+
+/* futex(2) commands (include/uapi/linux/futex.h). */
+#define CT_FUTEX_CMD_MASK 0x7f
+#define CT_FUTEX_WAIT 0
+#define CT_FUTEX_LOCK_PI 6
+#define CT_FUTEX_WAIT_BITSET 9
+#define CT_FUTEX_WAIT_REQUEUE_PI 11
+#define CT_FUTEX_LOCK_PI2 13
+
+/** The futex command @p op (its second argument) sleeps: the wait and lock-PI commands. */
+bool ct_futex_op_waits(uint64_t op);
+
 #endif

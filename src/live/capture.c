@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "arch/arch.h"
+#include "arch/syscalls.h"
 #include "live/internal.h"
 #include "util/budget.h"
 #include "util/cleanup.h"
@@ -244,19 +245,76 @@ static struct ct_live_mapping *mapping_of(struct ct_live_snapshot *snap, uint64_
 	return lo < snap->num_mappings && snap->mappings[lo].start <= addr ? &snap->mappings[lo] : NULL;
 }
 
+// The futex call a stopped thread is inside, from its registers (docs/live.md): the call's number
+// register names futex and the return register says the stop interrupted it (a thread that ran
+// has neither). The word's address is the first argument; an ABI whose stop no longer holds it in a
+// register (aarch64's x0 is the return value) takes it from /proc's syscall line read before the
+// stop, when that line names the same call.
+static bool futex_wait_of(const struct ct_arch_info *arch, const struct ct_live_thread *t, uint64_t *addr_ret,
+			  uint64_t *op_ret)
+{
+	const uint8_t *regs = t->regsets[0].bytes;
+	size_t size = t->regsets[0].size;
+	if (!t->num_regsets || !arch->syscalls || arch->syscall_nr_index < 0 || arch->syscall_arg_index[1] < 0)
+		return false;
+	int64_t nr = (int64_t)read_reg(regs, size, &arch->regs[arch->syscall_nr_index]);
+	int64_t ret = (int64_t)read_reg(regs, size, &arch->regs[arch->syscall_ret_index]);
+	if (arch->pointer_size == 4)
+		nr = (int32_t)nr, ret = (int32_t)ret;
+	if (nr < 0 || !ct_syscall_ret_interrupted(ret) ||
+	    ct_syscall_lookup(arch->syscalls, *arch->num_syscalls, (uint64_t)nr, NULL) != CT_SYS_FUTEX)
+		return false;
+	uint64_t op = read_reg(regs, size, &arch->regs[arch->syscall_arg_index[1]]);
+	if (!ct_futex_op_waits(op))
+		return false;
+	if (arch->syscall_arg_index[0] >= 0)
+		*addr_ret = read_reg(regs, size, &arch->regs[arch->syscall_arg_index[0]]);
+	else if (t->syscall == nr)
+		*addr_ret = t->syscall_arg0;
+	else
+		return false;
+	*op_ret = op;
+	return true;
+}
+
+// The span around thread @p t's futex word, clipped to the word's mapping; false without one.
+static bool futex_span(const struct ct_arch_info *arch, struct ct_live_snapshot *snap, struct ct_live_thread *t,
+		       struct span *ret)
+{
+	uint64_t addr, op;
+	if (t->futex.copied || !futex_wait_of(arch, t, &addr, &op))
+		return false;
+	t->futex.present = true;
+	t->futex.address = addr;
+	t->futex.op = (uint32_t)op;
+	const struct ct_live_mapping *m = mapping_of(snap, addr);
+	if (!m || !m->readable)
+		return false;
+	uint64_t from = addr > m->start + CT_LIVE_FUTEX_AROUND ? addr - CT_LIVE_FUTEX_AROUND : m->start;
+	uint64_t to = m->end - addr > CT_LIVE_FUTEX_AROUND ? addr + CT_LIVE_FUTEX_AROUND : m->end;
+	t->futex.copy_start = from;
+	t->futex.copied = (uint32_t)(to - from);
+	*ret = (struct span){ from, t->futex.bytes, (size_t)(to - from) };
+	return true;
+}
+
 // While stopped: each thread's stack from just below its sp up a window of CT_LIVE_STACK_WINDOW
 // bytes, what the unwinder reads first. False when a thread's sp is in no mapping of the layout
 // read before the stop (its stack was mapped since: the layout is read again).
 static struct ct_error *copy_stacks(struct reader *rd, struct ct_budget *budget, struct ct_live_snapshot *snap,
-				    bool *layout_stale)
+				    const struct ct_arch_info *futex_arch, bool *layout_stale)
 {
 	struct ct_error *err = NULL;
 	*layout_stale = false;
-	struct span *spans = calloc(snap->num_threads ? snap->num_threads : 1, sizeof(*spans));
+	// A stack and a futex neighbourhood per thread, read in one batch: a futex's 128 bytes add an
+	// iovec to the call the stacks take anyway, not a call of their own.
+	struct span *spans = calloc(snap->num_threads ? 2 * snap->num_threads : 1, sizeof(*spans));
 	if (!spans)
 		return &ct_enomem;
 	size_t n = 0;
 	for (size_t i = 0; i < snap->num_threads && !err; i++) {
+		if (futex_arch && futex_span(futex_arch, snap, &snap->threads[i], &spans[n]))
+			n++;
 		uint64_t sp = snap->threads[i].sp;
 		struct ct_live_mapping *m = mapping_of(snap, sp);
 		if (!m) {
@@ -441,13 +499,13 @@ struct ct_error *ct_live_capture(int pid, const struct ct_live_capture_options *
 	err = take_threads(&pool, arch, &a, states, num_states, snap);
 	bool stale = false;
 	if (!err)
-		err = copy_stacks(&rd, budget, snap, &stale);
+		err = copy_stacks(&rd, budget, snap, o->futex_words ? arch : NULL, &stale);
 	if (!err && stale) {
 		struct ct_live_snapshot now = { 0 };
 		err = ct_live_read_maps(pid, "maps", &now);
 		if (!err) {
 			adopt_layout(&pool, snap, &now);
-			err = copy_stacks(&rd, budget, snap, &stale);
+			err = copy_stacks(&rd, budget, snap, o->futex_words ? arch : NULL, &stale);
 		}
 		ct_live_snapshot_free(&now);
 	}

@@ -31,6 +31,23 @@ struct ct_budget;
 /** How long the threads may take to stop after PTRACE_INTERRUPT (a thread in D state does not). */
 #define CT_LIVE_STOP_TIMEOUT_MS 2000
 
+/** Bytes copied on each side of a futex word a thread waits on (coretriage sample): the glibc
+ * object holding it (pthread_mutex_t: 40 bytes, pthread_rwlock_t and pthread_cond_t: 56 and 48)
+ * whatever the word's offset in it. */
+#define CT_LIVE_FUTEX_AROUND 64
+
+/** The futex a thread was blocked on at the stop, from its registers (the call the stop interrupted). */
+struct ct_live_futex {
+	bool present;
+	uint64_t address; /**< the futex word (the call's first argument) */
+	uint32_t op; /**< the call's second argument */
+	/** Bytes [copy_start, copy_start + copied) around the word, copied with the stacks (clipped to
+	 * the word's mapping); copied 0 when the word is in no readable mapping. */
+	uint64_t copy_start;
+	uint32_t copied;
+	uint8_t bytes[2 * CT_LIVE_FUTEX_AROUND];
+};
+
 /** A register set of one thread as PTRACE_GETREGSET returned it, with its note type. */
 struct ct_live_regset {
 	uint32_t note_type;
@@ -62,6 +79,8 @@ struct ct_live_thread {
 	uint64_t sp;
 	/** pr_utime and pr_stime, microseconds (from its stat). */
 	uint64_t user_usec, system_usec;
+	/** With ct_live_capture_options.futex_words: the futex it waits on. */
+	struct ct_live_futex futex;
 };
 
 struct ct_live_mapping {
@@ -116,6 +135,8 @@ struct ct_live_snapshot {
 struct ct_live_capture_options {
 	/** Copy the memory of writable and anonymous mappings, not only the stacks (-p, --gcore). */
 	bool all_memory;
+	/** Copy the bytes around each futex word a thread waits on, in the stacks' batch (sample). */
+	bool futex_words;
 	/** Keep the process stopped this much longer (tests of a coretriage killed mid-capture). */
 	unsigned hold_ms;
 };
@@ -131,6 +152,12 @@ struct ct_live_capture_options {
 struct ct_error *ct_live_capture(int pid, const struct ct_live_capture_options *o, struct ct_budget *budget,
 				 struct ct_live_snapshot *snap);
 void ct_live_snapshot_free(struct ct_live_snapshot *snap);
+
+/**
+ * The name of thread @p tid of process @p pid (/proc/PID/task/TID/comm) into @p buf (NUL-terminated,
+ * at most 15 characters as the kernel keeps it); false when it is gone.
+ */
+bool ct_live_thread_name(int pid, int tid, char buf[17]);
 
 /**
  * Writes @p snap as an ELF core to @p fd from its current offset (NT_PRSTATUS, NT_FPREGSET, … per

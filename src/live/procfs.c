@@ -180,6 +180,16 @@ static void read_ids(int pid, struct ct_live_snapshot *snap)
 		sscanf(gid + 5, "%*u %u", &snap->gid);
 }
 
+bool ct_live_thread_name(int pid, int tid, char buf[17])
+{
+	_cleanup_free_ char *comm = ct_live_read_proc(pid, tid, "comm", 64, NULL);
+	if (!comm)
+		return false;
+	comm[strcspn(comm, "\n")] = '\0';
+	snprintf(buf, 17, "%s", comm);
+	return true;
+}
+
 struct ct_error *ct_live_read_process(int pid, struct ct_live_snapshot *snap)
 {
 	struct ct_live_stat st;
@@ -194,11 +204,7 @@ struct ct_error *ct_live_read_process(int pid, struct ct_live_snapshot *snap)
 	snap->pgrp = st.pgrp;
 	snap->sid = st.sid;
 	read_ids(pid, snap);
-	_cleanup_free_ char *comm = ct_live_read_proc(pid, 0, "comm", 64, NULL);
-	if (comm) {
-		comm[strcspn(comm, "\n")] = '\0';
-		snprintf(snap->comm, sizeof(snap->comm), "%s", comm);
-	}
+	ct_live_thread_name(pid, 0, snap->comm);
 	size_t len = 0;
 	_cleanup_free_ char *cmdline = ct_live_read_proc(pid, 0, "cmdline", sizeof(snap->psargs), &len);
 	if (cmdline) {

@@ -19,6 +19,7 @@
 #include "modules/modules.h"
 #include "modules/symbolize.h"
 #include "process/sample.h"
+#include "process/sample_futex.h"
 #include "unwind/unwind.h"
 #include "util/budget.h"
 #include "util/grow.h"
@@ -28,10 +29,30 @@
 /** Separates frames in a stack's merge key; replaced in names. */
 #define KEY_SEP '\x1f'
 
+/** One thread of a tick: its state as /proc said it, and the futex it waited on at the stop. */
+struct tick_thread {
+	char *root; /**< owned */
+	struct ct_live_futex *futex; /**< owned; NULL when it was not in a futex wait */
+};
+
 struct tick {
 	uint64_t offset, size; /**< the core image in the memfd */
-	char **roots; /**< each thread's state frame, in the image's thread order; owned */
-	size_t num_roots;
+	struct tick_thread *threads; /**< in the image's thread order; owned */
+	size_t num_threads;
+};
+
+/** Distinct futex roots kept with their fields for the text summary (beyond: the name only). */
+#define MAX_FUTEX_ROOTS 4096
+
+struct futex_root {
+	char *root; /**< owned */
+	struct ct_profile_futex info;
+};
+
+/** The futex roots named while unwinding, looked up by merge() for the states. */
+struct futex_roots {
+	struct futex_root *items;
+	size_t n, cap;
 };
 
 struct sampler {
@@ -96,9 +117,11 @@ static char *root_of(const struct ct_arch_info *arch, const struct ct_live_threa
 static void free_ticks(struct sampler *sm)
 {
 	for (size_t i = 0; i < sm->num_ticks; i++) {
-		for (size_t k = 0; k < sm->ticks[i].num_roots; k++)
-			free(sm->ticks[i].roots[k]);
-		free(sm->ticks[i].roots);
+		for (size_t k = 0; k < sm->ticks[i].num_threads; k++) {
+			free(sm->ticks[i].threads[k].root);
+			free(sm->ticks[i].threads[k].futex);
+		}
+		free(sm->ticks[i].threads);
 	}
 	free(sm->ticks);
 }
@@ -107,7 +130,7 @@ static void free_ticks(struct sampler *sm)
 static struct ct_error *take_tick(struct sampler *sm, int pid, bool first, struct ct_budget *budget)
 {
 	struct ct_live_snapshot snap;
-	const struct ct_live_capture_options co = { .all_memory = first };
+	const struct ct_live_capture_options co = { .all_memory = first, .futex_words = true };
 	struct ct_error *err = ct_live_capture(pid, &co, budget, &snap);
 	if (!err && snap.copy_capped)
 		err = ct_error_create(CT_ERROR_LIMIT, "the copy budget ran out");
@@ -119,14 +142,19 @@ static struct ct_error *take_tick(struct sampler *sm, int pid, bool first, struc
 	if (first)
 		memcpy(sm->command, snap.comm, sizeof(sm->command));
 	struct tick t = { .offset = sm->end };
-	t.roots = calloc(snap.num_threads ? snap.num_threads : 1, sizeof(char *));
-	if (!t.roots || !CT_GROW(sm->ticks, sm->cap_ticks, sm->num_ticks + 1, 64, 0)) {
-		free(t.roots);
+	t.threads = calloc(snap.num_threads ? snap.num_threads : 1, sizeof(*t.threads));
+	if (!t.threads || !CT_GROW(sm->ticks, sm->cap_ticks, sm->num_ticks + 1, 64, 0)) {
+		free(t.threads);
 		ct_live_snapshot_free(&snap);
 		return &ct_enomem;
 	}
-	for (size_t i = 0; i < snap.num_threads; i++)
-		t.roots[t.num_roots++] = root_of(arch, &snap.threads[i]);
+	for (size_t i = 0; i < snap.num_threads; i++) {
+		struct tick_thread *tt = &t.threads[t.num_threads++];
+		tt->root = root_of(arch, &snap.threads[i]);
+		// Only the futex waits keep their window: it is named after the unwinding.
+		if (snap.threads[i].futex.present && (tt->futex = malloc(sizeof(*tt->futex))))
+			*tt->futex = snap.threads[i].futex;
+	}
 	err = ct_live_write_core(&snap, sm->fd, &t.size);
 	sm->stop_sum += snap.stopped_ms;
 	if (snap.stopped_ms > sm->stop_max)
@@ -192,33 +220,73 @@ static bool key_add(struct key_builder *k, const char *name, bool sep)
 	return true;
 }
 
-// The merge key of one thread's sample: root, then the outermost frame … the innermost.
+/** What the offline pass names a tick's futex waits with. */
+struct futex_naming {
+	const struct ct_glibc_layout *layout; /**< NULL: glibc's layout not known (no holders) */
+	bool big_endian;
+	unsigned pointer_size;
+	const int *tids; /**< the tick's threads, sorted */
+	size_t num_tids;
+	struct futex_roots *roots;
+};
+
+/** Innermost frame names a futex wait's object is recognized from (glibc's waiting code). */
+#define FUTEX_FRAMES 12
+
+// The root of a futex wait, and its fields kept once per distinct root.
+static char *futex_root_of(struct futex_naming *fn, const struct ct_live_futex *f, char **names, size_t n)
+{
+	struct ct_profile_futex info;
+	char *root = ct_sample_futex_root(fn->layout, fn->big_endian, fn->pointer_size, f, (const char *const *)names,
+					  n < FUTEX_FRAMES ? n : FUTEX_FRAMES, fn->tids, fn->num_tids, &info);
+	if (!root)
+		return NULL;
+	struct futex_roots *r = fn->roots;
+	for (size_t i = 0; i < r->n; i++)
+		if (!strcmp(r->items[i].root, root))
+			return root;
+	if (r->n < MAX_FUTEX_ROOTS && CT_GROW(r->items, r->cap, r->n + 1, 16, 0)) {
+		r->items[r->n].root = strdup(root);
+		r->items[r->n].info = info;
+		r->n += r->items[r->n].root != NULL;
+	}
+	return root;
+}
+
+// The merge key of one thread's sample: root, then the outermost frame … the innermost. The root is
+// the tick's state, or for a futex wait what its object is (named from the frames found here).
 static char *stack_key(struct ct_module_set *mods, struct ct_dwfl_walker *walker, const struct ct_core_thread *ct,
-		       const char *root)
+		       const struct tick_thread *tt, struct futex_naming *fn)
 {
 	struct ct_raw_stack raw = { 0 };
 	if (ct->has_regs)
 		ct_unwind_thread_dwfl(mods, walker, ct, SAMPLE_MAX_FRAMES, &raw);
-	struct key_builder k = { 0 };
-	bool ok = key_add(&k, root ? root : "?", false);
-	for (size_t i = raw.count; ok && i-- > 0;) {
+	// Names innermost first (each inline chain innermost first, as ct_symbolize gives it).
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	bool ok = true;
+	for (size_t i = 0; ok && i < raw.count; i++) {
 		const struct ct_raw_frame *rf = &raw.frames[i];
 		uint64_t lookup = rf->exact || rf->pc == 0 ? rf->pc : rf->pc - 1;
 		const struct ct_sym *syms = NULL;
-		size_t n = ct_symbolize(mods, lookup, &syms);
-		// syms is innermost inline first: the outer function comes first in a stack read from the root.
-		for (size_t j = n; ok && j-- > 0;) {
-			char *name = frame_name(&syms[j], rf->pc);
-			ok = name && key_add(&k, name, true);
-			free(name);
-		}
-		if (!n) {
-			char *name = frame_name(NULL, rf->pc);
-			ok = name && key_add(&k, name, true);
-			free(name);
+		size_t ns = ct_symbolize(mods, lookup, &syms);
+		for (size_t j = 0; ok && j < (ns ? ns : 1); j++) {
+			ok = CT_GROW(names, cap, n + 1, 32, 0) && (names[n] = frame_name(ns ? &syms[j] : NULL, rf->pc));
+			n += ok;
 		}
 	}
 	ct_raw_stack_free(&raw);
+	char *root = NULL;
+	if (ok && tt && tt->futex)
+		ok = (root = futex_root_of(fn, tt->futex, names, n)) != NULL;
+	struct key_builder k = { 0 };
+	ok = ok && key_add(&k, root ? root : tt && tt->root ? tt->root : "?", false);
+	for (size_t i = n; ok && i-- > 0;)
+		ok = key_add(&k, names[i], true);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(root);
 	if (!ok) {
 		free(k.buf);
 		return NULL;
@@ -243,8 +311,9 @@ static int compare_states(const void *a, const void *b)
 	return x->count > y->count ? -1 : x->count < y->count;
 }
 
-// Sorted keys → distinct stacks with counts, and their roots → states with counts.
-static struct ct_error *merge(char **keys, size_t n, struct ct_profile *out)
+// Sorted keys → distinct stacks with counts, and their roots → states with counts (a futex root
+// with its fields from @p futexes).
+static struct ct_error *merge(char **keys, size_t n, const struct futex_roots *futexes, struct ct_profile *out)
 {
 	if (n)
 		qsort(keys, n, sizeof(keys[0]), compare_strings);
@@ -279,11 +348,17 @@ static struct ct_error *merge(char **keys, size_t n, struct ct_profile *out)
 			if (!CT_GROW(out->states, cap_states, out->num_states + 1, 16, 0))
 				return &ct_enomem;
 			struct ct_profile_state *st = &out->states[out->num_states++];
+			memset(st, 0, sizeof(*st));
 			st->state = strdup(s->frames[0]);
 			st->on_cpu = !strcmp(s->frames[0], "on-CPU");
-			st->count = 0;
 			if (!st->state)
 				return &ct_enomem;
+			for (size_t f = 0; f < futexes->n && !st->is_futex; f++) {
+				if (!strcmp(futexes->items[f].root, st->state)) {
+					st->is_futex = true;
+					st->futex = futexes->items[f].info;
+				}
+			}
 		}
 		out->states[k].count += s->count;
 		i = j;
@@ -311,6 +386,8 @@ static struct ct_error *unwind_ticks(const struct ct_options *opts, struct sampl
 	struct ct_report scratch;
 	char **keys = NULL;
 	size_t num_keys = 0, cap_keys = 0;
+	struct futex_roots futexes = { 0 };
+	int *tids = NULL;
 	struct ct_error *err = NULL;
 	if (!ct_report_init(&scratch)) {
 		err = &ct_enomem;
@@ -322,6 +399,14 @@ static struct ct_error *unwind_ticks(const struct ct_options *opts, struct sampl
 	struct ct_dwfl_walker *walker = NULL;
 	if (!err)
 		err = ct_unwind_attach(&mods, &walker);
+	struct futex_naming naming = { .roots = &futexes };
+	if (!err) {
+		unsigned major = 0, minor = 0;
+		ct_glibc_version(&mods, &major, &minor);
+		naming.layout = core->arch ? ct_glibc_layout_find(core->arch->name, major, minor) : NULL;
+		naming.big_endian = core->big_endian;
+		naming.pointer_size = core->arch ? core->arch->pointer_size : 8;
+	}
 	for (size_t i = 0; i < sm->num_ticks && !err; i++) {
 		struct ct_core *tc = NULL;
 		if (i) {
@@ -333,13 +418,24 @@ static struct ct_error *unwind_ticks(const struct ct_options *opts, struct sampl
 			*tc = tmp;
 			ct_unwind_memory_changed(walker);
 		}
+		// The tick's threads, for "owned by thread N, not in the process".
+		free(tids);
+		if (!(tids = calloc(core->num_threads ? core->num_threads : 1, sizeof(*tids)))) {
+			err = &ct_enomem;
+			break;
+		}
+		for (size_t k = 0; k < core->num_threads; k++)
+			tids[k] = core->threads[k].tid;
+		ct_tids_sort(tids, core->num_threads);
+		naming.tids = tids;
+		naming.num_tids = core->num_threads;
 		for (size_t k = 0; k < core->num_threads && !err; k++) {
 			if (!CT_GROW(keys, cap_keys, num_keys + 1, 256, 0)) {
 				err = &ct_enomem;
 				break;
 			}
-			const char *root = k < sm->ticks[i].num_roots ? sm->ticks[i].roots[k] : NULL;
-			keys[num_keys] = stack_key(&mods, walker, &core->threads[k], root);
+			const struct tick_thread *tt = k < sm->ticks[i].num_threads ? &sm->ticks[i].threads[k] : NULL;
+			keys[num_keys] = stack_key(&mods, walker, &core->threads[k], tt, &naming);
 			if (!keys[num_keys])
 				err = &ct_enomem;
 			else
@@ -355,11 +451,15 @@ static struct ct_error *unwind_ticks(const struct ct_options *opts, struct sampl
 	}
 	out->samples = num_keys;
 	if (!err)
-		err = merge(keys, num_keys, out);
+		err = merge(keys, num_keys, &futexes, out);
 out:
 	for (size_t i = 0; i < num_keys; i++)
 		free(keys[i]);
 	free(keys);
+	for (size_t i = 0; i < futexes.n; i++)
+		free(futexes.items[i].root);
+	free(futexes.items);
+	free(tids);
 	ct_modules_unload(&mods);
 	if (core)
 		ct_core_destroy(core);
@@ -410,6 +510,12 @@ struct ct_error *ct_sample_process(const struct ct_options *opts, const struct c
 	out->stop_ms_max = sm.stop_max;
 	memcpy(out->command, sm.command, sizeof(out->command));
 	err = unwind_ticks(opts, &sm, &budget, out);
+	// The holders' names, read once each now that the process runs free.
+	for (size_t i = 0; !err && i < out->num_states; i++) {
+		struct ct_profile_futex *f = &out->states[i].futex;
+		if (out->states[i].is_futex && f->has_owner && f->owner_in_process)
+			ct_live_thread_name(so->pid, f->owner, f->owner_name);
+	}
 out:
 	free_ticks(&sm);
 	close(sm.fd);

@@ -1,6 +1,7 @@
 // The writers of `coretriage sample`'s profile (coretriage/profile.h): a text summary (top wait
 // states and top stacks by share of the thread samples), folded stacks and the flame graph, the last
 // two through the folded and flame-graph writers every other input uses.
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,22 @@
 static double share(uint64_t n, uint64_t total)
 {
 	return total ? 100.0 * (double)n / (double)total : 0;
+}
+
+// "futex on mutex 0x… owned by thread N (name)": the holder with its name, as a person reads it.
+static void put_futex(FILE *out, const struct ct_profile_futex *f)
+{
+	fprintf(out, "futex on %s%s0x%" PRIx64, f->object ? f->object : "", f->object ? " " : "", f->address);
+	if (!f->has_owner)
+		return;
+	fprintf(out, " owned by thread %d", f->owner);
+	if (!f->owner_in_process) {
+		fputs(", not in the process", out);
+	} else if (f->owner_name[0]) {
+		fputs(" (", out);
+		ct_text_put(out, f->owner_name, CT_TEXT_TERMINAL, SIZE_MAX);
+		fputc(')', out);
+	}
 }
 
 int ct_write_profile_text(FILE *out, const struct ct_profile *p, size_t top)
@@ -31,7 +48,10 @@ int ct_write_profile_text(FILE *out, const struct ct_profile *p, size_t top)
 	fputs("\nStates (share of thread samples)\n", out);
 	for (size_t i = 0; i < p->num_states && i < top; i++) {
 		fprintf(out, "  %5.1f %%  %s", share(p->states[i].count, p->samples), p->states[i].on_cpu ? "" : "waiting: ");
-		ct_text_put(out, p->states[i].state, CT_TEXT_TERMINAL, SIZE_MAX);
+		if (p->states[i].is_futex)
+			put_futex(out, &p->states[i].futex);
+		else
+			ct_text_put(out, p->states[i].state, CT_TEXT_TERMINAL, SIZE_MAX);
 		fputc('\n', out);
 	}
 	fputs("\nTop stacks (state first, then outermost to innermost)\n", out);

@@ -47,10 +47,10 @@ static void scan_verdefs(Elf *elf, unsigned *major, unsigned *minor)
 	}
 }
 
-bool ct_glibc_version(const struct ct_triage_input *s, unsigned *major, unsigned *minor)
+bool ct_glibc_version(const struct ct_module_set *mods, unsigned *major, unsigned *minor)
 {
-	for (size_t i = 0; i < s->mods->num_modules; i++) {
-		const struct ct_module_state *m = &s->mods->modules[i];
+	for (size_t i = 0; i < mods->num_modules; i++) {
+		const struct ct_module_state *m = &mods->modules[i];
 		if (!is_libc(m) || !m->dwfl_module || m->match == 0)
 			continue;
 		Dwarf_Addr bias;

@@ -277,7 +277,7 @@ void ct_hang_analyze(const struct ct_triage_input *s, struct ct_verdict *r)
 	if (!r->waits)
 		return;
 	unsigned major = 0, minor = 0;
-	if (ct_glibc_version(s, &major, &minor))
+	if (ct_glibc_version(s->mods, &major, &minor))
 		r->hang.glibc = ct_strpool_printf(r->strings, "%u.%u", major, minor);
 	ct_locks_build(s, ct_glibc_layout_find(s->core->arch->name, major, minor), r);
 	bool any = false;

@@ -110,6 +110,14 @@ void ct_wg_result_deinit(struct ct_wg_result *res);
 void ct_waitstate_decode(const struct ct_triage_input *s, struct ct_verdict *verdict);
 
 
+/**
+ * The glibc object a futex wait is for, from glibc's functions on the stack: @p functions are the
+ * names of the innermost frames, innermost first (NULL for a frame without one); the first 12
+ * are looked at (glibc's waiting code is a few frames deep). *@p wants_write: a rwlock's writer. CT_WAIT_OBJECT_NONE when no
+ * function says (a raw futex).
+ */
+enum ct_wait_object ct_waitstate_object_from_functions(const char *const *functions, size_t n, bool *wants_write);
+
 /** The index of the first frame in the program's own code, -1 when none. */
 long ct_waitstate_own_frame(const struct ct_module_set *mods, const struct ct_thread *t);
 
@@ -151,7 +159,7 @@ bool ct_member_path_type(Dwarf_Die *type, uint64_t off, char *buf, size_t size, 
 void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layout *layout, struct ct_verdict *verdict);
 
 /** glibc version of the process from libc's (or a static program's) version definitions; false when unknown. */
-bool ct_glibc_version(const struct ct_triage_input *s, unsigned *major, unsigned *minor);
+bool ct_glibc_version(const struct ct_module_set *mods, unsigned *major, unsigned *minor);
 
 /** The hang analysis of a process core: wait states, locks, graph, summaries (hang.c). */
 void ct_hang_analyze(const struct ct_triage_input *s, struct ct_verdict *verdict);

@@ -186,7 +186,7 @@ static bool heap_open(const struct ct_triage_input *s, struct heap *h, unsigned 
 	h->s = s;
 	const struct ct_arch_info *arch = s->core->arch;
 	// LP64 little-endian glibc with safe-linking; 2.39 is not checked against this layout yet.
-	if (!arch || arch->pointer_size != 8 || !ct_glibc_version(s, major, minor) || *major != 2 || *minor < 32 ||
+	if (!arch || arch->pointer_size != 8 || !ct_glibc_version(s->mods, major, minor) || *major != 2 || *minor < 32 ||
 	    *minor > 38)
 		return false;
 	if (!ct_find_libc_symbol(s, "main_arena", &h->arena) || !word(h, h->arena + ARENA_TOP, &h->top))

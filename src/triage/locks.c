@@ -2,16 +2,17 @@
 // pthread_mutex_t __owner (or the lock word's tid for robust and priority-inheritance mutexes),
 // pthread_rwlock_t __cur_writer while write-locked, the joined thread's tid word for pthread_join.
 // Condition variables, semaphores, readers of a rwlock and glibc's internal locks record no owner:
-// those waits are reported without one (docs/hangs.md). Offsets come from glibc_layout.c.
+// those waits are reported without one (docs/hangs.md). The fields are read by glibc_objects.c (the
+// reader `coretriage sample` shares) over the dump's memory; this file groups waits into locks and words them.
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dump/elfcore.h"
 #include "modules/modules.h"
+#include "triage/glibc_objects.h"
 #include "triage/hang.h"
 #include "triage/triage.h"
-#include "util/bytes.h"
 
 /** Locks named from DWARF (each lookup walks the module's compilation units). */
 #define MAX_DWARF_NAMES 64
@@ -22,20 +23,28 @@ struct placed {
 	size_t thread;
 };
 
-static bool read_u32(const struct ct_triage_input *s, uint64_t addr, uint32_t *ret)
+static bool read_dump(const void *ctx, uint64_t addr, void *buf, size_t len)
 {
-	uint8_t b[4];
-	if (!ct_core_read_fast(s->core, addr, b, 4))
-		return false;
-	*ret = ct_load32(b, s->core->big_endian);
-	return true;
+	return ct_core_read_fast(((const struct ct_triage_input *)ctx)->core, addr, buf, len);
 }
 
 /** A symbol starts at @p base with exactly the object's @p size: the object is placed there. */
-static bool symbol_is(const struct ct_triage_input *s, uint64_t base, unsigned size)
+static bool symbol_is(const void *ctx, uint64_t base, unsigned size)
 {
 	struct ct_data_symbol sym;
-	return size && ct_data_symbol(s, base, &sym) && sym.start == base && sym.size == size;
+	return size && ct_data_symbol(ctx, base, &sym) && sym.start == base && sym.size == size;
+}
+
+static struct ct_glibc_mem dump_memory(const struct ct_triage_input *s)
+{
+	return (struct ct_glibc_mem){ .read = read_dump, .symbol_is = symbol_is, .ctx = s,
+				      .big_endian = s->core->big_endian, .pointer_size = s->core->arch->pointer_size };
+}
+
+static bool read_u32(const struct ct_triage_input *s, uint64_t addr, uint32_t *ret)
+{
+	const struct ct_glibc_mem m = dump_memory(s);
+	return ct_glibc_read_u32(&m, addr, ret);
 }
 
 /** Recognizes an unknown futex by the symbol holding it: its size and the word's offset in it. */
@@ -59,155 +68,72 @@ static enum ct_wait_object kind_from_symbol(const struct ct_triage_input *s, con
 	return CT_WAIT_OBJECT_NONE;
 }
 
-/** The start of the object holding futex word @p addr, for a recognized kind. False: not placed. */
-static bool place(const struct ct_triage_input *s, const struct ct_glibc_layout *L, const struct ct_wait *w, uint64_t *ret)
-{
-	uint64_t a = w->address;
-	enum ct_wait_object k = w->object;
-	bool wide = s->core->arch->pointer_size == 8;
-	if (k == CT_WAIT_OBJECT_MUTEX) {
-		*ret = a - L->mutex_lock;
-		return true;
-	}
-	if (k == CT_WAIT_OBJECT_SEMAPHORE) {
-		*ret = a - L->sem_value;
-		return true;
-	}
-	if (k == CT_WAIT_OBJECT_JOIN || k == CT_WAIT_OBJECT_GLIBC_INTERNAL || k == CT_WAIT_OBJECT_UNKNOWN ||
-	    k == CT_WAIT_OBJECT_GO_RUNTIME) {
-		*ret = a;
-		return true;
-	}
-	if (k == CT_WAIT_OBJECT_CONDITION) {
-		if (!L->cond_size)
-			return false;
-		// Waiters sleep on __g_signals[0] or [1]: the 8-byte alignment of the object tells which.
-		for (unsigned g = 0; g < 2; g++) {
-			if (symbol_is(s, a - L->cond_signals - 4 * g, L->cond_size)) {
-				*ret = a - L->cond_signals - 4 * g;
-				return true;
-			}
-		}
-		if (!wide)
-			return false;
-		*ret = a - L->cond_signals - ((a - L->cond_signals) % 8 ? 4 : 0);
-		return true;
-	}
-	if (k == CT_WAIT_OBJECT_RWLOCK) {
-		if (!L->rwlock_size)
-			return false;
-		// Writers sleep on __writers_futex or __wrphase_futex, readers on __wrphase_futex or on
-		// __readers (with PTHREAD_RWLOCK_RWAITING set in it, a bit __wrphase_futex never has).
-		unsigned cands[2] = { w->wants_write ? L->rwlock_wrphase : L->rwlock_readers,
-				      w->wants_write ? L->rwlock_writers_futex : L->rwlock_wrphase };
-		for (unsigned i = 0; i < 2; i++) {
-			if (symbol_is(s, a - cands[i], L->rwlock_size)) {
-				*ret = a - cands[i];
-				return true;
-			}
-		}
-		if (!wide)
-			return false;
-		if (w->wants_write) {
-			*ret = a - ((a - L->rwlock_wrphase) % 8 == 0 ? L->rwlock_wrphase : L->rwlock_writers_futex);
-			return true;
-		}
-		uint32_t word;
-		if (a % 8 || !read_u32(s, a, &word))
-			return false;
-		*ret = a - ((word & CT_RWLOCK_RWAITING) ? L->rwlock_readers : L->rwlock_wrphase);
-		return true;
-	}
-	return false;
-}
-
 static const char *const mutex_types[4] = { "normal", "recursive", "error-checking", "adaptive" };
 
-static void read_mutex(const struct ct_triage_input *s, const struct ct_glibc_layout *L, struct ct_lock *l)
+// The fields glibc_objects.c read, into the model's lock, the reasons worded.
+static void to_lock(struct ct_strpool *strings, const char *what, const struct ct_glibc_object *o, struct ct_lock *l)
 {
-	struct ct_strpool *strings = s->out.strings;
-	uint32_t word, count, owner, kind;
-	if (!read_u32(s, l->address + L->mutex_lock, &word) || !read_u32(s, l->address + L->mutex_count, &count) ||
-	    !read_u32(s, l->address + L->mutex_owner, &owner) || !read_u32(s, l->address + L->mutex_kind, &kind)) {
-		l->note = ct_strpool_intern(strings, "the mutex is not in the dump");
-		return;
+	l->has_word = o->has_word;
+	l->word = o->word;
+	if (o->mutex_kind >= 0) {
+		l->type = ct_strpool_intern(strings, mutex_types[o->mutex_kind]);
+		l->mutex_type = (enum ct_mutex_type)(CT_MUTEX_TYPE_NORMAL + o->mutex_kind);
 	}
-	l->has_word = true;
-	l->word = word;
-	// Any bit beyond glibc's kind flags (and the priority ceiling of PRIO_PROTECT) is not a glibc mutex.
-	uint32_t known = CT_MUTEX_KIND_MASK | CT_MUTEX_ROBUST | CT_MUTEX_PRIO_INHERIT | CT_MUTEX_PRIO_PROTECT |
-			 CT_MUTEX_PSHARED | CT_MUTEX_ELISION | CT_MUTEX_NO_ELISION |
-			 ((kind & CT_MUTEX_PRIO_PROTECT) ? 0x00fff000u : 0);
-	if (kind & ~known) {
-		l->note = ct_strpool_printf(strings, "__kind 0x%x is not a glibc mutex kind: owner not read", kind);
-		return;
-	}
-	l->type = ct_strpool_intern(strings, mutex_types[kind & CT_MUTEX_KIND_MASK]);
-	l->mutex_type = (enum ct_mutex_type)(CT_MUTEX_TYPE_NORMAL + (kind & CT_MUTEX_KIND_MASK));
-	l->robust = kind & CT_MUTEX_ROBUST;
-	l->priority_inherit = kind & CT_MUTEX_PRIO_INHERIT;
-	if ((kind & CT_MUTEX_KIND_MASK) == 1 && count) {
-		l->has_count = true;
-		l->count = count;
-	}
-	if (l->robust || l->priority_inherit) {
-		// The kernel's futex protocol: the lock word is the owner's tid with two flag bits.
-		if (word & CT_FUTEX_TID_MASK) {
-			l->has_owner = true;
-			l->owner = (int)(word & CT_FUTEX_TID_MASK);
-			l->owner_field = ct_strpool_intern(strings, "lock word");
-			l->owner_died = word & CT_FUTEX_OWNER_DIED;
-		} else {
-			l->note = ct_strpool_intern(strings, "unlocked in the dump");
-		}
-		return;
-	}
-	if (word == 0) {
+	l->robust = o->robust;
+	l->priority_inherit = o->priority_inherit;
+	l->has_count = o->has_count;
+	l->count = o->count;
+	l->has_owner = o->has_owner;
+	l->owner = o->owner;
+	l->owner_field = o->owner_field ? ct_strpool_intern(strings, o->owner_field) : NULL;
+	l->owner_died = o->owner_died;
+	l->has_readers = o->has_readers;
+	l->readers = o->readers;
+	switch (o->note) {
+	case CT_GLIBC_NOTE_NOT_IN_MEMORY:
+		l->note = ct_strpool_printf(strings, "the %s is not in the dump", what);
+		break;
+	case CT_GLIBC_NOTE_BAD_KIND:
+		l->note = ct_strpool_printf(strings, "__kind 0x%x is not a glibc mutex kind: owner not read", o->bad_kind);
+		break;
+	case CT_GLIBC_NOTE_UNLOCKED:
+		l->note = ct_strpool_intern(strings, "unlocked in the dump");
+		break;
+	case CT_GLIBC_NOTE_RELEASED:
 		l->note = ct_strpool_intern(strings, "unlocked in the dump (released just before it; the waiters were being woken)");
-	} else if (owner && owner < CT_FUTEX_TID_MASK) {
-		l->has_owner = true;
-		l->owner = (int)owner;
-		l->owner_field = ct_strpool_intern(strings, "__owner");
-	} else {
+		break;
+	case CT_GLIBC_NOTE_NO_OWNER:
 		l->note = ct_strpool_intern(strings, "locked, but __owner is 0 (taken a moment before the dump, or not through pthread_mutex_lock)");
-	}
-}
-
-static void read_rwlock(const struct ct_triage_input *s, const struct ct_glibc_layout *L, struct ct_lock *l)
-{
-	struct ct_strpool *strings = s->out.strings;
-	uint32_t readers, writer;
-	if (!read_u32(s, l->address + L->rwlock_readers, &readers) ||
-	    !read_u32(s, l->address + L->rwlock_cur_writer, &writer)) {
-		l->note = ct_strpool_intern(strings, "the rwlock is not in the dump");
-		return;
-	}
-	l->has_word = true;
-	l->word = readers;
-	if ((readers & CT_RWLOCK_WRLOCKED) && writer && writer < CT_FUTEX_TID_MASK) {
-		l->has_owner = true;
-		l->owner = (int)writer;
-		l->owner_field = ct_strpool_intern(strings, "__cur_writer");
-	} else if (!(readers & CT_RWLOCK_WRPHASE) && readers >> CT_RWLOCK_READER_SHIFT) {
-		l->has_readers = true;
-		l->readers = readers >> CT_RWLOCK_READER_SHIFT;
-		l->note = ct_strpool_printf(strings, "read-locked by %u reader%s; glibc does not record which threads", l->readers,
-					   l->readers == 1 ? "" : "s");
-	} else {
+		break;
+	case CT_GLIBC_NOTE_READERS:
+		l->note = ct_strpool_printf(strings, "read-locked by %u reader%s; glibc does not record which threads", o->readers,
+					   o->readers == 1 ? "" : "s");
+		break;
+	case CT_GLIBC_NOTE_NO_WRITER:
 		l->note = ct_strpool_intern(strings, "no writer recorded in __cur_writer");
+		break;
+	default:
+		break;
 	}
 }
 
 static void read_lock(const struct ct_triage_input *s, const struct ct_glibc_layout *L, struct ct_lock *l)
 {
 	struct ct_strpool *strings = s->out.strings;
+	const struct ct_glibc_mem m = dump_memory(s);
 	switch (l->kind) {
-	case CT_LOCK_MUTEX:
-		read_mutex(s, L, l);
+	case CT_LOCK_MUTEX: {
+		struct ct_glibc_object o;
+		ct_glibc_read_mutex(L, &m, l->address, &o);
+		to_lock(strings, "mutex", &o, l);
 		break;
-	case CT_LOCK_RWLOCK:
-		read_rwlock(s, L, l);
+	}
+	case CT_LOCK_RWLOCK: {
+		struct ct_glibc_object o;
+		ct_glibc_read_rwlock(L, &m, l->address, &o);
+		to_lock(strings, "rwlock", &o, l);
 		break;
+	}
 	case CT_LOCK_THREAD: {
 		// pthread_join sleeps on the joined thread's tid word, which the kernel clears at its exit.
 		uint32_t tid;
@@ -304,7 +230,8 @@ void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layou
 			}
 		}
 		uint64_t base;
-		if (!place(s, L, w, &base))
+		const struct ct_glibc_mem m = dump_memory(s);
+		if (!ct_glibc_object_place(L, &m, w->object, w->address, w->wants_write, &base))
 			base = w->address;
 		p[n++] = (struct placed){ base, ct_lock_kind_of_wait(w->object), i };
 	}

@@ -15,20 +15,8 @@
 #include "triage/triage.h"
 #include "util/bytes.h"
 
-/* Return values of an interrupted call (include/linux/errno.h). */
+/* The return value -EINTR (include/linux/errno.h). */
 #define EINTR_ 4
-#define ERESTARTSYS_ 512
-#define ERESTARTNOINTR_ 513
-#define ERESTARTNOHAND_ 514
-#define ERESTART_RESTARTBLOCK_ 516
-
-/* futex commands (include/uapi/linux/futex.h). */
-#define FUTEX_CMD_MASK 0x7f
-#define FUTEX_WAIT 0
-#define FUTEX_WAIT_BITSET 9
-#define FUTEX_LOCK_PI 6
-#define FUTEX_WAIT_REQUEUE_PI 11
-#define FUTEX_LOCK_PI2 13
 #define TIMER_ABSTIME 1
 
 static const char *const futex_ops[] = {
@@ -39,12 +27,6 @@ static const char *const futex_ops[] = {
 static int64_t sign_extend(uint64_t v, unsigned pointer_size)
 {
 	return pointer_size == 4 ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
-}
-
-static bool interrupted(int64_t ret)
-{
-	return ret == -EINTR_ || ret == -ERESTARTSYS_ || ret == -ERESTARTNOINTR_ || ret == -ERESTARTNOHAND_ ||
-	       ret == -ERESTART_RESTARTBLOCK_;
 }
 
 /** Reads a struct timespec (or timeval with @p usec) at @p addr into nanoseconds. */
@@ -82,13 +64,13 @@ static bool starts(const char *s, const char *prefix)
 /** Frames of glibc's waiting code looked at, innermost first, before giving up. */
 #define OBJECT_FRAMES 12
 
-static enum ct_wait_object ct_waitstate_object_from_frames(const struct ct_thread *t, bool *wants_write)
+enum ct_wait_object ct_waitstate_object_from_functions(const char *const *functions, size_t n, bool *wants_write)
 {
 	*wants_write = false;
-	for (size_t i = 0; i < t->num_frames && i < OBJECT_FRAMES; i++) {
-		if (!t->frames[i].function)
+	for (size_t i = 0; i < n && i < OBJECT_FRAMES; i++) {
+		if (!functions[i])
 			continue;
-		const char *fn = bare(t->frames[i].function);
+		const char *fn = bare(functions[i]);
 		if (starts(fn, "lll_lock_wait_private"))
 			return CT_WAIT_OBJECT_GLIBC_INTERNAL;
 		if (starts(fn, "pthread_mutex_") && strstr(fn, "lock") && !strstr(fn, "unlock"))
@@ -112,11 +94,20 @@ static enum ct_wait_object ct_waitstate_object_from_frames(const struct ct_threa
 			return CT_WAIT_OBJECT_GO_RUNTIME;
 		// __lll_lock_wait: a mutex unless a caller above says otherwise (checked on the next frames).
 	}
-	for (size_t i = 0; i < t->num_frames && i < OBJECT_FRAMES; i++) {
-		if (t->frames[i].function && starts(bare(t->frames[i].function), "lll_lock_wait"))
+	for (size_t i = 0; i < n && i < OBJECT_FRAMES; i++) {
+		if (functions[i] && starts(bare(functions[i]), "lll_lock_wait"))
 			return CT_WAIT_OBJECT_MUTEX;
 	}
 	return CT_WAIT_OBJECT_NONE;
+}
+
+static enum ct_wait_object object_from_frames(const struct ct_thread *t, bool *wants_write)
+{
+	const char *fns[OBJECT_FRAMES];
+	size_t n = 0;
+	for (; n < t->num_frames && n < OBJECT_FRAMES; n++)
+		fns[n] = t->frames[n].function;
+	return ct_waitstate_object_from_functions(fns, n, wants_write);
 }
 
 long ct_waitstate_own_frame(const struct ct_module_set *mods, const struct ct_thread *t)
@@ -210,15 +201,13 @@ static void decode_args(const struct ct_triage_input *s, const struct ct_core_th
 		w->value = (uint32_t)a2;
 		if (!ok1)
 			break;
-		uint32_t cmd = (uint32_t)a1 & FUTEX_CMD_MASK;
+		uint32_t cmd = (uint32_t)a1 & CT_FUTEX_CMD_MASK;
 		w->operation = cmd < sizeof(futex_ops) / sizeof(futex_ops[0])
 				       ? ct_strpool_intern(s->out.strings, futex_ops[cmd])
 				       : ct_strpool_printf(s->out.strings, "op %u", cmd);
-		bool timed = cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET || cmd == FUTEX_LOCK_PI ||
-			     cmd == FUTEX_LOCK_PI2 || cmd == FUTEX_WAIT_REQUEUE_PI;
-		if (timed && ok3 && a3)
+		if (ct_futex_op_waits(cmd) && ok3 && a3)
 			w->has_duration = read_time(s, a3, word, false, &w->duration_ns);
-		w->absolute = w->has_duration && cmd != FUTEX_WAIT;
+		w->absolute = w->has_duration && cmd != CT_FUTEX_WAIT;
 		break;
 	}
 	default:
@@ -235,7 +224,7 @@ static void decode_thread(const struct ct_triage_input *s, const struct ct_core_
 		return;
 	int64_t nr = sign_extend(ct->values[a->syscall_nr_index], a->pointer_size);
 	int64_t ret = sign_extend(ct->values[a->syscall_ret_index], a->pointer_size);
-	if (nr < 0 || nr > 0xffff || !interrupted(ret))
+	if (nr < 0 || nr > 0xffff || !ct_syscall_ret_interrupted(ret))
 		return;
 	// The pc must follow the system-call instruction: on x86 orig_rax also holds an exception's error
 	// code, and aarch64's x8 is an ordinary register outside a call. When the code cannot be read (no
@@ -260,7 +249,7 @@ static void decode_thread(const struct ct_triage_input *s, const struct ct_core_
 	decode_args(s, ct, sys, flags, w);
 	if (sys == CT_SYS_FUTEX) {
 		bool write = false;
-		enum ct_wait_object obj = ct_waitstate_object_from_frames(t, &write);
+		enum ct_wait_object obj = object_from_frames(t, &write);
 		w->object = obj != CT_WAIT_OBJECT_NONE ? obj : CT_WAIT_OBJECT_UNKNOWN;
 		w->recognized_by = obj != CT_WAIT_OBJECT_NONE ? ct_strpool_intern(s->out.strings, "frames") : NULL;
 		w->wants_write = write;
