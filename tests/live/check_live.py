@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Live processes (docs/live.md): coretriage -p PID and --gcore on real processes this test starts.
 
-Each case builds its program from testdata/src/ (hang.c, live.c) into the work directory, starts it,
+Each case builds its program from testdata/src/ (hang.c, live.c, live_futex.c) into the work directory, starts it,
 waits for its ./ready, runs coretriage against it and kills it at the end. gdb is the oracle for
 --gcore: its backtrace of the written core must name the same functions, thread by thread, as its
 own backtrace of the live process.
 
 Usage: check_live.py --coretriage BIN --source-dir testdata/src --workdir DIR --schema SCHEMA --case CASE
 Cases: deadlock, accept, logs (the capture time as the trail's crash time), epoll (a server in epoll_wait, -p and sample), gcore-gdb, sigkill, permission, many-threads, forker, errors, sample-spin,
-sample-wait (coretriage sample: a busy loop >= 90 % in its function, blocked threads' states).
+sample-wait (coretriage sample: a busy loop >= 90 % in its function, blocked threads' states),
+sample-futex (futex waits named by their glibc object and its holder, live_futex.c).
 Exit 77 (skipped) when ptrace is not permitted here at all.
 """
 import argparse
@@ -391,6 +392,52 @@ def case_sample_wait(args):
         read = [r for r in roots if r.startswith("read(fd") and "pipe:[" in r]
         if not accept or not read or "serve_clients" not in roots[accept[0]] or "read_commands" not in roots[read[0]]:
             fail(f"states are {sorted(roots)}")
+    finally:
+        t.stop()
+
+
+def case_sample_futex(args):
+    # Threads blocked on glibc objects and a raw futex (live_futex.c): each root frame names the
+    # object at the address the program printed and the holder by the tid it printed; the text
+    # summary adds the holder's name, the flame graph carries the roots.
+    exe = build(args, "live_futex.c", "live_futex")
+    t = Target(args, exe)
+    try:
+        tids, addrs = {}, {}
+        with open(os.path.join(t.dir, "objects")) as f:
+            for line in f:
+                name, value = line.split()
+                if value.startswith("0x"):
+                    addrs[name] = int(value, 16)
+                else:
+                    tids[name] = int(value)
+        svg = os.path.join(t.dir, "profile.svg")
+        stacks = folded(sample(args, t, "--duration", "1s", "--rate", "20", "-f", "folded", "--flamegraph", svg))
+        still_running(t, "sample")
+        roots = {}
+        for frames, _ in stacks:
+            roots.setdefault(frames[0], set()).update(frames[1:])
+        want = {
+            f"futex(mutex {addrs['held']:#x} owned by thread {tids['holder']})": "wait_mutex",
+            f"futex(rwlock {addrs['rw']:#x} owned by thread {tids['writer']})": "wait_rwlock",
+            f"futex(condition {addrs['cond']:#x})": "wait_condition",
+            f"futex({addrs['raw']:#x})": "wait_raw",
+            f"futex(mutex {addrs['orphan']:#x} owned by thread {tids['quitter']}, not in the process)": "wait_orphan",
+        }
+        for root, fn in want.items():
+            if fn not in roots.get(root, ()):
+                fail(f"no root {root} over {fn}: roots are {sorted(roots)}")
+        # Every futex root is one of those: a raw futex is never called a mutex, nor the reverse.
+        others = [r for r in roots if r.startswith("futex") and r not in want]
+        if others:
+            fail(f"unexpected futex roots {others}")
+        with open(svg) as f:
+            if f"owned by thread {tids['holder']}" not in f.read():
+                fail("the flame graph has no holder")
+        text = sample(args, t, "--duration", "0.5s", "--rate", "20")
+        line = f"futex on mutex {addrs['held']:#x} owned by thread {tids['holder']} (holder)"
+        if line not in text or f"owned by thread {tids['writer']} (writer)" not in text:
+            fail(f"no '{line}' in the text summary:\n{text}")
     finally:
         t.stop()
 
