@@ -245,14 +245,35 @@ static struct ct_live_mapping *mapping_of(struct ct_live_snapshot *snap, uint64_
 	return lo < snap->num_mappings && snap->mappings[lo].start <= addr ? &snap->mappings[lo] : NULL;
 }
 
+/** What copy_stacks() needs to find the futex waits. */
+struct futex_find {
+	const struct ct_arch_info *arch;
+	const struct ct_live_futex_hint *hints; /**< borrowed, sorted by tid */
+	size_t num_hints;
+};
+
+static int compare_hints(const void *a, const void *b)
+{
+	const struct ct_live_futex_hint *x = a, *y = b;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+void ct_live_futex_hints_sort(struct ct_live_futex_hint *hints, size_t n)
+{
+	if (n)
+		qsort(hints, n, sizeof(*hints), compare_hints);
+}
+
 // The futex call a stopped thread is inside, from its registers (docs/live.md): the call's number
 // register names futex and the return register says the stop interrupted it (a thread that ran
 // has neither). The word's address is the first argument; an ABI whose stop no longer holds it in a
 // register (aarch64's x0 is the return value) takes it from /proc's syscall line read before the
-// stop, when that line names the same call.
-static bool futex_wait_of(const struct ct_arch_info *arch, const struct ct_live_thread *t, uint64_t *addr_ret,
+// stop, when that line names the same call. A thread in restart_syscall continues the futex wait an
+// earlier stop saw when its argument registers still hold that wait's word and operation.
+static bool futex_wait_of(const struct futex_find *ff, const struct ct_live_thread *t, uint64_t *addr_ret,
 			  uint64_t *op_ret)
 {
+	const struct ct_arch_info *arch = ff->arch;
 	const uint8_t *regs = t->regsets[0].bytes;
 	size_t size = t->regsets[0].size;
 	if (!t->num_regsets || !arch->syscalls || arch->syscall_nr_index < 0 || arch->syscall_arg_index[1] < 0)
@@ -261,28 +282,41 @@ static bool futex_wait_of(const struct ct_arch_info *arch, const struct ct_live_
 	int64_t ret = (int64_t)read_reg(regs, size, &arch->regs[arch->syscall_ret_index]);
 	if (arch->pointer_size == 4)
 		nr = (int32_t)nr, ret = (int32_t)ret;
-	if (nr < 0 || !ct_syscall_ret_interrupted(ret) ||
-	    ct_syscall_lookup(arch->syscalls, *arch->num_syscalls, (uint64_t)nr, NULL) != CT_SYS_FUTEX)
+	if (nr < 0 || !ct_syscall_ret_interrupted(ret))
+		return false;
+	enum ct_syscall sys = ct_syscall_lookup(arch->syscalls, *arch->num_syscalls, (uint64_t)nr, NULL);
+	if (sys != CT_SYS_FUTEX && sys != CT_SYS_RESTART_SYSCALL)
 		return false;
 	uint64_t op = read_reg(regs, size, &arch->regs[arch->syscall_arg_index[1]]);
 	if (!ct_futex_op_waits(op))
 		return false;
+	bool have_addr = false;
+	uint64_t addr = 0;
 	if (arch->syscall_arg_index[0] >= 0)
-		*addr_ret = read_reg(regs, size, &arch->regs[arch->syscall_arg_index[0]]);
-	else if (t->syscall == nr)
-		*addr_ret = t->syscall_arg0;
-	else
+		addr = read_reg(regs, size, &arch->regs[arch->syscall_arg_index[0]]), have_addr = true;
+	else if (t->syscall == nr && sys == CT_SYS_FUTEX)
+		addr = t->syscall_arg0, have_addr = true;
+	if (sys == CT_SYS_RESTART_SYSCALL) {
+		const struct ct_live_futex_hint key = { .tid = t->tid };
+		const struct ct_live_futex_hint *h =
+			ff->num_hints ? bsearch(&key, ff->hints, ff->num_hints, sizeof(key), compare_hints) : NULL;
+		if (!h || h->op != (uint32_t)op || (have_addr && h->address != addr))
+			return false;
+		addr = h->address, have_addr = true;
+	}
+	if (!have_addr)
 		return false;
+	*addr_ret = addr;
 	*op_ret = op;
 	return true;
 }
 
 // The span around thread @p t's futex word, clipped to the word's mapping; false without one.
-static bool futex_span(const struct ct_arch_info *arch, struct ct_live_snapshot *snap, struct ct_live_thread *t,
+static bool futex_span(const struct futex_find *ff, struct ct_live_snapshot *snap, struct ct_live_thread *t,
 		       struct span *ret)
 {
 	uint64_t addr, op;
-	if (t->futex.copied || !futex_wait_of(arch, t, &addr, &op))
+	if (t->futex.copied || !futex_wait_of(ff, t, &addr, &op))
 		return false;
 	t->futex.present = true;
 	t->futex.address = addr;
@@ -302,7 +336,7 @@ static bool futex_span(const struct ct_arch_info *arch, struct ct_live_snapshot 
 // bytes, what the unwinder reads first. False when a thread's sp is in no mapping of the layout
 // read before the stop (its stack was mapped since: the layout is read again).
 static struct ct_error *copy_stacks(struct reader *rd, struct ct_budget *budget, struct ct_live_snapshot *snap,
-				    const struct ct_arch_info *futex_arch, bool *layout_stale)
+				    const struct futex_find *ff, bool *layout_stale)
 {
 	struct ct_error *err = NULL;
 	*layout_stale = false;
@@ -313,7 +347,7 @@ static struct ct_error *copy_stacks(struct reader *rd, struct ct_budget *budget,
 		return &ct_enomem;
 	size_t n = 0;
 	for (size_t i = 0; i < snap->num_threads && !err; i++) {
-		if (futex_arch && futex_span(futex_arch, snap, &snap->threads[i], &spans[n]))
+		if (ff && futex_span(ff, snap, &snap->threads[i], &spans[n]))
 			n++;
 		uint64_t sp = snap->threads[i].sp;
 		struct ct_live_mapping *m = mapping_of(snap, sp);
@@ -496,16 +530,17 @@ struct ct_error *ct_live_capture(int pid, const struct ct_live_capture_options *
 		return err;
 	}
 	struct reader rd = { .pid = pid, .mem_fd = -1, .vm_readv_works = true, .pool = &pool };
+	const struct futex_find ff = { arch, o->futex_hints, o->num_futex_hints };
 	err = take_threads(&pool, arch, &a, states, num_states, snap);
 	bool stale = false;
 	if (!err)
-		err = copy_stacks(&rd, budget, snap, o->futex_words ? arch : NULL, &stale);
+		err = copy_stacks(&rd, budget, snap, o->futex_words ? &ff : NULL, &stale);
 	if (!err && stale) {
 		struct ct_live_snapshot now = { 0 };
 		err = ct_live_read_maps(pid, "maps", &now);
 		if (!err) {
 			adopt_layout(&pool, snap, &now);
-			err = copy_stacks(&rd, budget, snap, o->futex_words ? arch : NULL, &stale);
+			err = copy_stacks(&rd, budget, snap, o->futex_words ? &ff : NULL, &stale);
 		}
 		ct_live_snapshot_free(&now);
 	}

@@ -48,6 +48,20 @@ struct ct_live_futex {
 	uint8_t bytes[2 * CT_LIVE_FUTEX_AROUND];
 };
 
+/**
+ * A futex wait seen at an earlier stop. The kernel resumes an interrupted timed futex wait through
+ * restart_syscall (ERESTART_RESTARTBLOCK), and the thread's argument registers still hold the
+ * futex's: a thread found in restart_syscall with this word and operation continues this wait.
+ */
+struct ct_live_futex_hint {
+	int tid;
+	uint32_t op;
+	uint64_t address;
+};
+
+/** Sorts @p n hints by tid, as ct_live_capture_options.futex_hints wants them. */
+void ct_live_futex_hints_sort(struct ct_live_futex_hint *hints, size_t n);
+
 /** A register set of one thread as PTRACE_GETREGSET returned it, with its note type. */
 struct ct_live_regset {
 	uint32_t note_type;
@@ -137,6 +151,9 @@ struct ct_live_capture_options {
 	bool all_memory;
 	/** Copy the bytes around each futex word a thread waits on, in the stacks' batch (sample). */
 	bool futex_words;
+	/** With futex_words: the waits of the previous capture, sorted by tid (borrowed; may be NULL). */
+	const struct ct_live_futex_hint *futex_hints;
+	size_t num_futex_hints;
 	/** Keep the process stopped this much longer (tests of a coretriage killed mid-capture). */
 	unsigned hold_ms;
 };

@@ -62,7 +62,28 @@ struct sampler {
 	size_t num_ticks, cap_ticks;
 	double stop_sum, stop_max;
 	char command[17];
+	/** The futex waits of the last tick, sorted by tid: the next tick's timed waits resumed through
+	 * restart_syscall are found from them. Owned. */
+	struct ct_live_futex_hint *hints;
+	size_t num_hints;
 };
+
+// The tick's futex waits become the hints of the next one (out of memory: no hints, only the
+// timed waits' names are lost).
+static void keep_hints(struct sampler *sm, const struct ct_live_snapshot *snap)
+{
+	sm->num_hints = 0;
+	free(sm->hints);
+	sm->hints = calloc(snap->num_threads ? snap->num_threads : 1, sizeof(*sm->hints));
+	if (!sm->hints)
+		return;
+	for (size_t i = 0; i < snap->num_threads; i++) {
+		const struct ct_live_futex *f = &snap->threads[i].futex;
+		if (f->present)
+			sm->hints[sm->num_hints++] = (struct ct_live_futex_hint){ snap->threads[i].tid, f->op, f->address };
+	}
+	ct_live_futex_hints_sort(sm->hints, sm->num_hints);
+}
 
 void ct_profile_free(struct ct_profile *p)
 {
@@ -124,13 +145,15 @@ static void free_ticks(struct sampler *sm)
 		free(sm->ticks[i].threads);
 	}
 	free(sm->ticks);
+	free(sm->hints);
 }
 
 // One tick: capture, append its core image to the memfd, keep each thread's root frame.
 static struct ct_error *take_tick(struct sampler *sm, int pid, bool first, struct ct_budget *budget)
 {
 	struct ct_live_snapshot snap;
-	const struct ct_live_capture_options co = { .all_memory = first, .futex_words = true };
+	const struct ct_live_capture_options co = { .all_memory = first, .futex_words = true, .futex_hints = sm->hints,
+						    .num_futex_hints = sm->num_hints };
 	struct ct_error *err = ct_live_capture(pid, &co, budget, &snap);
 	if (!err && snap.copy_capped)
 		err = ct_error_create(CT_ERROR_LIMIT, "the copy budget ran out");
@@ -139,6 +162,7 @@ static struct ct_error *take_tick(struct sampler *sm, int pid, bool first, struc
 		return err;
 	}
 	const struct ct_arch_info *arch = ct_arch_find(snap.e_machine, snap.elf_class);
+	keep_hints(sm, &snap);
 	if (first)
 		memcpy(sm->command, snap.comm, sizeof(sm->command));
 	struct tick t = { .offset = sm->end };

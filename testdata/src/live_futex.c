@@ -6,6 +6,8 @@
  *   writer        write-locks `rw` and sleeps holding it; rw-waiter blocks in
  *                 pthread_rwlock_wrlock(&rw) (wait_rwlock)
  *   cond-waiter   waits on `cond` nobody signals (wait_condition)
+ *   timed-waiter  waits on `timed_cond` with a deadline an hour ahead (wait_timed): the kernel
+ *                 resumes the interrupted wait through restart_syscall
  *   raw-waiter    futex(FUTEX_WAIT) on a plain int of its own, no glibc object (wait_raw)
  *   quitter       locks `orphan` and exits holding it; orphan-waiter blocks on it (wait_orphan):
  *                 the owner glibc recorded is no thread of the process any more
@@ -29,6 +31,8 @@ static pthread_mutex_t orphan = PTHREAD_MUTEX_INITIALIZER;
 static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_mutex_t cond_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static pthread_mutex_t timed_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t timed_cond = PTHREAD_COND_INITIALIZER;
 static int raw_word;
 
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -94,6 +98,16 @@ __attribute__((noinline)) static void wait_condition(void)
 		pthread_cond_wait(&cond, &cond_mutex);
 }
 
+__attribute__((noinline)) static void wait_timed(void)
+{
+	struct timespec deadline;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += 3600;
+	pthread_mutex_lock(&timed_mutex);
+	for (;;)
+		pthread_cond_timedwait(&timed_cond, &timed_mutex, &deadline);
+}
+
 __attribute__((noinline)) static void wait_raw(void)
 {
 	for (;;)
@@ -115,6 +129,8 @@ static void *waiter(void *arg)
 		wait_rwlock();
 	else if (!strcmp(name, "cond-waiter"))
 		wait_condition();
+	else if (!strcmp(name, "timed-waiter"))
+		wait_timed();
 	else if (!strcmp(name, "raw-waiter"))
 		wait_raw();
 	else
@@ -149,8 +165,8 @@ int main(void)
 	if (!objects)
 		return 1;
 	setvbuf(objects, NULL, _IOLBF, 0);
-	fprintf(objects, "held %p\nrw %p\ncond %p\nraw %p\norphan %p\n", (void *)&held, (void *)&rw, (void *)&cond,
-		(void *)&raw_word, (void *)&orphan);
+	fprintf(objects, "held %p\nrw %p\ncond %p\ntimed_cond %p\nraw %p\norphan %p\n", (void *)&held, (void *)&rw,
+		(void *)&cond, (void *)&timed_cond, (void *)&raw_word, (void *)&orphan);
 	pthread_t t;
 	pthread_create(&t, NULL, holder, NULL);
 	pthread_create(&t, NULL, writer, NULL);
@@ -158,10 +174,11 @@ int main(void)
 	pthread_join(t, NULL);
 	while (__atomic_load_n(&taken, __ATOMIC_SEQ_CST) < 2)
 		usleep(1000);
-	static char *const names[] = { "waiter-b", "waiter-c", "rw-waiter", "cond-waiter", "raw-waiter", "orphan-waiter" };
+	static char *const names[] = { "waiter-b",   "waiter-c",   "rw-waiter",    "cond-waiter",
+					 "timed-waiter", "raw-waiter", "orphan-waiter" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		pthread_create(&t, NULL, waiter, names[i]);
-	for (int i = 0; i < 5000 && sleepers() < 6; i++)
+	for (int i = 0; i < 5000 && sleepers() < 7; i++)
 		usleep(1000);
 	fclose(fopen("ready", "w"));
 	sleep_forever();
