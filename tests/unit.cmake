@@ -44,6 +44,8 @@ add_test(NAME quickstart_readme
 set_tests_properties(quickstart_readme PROPERTIES TIMEOUT 300)
 # Hangs (issue #12): the wait-for graph, syscall and glibc layout tables, the deadlock rule.
 ct_add_unit_test(test_waitgraph ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_waitgraph.c)
+# coretriage sample's futex root frames over hand-built windows (src/process/sample_futex.c).
+ct_add_unit_test(test_sample_futex ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_sample_futex.c)
 ct_add_unit_test(test_trail ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_trail.c)
 # The verdict and diagnostic-code tables: complete (test_tables), and the docs, the JSON schema and
 # every call site of ct_report_diag agree with them (check_tables.py over print_tables' listing).
