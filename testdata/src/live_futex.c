@@ -53,21 +53,15 @@ static void sleep_forever(void)
 		sleep(60);
 }
 
+// holder takes `held`, writer write-locks `rw`; each sleeps holding it.
 static void *holder(void *arg)
 {
-	(void)arg;
-	name_self("holder");
-	pthread_mutex_lock(&held);
-	__atomic_add_fetch(&taken, 1, __ATOMIC_SEQ_CST);
-	sleep_forever();
-	return NULL;
-}
-
-static void *writer(void *arg)
-{
-	(void)arg;
-	name_self("writer");
-	pthread_rwlock_wrlock(&rw);
+	const char *name = arg;
+	name_self(name);
+	if (!strcmp(name, "holder"))
+		pthread_mutex_lock(&held);
+	else
+		pthread_rwlock_wrlock(&rw);
 	__atomic_add_fetch(&taken, 1, __ATOMIC_SEQ_CST);
 	sleep_forever();
 	return NULL;
@@ -168,8 +162,8 @@ int main(void)
 	fprintf(objects, "held %p\nrw %p\ncond %p\ntimed_cond %p\nraw %p\norphan %p\n", (void *)&held, (void *)&rw,
 		(void *)&cond, (void *)&timed_cond, (void *)&raw_word, (void *)&orphan);
 	pthread_t t;
-	pthread_create(&t, NULL, holder, NULL);
-	pthread_create(&t, NULL, writer, NULL);
+	pthread_create(&t, NULL, holder, "holder");
+	pthread_create(&t, NULL, holder, "writer");
 	pthread_create(&t, NULL, quitter, NULL);
 	pthread_join(t, NULL);
 	while (__atomic_load_n(&taken, __ATOMIC_SEQ_CST) < 2)
