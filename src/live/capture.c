@@ -274,10 +274,10 @@ static bool futex_wait_of(const struct futex_find *ff, const struct ct_live_thre
 			  uint64_t *op_ret)
 {
 	const struct ct_arch_info *arch = ff->arch;
-	const uint8_t *regs = t->regsets[0].bytes;
-	size_t size = t->regsets[0].size;
 	if (!t->num_regsets || !arch->syscalls || arch->syscall_nr_index < 0 || arch->syscall_arg_index[1] < 0)
 		return false;
+	const uint8_t *regs = t->regsets[0].bytes;
+	size_t size = t->regsets[0].size;
 	int64_t nr = (int64_t)read_reg(regs, size, &arch->regs[arch->syscall_nr_index]);
 	int64_t ret = (int64_t)read_reg(regs, size, &arch->regs[arch->syscall_ret_index]);
 	if (arch->pointer_size == 4)

@@ -41,8 +41,9 @@ struct tick {
 	size_t num_threads;
 };
 
-/** Distinct futex roots kept with their fields for the text summary (beyond: the name only). */
-#define MAX_FUTEX_ROOTS 4096
+/** Distinct futex roots kept with their fields for the text summary, which shows the top few
+ * (beyond: the root's name only). Each futex sample looks its root up among them. */
+#define MAX_FUTEX_ROOTS 1024
 
 struct futex_root {
 	char *root; /**< owned */
