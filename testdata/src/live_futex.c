@@ -14,6 +14,9 @@
  *
  * It writes ./objects ("name tid" per thread, "name address" per object), then ./ready once every
  * waiter is asleep in the kernel, and runs until killed.
+ *
+ *   live_futex contend N   main holds `held` and N threads (64 KiB stacks) block on it: the stop
+ *                          per tick with N futex windows (docs/performance.md)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -153,8 +156,35 @@ static int sleepers(void)
 	return n;
 }
 
-int main(void)
+static void *contender(void *arg)
 {
+	(void)arg;
+	pthread_mutex_lock(&held);
+	return NULL;
+}
+
+static int contend(int n)
+{
+	pthread_mutex_lock(&held);
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 65536);
+	for (int i = 0; i < n; i++) {
+		pthread_t t;
+		if (pthread_create(&t, &attr, contender, NULL) != 0)
+			return 1;
+	}
+	while (sleepers() < n)
+		usleep(10000);
+	fclose(fopen("ready", "w"));
+	sleep_forever();
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "contend"))
+		return contend(atoi(argv[2]));
 	objects = fopen("objects", "w");
 	if (!objects)
 		return 1;
