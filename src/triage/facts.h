@@ -292,6 +292,9 @@ struct ct_sigframe_facts {
 	 * ct_sigframe_derive() only when it can be trusted (see there).
 	 */
 	bool external;
+	/** The unwinder stepped through this frame: the frames after it are the interrupted context's
+	 * (false for Go's sigreturn taken by its code alone: the frames after it are not). */
+	bool stepped;
 	/** Go relayed the signal from M to M: the sender is the original's, read from thread relay_tid. 0 when not. */
 	int relay_tid;
 	/** x86 sigcontext trapno, err, cr2 (the last trap the kernel recorded for the thread). */

@@ -529,6 +529,7 @@ static void gather_sigframes(const struct ct_triage_input *s, struct ct_facts *f
 		gather_insn(s, &probe, sf.regs, sf.valid, CT_SIGFRAME_REGS);
 		ct_sigframe_derive(&sf, x86, &probe.insn);
 		ct_sigframe_derive_sender(&sf, f->sig.has_pid ? f->sig.pid : 0, f->sig.signo);
+		sf.stepped = fr->signal_frame;
 		go_relay_origin(s, f, &sf);
 		f->sigframes[f->num_sigframes++] = sf;
 	}
@@ -543,7 +544,7 @@ static void gather_sigframes(const struct ct_triage_input *s, struct ct_facts *f
 		// The first signal: a fault, or a signal another process sent (a watchdog's SIGABRT).
 		// A sent signal needs no interrupted frame to be told (the unwinder may stop at Go's
 		// sigreturn when the interrupted stack is a system stack); a fault does.
-		if ((!sf->fault_signo && !sf->external) || (sf->fault_signo && sf->frame + 1 >= f->num_frames))
+		if ((!sf->fault_signo && !sf->external) || (sf->fault_signo && (sf->frame + 1 >= f->num_frames || !sf->stepped)))
 			continue;
 		struct ct_facts *in = calloc(1, sizeof(*in));
 		if (!in)
@@ -568,7 +569,7 @@ static void gather_sigframes(const struct ct_triage_input *s, struct ct_facts *f
 							    .pid = f->sig.pid };
 		in->frames = f->frames + sf->frame + 1;
 		in->frame_base = sf->frame + 1;
-		in->num_frames = f->num_frames > sf->frame + 1 ? f->num_frames - sf->frame - 1 : 0;
+		in->num_frames = f->num_frames > sf->frame + 1 && sf->stepped ? f->num_frames - sf->frame - 1 : 0;
 		in->stack.num_frames = in->num_frames;
 		in->stack.truncated = f->stack.truncated;
 		in->blame = ct_find_blame(in->frames, in->num_frames);
