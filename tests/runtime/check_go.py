@@ -14,7 +14,11 @@ crashed thread's native backtrace (unwound and named from the pclntab: no symbol
 equal the same program's unstripped core's frame for frame (function, file, line, inlined; gdb
 prints `??` for a stripped Go binary, so the unstripped build is the oracle there). A thread the
 runtime parked in runtime.futexsleep is a `go-runtime` wait, and no Go core has an unknown lock in
-its Waiting section. Also
+its Waiting section. For a Go process no goroutine crashed (go-deadlock, go-hang-*), hang.goroutines
+must count every goroutine by the oracle's bracket and the sync call of its frames, group the sync
+lock waiters by the semaphore the oracle printed as semacquire1's argument (lockSlow's receiver
+agreeing), count the busy and may-wake goroutines as the oracle's statuses do, and say so in the
+summaries (docs/hangs.md section 6); a goroutine 0 of the oracle (an M's stack) is no goroutine. Also
 --runtime=off drops the section. Second oracle, when installed (Debian's delve): `dlv core`'s
 `goroutines -t`: the same ids, states and function names.
 Usage: check_go.py CORETRIAGE CASES_TSV CORES_DIR
