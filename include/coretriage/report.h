@@ -695,9 +695,56 @@ struct ct_cycle {
 	size_t start, length;
 };
 
+/** Goroutines of one wait (docs/hangs.md "Go"): the runtime's reason and the sync call, with a count. */
+struct ct_go_wait_count {
+	/** The wait reason as the runtime spells it ("chan receive"), or the status of a goroutine that
+	 * is not waiting ("running", "runnable", "syscall"). Pooled. */
+	const char *wait;
+	/** The sync package call it waits in ("sync.Mutex.Lock"), from its frames; NULL when none. Pooled. */
+	const char *sync;
+	size_t count;
+};
+
+/** Goroutines listed by id in one entry of the Go hang analysis (the count says how many there are). */
+#define CT_GO_HANG_LISTED 8
+
+/** A sync.Mutex or sync.RWMutex that goroutines wait for (its semaphore from runtime.semacquire1). */
+struct ct_go_lock {
+	const char *kind; /**< "sync.Mutex", "sync.RWMutex"; pooled */
+	uint64_t address; /**< the Mutex/RWMutex (its semaphore's address minus the field's offset) */
+	const char *name; /**< the variable holding it ("main.ledger"), NULL when no symbol; pooled */
+	const char *sync; /**< the call the waiters are in ("sync.Mutex.Lock"); pooled */
+	size_t num_waiters;
+	int64_t waiters[CT_GO_HANG_LISTED]; /**< the first waiters' ids, min(num_waiters, CT_GO_HANG_LISTED) */
+};
+
+/** The goroutines of a Go process that hung (no goroutine crashed it), counted by what they wait in. */
+struct ct_go_hang {
+	bool present;
+	size_t goroutines; /**< goroutines counted (every one read that is not dead) */
+	struct ct_go_wait_count *counts; /**< owned, most goroutines first */
+	size_t num_counts;
+	/** Goroutines running, runnable or preempted (they can still run): ids of the first ones. */
+	size_t num_busy;
+	int64_t busy[CT_GO_HANG_LISTED];
+	/** Where each listed busy goroutine is: its innermost frame outside the runtime, NULL. Pooled. */
+	const char *busy_in[CT_GO_HANG_LISTED];
+	/** Their status ("running", "runnable", "preempted"). Static. */
+	const char *busy_status[CT_GO_HANG_LISTED];
+	/** Goroutines in a system call, a sleep or an IO wait: parked, but woken without another goroutine. */
+	size_t num_may_wake;
+	int64_t may_wake[CT_GO_HANG_LISTED]; /**< the first ones' ids */
+	struct ct_go_lock *locks; /**< owned, most waiters first */
+	size_t num_locks;
+	/** Goroutines waiting in a sync lock call whose semaphore was not read (no address known). */
+	size_t num_lock_unknown;
+};
+
 /** The wait-for graph of the process (docs/hangs.md); present when any thread waits on an object. */
 struct ct_hang {
 	bool present;
+	/** A Go process's goroutines by wait (docs/hangs.md "Go"); present when the runtime read them. */
+	struct ct_go_hang go;
 	/** glibc version whose layout was read ("2.36"), NULL when unknown. Pooled. */
 	const char *glibc;
 	struct ct_lock *locks; /**< owned */
@@ -877,6 +924,17 @@ struct ct_goroutine {
 	struct ct_runtime_frame created_by;
 	/** The walk was cut (the frame cap, the budget, an unreadable frame). */
 	bool truncated;
+	/** The sync package call it is parked in ("sync.Mutex.Lock", "sync.WaitGroup.Wait"), from its
+	 * frames; NULL when none. Static. */
+	const char *sync;
+	/** The lock that call waits for ("sync.Mutex", "sync.RWMutex"), NULL for WaitGroup/Cond. Static. */
+	const char *sync_object;
+	/** The semaphore runtime.semacquire1 waits on (its first argument, from its spill slot). */
+	bool has_sema;
+	uint64_t sema;
+	/** The Mutex/RWMutex itself: the semaphore's address minus the field's offset. */
+	bool has_object;
+	uint64_t object;
 };
 
 /** The language runtime found in the process (docs/runtimes.md): Python's thread states or Go's goroutines. */

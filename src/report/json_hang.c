@@ -74,6 +74,50 @@ static json_t *lock_json(const struct ct_lock *l)
 	return j;
 }
 
+static json_t *id_array(const int64_t *ids, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < n && i < CT_GO_HANG_LISTED; i++)
+		json_array_append_new(a, json_integer(ids[i]));
+	return a;
+}
+
+/** hang.goroutines: a Go process's goroutines by wait, its sync locks, who can still run. */
+static json_t *go_hang_json(const struct ct_go_hang *g)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "count", json_integer((json_int_t)g->goroutines));
+	json_t *by = json_array();
+	for (size_t i = 0; i < g->num_counts; i++) {
+		json_t *o = json_object();
+		json_object_set_new(o, "wait", ct_json_string_value(g->counts[i].wait));
+		json_object_set_new(o, "sync", ct_json_string_value(g->counts[i].sync));
+		json_object_set_new(o, "count", json_integer((json_int_t)g->counts[i].count));
+		json_array_append_new(by, o);
+	}
+	json_object_set_new(j, "by_wait", by);
+	json_object_set_new(j, "busy", json_integer((json_int_t)g->num_busy));
+	json_object_set_new(j, "busy_ids", id_array(g->busy, g->num_busy));
+	json_object_set_new(j, "may_wake", json_integer((json_int_t)g->num_may_wake));
+	json_object_set_new(j, "may_wake_ids", id_array(g->may_wake, g->num_may_wake));
+	json_t *locks = json_array();
+	for (size_t i = 0; i < g->num_locks; i++) {
+		const struct ct_go_lock *l = &g->locks[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "kind", ct_json_string_value(l->kind));
+		json_object_set_new(o, "address", ct_json_hex_value(l->address));
+		json_object_set_new(o, "name", ct_json_string_value(l->name));
+		json_object_set_new(o, "call", ct_json_string_value(l->sync));
+		json_object_set_new(o, "waiters", json_integer((json_int_t)l->num_waiters));
+		json_object_set_new(o, "waiter_ids", id_array(l->waiters, l->num_waiters));
+		json_object_set_new(o, "releasable", json_boolean(g->num_busy || g->num_may_wake));
+		json_array_append_new(locks, o);
+	}
+	json_object_set_new(j, "locks", locks);
+	json_object_set_new(j, "lock_unknown", json_integer((json_int_t)g->num_lock_unknown));
+	return j;
+}
+
 json_t *ct_json_hang(const struct ct_report *r)
 {
 	const struct ct_hang *h = &r->hang;
@@ -125,5 +169,7 @@ json_t *ct_json_hang(const struct ct_report *r)
 	for (size_t i = 0; i < h->num_summaries; i++)
 		json_array_append_new(sums, ct_json_string_value(h->summaries[i]));
 	json_object_set_new(j, "summaries", sums);
+	if (h->go.present)
+		json_object_set_new(j, "goroutines", go_hang_json(&h->go));
 	return j;
 }

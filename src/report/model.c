@@ -66,6 +66,8 @@ void ct_hang_free(struct ct_hang *hang)
 	free(hang->members);
 	free(hang->cycles);
 	free(hang->summaries);
+	free(hang->go.counts);
+	free(hang->go.locks);
 	memset(hang, 0, sizeof(*hang));
 }
 

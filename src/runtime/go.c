@@ -212,6 +212,12 @@ static bool emit_frames(struct go_walk *w, struct ct_goroutine *g, size_t *cap, 
 	return true;
 }
 
+static bool is_semacquire(const struct go_walk *w, const struct ct_go_func *f)
+{
+	const char *name = ct_go_pcln_name(&w->pcln, f->nameoff);
+	return name && strcmp(name, "runtime.semacquire1") == 0;
+}
+
 // The stack from (@p pc, @p sp), as the runtime's gentraceback walks it: each function's frame
 // size from pcsp, the return address above it; a caller's place is looked up at its return
 // address - 1 (the call), except after sigpanic (the faulting instruction itself).
@@ -256,6 +262,11 @@ static void unwind(struct go_walk *w, struct ct_goroutine *g, uint64_t pc, uint6
 			return;
 		}
 		uint64_t fp = sp + (uint64_t)delta + w->l->pointer_size;
+		// runtime.semacquire1(addr *uint32, …) keeps addr across its gopark in the argument's
+		// spill slot at its frame's top (the register ABI has no callee-saved registers): the
+		// semaphore the goroutine sleeps on, as the runtime's traceback prints it.
+		if (g->wait && !g->has_sema && is_semacquire(w, &f))
+			g->has_sema = rd_word(w, fp, &g->sema) && g->sema;
 		if (!rd_word(w, fp - w->l->pointer_size, &lr)) {
 			if (stop)
 				return;
@@ -385,6 +396,8 @@ static bool read_goroutine(struct go_walk *w, uint64_t gp, int crashed_tid, stru
 		g->stack_from = CT_GO_STACK_THREAD;
 		unwind(w, g, t->values[a->pc_index], t->values[sp_index], true);
 	}
+	if (g->wait)
+		ct_go_sync_wait(g);
 	return true;
 }
 

@@ -44,6 +44,12 @@ bool ct_go_layout_dwarf(Dwarf *dw, unsigned major, unsigned minor, unsigned poin
 const char *ct_go_wait_reason_builtin(unsigned reason);
 
 /**
+ * Sets @p g's sync call, lock kind and lock address from its frames and its semaphore (go_sync.c);
+ * leaves them NULL/false when its innermost sync function is no wait of a lock or WaitGroup/Cond.
+ */
+void ct_go_sync_wait(struct ct_goroutine *g);
+
+/**
  * Reads the goroutines of the process in @p in into *@p ret (present = false when the program is
  * not Go). Problems are diagnostics; nothing here fails the analysis.
  */

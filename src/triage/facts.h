@@ -292,6 +292,11 @@ struct ct_sigframe_facts {
 	 * ct_sigframe_derive() only when it can be trusted (see there).
 	 */
 	bool external;
+	/** The unwinder stepped through this frame: the frames after it are the interrupted context's
+	 * (false for Go's sigreturn taken by its code alone: the frames after it are not). */
+	bool stepped;
+	/** Go relayed the signal from M to M: the sender is the original's, read from thread relay_tid. 0 when not. */
+	int relay_tid;
 	/** x86 sigcontext trapno, err, cr2 (the last trap the kernel recorded for the thread). */
 	bool has_trap;
 	uint64_t trapno, err, cr2;
@@ -511,6 +516,8 @@ bool ct_module_is_preloaded(const char *module, const char *ld_preload);
 bool ct_function_is_rust_panic(const char *function);
 /** Go's runtime (runtime.*: panics, the signal path). */
 bool ct_function_is_go_runtime(const char *function);
+/** The goroutine's innermost frame outside Go's runtime (where the program waits or runs), NULL. */
+const struct ct_runtime_frame *ct_goroutine_own_frame(const struct ct_goroutine *g);
 /** Either of the two: language-runtime machinery, not code to blame. */
 bool ct_function_is_runtime(const char *function);
 /** The C runtime's start-up objects linked into an executable (_start, __libc_start_main, frame_dummy, …). */

@@ -445,6 +445,64 @@ static void gather_context(const struct ct_triage_input *s, struct ct_facts *f, 
 	}
 }
 
+/** Frames of another thread searched for a signal frame (the handler runs near a stack's top). */
+#define RELAY_FRAMES 64
+
+/**
+ * The layout of the signal frame at frame @p k of @p t: one the unwinder went through, or the
+ * return address of Go's handler (runtime.sigtramp) when it is a sigreturn trampoline known by its
+ * code (the unwinder stops there when the interrupted stack is a system stack: docs/runtimes.md).
+ * NULL when frame @p k is no signal frame.
+ */
+static const struct ct_arch_sigframe *sigframe_layout(const struct ct_triage_input *s, const struct ct_thread *t, size_t k)
+{
+	const struct ct_frame *fr = &t->frames[k];
+	if (!fr->has_sp)
+		return NULL;
+	const struct ct_arch_sigframe *l = ct_unwind_sigframe_at(s->mods, fr->pc);
+	if (fr->signal_frame)
+		return l ? l : s->core->arch->sigframe;
+	bool after_go_handler = k > 0 && t->frames[k - 1].function && strcmp(t->frames[k - 1].function, "runtime.sigtramp") == 0;
+	return after_go_handler ? l : NULL;
+}
+
+/**
+ * Go's runtime relays a SIGQUIT (and the other signals it throws for) from M to M with
+ * raiseproc so that each prints its stack, and the last one aborts (runtime/signal_unix.go
+ * sighandler, Go 1.19): the crashing thread's signal frame then holds the relayed copy, sent by the
+ * process itself. The original, from the watchdog, is in the signal frame of another thread still
+ * in Go's handler (runtime.sigtramp): its sender replaces the relayed one in @p sf.
+ */
+static void go_relay_origin(const struct ct_triage_input *s, const struct ct_facts *f, struct ct_sigframe_facts *sf)
+{
+	const struct ct_thread *crashed = ct_stacks_crashed(s->stacks);
+	if (!sf->has_siginfo || sf->external || sf->si_code > 0 || !f->sig.has_pid || sf->si_pid != f->sig.pid ||
+	    sf->frame == 0 || sf->frame >= f->num_frames || !f->frames[sf->frame - 1].function ||
+	    strcmp(f->frames[sf->frame - 1].function, "runtime.sigtramp") != 0)
+		return;
+	for (size_t i = 0; i < s->stacks->count; i++) {
+		const struct ct_thread *t = &s->stacks->items[i];
+		if (t == crashed)
+			continue;
+		for (size_t k = 1; k < t->num_frames && k < RELAY_FRAMES; k++) {
+			const struct ct_arch_sigframe *l = sigframe_layout(s, t, k);
+			struct ct_sigframe_facts other;
+			if (!l || !t->frames[k - 1].function || strcmp(t->frames[k - 1].function, "runtime.sigtramp") != 0 ||
+			    !ct_sigframe_read(s->core, l, k, t->frames[k].sp, &other))
+				continue;
+			ct_sigframe_derive_sender(&other, f->sig.pid, f->sig.signo);
+			if (other.external && other.si_signo == sf->si_signo) {
+				sf->si_pid = other.si_pid;
+				sf->si_uid = other.si_uid;
+				sf->si_code = other.si_code;
+				sf->external = true;
+				sf->relay_tid = t->tid;
+				return;
+			}
+		}
+	}
+}
+
 /**
  * Signal frames of the crashing thread and, when the dumped signal was raised from inside a handler
  * for a fault (by the handler itself, or a second fault the kernel delivered), the facts of the
@@ -457,14 +515,13 @@ static void gather_sigframes(const struct ct_triage_input *s, struct ct_facts *f
 	if (!t || !arch || !arch->sigframe || !f->sig.fatal)
 		return;
 	bool x86 = arch->cs_arch == CS_ARCH_X86;
-	for (size_t i = 0; i + 1 < t->num_frames && f->num_sigframes < CT_MAX_SIGFRAMES; i++) {
+	// The last frame too: the unwinder may stop at a signal frame it cannot step through.
+	for (size_t i = 0; i < t->num_frames && f->num_sigframes < CT_MAX_SIGFRAMES; i++) {
 		const struct ct_frame *fr = &t->frames[i];
 		struct ct_sigframe_facts sf;
-		if (!fr->signal_frame || !fr->has_sp)
-			continue;
 		// The layout its trampoline's code names (arch->sigframe when CFI found the frame).
-		const struct ct_arch_sigframe *l = ct_unwind_sigframe_at(s->mods, fr->pc);
-		if (!ct_sigframe_read(s->core, l ? l : arch->sigframe, i, fr->sp, &sf))
+		const struct ct_arch_sigframe *l = sigframe_layout(s, t, i);
+		if (!l || !ct_sigframe_read(s->core, l, i, fr->sp, &sf))
 			continue;
 		// The interrupted instruction, decoded with the interrupted registers.
 		struct ct_facts probe = { .pc = sf.pc };
@@ -472,6 +529,8 @@ static void gather_sigframes(const struct ct_triage_input *s, struct ct_facts *f
 		gather_insn(s, &probe, sf.regs, sf.valid, CT_SIGFRAME_REGS);
 		ct_sigframe_derive(&sf, x86, &probe.insn);
 		ct_sigframe_derive_sender(&sf, f->sig.has_pid ? f->sig.pid : 0, f->sig.signo);
+		sf.stepped = fr->signal_frame;
+		go_relay_origin(s, f, &sf);
 		f->sigframes[f->num_sigframes++] = sf;
 	}
 	// Re-raised: the dumped signal was sent by the process itself (raise, abort, kill of its own
@@ -483,7 +542,9 @@ static void gather_sigframes(const struct ct_triage_input *s, struct ct_facts *f
 	for (size_t k = 0; k < f->num_sigframes; k++) {
 		const struct ct_sigframe_facts *sf = &f->sigframes[k];
 		// The first signal: a fault, or a signal another process sent (a watchdog's SIGABRT).
-		if ((!sf->fault_signo && !sf->external) || sf->frame + 1 >= f->num_frames)
+		// A sent signal needs no interrupted frame to be told (the unwinder may stop at Go's
+		// sigreturn when the interrupted stack is a system stack); a fault does.
+		if ((!sf->fault_signo && !sf->external) || (sf->fault_signo && (sf->frame + 1 >= f->num_frames || !sf->stepped)))
 			continue;
 		struct ct_facts *in = calloc(1, sizeof(*in));
 		if (!in)
@@ -508,7 +569,7 @@ static void gather_sigframes(const struct ct_triage_input *s, struct ct_facts *f
 							    .pid = f->sig.pid };
 		in->frames = f->frames + sf->frame + 1;
 		in->frame_base = sf->frame + 1;
-		in->num_frames = f->num_frames - sf->frame - 1;
+		in->num_frames = f->num_frames > sf->frame + 1 && sf->stepped ? f->num_frames - sf->frame - 1 : 0;
 		in->stack.num_frames = in->num_frames;
 		in->stack.truncated = f->stack.truncated;
 		in->blame = ct_find_blame(in->frames, in->num_frames);

@@ -6,12 +6,11 @@
 #include <string.h>
 
 #include "triage/facts.h"
+#include "triage/hang.h"
 #include "triage/triage.h"
 
 /** Goroutines named one by one in the evidence; the rest are counted by wait reason only. */
 #define GO_DEADLOCK_LISTED 16
-/** Distinct wait reasons counted. */
-#define GO_DEADLOCK_REASONS 32
 
 // runtime/proc.go checkdead's two deadlock throws (Go 1.19; the same words since Go 1.0).
 static const char *const deadlock_messages[] = { "all goroutines are asleep - deadlock!",
@@ -26,18 +25,6 @@ bool ct_when_go_deadlock(const struct ct_facts *f)
 			return true;
 	}
 	return false;
-}
-
-/** The goroutine's innermost frame outside the runtime (where the program waits), NULL when none. */
-static const char *own_frame(const struct ct_goroutine *g)
-{
-	for (size_t k = 0; k < g->num_frames; k++) {
-		const char *fn = g->frames[k].function;
-		// sync.runtime_SemacquireMutex and the like are the runtime's, linked into the package.
-		if (fn && !ct_function_is_go_runtime(fn) && !strstr(fn, ".runtime_"))
-			return fn;
-	}
-	return NULL;
 }
 
 void ct_fill_go_deadlock(const struct ct_facts *f, struct ct_verdict *r)
@@ -57,35 +44,25 @@ void ct_fill_go_deadlock(const struct ct_facts *f, struct ct_verdict *r)
 		r->crash.summary = ct_strpool_printf(r->strings, "Go deadlock: %s (runtime.checkdead)", g->message);
 		return;
 	}
-	const char *reasons[GO_DEADLOCK_REASONS];
-	size_t counts[GO_DEADLOCK_REASONS], num_reasons = 0, live = 0, listed = 0;
-	for (size_t k = 0; k < rt->num_goroutines; k++) {
+	const struct ct_go_hang *gh = f->hang && f->hang->go.present ? &f->hang->go : NULL;
+	size_t listed = 0;
+	for (size_t k = 0; k < rt->num_goroutines && listed < GO_DEADLOCK_LISTED; k++) {
 		const struct ct_goroutine *go = &rt->goroutines[k];
-		if (go->status == CT_GO_DEAD)
+		const struct ct_runtime_frame *own = go->status == CT_GO_DEAD ? NULL : ct_goroutine_own_frame(go);
+		if (!own)
 			continue;
-		live++;
-		const char *why = go->wait ? go->wait : ct_go_status_to_string(go->status);
-		size_t j = 0;
-		while (j < num_reasons && strcmp(reasons[j], why) != 0)
-			j++;
-		if (j == num_reasons && num_reasons < GO_DEADLOCK_REASONS) {
-			reasons[num_reasons] = why;
-			counts[num_reasons++] = 0;
-		}
-		if (j < num_reasons)
-			counts[j]++;
-		const char *own = own_frame(go);
-		if (listed < GO_DEADLOCK_LISTED && own) {
-			listed++;
-			ct_crash_add_evidence(&r->crash, r->strings, "goroutine %lld [%s] in %s", (long long)go->id, why, own);
-		}
+		listed++;
+		ct_crash_add_evidence(&r->crash, r->strings, "goroutine %lld [%s] in %s", (long long)go->id,
+				      go->wait ? go->wait : ct_go_status_to_string(go->status), own->function);
 	}
-	char buf[512];
-	size_t used = 0;
-	buf[0] = '\0';
-	for (size_t j = 0; j < num_reasons && used < sizeof(buf); j++)
-		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%zu %s", j ? ", " : "", counts[j], reasons[j]);
-	ct_crash_add_evidence(&r->crash, r->strings, "%zu goroutines by wait reason: %s", live, buf);
-	ct_crash_add_detail_int(&r->crash, r->strings, "goroutines", (long long)live);
-	r->crash.summary = ct_strpool_printf(r->strings, "Go deadlock: %s (runtime.checkdead; %zu goroutines: %s)", g->message, live, buf);
+	if (!gh) {
+		r->crash.summary = ct_strpool_printf(r->strings, "Go deadlock: %s (runtime.checkdead)", g->message);
+		return;
+	}
+	// The counts are the hang analysis' (gohang.c), made before the rules ran.
+	const char *counts = ct_go_hang_counts_text(r->strings, gh);
+	ct_crash_add_evidence(&r->crash, r->strings, "%zu goroutines by wait reason: %s", gh->goroutines, counts);
+	ct_crash_add_detail_int(&r->crash, r->strings, "goroutines", (long long)gh->goroutines);
+	r->crash.summary =
+		ct_strpool_printf(r->strings, "Go deadlock: %s (runtime.checkdead; %zu goroutines: %s)", g->message, gh->goroutines, counts);
 }

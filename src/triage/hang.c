@@ -100,7 +100,7 @@ static const char *holder_state(const struct ct_triage_input *s, const struct ct
 	return ct_strpool_printf(strings, "which is not in a blocking call%s%s", fn ? ", in " : "", fn ? fn : "");
 }
 
-static void add_summary(struct ct_verdict *r, const char *line)
+void ct_hang_add_summary(struct ct_verdict *r, const char *line)
 {
 	struct ct_hang *h = &r->hang;
 	if (!line || h->num_summaries >= MAX_SUMMARIES)
@@ -184,7 +184,7 @@ static void summarize_locks(const struct ct_triage_input *s, struct ct_verdict *
 			line = ct_strpool_printf(r->strings, "%zu %s for %s (%s), holder unknown: %s", l->num_waiters, verb, label, who,
 						l->note ? l->note : "no owner recorded");
 		}
-		add_summary(r, line);
+		ct_hang_add_summary(r, line);
 	}
 	free(ctids);
 	// Blocking calls other than futex waits, one line per call and waiting function.
@@ -211,7 +211,7 @@ static void summarize_locks(const struct ct_triage_input *s, struct ct_verdict *
 				listed++;
 			}
 		}
-		add_summary(r, ct_strpool_printf(r->strings, "%zu %s blocked in %s%s%s (%s %s%s)", count,
+		ct_hang_add_summary(r, ct_strpool_printf(r->strings, "%zu %s blocked in %s%s%s (%s %s%s)", count,
 						count == 1 ? "thread" : "threads", w->syscall, w->function ? " in " : "",
 						w->function ? w->function : "", count == 1 ? "thread" : "threads", buf,
 						listed < count ? ", …" : ""));
@@ -268,7 +268,8 @@ static void build_cycles(const struct ct_triage_input *s, struct ct_verdict *r)
 	free(wl);
 }
 
-void ct_hang_analyze(const struct ct_triage_input *s, struct ct_verdict *r)
+// The threads' part: blocking calls, futex objects and owners, cycles, summaries.
+static void analyze_threads(const struct ct_triage_input *s, struct ct_verdict *r)
 {
 	const struct ct_stacks *st = s->stacks;
 	if (!s->core->arch)
@@ -293,6 +294,15 @@ void ct_hang_analyze(const struct ct_triage_input *s, struct ct_verdict *r)
 	r->hang.present = true;
 	build_cycles(s, r);
 	summarize_locks(s, r);
+}
+
+void ct_hang_analyze(const struct ct_triage_input *s, struct ct_verdict *r)
+{
+	// Go's goroutines first: in a Go process they, not its Ms' futex waits, say what hangs.
+	ct_go_hang_analyze(s, r);
+	analyze_threads(s, r);
+	if (r->hang.go.present)
+		r->hang.present = true;
 }
 
 const char *ct_hang_signature(struct ct_verdict *r)

@@ -161,6 +161,18 @@ void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layou
 /** glibc version of the process from libc's (or a static program's) version definitions; false when unknown. */
 bool ct_glibc_version(const struct ct_module_set *mods, unsigned *major, unsigned *minor);
 
+/** Appends @p line (pooled) to the hang's summaries; dropped beyond their cap or when NULL (hang.c). */
+void ct_hang_add_summary(struct ct_verdict *verdict, const char *line);
+
+/**
+ * The goroutines of a Go process that no goroutine crashed, counted by wait reason and sync call,
+ * the sync.Mutex/RWMutex waits by lock, the goroutines that can still run (gohang.c): into
+ * verdict->hang.go and its summaries. Nothing when the runtime stage read no goroutines.
+ */
+void ct_go_hang_analyze(const struct ct_triage_input *s, struct ct_verdict *verdict);
+/** "10 sync.Mutex.Lock (semacquire), 2 syscall, 1 chan receive": @p h's counts, most first. Pooled. */
+const char *ct_go_hang_counts_text(struct ct_strpool *strings, const struct ct_go_hang *h);
+
 /** The hang analysis of a process core: wait states, locks, graph, summaries (hang.c). */
 void ct_hang_analyze(const struct ct_triage_input *s, struct ct_verdict *verdict);
 

@@ -36,7 +36,12 @@ size_t ct_classify_reraised(const struct ct_facts *f, struct ct_verdict *r)
 	// The first signal another process sent (issue 21): the handler's siginfo names the sender; trap
 	// facts are the thread's last trap and say nothing about it.
 	int first = sf->fault_signo ? sf->fault_signo : sf->si_signo;
-	if (!sf->fault_signo)
+	if (!sf->fault_signo && sf->relay_tid)
+		ct_crash_add_evidence(&r->crash, r->strings, "the handler's siginfo: %s relayed by the Go runtime from thread to thread (raiseproc); "
+				      "thread %d's handler holds the original, si_code %d (%s), sent by pid %d (uid %d), not the dumped process (pid %d)",
+				      sig_name(r, sf->si_signo), sf->relay_tid, sf->si_code, in->sig.code_name ? in->sig.code_name : "?",
+				      sf->si_pid, sf->si_uid, f->sig.pid);
+	else if (!sf->fault_signo)
 		ct_crash_add_evidence(&r->crash, r->strings, "the handler's siginfo: %s, si_code %d (%s), sent by pid %d (uid %d), not the dumped process (pid %d)",
 				      sig_name(r, sf->si_signo), sf->si_code, in->sig.code_name ? in->sig.code_name : "?", sf->si_pid,
 				      sf->si_uid, f->sig.pid);
@@ -54,9 +59,12 @@ size_t ct_classify_reraised(const struct ct_facts *f, struct ct_verdict *r)
 	if (sf->fault_signo)
 		ct_crash_add_evidence(&r->crash, r->strings, "original fault: %s (%s), from %s", sig_name(r, sf->fault_signo),
 				      in->sig.code_name ? in->sig.code_name : "?", sf->fault_source ? sf->fault_source : "?");
-	else
+	else if (in->num_frames)
 		ct_crash_add_evidence(&r->crash, r->strings, "original signal: %s from pid %d, interrupting frame #%zu; the handler re-raised it",
 				      sig_name(r, sf->si_signo), sf->si_pid, sf->frame + 1);
+	else
+		ct_crash_add_evidence(&r->crash, r->strings, "original signal: %s from pid %d, interrupting a context the unwinder did not "
+				      "step into; the handler re-raised it", sig_name(r, sf->si_signo), sf->si_pid);
 	ct_crash_add_detail_string(&r->crash, r->strings, "reraised_as", outer);
 	ct_crash_add_detail_string(&r->crash, r->strings, "original_signal", sig_name(r, first));
 	if (handler_named)

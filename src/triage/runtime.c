@@ -109,6 +109,17 @@ bool ct_function_is_go_runtime(const char *fn)
 	return fn && strncmp(fn, "runtime.", 8) == 0;
 }
 
+const struct ct_runtime_frame *ct_goroutine_own_frame(const struct ct_goroutine *g)
+{
+	for (size_t k = 0; k < g->num_frames; k++) {
+		const char *fn = g->frames[k].function;
+		// sync.runtime_SemacquireMutex and the like are the runtime's, linked into the package.
+		if (fn && !ct_function_is_go_runtime(fn) && !strstr(fn, ".runtime_"))
+			return &g->frames[k];
+	}
+	return NULL;
+}
+
 bool ct_function_is_runtime(const char *fn)
 {
 	return ct_function_is_rust_panic(fn) || ct_function_is_go_runtime(fn) ||

@@ -14,7 +14,11 @@ crashed thread's native backtrace (unwound and named from the pclntab: no symbol
 equal the same program's unstripped core's frame for frame (function, file, line, inlined; gdb
 prints `??` for a stripped Go binary, so the unstripped build is the oracle there). A thread the
 runtime parked in runtime.futexsleep is a `go-runtime` wait, and no Go core has an unknown lock in
-its Waiting section. Also
+its Waiting section. For a Go process no goroutine crashed (go-deadlock, go-hang-*), hang.goroutines
+must count every goroutine by the oracle's bracket and the sync call of its frames, group the sync
+lock waiters by the semaphore the oracle printed as semacquire1's argument (lockSlow's receiver
+agreeing), count the busy and may-wake goroutines as the oracle's statuses do, and say so in the
+summaries (docs/hangs.md section 6); a goroutine 0 of the oracle (an M's stack) is no goroutine. Also
 --runtime=off drops the section. Second oracle, when installed (Debian's delve): `dlv core`'s
 `goroutines -t`: the same ids, states and function names.
 Usage: check_go.py CORETRIAGE CASES_TSV CORES_DIR
@@ -37,9 +41,14 @@ def oracle(stderr):
     for line in stderr.splitlines():
         m = HEAD.match(line)
         if m:
-            cur = {"state": m.group(2), "frames": [], "created_by": None, "unavailable": False}
-            gs[int(m.group(1))] = cur
             pending = None
+            # "goroutine 0 [idle]": an M's system stack, printed by each M the runtime relays a
+            # SIGQUIT to; not a goroutine. A goroutine printed again by another M is the same one.
+            if int(m.group(1)) == 0:
+                cur = None
+                continue
+            cur = {"state": m.group(2), "frames": [], "args": [], "created_by": None, "unavailable": False}
+            gs[int(m.group(1))] = cur
             continue
         if cur is None:
             continue
@@ -69,6 +78,7 @@ def oracle(stderr):
         if c:
             fn = c.group(1)
             pending = ("frame", "runtime.gopanic" if fn == "panic" else fn, c.group(2) == "...")
+            cur["args"].append((fn, c.group(2).split(", ")))
     return gs
 
 
@@ -135,6 +145,11 @@ def check_delve(name, got, d):
             continue
         if state is not None and state != (g["wait"] or g["status"]):
             errors.append("%s: goroutine %d state %r, delve %r" % (name, gid, g["wait"] or g["status"], state))
+        # A goroutine in a system call: delve unwinds it from its M's thread, whose registers may be
+        # in Go's signal handler on top of the call (runtime.usleep of a relayed SIGQUIT); the
+        # runtime's traceback, like ours, starts at syscallpc. Delve's frames must end with ours.
+        if g["status"] == "syscall" and mine and fns[-len(mine):] == mine:
+            continue
         if mine != fns:
             errors.append("%s: goroutine %d functions\n  ours  %s\n  delve %s" % (name, gid, mine, fns))
     return errors, True
@@ -168,6 +183,14 @@ def check_stripped_native(name, rep, unstripped_name, unstripped_rep):
         # system stack below the signal stack: a known defect, docs/runtimes.md): no oracle.
         NO_NATIVE_ORACLE.append(name)
         return errors
+    frames = crashed[0]["frames"] if crashed else []
+    last = max([k for k, f in enumerate(frames) if f["function"] == "runtime.sigtramp"], default=-1)
+    if 0 <= last < len(frames) - 1 and not frames[last + 1].get("signal_frame"):
+        # The outer handler's return (a relayed SIGQUIT's, on an M's system stack) is not stepped
+        # as a signal frame: past it both walks run through stale words of that stack, which differ
+        # from run to run. The frames are compared through Go's signal handler.
+        HANDLER_ONLY.append(name)
+        mine, theirs, sources = mine[:last + 1], theirs[:last + 1], sources[:last + 1]
     if not mine or mine != theirs:
         errors.append("%s: crashed thread's native frames differ from %s's\n  ours   %s\n  oracle %s" % (
             name, unstripped_name, mine, theirs))
@@ -193,6 +216,132 @@ def check_runtime_waits(name, rep):
     kinds = [l["kind"] for l in (rep.get("hang") or {}).get("locks", [])]
     if "unknown" in kinds:
         errors.append("%s: an unknown lock in the Waiting section: %s" % (name, kinds))
+    return errors
+
+
+# The sync call a goroutine parked in semacquire waits in, from the oracle's frames (the innermost
+# sync function, as Go 1.20+'s wait reasons name it), and the offset of the semaphore in its lock.
+SYNC_CALLS = {
+    "sync.(*Mutex).lockSlow": ("sync.Mutex.Lock", "sync.Mutex"),
+    "sync.(*Mutex).Lock": ("sync.Mutex.Lock", "sync.Mutex"),
+    "sync.(*RWMutex).RLock": ("sync.RWMutex.RLock", "sync.RWMutex"),
+    "sync.(*RWMutex).Lock": ("sync.RWMutex.Lock", "sync.RWMutex"),
+    "sync.(*WaitGroup).Wait": ("sync.WaitGroup.Wait", None),
+    "sync.(*Cond).Wait": ("sync.Cond.Wait", None),
+}
+SEMA_OFFSET = {"sync.Mutex.Lock": 4, "sync.RWMutex.RLock": 12, "sync.RWMutex.Lock": 4}
+# What each hang case must show (a scenario that did not happen fails, not passes quietly).
+HANG_EXPECT = {
+    "go-hang-mutex": {"locks": [("sync.Mutex", "main.ledger", 10)], "busy": 0},
+    "go-hang-mutex-stripped": {"locks": [("sync.Mutex", None, 10)], "busy": 0},
+    "go-hang-busy": {"locks": [("sync.Mutex", "main.stats", 5)], "busy_in": "main.crunch"},
+    "go-hang-chans": {"count": 503, "busy": 0},
+    "go-deadlock": {"locks": [("sync.Mutex", "main.mu", 1)], "busy": 0, "unreleasable": True},
+}
+
+
+def oracle_sync(w):
+    """(sync call, lock kind) of an oracle goroutine, or (None, None)."""
+    fns = [f[0] for f in w["frames"]]
+    for k, fn in enumerate(fns):
+        if not fn.startswith("sync.") or fn.startswith("sync.runtime_"):
+            continue
+        call = SYNC_CALLS.get(fn, (None, None))
+        if call[0] == "sync.Mutex.Lock" and "sync.(*RWMutex).Lock" in fns[k + 1:]:
+            return SYNC_CALLS["sync.(*RWMutex).Lock"]
+        return call
+    return None, None
+
+
+def oracle_arg(w, fn):
+    """The first argument the traceback printed for frame @fn as an int, None when absent or
+    marked possibly inaccurate ("0x…?")."""
+    for f, args in w["args"]:
+        if f == fn and args and re.match(r"^0x[0-9a-f]+$", args[0]):
+            return int(args[0], 16)
+    return None
+
+
+def check_hang(name, rep, want):
+    """hang.goroutines (docs/hangs.md "Go") against the oracle: every goroutine counted by its
+    bracket's wait reason and the sync call of its frames, the sync locks by the semaphore address
+    the runtime printed as semacquire1's argument (and lockSlow's receiver), who can run, who may
+    wake, and the summary lines that say it."""
+    errors = []
+    g = (rep.get("hang") or {}).get("goroutines")
+    panicked = any(f[0] == "runtime.gopanic" for w in want.values() for f in w["frames"])
+    crashed = any(grp["crashed"] for grp in rep["runtime"]["goroutines"])
+    if panicked or crashed:
+        if g is not None:
+            errors.append("%s: a goroutine crashed it, yet hang.goroutines is there" % name)
+        return errors
+    if g is None:
+        return ["%s: no hang.goroutines (a Go process no goroutine crashed)" % name]
+    counts = {}
+    for w in want.values():
+        wait = w["state"].split(", ")[0]
+        call, _ = oracle_sync(w)
+        key = (wait, call if call != wait else None)
+        counts[key] = counts.get(key, 0) + 1
+    mine = {(c["wait"], c["sync"]): c["count"] for c in g["by_wait"]}
+    if mine != counts:
+        errors.append("%s: goroutines by wait reason\n  ours   %s\n  oracle %s" % (name, sorted(mine.items()), sorted(counts.items())))
+    if g["count"] != len(want):
+        errors.append("%s: hang.goroutines.count %d, the oracle printed %d" % (name, g["count"], len(want)))
+    states = [w["state"].split(", ")[0] for w in want.values()]
+    busy = sum(s in ("running", "runnable", "preempted") for s in states)
+    wake = sum(s in ("syscall", "sleep", "IO wait") for s in states)
+    if (g["busy"], g["may_wake"]) != (busy, wake):
+        errors.append("%s: busy %d, may wake %d; the oracle's %d, %d" % (name, g["busy"], g["may_wake"], busy, wake))
+    # The locks: the oracle's semaphore addresses (semacquire1's first argument) by call.
+    groups = {}
+    for gid, w in want.items():
+        call, kind = oracle_sync(w)
+        sema = oracle_arg(w, "runtime.semacquire1")
+        if not kind or sema is None:
+            continue
+        address = sema - SEMA_OFFSET[call]
+        slow = oracle_arg(w, "sync.(*Mutex).lockSlow")
+        if slow is not None and slow != address:
+            errors.append("%s: goroutine %d: lockSlow(0x%x) but semacquire1(0x%x)" % (name, gid, slow, sema))
+        groups.setdefault((kind, address, call), []).append(gid)
+    ours = {(l["kind"], int(l["address"], 16), l["call"]): l for l in g["locks"]}
+    if set(ours) != set(groups):
+        errors.append("%s: sync locks\n  ours   %s\n  oracle %s" % (
+            name, sorted((k, hex(a), c) for k, a, c in ours), sorted((k, hex(a), c) for k, a, c in groups)))
+    for key, ids in groups.items():
+        l = ours.get(key)
+        if not l:
+            continue
+        if l["waiters"] != len(ids) or not set(l["waiter_ids"]) <= set(ids):
+            errors.append("%s: lock %s waiters %d %s, oracle %d %s" % (name, l["address"], l["waiters"], l["waiter_ids"],
+                                                                    len(ids), sorted(ids)[:8]))
+        if l["releasable"] != bool(busy or wake):
+            errors.append("%s: lock %s releasable %s with %d busy, %d may wake" % (name, l["address"], l["releasable"], busy, wake))
+    sums = rep["hang"]["summaries"]
+    if not any(x.startswith("%d goroutines: " % len(want)) for x in sums):
+        errors.append("%s: no summary \"%d goroutines: …\": %s" % (name, len(want), sums))
+    for l in g["locks"]:
+        line = [x for x in sums if l["address"] in x and x.split(" ")[0] == str(l["waiters"])]
+        if not line:
+            errors.append("%s: no summary line for lock %s" % (name, l["address"]))
+        elif not busy and not wake and "no goroutine can release it: all %d are blocked" % len(want) not in line[0]:
+            errors.append("%s: lock %s: the summary does not say no goroutine can release it: %s" % (name, l["address"], line[0]))
+    if busy and not any(x.startswith("not a deadlock of goroutines: %d " % busy) for x in sums):
+        errors.append("%s: %d goroutines can run, no summary says it is not a deadlock: %s" % (name, busy, sums))
+    exp = HANG_EXPECT.get(name, {})
+    got_locks = sorted((l["kind"], l["name"], l["waiters"]) for l in g["locks"])
+    for lk in exp.get("locks", []):
+        if lk not in got_locks:
+            errors.append("%s: expected lock %s among %s" % (name, lk, got_locks))
+    if "count" in exp and g["count"] != exp["count"]:
+        errors.append("%s: %d goroutines, the program makes %d" % (name, g["count"], exp["count"]))
+    if "busy" in exp and g["busy"] != exp["busy"]:
+        errors.append("%s: %d busy goroutines, expected %d" % (name, g["busy"], exp["busy"]))
+    if "busy_in" in exp and not any(x.startswith("not a deadlock") and exp["busy_in"] in x for x in sums):
+        errors.append("%s: the busy goroutine in %s is not named: %s" % (name, exp["busy_in"], sums))
+    if exp.get("unreleasable") and (g["may_wake"] or not all(not l["releasable"] for l in g["locks"])):
+        errors.append("%s: every goroutine blocks, yet a lock is said releasable" % name)
     return errors
 
 
@@ -254,6 +403,7 @@ def check_case(binary, name, d, stripped, unstripped=None):
         if used:
             DELVE_USED.append(name)
     errors += check_runtime_waits(name, rep)
+    errors += check_hang(name, rep, want)
     if unstripped:
         other = run_json(binary, unstripped[1])
         if not other:
@@ -268,6 +418,7 @@ def check_case(binary, name, d, stripped, unstripped=None):
 
 DELVE_USED = []
 NO_NATIVE_ORACLE = []
+HANDLER_ONLY = []
 
 
 def main():
@@ -296,6 +447,8 @@ def main():
     print("delve (dlv core) compared on: %s" % (", ".join(DELVE_USED) or "none (not installed)"))
     if NO_NATIVE_ORACLE:
         print("native backtrace not compared (the unstripped walk misses the signal frame): %s" % ", ".join(NO_NATIVE_ORACLE))
+    if HANDLER_ONLY:
+        print("native backtrace compared through Go's signal handler only (stale frames past it): %s" % ", ".join(HANDLER_ONLY))
     for e in errors:
         print("FAIL", e)
     print("%d Go cores checked, %d problems" % (checked, len(errors)))
