@@ -1,6 +1,7 @@
 // The root-cause chain over frames (docs/root-cause.md): the fault's operand, then for each physical
-// frame the walk of origin_x86.c, named with symbols, lines and DWARF parameters. A parameter moves the
-// walk to the caller's call site after checking that the call there calls this function directly.
+// frame the architecture's walk (origin_x86.c, origin_arm64.c), named with symbols, lines and DWARF
+// parameters. A parameter moves the walk to the caller's call site after checking that the call
+// there calls this function directly.
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -26,7 +27,7 @@
 #define MAX_FUNCTION_BYTES (64 * 1024)
 
 /** The walks by architecture; a dump of another one is not traced. */
-static const struct ct_vwalker *const walkers[] = { &ct_vwalker_x86_64 };
+static const struct ct_vwalker *const walkers[] = { &ct_vwalker_x86_64, &ct_vwalker_aarch64 };
 
 /** The name of the register numbered @p dwarf in the arch table ("rdi", "x0"); "?" when it has none. */
 static const char *reg_name(const struct ct_arch_info *a, int dwarf)
@@ -715,7 +716,7 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 	for (size_t k = 0; arch && arch->num_call_args && k < sizeof(walkers) / sizeof(walkers[0]); k++)
 		if (strcmp(walkers[k]->arch, arch->name) == 0)
 			w = walkers[k];
-	if (!w || !f->arch || strcmp(f->arch, arch->name) != 0 || !in->decoded || !f->sig.kernel_sent || !f->num_frames ||
+	if (!w || !f->arch || strcmp(f->arch, arch->name) != 0 || !in->decoded || !ct_facts_kernel_fault(f) || !f->num_frames ||
 	    !f->frames[0].own || f->frames[0].signal_frame)
 		return;
 	int signo = f->sig.signo;
@@ -743,7 +744,7 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 		if (m->index) {
 			// Base and index: the bad one is the register whose value points nowhere in the
 			// dump while the other does; when that does not decide it, nothing is traced.
-			int idx = reg_by_name(arch, m->index);
+			int idx = m->has_index_dwarf ? m->index_dwarf : reg_by_name(arch, m->index);
 			if (idx < 0 || idx >= w->num_regs || !valid[idx] || !valid[loc.reg])
 				return;
 			uint64_t word;
