@@ -85,9 +85,11 @@ struct ct_vrange {
  */
 bool ct_vfunc_decode_x86(const struct ct_vrange *ranges, size_t nranges, uint64_t entry, struct ct_vfunc **ret,
 			 const char **reason_ret);
-/** The same for an aarch64 function (origin_arm64.c). */
-bool ct_vfunc_decode_arm64(const struct ct_vrange *ranges, size_t nranges, uint64_t entry, struct ct_vfunc **ret,
-			   const char **reason_ret);
+/** One architecture's steps of the walk (origin_walk.h; origin_x86.c, origin_arm64.c). */
+struct ct_varch;
+/** Decodes with the steps of @p arch, as ct_vfunc_decode_x86() does with x86-64's (origin_walk.c). */
+bool ct_vfunc_decode(const struct ct_varch *arch, const struct ct_vrange *ranges, size_t nranges, uint64_t entry,
+		     struct ct_vfunc **ret, const char **reason_ret);
 /** Up to @p max targets of direct jumps that leave the decoded parts (tail calls, a .cold part). */
 size_t ct_vfunc_outside_jumps(const struct ct_vfunc *fn, uint64_t *targets, size_t max);
 void ct_vfunc_destroy(struct ct_vfunc *fn);
@@ -115,23 +117,16 @@ bool ct_vfunc_call_target(const struct ct_vfunc *fn, uint64_t pc, bool *direct_r
 bool ct_vfunc_div_operand(const struct ct_vfunc *fn, uint64_t pc, struct ct_vloc *ret);
 
 /**
- * One architecture's walk (origin_x86.c): its decoder and the functions above over what it decoded.
- * The chain (origin.c) picks it by the dump's architecture; the calling convention comes from the
- * src/arch table (call_arg_dwarf, callee_saved, sp_dwarf, fp_dwarf).
+ * One architecture's walk: its steps (origin_x86.c, origin_arm64.c) for ct_vfunc_decode(); the
+ * functions above work on what any of them decoded. The chain (origin.c) picks it by the dump's architecture; the calling
+ * convention comes from the src/arch table (call_arg_dwarf, callee_saved, sp_dwarf, fp_dwarf).
  */
 struct ct_vwalker {
 	const char *arch; /**< the src/arch table's name ("x86_64") */
-	int num_regs; /**< general registers the walk tracks: DWARF 0 .. num_regs - 1 */
-	bool (*decode)(const struct ct_vrange *ranges, size_t nranges, uint64_t entry, struct ct_vfunc **ret,
-		       const char **reason_ret);
-	void (*destroy)(struct ct_vfunc *fn);
-	void (*trace)(const struct ct_vfunc *fn, uint64_t at_pc, struct ct_vloc loc, bool has_value, uint64_t value,
-		      struct ct_vdef *ret);
-	bool (*unchanged)(const struct ct_vfunc *fn, uint64_t from_pc, uint64_t to_pc, int reg);
-	bool (*insn_ending)(const struct ct_vfunc *fn, uint64_t end, uint64_t *pc_ret);
-	bool (*call_target)(const struct ct_vfunc *fn, uint64_t pc, bool *direct_ret, uint64_t *target_ret);
+	int num_regs; /**< general registers the chain tracks: DWARF 0 .. num_regs - 1 */
+	const struct ct_varch *steps; /**< what its decoder and each instruction's step are */
+	/** The divisor of a dividing instruction that traps at pc; NULL when division does not trap. */
 	bool (*div_operand)(const struct ct_vfunc *fn, uint64_t pc, struct ct_vloc *ret);
-	size_t (*outside_jumps)(const struct ct_vfunc *fn, uint64_t *targets, size_t max);
 };
 
 /** The x86-64 walk (origin_x86.c). */

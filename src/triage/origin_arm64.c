@@ -324,19 +324,6 @@ static void step_reg(struct ct_vwalk *w, uint32_t p, const struct ct_vstate *s)
 	struct ct_vloc l = s->loc;
 	struct ct_vdef d = { .loc = l, .copies = s->copies, .base = -1, .index = -1 };
 	uint64_t bit = 1ULL << l.reg;
-	if (v->flow == CT_VFLOW_CALL) {
-		if (l.reg == 0) {
-			d.kind = CT_VDEF_CALL;
-			d.has_target = v->has_target;
-			d.target = v->target;
-			ct_vwalk_define(w, v, d);
-		} else if (bit & call_clobbered()) {
-			ct_vwalk_stop(w, v, s, "the register does not survive the call before it (caller-saved)");
-		} else {
-			ct_vwalk_push(w, p, l, s->copies);
-		}
-		return;
-	}
 	if (v->part_writes & bit) {
 		if (v->id == ARM64_INS_MOVK && const_chain(fn, p, l.reg, &d.value)) {
 			d.kind = CT_VDEF_CONST;
@@ -504,18 +491,6 @@ static void step_slot(struct ct_vwalk *w, uint32_t p, const struct ct_vstate *s)
 		ct_vwalk_push(w, p, n, s->copies);
 		return;
 	}
-	if (v->flow == CT_VFLOW_CALL) {
-		if (l.reg == sp_reg() && l.disp < 0) {
-			ct_vwalk_stop(w, v, s, "the stack slot lies below sp across a call");
-			return;
-		}
-		if (ct_vfunc_slot_aliased(fn, &l, sp_reg())) {
-			ct_vwalk_stop(w, v, s, "the frame's address escapes and a call may have written the slot");
-			return;
-		}
-		ct_vwalk_push(w, p, l, s->copies);
-		return;
-	}
 	if (!v->mem_write) {
 		ct_vwalk_push(w, p, l, s->copies);
 		return;
@@ -537,18 +512,21 @@ static void step_slot(struct ct_vwalk *w, uint32_t p, const struct ct_vstate *s)
 
 static void step_over(struct ct_vwalk *w, uint32_t p, const struct ct_vstate *s)
 {
-	if (s->loc.slot)
+	const struct ct_vinsn *v = &ct_vwalk_fn(w)->insns[p];
+	if (v->flow == CT_VFLOW_CALL) {
+		struct ct_vdef d = { .loc = s->loc, .copies = s->copies, .base = -1, .index = -1,
+				     .has_target = v->has_target, .target = v->target };
+		ct_vwalk_over_call(w, p, s, &d, call_clobbered(), sp_reg());
+	} else if (s->loc.slot)
 		step_slot(w, p, s);
 	else
 		step_reg(w, p, s);
 }
 
 static const struct ct_varch varch_aarch64 = {
-	.cs_arch = CS_ARCH_ARM64,
-	.cs_mode = CS_MODE_ARM,
+	.info = &ct_arch_aarch64,
 	.name = "capstone cannot decode aarch64",
 	.num_regs = 32,
-	.sp = 31,
 	.decode_one = decode_one,
 	.note = note_escape,
 	.tail_jump = tail_jump,
@@ -556,30 +534,9 @@ static const struct ct_varch varch_aarch64 = {
 	.step_over = step_over,
 };
 
-bool ct_vfunc_decode_arm64(const struct ct_vrange *ranges, size_t nranges, uint64_t entry, struct ct_vfunc **ret,
-			   const char **reason_ret)
-{
-	return ct_vfunc_decode(&varch_aarch64, ranges, nranges, entry, ret, reason_ret);
-}
-
-/** sdiv and udiv do not trap (a zero divisor gives 0): no divide fault to trace. */
-static bool div_operand(const struct ct_vfunc *fn, uint64_t pc, struct ct_vloc *ret)
-{
-	(void)fn;
-	(void)pc;
-	(void)ret;
-	return false;
-}
-
 const struct ct_vwalker ct_vwalker_aarch64 = {
 	.arch = "aarch64",
 	.num_regs = 31,
-	.decode = ct_vfunc_decode_arm64,
-	.destroy = ct_vfunc_destroy,
-	.trace = ct_vfunc_trace,
-	.unchanged = ct_vfunc_unchanged,
-	.insn_ending = ct_vfunc_insn_ending,
-	.call_target = ct_vfunc_call_target,
-	.div_operand = div_operand,
-	.outside_jumps = ct_vfunc_outside_jumps,
+	.steps = &varch_aarch64,
+	.div_operand = NULL, // sdiv and udiv by zero give 0, they do not trap (Arm ARM C3.4.8)
 };

@@ -107,7 +107,7 @@ bool ct_vfunc_decode(const struct ct_varch *arch, const struct ct_vrange *ranges
 		     struct ct_vfunc **ret, const char **reason_ret)
 {
 	csh h;
-	if (cs_open(arch->cs_arch, arch->cs_mode, &h) != CS_ERR_OK) {
+	if (cs_open((cs_arch)arch->info->cs_arch, (cs_mode)arch->info->cs_mode, &h) != CS_ERR_OK) {
 		*reason_ret = arch->name;
 		return false;
 	}
@@ -213,7 +213,7 @@ static void text_of(const struct ct_vfunc *fn, const struct ct_vinsn *v, char *b
 {
 	csh h;
 	buf[0] = 0;
-	if (cs_open(fn->arch->cs_arch, fn->arch->cs_mode, &h) != CS_ERR_OK)
+	if (cs_open((cs_arch)fn->arch->info->cs_arch, (cs_mode)fn->arch->info->cs_mode, &h) != CS_ERR_OK)
 		return;
 	cs_insn *in = NULL;
 	if (cs_disasm(h, fn->code_copy + v->off, v->size, v->addr, 1, &in) == 1) {
@@ -277,6 +277,27 @@ bool ct_vfunc_slot_aliased(const struct ct_vfunc *fn, const struct ct_vloc *l, i
 	return fn->fp_escape_min <= l->disp;
 }
 
+void ct_vwalk_over_call(struct ct_vwalk *w, uint32_t p, const struct ct_vstate *s, const struct ct_vdef *ret,
+			uint64_t clobbered, int sp)
+{
+	const struct ct_vinsn *v = &w->fn->insns[p];
+	const struct ct_vloc *l = &s->loc;
+	if (!l->slot && l->reg == 0) {
+		struct ct_vdef d = *ret;
+		d.kind = CT_VDEF_CALL;
+		ct_vwalk_define(w, v, d);
+	} else if (!l->slot && (clobbered >> l->reg & 1)) {
+		ct_vwalk_stop(w, v, s, "the register does not survive the call before it (caller-saved)");
+	} else if (l->slot && l->reg == sp && l->disp < 0) {
+		// The callee returns with the stack pointer where it was, but may have written below it.
+		ct_vwalk_stop(w, v, s, "the stack slot lies below the stack pointer across a call");
+	} else if (l->slot && ct_vfunc_slot_aliased(w->fn, l, sp)) {
+		ct_vwalk_stop(w, v, s, "the frame's address escapes and a call may have written the slot");
+	} else {
+		ct_vwalk_push(w, p, *l, s->copies);
+	}
+}
+
 /** Predecessors of instruction @p i: the one before it when control falls through, and the jumps into it. */
 static void visit(struct ct_vwalk *w, const struct ct_vstate *s)
 {
@@ -318,7 +339,7 @@ void ct_vfunc_trace(const struct ct_vfunc *fn, uint64_t at_pc, struct ct_vloc lo
 		*ret = d;
 		return;
 	}
-	if (loc.reg < 0 || loc.reg >= fn->arch->num_regs || (!loc.slot && loc.reg == fn->arch->sp)) {
+	if (loc.reg < 0 || loc.reg >= fn->arch->num_regs || (!loc.slot && loc.reg == fn->arch->info->sp_dwarf)) {
 		d.reason = "the operand is not a general register";
 		*ret = d;
 		return;

@@ -12,6 +12,7 @@
 
 #include <capstone/capstone.h>
 
+#include "arch/arch.h"
 #include "triage/origin.h"
 
 enum ct_vflow { CT_VFLOW_NEXT, CT_VFLOW_JMP, CT_VFLOW_JCC, CT_VFLOW_RET, CT_VFLOW_CALL, CT_VFLOW_IJMP, CT_VFLOW_END };
@@ -61,11 +62,10 @@ struct ct_vstate;
 
 /** One architecture's part of the walk. */
 struct ct_varch {
-	cs_arch cs_arch;
-	cs_mode cs_mode;
+	/** The src/arch table: capstone's arch and mode, the stack pointer (never a tracked register itself). */
+	const struct ct_arch_info *info;
 	const char *name; /**< for a decoder that does not open ("capstone cannot decode aarch64") */
-	int num_regs; /**< general registers tracked: DWARF 0 .. num_regs - 1 */
-	int sp; /**< the stack pointer's DWARF number: never a tracked register itself */
+	int num_regs; /**< general registers tracked, stack and frame pointer included: DWARF 0 .. num_regs - 1 */
 	/** Fills @p v (flow, operands, writes) from capstone's detail of @p in. */
 	void (*decode_one)(csh h, const cs_insn *in, struct ct_vinsn *v);
 	/** Notes on @p fn what @p v does to the frame (its address taken). */
@@ -101,10 +101,6 @@ struct ct_vstate {
 	unsigned copies;
 };
 
-/** Decodes with @p arch (see ct_vfunc_decode_x86 in origin.h for the contract). */
-bool ct_vfunc_decode(const struct ct_varch *arch, const struct ct_vrange *ranges, size_t nranges, uint64_t entry,
-		     struct ct_vfunc **ret, const char **reason_ret);
-
 /** The index of the instruction at @p addr, SIZE_MAX when none starts there. */
 size_t ct_vfunc_find(const struct ct_vfunc *fn, uint64_t addr);
 
@@ -116,6 +112,15 @@ void ct_vwalk_define(struct ct_vwalk *w, const struct ct_vinsn *v, struct ct_vde
 void ct_vwalk_stop(struct ct_vwalk *w, const struct ct_vinsn *v, const struct ct_vstate *s, const char *reason);
 /** The function the search runs over. */
 const struct ct_vfunc *ct_vwalk_fn(const struct ct_vwalk *w);
+
+/**
+ * The step over a call @p v (instruction @p p) for state @p s: a register is the call's return value
+ * when it is the return register (DWARF 0: rax, x0; *@p ret is the definition), stops when the call
+ * may change it (@p clobbered, by DWARF number), else goes on; a slot of the stack pointer @p sp
+ * below it, or of a frame whose address escapes, stops; any other slot goes on.
+ */
+void ct_vwalk_over_call(struct ct_vwalk *w, uint32_t p, const struct ct_vstate *s, const struct ct_vdef *ret,
+			uint64_t clobbered, int sp);
 
 /** Slot @p l (of base @p base) and the @p size bytes at @p disp from @p base share a byte. */
 bool ct_vloc_overlaps(const struct ct_vloc *l, int base, int64_t disp, unsigned size);

@@ -130,28 +130,18 @@ static void step_over(struct ct_vwalk *w, uint32_t p, const struct ct_vstate *s)
 	const struct ct_vinsn *v = &fn->insns[p];
 	struct ct_vloc l = s->loc;
 	struct ct_vdef d = { .loc = l, .copies = s->copies, .base = -1, .index = -1 };
+	if (v->flow == CT_VFLOW_CALL) {
+		d.has_target = v->has_target;
+		d.target = v->target;
+		if (!v->has_target && v->op[0].type == CT_VOP_MEM && v->op[0].base == REG_RIP && v->op[0].index < 0) {
+			d.has_slot = true;
+			d.slot = v->addr + v->size + (uint64_t)v->op[0].disp;
+		}
+		ct_vwalk_over_call(w, p, s, &d, CALL_CLOBBERED, REG_RSP);
+		return;
+	}
 	if (!l.slot) {
 		uint64_t bit = 1ULL << l.reg;
-		if (v->flow == CT_VFLOW_CALL) {
-			if (l.reg == 0) {
-				d.kind = CT_VDEF_CALL;
-				d.has_target = v->has_target;
-				d.target = v->target;
-				if (!v->has_target && v->op[0].type == CT_VOP_MEM && v->op[0].base == REG_RIP &&
-				    v->op[0].index < 0) {
-					d.has_slot = true;
-					d.slot = v->addr + v->size + (uint64_t)v->op[0].disp;
-				}
-				ct_vwalk_define(w, v, d);
-				return;
-			}
-			if (bit & CALL_CLOBBERED) {
-				ct_vwalk_stop(w, v, s, "the register does not survive the call before it (caller-saved)");
-				return;
-			}
-			ct_vwalk_push(w, p, l, s->copies);
-			return;
-		}
 		if (v->part_writes & bit) {
 			ct_vwalk_stop(w, v, s, "the register is written in part (8 or 16 bits) before");
 			return;
@@ -278,18 +268,6 @@ static void step_over(struct ct_vwalk *w, uint32_t p, const struct ct_vstate *s)
 			} else if ((v->id == X86_INS_SUB || v->id == X86_INS_ADD) && v->nops == 2 &&
 				   v->op[0].type == CT_VOP_REG && v->op[0].reg == REG_RSP && v->op[1].type == CT_VOP_IMM) {
 				delta = v->id == X86_INS_SUB ? -v->op[1].imm : v->op[1].imm;
-			} else if (v->flow == CT_VFLOW_CALL) {
-				// The callee returns with rsp where it was, but may have written below it.
-				if (l.disp < 0) {
-					ct_vwalk_stop(w, v, s, "the stack slot lies below rsp across a call");
-					return;
-				}
-				if (ct_vfunc_slot_aliased(fn, &l, REG_RSP)) {
-					ct_vwalk_stop(w, v, s, "the frame's address escapes and a call may have written the slot");
-					return;
-				}
-				ct_vwalk_push(w, p, l, s->copies);
-				return;
 			} else {
 				ct_vwalk_stop(w, v, s, "rsp is set to a value the walk does not follow");
 				return;
@@ -301,14 +279,6 @@ static void step_over(struct ct_vwalk *w, uint32_t p, const struct ct_vstate *s)
 			return;
 		}
 		ct_vwalk_stop(w, v, s, "the frame pointer changes before the slot was written");
-		return;
-	}
-	if (v->flow == CT_VFLOW_CALL) {
-		if (ct_vfunc_slot_aliased(fn, &l, REG_RSP)) {
-			ct_vwalk_stop(w, v, s, "the frame's address escapes and a call may have written the slot");
-			return;
-		}
-		ct_vwalk_push(w, p, l, s->copies);
 		return;
 	}
 	if (!v->mem_write) {
@@ -380,11 +350,9 @@ static bool tail_jump(const struct ct_vinsn *v)
 }
 
 static const struct ct_varch varch_x86_64 = {
-	.cs_arch = CS_ARCH_X86,
-	.cs_mode = CS_MODE_64,
+	.info = &ct_arch_x86_64,
 	.name = "capstone cannot decode x86-64",
 	.num_regs = 16,
-	.sp = REG_RSP,
 	.decode_one = decode_one,
 	.note = note_escape,
 	.tail_jump = tail_jump,
@@ -400,12 +368,6 @@ bool ct_vfunc_decode_x86(const struct ct_vrange *ranges, size_t nranges, uint64_
 const struct ct_vwalker ct_vwalker_x86_64 = {
 	.arch = "x86_64",
 	.num_regs = 16,
-	.decode = ct_vfunc_decode_x86,
-	.destroy = ct_vfunc_destroy,
-	.trace = ct_vfunc_trace,
-	.unchanged = ct_vfunc_unchanged,
-	.insn_ending = ct_vfunc_insn_ending,
-	.call_target = ct_vfunc_call_target,
+	.steps = &varch_x86_64,
 	.div_operand = ct_vfunc_div_operand,
-	.outside_jumps = ct_vfunc_outside_jumps,
 };
