@@ -77,6 +77,19 @@ TEST(movz_movk_constant)
 	CHECK(TRACE(code, 2, X0, true, 0x1234).kind == CT_VDEF_STOP);
 }
 
+TEST(bitmask_constant_and_scaled_index)
+{
+	// mov x0, #0x5555555555555555 (orr x0, xzr, #imm); ldr w0, [x0]; ret
+	static const uint32_t orr[] = { 0xb200f3e0, 0xb9400000, 0xd65f03c0 };
+	struct ct_vdef d = TRACE(orr, 1, X0, true, 0x5555555555555555ULL);
+	CHECK(d.kind == CT_VDEF_CONST && d.value == 0x5555555555555555ULL);
+	// lsl x1, x0, #2; ldr w0, [x1]; ret: a computation the chain can follow as a scaled index.
+	static const uint32_t lsl[] = { 0xd37ef401, 0xb9400020, 0xd65f03c0 };
+	d = TRACE(lsl, 1, X1, true, 0x40);
+	CHECK(d.kind == CT_VDEF_ARITH);
+	CHECK(d.base < 0 && d.index == X0 && d.scale == 4);
+}
+
 TEST(adrp_add_load_names_the_address)
 {
 	// adrp x8, BASE + 0x5000; add x8, x8, #0x98; ldr x8, [x8, #8]; ldr w0, [x8]; ret
