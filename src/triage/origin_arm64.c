@@ -71,6 +71,25 @@ static void fill_writes(csh h, const cs_insn *in, struct ct_vinsn *v)
 		if (d >= 0 && d < 32)
 			*(part ? &v->part_writes : &v->full_writes) |= 1ULL << d;
 	}
+	switch (in->id) {
+	case ARM64_INS_CMP:
+	case ARM64_INS_CMN:
+	case ARM64_INS_TST:
+	case ARM64_INS_MSR:
+	case ARM64_INS_PRFM:
+	case ARM64_INS_PRFUM:
+		// capstone 4.0.2 lists the compared (or moved-out) register as written: cmp, cmn and tst
+		// write the zero register and the flags only, msr and prfm no general register.
+		v->full_writes = v->part_writes = 0;
+		break;
+	case ARM64_INS_SVC:
+		// The kernel returns in x0 and keeps every other register; capstone 4.0.2 says x30.
+		v->full_writes = 1ULL << 0;
+		v->part_writes = 0;
+		break;
+	default:
+		break;
+	}
 }
 
 /** Flow, operands and memory access of one instruction. Memory forms keep their data registers in op[0..1] and the operand in op[2]. */

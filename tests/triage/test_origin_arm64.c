@@ -90,6 +90,14 @@ TEST(bitmask_constant_and_scaled_index)
 	CHECK(d.base < 0 && d.index == X0 && d.scale == 4);
 }
 
+TEST(compares_do_not_write_the_register)
+{
+	// mov x1, x0; cmp x1, #0x1; tst x1, #0x1; ldr w0, [x1]; ret (capstone 4 lists x1 as written by both)
+	static const uint32_t code[] = { 0xaa0003e1, 0xf100043f, 0xf240003f, 0xb9400020, 0xd65f03c0 };
+	struct ct_vdef d = TRACE(code, 3, X1, true, 0);
+	CHECK(d.kind == CT_VDEF_ENTRY && !d.loc.slot && d.loc.reg == X0);
+}
+
 TEST(adrp_add_load_names_the_address)
 {
 	// adrp x8, BASE + 0x5000; add x8, x8, #0x98; ldr x8, [x8, #8]; ldr w0, [x8]; ret
