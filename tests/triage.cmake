@@ -5,6 +5,7 @@ ct_add_unit_test(test_triage_rule_order ${CMAKE_CURRENT_LIST_DIR}/triage/test_ru
 ct_add_unit_test(test_triage_program ${CMAKE_CURRENT_LIST_DIR}/triage/test_program.c)
 ct_add_unit_test(test_triage_crashes ${CMAKE_CURRENT_LIST_DIR}/triage/test_crashes.c)
 ct_add_unit_test(test_triage_origin ${CMAKE_CURRENT_LIST_DIR}/triage/test_origin.c)
+ct_add_unit_test(test_triage_origin_arm64 ${CMAKE_CURRENT_LIST_DIR}/triage/test_origin_arm64.c)
 
 if(CT_PYTHON)
   # Each case of testdata/cases.tsv: crash.class and the blamed frame's function.

@@ -21,7 +21,7 @@ static bool code_is(const struct ct_facts *f, int code)
 }
 
 /** A fault the kernel raised (not sent by a process). Without siginfo, assume it when not known sent. */
-static bool kernel_fault(const struct ct_facts *f)
+bool ct_facts_kernel_fault(const struct ct_facts *f)
 {
 	return f->sig.fatal && (f->sig.kernel_sent || !f->sig.has_code);
 }
@@ -632,7 +632,7 @@ static enum ct_heap_subclass heap_state_subclass(const struct ct_facts *f)
 
 bool ct_fault_in_allocator(const struct ct_facts *f)
 {
-	return (sig_is(f, CT_SIGSEGV) || sig_is(f, CT_SIGBUS)) && kernel_fault(f) && allocator_fault_frame(f) >= 0;
+	return (sig_is(f, CT_SIGSEGV) || sig_is(f, CT_SIGBUS)) && ct_facts_kernel_fault(f) && allocator_fault_frame(f) >= 0;
 }
 
 static bool when_heap(const struct ct_facts *f)
@@ -819,7 +819,7 @@ static void fill_self_signal(const struct ct_facts *f, struct ct_verdict *r)
 
 static bool segv_like(const struct ct_facts *f)
 {
-	return (sig_is(f, CT_SIGSEGV) || sig_is(f, CT_SIGBUS)) && kernel_fault(f);
+	return (sig_is(f, CT_SIGSEGV) || sig_is(f, CT_SIGBUS)) && ct_facts_kernel_fault(f);
 }
 
 static bool when_null_call(const struct ct_facts *f)
@@ -1006,7 +1006,7 @@ static void fill_stack_corruption(const struct ct_facts *f, struct ct_verdict *r
 
 static bool when_null_deref(const struct ct_facts *f)
 {
-	if (!sig_is(f, CT_SIGSEGV) || !kernel_fault(f))
+	if (!sig_is(f, CT_SIGSEGV) || !ct_facts_kernel_fault(f))
 		return false;
 	const struct ct_address_facts *a = data_address(f);
 	return a && a->near_null;
@@ -1201,7 +1201,7 @@ static void fill_readonly(const struct ct_facts *f, struct ct_verdict *r)
 
 static bool when_bus(const struct ct_facts *f)
 {
-	return sig_is(f, CT_SIGBUS) && kernel_fault(f);
+	return sig_is(f, CT_SIGBUS) && ct_facts_kernel_fault(f);
 }
 
 static void fill_bus(const struct ct_facts *f, struct ct_verdict *r)
@@ -1305,7 +1305,7 @@ static bool when_trap(const struct ct_facts *f)
 {
 	if (sig_is(f, CT_SIGILL))
 		return f->insn.decoded && f->insn.is_trap;
-	return sig_is(f, CT_SIGTRAP) && kernel_fault(f);
+	return sig_is(f, CT_SIGTRAP) && ct_facts_kernel_fault(f);
 }
 
 static void fill_trap(const struct ct_facts *f, struct ct_verdict *r)
@@ -1466,7 +1466,7 @@ static void signal_evidence(const struct ct_facts *f, struct ct_verdict *r)
  */
 static void fault_frame_summary(const struct ct_facts *f, struct ct_verdict *r, long blame)
 {
-	if (blame <= 0 || !f->num_frames || !kernel_fault(f) || !r->crash.summary || f->sig.signo == CT_SIGABRT)
+	if (blame <= 0 || !f->num_frames || !ct_facts_kernel_fault(f) || !r->crash.summary || f->sig.signo == CT_SIGABRT)
 		return;
 	const struct ct_frame_fact *ff = &f->frames[0];
 	const struct ct_frame_fact *bf = &f->frames[blame];
@@ -1552,7 +1552,7 @@ size_t ct_classify(const struct ct_facts *f, struct ct_verdict *r)
 		ct_crash_add_evidence(&r->crash, r->strings, "no frame in the program's own code was found");
 	}
 	// The instruction matters for faults; for a sent signal or abort() it is only libc's syscall return.
-	if (f->insn.decoded && !r->crash.has_instruction && kernel_fault(f) && !sig_is(f, CT_SIGABRT)) {
+	if (f->insn.decoded && !r->crash.has_instruction && ct_facts_kernel_fault(f) && !sig_is(f, CT_SIGABRT)) {
 		r->crash.has_instruction = true;
 		r->crash.instruction_address = f->insn.address;
 		r->crash.instruction_text = ct_strpool_intern(r->strings, f->insn.text);

@@ -86,6 +86,9 @@ struct ct_mem_operand {
 	const char *base; /**< register name ("rax"), NULL when none; static string */
 	const char *index;
 	int base_dwarf; /**< DWARF number of the base register, -1 when none */
+	/** The index register's DWARF number when the decoder gives it (aarch64's `w0` of `[x1, w0, sxtw #2]`). */
+	bool has_index_dwarf;
+	int index_dwarf;
 	bool has_base_value;
 	uint64_t base_value;
 	int64_t disp;
@@ -477,6 +480,12 @@ void ct_fill_use_after_free(const struct ct_facts *facts, struct ct_verdict *ver
 bool ct_deadlock_outranks(const struct ct_facts *facts, enum ct_class rule);
 /** Fills report->crash for a deadlock from facts->hang. */
 void ct_deadlock_fill(const struct ct_facts *facts, struct ct_verdict *verdict);
+
+/**
+ * A fault the kernel raised, not a signal a process sent: si_code says so, or the dump has no
+ * siginfo (qemu-user's cores) and nothing says it was sent.
+ */
+bool ct_facts_kernel_fault(const struct ct_facts *f);
 
 /** Name of rule @p index in the table ("null-deref"), for tests and evidence. */
 const char *ct_rule_name(size_t index);

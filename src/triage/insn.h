@@ -86,6 +86,18 @@ int ct_insn_x86_reg_dwarf(unsigned reg);
 /** Width in bytes of capstone x86 register @p reg (8, 4, 2, 1), 0 when not a general register. */
 unsigned ct_insn_x86_reg_size(unsigned reg);
 bool ct_insn_decode_arm64(const uint8_t *code, size_t len, const struct ct_insn_ctx *ctx, struct ct_insn_facts *f);
+/**
+ * DWARF number and width (*@p size: 8 or 4) of capstone aarch64 register @p reg (an arm64_reg): x0..x30,
+ * w0..w30, sp; -2 for xzr/wzr (reads 0), -1 for any other register.
+ */
+int ct_insn_arm64_reg_dwarf(unsigned reg, unsigned *size);
+struct cs_insn;
+/**
+ * What the aarch64 instruction @p insn (decoded with detail by capstone handle @p h) does to memory:
+ * *@p access_ret (read, write, none) and the bytes moved (*@p size_ret, both registers of a pair).
+ * True for a read-modify-write atomic.
+ */
+bool ct_insn_arm64_access(size_t h, const struct cs_insn *insn, enum ct_access *access_ret, unsigned *size_ret);
 bool ct_insn_call_before_arm64(const uint8_t *code, size_t len, uint64_t ret_addr, struct ct_call_site *ret);
 /** riscv64's faulting instruction (insn_riscv.c): loads, stores, AMOs, jumps, traps. */
 bool ct_insn_decode_riscv64(const uint8_t *code, size_t len, const struct ct_insn_ctx *ctx, struct ct_insn_facts *f);

@@ -29,7 +29,7 @@ static int64_t sext(uint64_t v, unsigned bits)
  * AAPCS64 DWARF supplement: x0..x30 = 0..30 (x29 fp and x30 lr as the arch table has them), sp.
  * capstone 4 numbers x0..x28 and w0..w30 contiguously, x29/x30 apart (arm64.h).
  */
-static int reg_dwarf(arm64_reg r, unsigned *size)
+int ct_insn_arm64_reg_dwarf(unsigned r, unsigned *size)
 {
 	*size = 8;
 	if (r >= ARM64_REG_X0 && r <= ARM64_REG_X28)
@@ -55,7 +55,7 @@ static int reg_dwarf(arm64_reg r, unsigned *size)
 static bool reg_value(const struct ct_insn_ctx *ctx, arm64_reg r, uint64_t *ret)
 {
 	unsigned size;
-	int d = reg_dwarf(r, &size);
+	int d = ct_insn_arm64_reg_dwarf(r, &size);
 	if (d == -2) {
 		*ret = 0;
 		return true;
@@ -108,8 +108,13 @@ static void fill_mem(csh h, const cs_arm64_op *op, const struct ct_insn_ctx *ctx
 	m->base = op->mem.base != ARM64_REG_INVALID ? cs_reg_name(h, op->mem.base) : NULL;
 	m->index = op->mem.index != ARM64_REG_INVALID ? cs_reg_name(h, op->mem.index) : NULL;
 	unsigned bsize;
-	int bd = reg_dwarf(op->mem.base, &bsize);
+	int bd = ct_insn_arm64_reg_dwarf(op->mem.base, &bsize);
 	m->base_dwarf = bd >= 0 ? bd : -1;
+	if (op->mem.index != ARM64_REG_INVALID) {
+		int id = ct_insn_arm64_reg_dwarf(op->mem.index, &bsize);
+		m->has_index_dwarf = id >= 0;
+		m->index_dwarf = id;
+	}
 	m->disp = op->mem.disp;
 	m->size = size;
 	m->access = access;
@@ -148,16 +153,10 @@ static void fill_mem(csh h, const cs_arm64_op *op, const struct ct_insn_ctx *ctx
 	}
 }
 
-static void fill_from_insn(csh h, const cs_insn *insn, const struct ct_insn_ctx *ctx, struct ct_insn_facts *f)
+bool ct_insn_arm64_access(csh h, const struct cs_insn *insn, enum ct_access *access_ret, unsigned *size_ret)
 {
 	const cs_arm64 *a = &insn->detail->arm64;
 	const char *mn = insn->mnemonic;
-	f->decoded = true;
-	f->address = insn->address;
-	snprintf(f->text, sizeof(f->text), "%.31s%s%.63s", mn, insn->op_str[0] ? " " : "", insn->op_str);
-	f->size = insn->size;
-	memcpy(f->bytes, insn->bytes, insn->size < sizeof(f->bytes) ? insn->size : sizeof(f->bytes));
-
 	bool atomic = prefix_in(mn, atomics);
 	bool load = mn[0] == 'l' && mn[1] == 'd';
 	bool store = mn[0] == 's' && mn[1] == 't';
@@ -194,7 +193,24 @@ static void fill_from_insn(csh h, const cs_insn *insn, const struct ct_insn_ctx 
 	// ld1 {v0.16b, v1.16b}, [x0]: the whole register list.
 	if ((load || store) && mn[2] >= '1' && mn[2] <= '4' && regs > 1)
 		size = reg_size * regs;
+	*access_ret = access;
+	*size_ret = size;
+	return atomic;
+}
 
+static void fill_from_insn(csh h, const cs_insn *insn, const struct ct_insn_ctx *ctx, struct ct_insn_facts *f)
+{
+	const cs_arm64 *a = &insn->detail->arm64;
+	const char *mn = insn->mnemonic;
+	f->decoded = true;
+	f->address = insn->address;
+	snprintf(f->text, sizeof(f->text), "%.31s%s%.63s", mn, insn->op_str[0] ? " " : "", insn->op_str);
+	f->size = insn->size;
+	memcpy(f->bytes, insn->bytes, insn->size < sizeof(f->bytes) ? insn->size : sizeof(f->bytes));
+
+	enum ct_access access;
+	unsigned size;
+	bool atomic = ct_insn_arm64_access(h, insn, &access, &size);
 	for (uint8_t i = 0; i < a->op_count && f->num_mem < CT_MAX_MEM_OPERANDS; i++) {
 		const cs_arm64_op *op = &a->operands[i];
 		if (op->type != ARM64_OP_MEM)

@@ -1,6 +1,7 @@
 // The root-cause chain over frames (docs/root-cause.md): the fault's operand, then for each physical
-// frame the walk of origin_x86.c, named with symbols, lines and DWARF parameters. A parameter moves the
-// walk to the caller's call site after checking that the call there calls this function directly.
+// frame the architecture's walk (origin_x86.c, origin_arm64.c), named with symbols, lines and DWARF
+// parameters. A parameter moves the walk to the caller's call site after checking that the call
+// there calls this function directly.
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -26,7 +27,7 @@
 #define MAX_FUNCTION_BYTES (64 * 1024)
 
 /** The walks by architecture; a dump of another one is not traced. */
-static const struct ct_vwalker *const walkers[] = { &ct_vwalker_x86_64 };
+static const struct ct_vwalker *const walkers[] = { &ct_vwalker_x86_64, &ct_vwalker_aarch64 };
 
 /** The name of the register numbered @p dwarf in the arch table ("rdi", "x0"); "?" when it has none. */
 static const char *reg_name(const struct ct_arch_info *a, int dwarf)
@@ -110,12 +111,12 @@ static struct ct_vfunc *decode_function(const struct ct_triage_input *s, const s
 	struct ct_vrange one = { code, size, start };
 	bool cold = strlen(*name) > 5 && strcmp(*name + strlen(*name) - 5, ".cold") == 0;
 	struct ct_vfunc *fn = NULL;
-	if (!w->decode(&one, 1, cold ? 0 : start, &fn, reason)) {
+	if (!ct_vfunc_decode(w->steps, &one, 1, cold ? 0 : start, &fn, reason)) {
 		free(code);
 		return NULL;
 	}
 	uint64_t targets[MAX_OUTSIDE_JUMPS];
-	size_t n = w->outside_jumps(fn, targets, MAX_OUTSIDE_JUMPS);
+	size_t n = ct_vfunc_outside_jumps(fn, targets, MAX_OUTSIDE_JUMPS);
 	*entry = start;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t s2, size2;
@@ -132,8 +133,8 @@ static struct ct_vfunc *decode_function(const struct ct_triage_input *s, const s
 		}
 		struct ct_vfunc *both = NULL;
 		uint64_t hot = cold ? s2 : start;
-		if (w->decode(two, 2, hot, &both, reason)) {
-			w->destroy(fn);
+		if (ct_vfunc_decode(w->steps, two, 2, hot, &both, reason)) {
+			ct_vfunc_destroy(fn);
 			fn = both;
 			*entry = hot;
 			if (cold)
@@ -145,7 +146,7 @@ static struct ct_vfunc *decode_function(const struct ct_triage_input *s, const s
 	free(code);
 	if (cold && *entry == start) {
 		// A .cold part without the function it belongs to: its entries are unknown.
-		w->destroy(fn);
+		ct_vfunc_destroy(fn);
 		*reason = "the crash is in a .cold part whose function was not found";
 		return NULL;
 	}
@@ -335,7 +336,7 @@ static const char *name_load(const struct chain *c, const struct ct_vfunc *fn, l
 	}
 	struct ct_vdef b;
 	struct ct_vloc base = { .reg = d->base, .size = 8 };
-	c->w->trace(fn, d->pc, base, false, 0, &b);
+	ct_vfunc_trace(fn, d->pc, base, false, 0, &b);
 	Dwarf_Die type_buf, pointee_buf, inner_leaf;
 	Dwarf_Die *type = NULL;
 	const char *name = NULL;
@@ -517,7 +518,7 @@ static bool record(struct chain *c, const struct ct_vfunc *fn, long first, long 
 			st->has_address = true;
 			st->address = d->abs;
 		} else if (frame0 && d->base >= 0 && d->base < c->w->num_regs && d->index < 0 && c->s->crashed &&
-			   c->s->crashed->valid[d->base] && c->w->unchanged(fn, d->pc, fault_pc, d->base)) {
+			   c->s->crashed->valid[d->base] && ct_vfunc_unchanged(fn, d->pc, fault_pc, d->base)) {
 			st->has_address = true;
 			st->address = c->s->crashed->dwarf[d->base] + (uint64_t)d->disp;
 		}
@@ -576,7 +577,7 @@ static void call_site_value(const struct chain *c, const struct ct_vfunc *fn, ui
 	case CT_CALL_VALUE_REG:
 		if ((int)cv.reg < c->w->num_regs && (int)cv.reg != c->arch->sp_dwarf && (int)cv.reg != loc.reg) {
 			struct ct_vloc other = { .reg = (int)cv.reg, .size = loc.size };
-			c->w->trace(fn, call_pc, other, has_value, value, d);
+			ct_vfunc_trace(fn, call_pc, other, has_value, value, d);
 			if (d->kind == CT_VDEF_STOP)
 				d->reason = ct_strpool_printf(pool, "%s (the value was in %s at the call, by its DW_AT_call_value)",
 							      d->reason, reg_name(c->arch, (int)cv.reg));
@@ -715,7 +716,7 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 	for (size_t k = 0; arch && arch->num_call_args && k < sizeof(walkers) / sizeof(walkers[0]); k++)
 		if (strcmp(walkers[k]->arch, arch->name) == 0)
 			w = walkers[k];
-	if (!w || !f->arch || strcmp(f->arch, arch->name) != 0 || !in->decoded || !f->sig.kernel_sent || !f->num_frames ||
+	if (!w || !f->arch || strcmp(f->arch, arch->name) != 0 || !in->decoded || !ct_facts_kernel_fault(f) || !f->num_frames ||
 	    !f->frames[0].own || f->frames[0].signal_frame)
 		return;
 	int signo = f->sig.signo;
@@ -743,7 +744,7 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 		if (m->index) {
 			// Base and index: the bad one is the register whose value points nowhere in the
 			// dump while the other does; when that does not decide it, nothing is traced.
-			int idx = reg_by_name(arch, m->index);
+			int idx = m->has_index_dwarf ? m->index_dwarf : reg_by_name(arch, m->index);
 			if (idx < 0 || idx >= w->num_regs || !valid[idx] || !valid[loc.reg])
 				return;
 			uint64_t word;
@@ -781,8 +782,8 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 	uint64_t value = 0;
 	if (fn && fpe) {
 		// The divisor: div's only explicit operand (op 0), a register or a frame slot.
-		if (!c.w->div_operand(fn, f->pc, &loc)) {
-			c.w->destroy(fn);
+		if (!c.w->div_operand || !c.w->div_operand(fn, f->pc, &loc)) {
+			ct_vfunc_destroy(fn);
 			return;
 		}
 		has_value = true;
@@ -802,7 +803,7 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 	uint64_t at_return = 0;
 	for (int hop = 0; hop < MAX_HOPS; hop++) {
 		struct ct_vdef d;
-		c.w->trace(fn, at, loc, has_value, value, &d);
+		ct_vfunc_trace(fn, at, loc, has_value, value, &d);
 		if (d.kind == CT_VDEF_STOP && at_return)
 			call_site_value(&c, fn, at, at_return, loc, has_value, value, &d);
 		at_return = 0;
@@ -861,9 +862,9 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 		struct ct_vfunc *cfn = decode_function(s, c.w, cstart, csize, &cname, &cstart, &reason);
 		uint64_t call_pc, target;
 		bool direct;
-		if (!cfn || !c.w->insn_ending(cfn, ff->pc, &call_pc) || !c.w->call_target(cfn, call_pc, &direct, &target)) {
+		if (!cfn || !ct_vfunc_insn_ending(cfn, ff->pc, &call_pc) || !ct_vfunc_call_target(cfn, call_pc, &direct, &target)) {
 			stop(&c, k, ff->pc, cfn ? "no call instruction ends at the caller's return address" : reason, has_value, value);
-			c.w->destroy(cfn);
+			ct_vfunc_destroy(cfn);
 			break;
 		}
 		if (!direct || target != start) {
@@ -871,7 +872,7 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 			     direct ? "the call there calls another function (a tail call in between)"
 				    : "the call there goes through a pointer: a tail call in between cannot be ruled out",
 			     has_value, value);
-			c.w->destroy(cfn);
+			ct_vfunc_destroy(cfn);
 			break;
 		}
 		if (slot >= 0) {
@@ -887,7 +888,7 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 				st->value = value;
 			}
 		}
-		c.w->destroy(fn);
+		ct_vfunc_destroy(fn);
 		fn = cfn;
 		start = cstart;
 		fname = cname;
@@ -901,7 +902,7 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 		if (hop + 1 == MAX_HOPS)
 			stop(&c, j, at, "the chain crosses more frames than it follows", has_value, value);
 	}
-	c.w->destroy(fn);
+	ct_vfunc_destroy(fn);
 out:
 	if (!c.n)
 		return;

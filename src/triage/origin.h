@@ -6,8 +6,9 @@
  * (a parameter: the walk goes on in the caller at its call site), a load from memory, a constant or a
  * computation. A step that cannot be decided stops the chain with its reason; nothing is guessed.
  *
- * Two layers: the walk over one function's decoded instructions (origin_x86.c, pure: bytes in, one
- * definition out) and the chain over frames with names and lines (origin.c, reads the dump).
+ * Two layers: the walk over one function's decoded instructions (pure: bytes in, one definition out;
+ * origin_walk.c the search, origin_x86.c and origin_arm64.c each instruction's step) and the chain
+ * over frames with names and lines (origin.c, reads the dump).
  */
 #ifndef CT_TRIAGE_ORIGIN_H
 #define CT_TRIAGE_ORIGIN_H
@@ -19,19 +20,19 @@
 #include "triage/facts.h"
 #include "triage/triage.h"
 
-/** Where a tracked value lives: a register, or a stack slot addressed from rbp or rsp. */
+/** Where a tracked value lives: a register, or a stack slot addressed from the frame or stack pointer. */
 struct ct_vloc {
 	bool slot;
-	int reg; /**< DWARF number of the register (slot: of its base, 6 rbp or 7 rsp) */
+	int reg; /**< DWARF number of the register (slot: of its base: x86-64 6 rbp or 7 rsp, aarch64 29 or 31 sp) */
 	int64_t disp; /**< slot: displacement from the base */
 	unsigned size; /**< bytes: 8 for a pointer, 4 for an int */
 };
 
 enum ct_vdef_kind {
 	CT_VDEF_ENTRY, /**< the value was in loc at the function's entry */
-	CT_VDEF_CALL, /**< rax after the call at pc */
+	CT_VDEF_CALL, /**< the return register (rax, x0) after the call at pc */
 	CT_VDEF_LOAD, /**< loaded from memory that is not a stack slot of the frame */
-	CT_VDEF_CONST, /**< an immediate or an address (lea of rip) */
+	CT_VDEF_CONST, /**< an immediate or an address (lea of rip, adrp + add) */
 	CT_VDEF_ARITH, /**< computed by the instruction at pc */
 	CT_VDEF_STOP, /**< undecidable: see reason */
 	CT_VDEF_NUM_
@@ -48,7 +49,7 @@ struct ct_vdef {
 	/** CALL through memory (`call [rip + X]`, -fno-plt): the slot's address. */
 	bool has_slot;
 	uint64_t slot;
-	/** LOAD: the operand; base and index DWARF numbers (-1 none, 16 rip), rip-relative address. */
+	/** LOAD: the operand; base and index DWARF numbers (-1 none, 16 rip), rip-relative or adrp-paired address. */
 	int base, index;
 	unsigned scale;
 	int64_t disp;
@@ -84,6 +85,11 @@ struct ct_vrange {
  */
 bool ct_vfunc_decode_x86(const struct ct_vrange *ranges, size_t nranges, uint64_t entry, struct ct_vfunc **ret,
 			 const char **reason_ret);
+/** One architecture's steps of the walk (origin_walk.h; origin_x86.c, origin_arm64.c). */
+struct ct_varch;
+/** Decodes with the steps of @p arch, as ct_vfunc_decode_x86() does with x86-64's (origin_walk.c). */
+bool ct_vfunc_decode(const struct ct_varch *arch, const struct ct_vrange *ranges, size_t nranges, uint64_t entry,
+		     struct ct_vfunc **ret, const char **reason_ret);
 /** Up to @p max targets of direct jumps that leave the decoded parts (tail calls, a .cold part). */
 size_t ct_vfunc_outside_jumps(const struct ct_vfunc *fn, uint64_t *targets, size_t max);
 void ct_vfunc_destroy(struct ct_vfunc *fn);
@@ -111,27 +117,22 @@ bool ct_vfunc_call_target(const struct ct_vfunc *fn, uint64_t pc, bool *direct_r
 bool ct_vfunc_div_operand(const struct ct_vfunc *fn, uint64_t pc, struct ct_vloc *ret);
 
 /**
- * One architecture's walk (origin_x86.c): its decoder and the functions above over what it decoded.
- * The chain (origin.c) picks it by the dump's architecture; the calling convention comes from the
- * src/arch table (call_arg_dwarf, callee_saved, sp_dwarf, fp_dwarf).
+ * One architecture's walk: its steps (origin_x86.c, origin_arm64.c) for ct_vfunc_decode(); the
+ * functions above work on what any of them decoded. The chain (origin.c) picks it by the dump's architecture; the calling
+ * convention comes from the src/arch table (call_arg_dwarf, callee_saved, sp_dwarf, fp_dwarf).
  */
 struct ct_vwalker {
 	const char *arch; /**< the src/arch table's name ("x86_64") */
-	int num_regs; /**< general registers the walk tracks: DWARF 0 .. num_regs - 1 */
-	bool (*decode)(const struct ct_vrange *ranges, size_t nranges, uint64_t entry, struct ct_vfunc **ret,
-		       const char **reason_ret);
-	void (*destroy)(struct ct_vfunc *fn);
-	void (*trace)(const struct ct_vfunc *fn, uint64_t at_pc, struct ct_vloc loc, bool has_value, uint64_t value,
-		      struct ct_vdef *ret);
-	bool (*unchanged)(const struct ct_vfunc *fn, uint64_t from_pc, uint64_t to_pc, int reg);
-	bool (*insn_ending)(const struct ct_vfunc *fn, uint64_t end, uint64_t *pc_ret);
-	bool (*call_target)(const struct ct_vfunc *fn, uint64_t pc, bool *direct_ret, uint64_t *target_ret);
+	int num_regs; /**< general registers the chain tracks: DWARF 0 .. num_regs - 1 */
+	const struct ct_varch *steps; /**< what its decoder and each instruction's step are */
+	/** The divisor of a dividing instruction that traps at pc; NULL when division does not trap. */
 	bool (*div_operand)(const struct ct_vfunc *fn, uint64_t pc, struct ct_vloc *ret);
-	size_t (*outside_jumps)(const struct ct_vfunc *fn, uint64_t *targets, size_t max);
 };
 
 /** The x86-64 walk (origin_x86.c). */
 extern const struct ct_vwalker ct_vwalker_x86_64;
+/** The aarch64 walk (origin_arm64.c). */
+extern const struct ct_vwalker ct_vwalker_aarch64;
 
 /**
  * The root cause of the crash in @p facts into @p verdict->root_cause (left empty when not traced:

@@ -10,7 +10,11 @@ Also, over every other x86-64 case: no root-cause step may name a line that is n
 thread's frames' files (a cheap check that no chain wanders off), and a chain may end in
 `stopped` only with a reason.
 
-usage: check_root_cause.py CORETRIAGE CASES_TSV CORES_DIR SOURCE_DIR
+The same programs built for aarch64 (scripts/make-cross-rc-cores: CORES_DIR/aarch64-<case>, read
+with --sysroot) are checked against the same chains with --arch aarch64; a mode whose chain differs
+there by what the compiler emits has its own key ("aarch64:switch-O0").
+
+usage: check_root_cause.py [--arch aarch64 --sysroot DIR] CORETRIAGE CASES_TSV CORES_DIR SOURCE_DIR
 Exit 0 when all pass, 1 on a failure, 77 when no rc-* core exists.
 """
 import json
@@ -42,10 +46,15 @@ EXPECT = {
     # at the table, with that reason (the key with the optimization level wins).
     "switch": [("param-of", "^count_of$", "count_of(NULL)", "0x0"), ("constant", "^dispatch$", "count_of(NULL)", "0x0")],
     "switch-O0": [("param-of", "^count_of$", "count_of(NULL)", "0x0"), ("stopped", "^dispatch$", "count_of(NULL)", "0x0")],
+    # aarch64: gcc -O0 compiles the switch to a chain of compares (no table): the walk reaches the
+    # constant. clang 14 -O2 jumps through a table and writes no DW_TAG_call_site_parameter for the
+    # call: the chain stops at the table.
+    "aarch64:switch-gcc-O0": [("param-of", "^count_of$", "count_of(NULL)", "0x0"), ("constant", "^dispatch$", "count_of(NULL)", "0x0")],
+    "aarch64:switch-clang-O2": [("param-of", "^count_of$", "count_of(NULL)", "0x0"), ("stopped", "^dispatch$", "count_of(NULL)", "0x0")],
 }
 
 # A chain expected to stop: the reason it must give.
-STOP_REASON = {"switch-O0": "jumps through a table"}
+STOP_REASON = {"switch-O0": "jumps through a table", "aarch64:switch-clang-O2": "jumps through a table"}
 
 # The object a load-from reads, named from the DWARF types: through a pointer parameter (field), and
 # through two loads, a member by offset at each level (chain).
@@ -59,15 +68,25 @@ HOLDS = {"gfield": "0x0"}
 ARRAY = "table[16]"
 
 
-def run(tool, case, cores):
+def run(tool, case, cores, sysroot):
     exe = os.path.join(cores, case, "exe")
     core = os.path.join(cores, case, "core")
-    out = subprocess.run([tool, "--no-abs-paths", "--format", "json", exe, core], capture_output=True, text=True,
-                         timeout=120)
+    extra = ["--sysroot", sysroot] if sysroot else []
+    out = subprocess.run([tool, "--no-abs-paths", "--format", "json"] + extra + [exe, core], capture_output=True,
+                         text=True, timeout=120)
     return json.loads(out.stdout)
 
 
-def check_case(case, mode, args, rep, lines):
+def expect_key(arch, mode, compiler, level):
+    """The most specific expectation: the architecture's (and compiler's), then the optimization level's."""
+    for key in (arch + ":" + mode + "-" + compiler + "-" + level, arch + ":" + mode + "-" + level, arch + ":" + mode,
+                mode + "-" + level, mode):
+        if key in EXPECT:
+            return key
+    return mode
+
+
+def check_case(case, mode, args, rep, lines, arch):
     rc = rep.get("root_cause")
     if not rc:
         return ["no root_cause"]
@@ -86,7 +105,7 @@ def check_case(case, mode, args, rep, lines):
         while steps and steps[0]["kind"] == "arith":
             steps.pop(0)
     level = case.rsplit("-", 1)[-1]
-    key = mode + "-" + level if mode + "-" + level in EXPECT else mode
+    key = expect_key(arch, mode, case.split("-")[2], level)
     want = EXPECT[key]
     if key in STOP_REASON and (not steps or STOP_REASON[key] not in (steps[-1].get("reason") or "")):
         errs.append("last step's reason %r does not say %r" % (steps[-1].get("reason") if steps else None, STOP_REASON[key]))
@@ -118,10 +137,19 @@ def check_case(case, mode, args, rep, lines):
 
 
 def main():
-    if len(sys.argv) != 5:
+    argv = sys.argv[1:]
+    arch, sysroot = "x86_64", None
+    while argv[:1] in (["--arch"], ["--sysroot"]):
+        if argv[0] == "--arch":
+            arch = argv[1]
+        else:
+            sysroot = argv[1]
+        argv = argv[2:]
+    if len(argv) != 4:
         print(__doc__)
         return 2
-    tool, tsv, cores, srcdir = sys.argv[1:]
+    tool, tsv, cores, srcdir = argv
+    prefix = "" if arch == "x86_64" else arch + "-"
     lines = open(os.path.join(srcdir, "origin.c"), encoding="utf-8").read().split("\n")
     ran = failed = 0
     for row in open(tsv, encoding="utf-8"):
@@ -129,10 +157,12 @@ def main():
         if len(cols) < 6:
             continue
         case = cols[0]
-        if not os.path.exists(os.path.join(cores, case, "core")):
+        if prefix and not case.startswith("rc-"):
+            continue
+        if not os.path.exists(os.path.join(cores, prefix + case, "core")):
             continue
         try:
-            rep = run(tool, case, cores)
+            rep = run(tool, prefix + case, cores, sysroot)
         except (subprocess.SubprocessError, ValueError) as e:
             if case.startswith("rc-"):
                 print("FAIL %s: %s" % (case, e))
@@ -141,7 +171,7 @@ def main():
         if case.startswith("rc-"):
             ran += 1
             mode = case.split("-")[1]
-            errs = check_case(case, mode, cols[3].split(), rep, lines)
+            errs = check_case(case, mode, cols[3].split(), rep, lines, arch)
         else:
             errs = []
             rc = rep.get("root_cause")
@@ -150,9 +180,9 @@ def main():
                     errs.append("stopped without a reason")
         if errs:
             failed += 1
-            print("FAIL %s: %s" % (case, "; ".join(errs)))
+            print("FAIL %s%s: %s" % (prefix, case, "; ".join(errs)))
         elif case.startswith("rc-"):
-            print("ok   %s: %s" % (case, rep["root_cause"]["summary"]))
+            print("ok   %s%s: %s" % (prefix, case, rep["root_cause"]["summary"]))
     if not ran:
         print("no rc-* cores")
         return 77
