@@ -18,9 +18,8 @@ Calls are ranked the same way (check_calls): a map from every function defined w
 in a .c file of src/ to that file is built from the sources (comments and strings blanked), and each
 call `name(` in src/ (.c and .h, macros included) to a function of another folder is ranked by the
 folder that defines the callee. A name the calling file defines itself (a static function of the same
-name) is its own. Until src/model/ is split from src/report/ (issue #23), the files of MODEL_FILES
-are the model and rank as the stage "model", just above util/: every stage fills the model through
-them, and a call from below into the rest of src/report/ (the writers) still fails.
+name) is its own. Every stage fills the model (src/model/, just above util/) and none calls into the
+writers (src/writers/), which only render it.
 
 Usage: check_layers.py ROOT      check the tree at ROOT (the repository)
        check_layers.py --self-test   show that a violation is found (a tree made in a temporary directory)
@@ -38,9 +37,10 @@ import lint_cli  # noqa: E402
 STAGES = [
     ["coretriage"],
     ["util"],
-    ["model"],
     ["lazy"],
     ["arch"],
+    # The model names signals in the numbering of arch/signal_numbers.h; arch/ fills nothing of it.
+    ["model"],
     ["dump"],
     # A live process is a dump implementation over dump/'s interface and process image (dump_live.c).
     ["live"],
@@ -50,17 +50,13 @@ STAGES = [
     ["values"],
     ["runtime"],
     ["triage"],
-    ["report"],
+    ["writers"],
     ["store"],
     ["process", "kernel", "trail"],
     ["."],
     ["cli"],
 ]
 RANK = {folder: i for i, stage in enumerate(STAGES) for folder in stage}
-# The files of src/report/ that are the report model (construction, freeing, the vocabulary tables),
-# not a writer: they rank as "model" for calls (see the docstring).
-MODEL_FILES = {"src/report/" + f for f in ("model.c", "model_runtime.c", "model_trail.c", "verdicts.c", "signals.c",
-                                           "hang_model.c", "root_cause_model.c", "diag_codes.c", "budget_diag.c")}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 # The stages that see the report only through their hand-off functions. The kernel kind's folder
@@ -176,11 +172,6 @@ def blank_comments_and_strings(text):
     return STRING.sub('""', text)
 
 
-def call_rank_folder(root, path):
-    """The stage a callee defined in @path (relative) ranks as."""
-    return "model" if path in MODEL_FILES else folder_of(root, path)
-
-
 def check_calls(root):
     """Calls from a file of src/ into a function defined by a later stage (or another folder of its stage)."""
     sources = {}
@@ -201,7 +192,7 @@ def check_calls(root):
                 defined.setdefault(m.group(1), set()).add(path)
     problems = []
     for path, code in sorted(sources.items()):
-        own = call_rank_folder(root, path)
+        own = folder_of(root, path)
         if own not in RANK:
             continue
         reported = set()
@@ -209,7 +200,7 @@ def check_calls(root):
             name = m.group(1)
             if name in own_names[path] or name not in defined or name in reported:
                 continue
-            folders = {call_rank_folder(root, d): d for d in sorted(defined[name])}
+            folders = {folder_of(root, d): d for d in sorted(defined[name])}
             if own in folders:
                 continue
             other, where = min(((RANK.get(f, -1), f, d) for f, d in folders.items()))[1:]
@@ -244,8 +235,8 @@ def self_test():
             # Calls: util/ calling up into triage/ fails; triage/ filling the model, a static function
             # of the caller's own that shares a writer's name, and a name only in a comment pass.
             "src/triage/rules.c": "bool ct_rule_fired(int x)\n{\n\treturn x > 0;\n}\n",
-            "src/report/model.c": "void ct_crash_add_evidence(struct ct_crash *c, const char *t)\n{\n}\n",
-            "src/report/text.c": "void ct_write_text(FILE *f)\n{\n}\n",
+            "src/model/model.c": "void ct_crash_add_evidence(struct ct_crash *c, const char *t)\n{\n}\n",
+            "src/writers/text.c": "void ct_write_text(FILE *f)\n{\n}\n",
             "src/util/u.c": "static int helper(void)\n{\n\treturn 1;\n}\n"
                             "int ct_util_thing(int x)\n{\n\t// ct_write_text(x) is not a call\n"
                             "\treturn ct_rule_fired(x) + helper();\n}\n",

@@ -3,18 +3,18 @@
 
 Usage: check_tables.py PRINT_TABLES SOURCE_DIR
 
-PRINT_TABLES (tests/unit/print_tables.c) lists the tables of src/report/verdicts.c (classes with their
+PRINT_TABLES (tests/unit/print_tables.c) lists the tables of src/model/verdicts.c (classes with their
 scope, address kinds, confidence, access), the rule tables of src/triage/classify.c and
-src/kernel/kclass.c, and src/report/diag_codes.c (every diagnostic code with its default severity).
+src/kernel/kclass.c, and src/model/diag_codes.c (every diagnostic code with its default severity).
 Checked against them:
   - docs/classes.md: every class is named in its part (process or kernel dumps); the numbered rows of
     each part's rule table name the rules in the order of the code's rule table;
   - docs/schema/report.schema.json: crash.class, confidence, access and address_kind enums;
   - docs/json-report.md: the address kinds of crash.address_kind;
-  - hang's wait.object and locks[].kind (src/report/hang_model.c): the schema's enums and their rows
+  - hang's wait.object and locks[].kind (src/model/hang_model.c): the schema's enums and their rows
     in docs/json-report.md;
   - docs/diagnostics.md: one row per diagnostic code with its default severity, nothing else;
-  - src/report/diag_codes.c: each code's enum name spells its string (CT_DIAG_NO_NOTES, "no-notes");
+  - src/model/diag_codes.c: each code's enum name spells its string (CT_DIAG_NO_NOTES, "no-notes");
   - src/: every code of the table is passed somewhere (as its enum; the compiler checks the rest).
 """
 import json
@@ -42,21 +42,21 @@ def enum_name(code):
 def check_call_sites(root, codes):
     """Call sites pass enum ct_diag_code values (the compiler checks that they exist): each table
     entry's enum name spells its string, and each code is passed somewhere in src/."""
-    table = read(root, "src/report/diag_codes.c")
+    table = read(root, "src/model/diag_codes.c")
     for m in re.finditer(r"\[(CT_DIAG_\w+)\]\s*=\s*\{\s*\"([^\"]+)\"", table):
         if m.group(1) != enum_name(m.group(2)):
-            fail(f"src/report/diag_codes.c: {m.group(1)} is named \"{m.group(2)}\": "
+            fail(f"src/model/diag_codes.c: {m.group(1)} is named \"{m.group(2)}\": "
                  f"the enum should be {enum_name(m.group(2))}")
     used = set()
     for dirpath, _, files in os.walk(os.path.join(root, "src")):
         for name in sorted(files):
             rel = os.path.relpath(os.path.join(dirpath, name), root)
-            if not name.endswith((".c", ".h")) or rel == "src/report/diag_codes.c":
+            if not name.endswith((".c", ".h")) or rel == "src/model/diag_codes.c":
                 continue
             used.update(re.findall(r"\bCT_DIAG_\w+", read(root, rel)))
     for code in codes:
         if enum_name(code) not in used:
-            fail(f"diagnostic code \"{code}\" ({enum_name(code)}) of src/report/diag_codes.c is passed nowhere in src/")
+            fail(f"diagnostic code \"{code}\" ({enum_name(code)}) of src/model/diag_codes.c is passed nowhere in src/")
 
 
 def table_rows(part):
@@ -173,7 +173,7 @@ def check_diag_doc(root, codes):
             fail(f"docs/diagnostics.md: `{code}` is documented as {documented[code]}, the table says {sev}")
     for code in documented:
         if code not in codes:
-            fail(f"docs/diagnostics.md: `{code}` is not a code of src/report/diag_codes.c")
+            fail(f"docs/diagnostics.md: `{code}` is not a code of src/model/diag_codes.c")
 
 
 def main():

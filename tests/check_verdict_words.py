@@ -18,8 +18,8 @@ import tempfile
 
 # The tables the words come from: file, and the regex of the table's body whose literals are words.
 TABLES = [
-    ("src/report/verdicts.c", None),  # every literal of the file is a word of a verdict table
-    ("src/report/hang_model.c", None),
+    ("src/model/verdicts.c", None),  # every literal of the file is a word of a verdict table
+    ("src/model/hang_model.c", None),
     ("src/triage/locks.c", re.compile(r"mutex_types\[[^\]]*\]\s*=\s*\{([^}]*)\}")),
     ("src/triage/facts.c", re.compile(r"heap_subclasses\[[^\]]*\]\s*=\s*\{(.*?)\n\};", re.S)),
 ]
@@ -84,7 +84,7 @@ def check(root):
 def self_test():
     with tempfile.TemporaryDirectory() as tmp:
         files = {
-            "src/report/verdicts.c": 'static const char *n[] = { "null-deref", "high" };\n',
+            "src/model/verdicts.c": 'static const char *n[] = { "null-deref", "high" };\n',
             "src/triage/locks.c": 'static const char *const mutex_types[4] = { "normal", "recursive" };\n',
             "src/triage/hang.c": 'int f(const char *t) { return !strcmp(t, "recursive"); }\n',
             "src/kernel/ksig.c": 'int g(const struct ct_crash *c) { return strcmp(c->class_id, x) == 0; }\n',

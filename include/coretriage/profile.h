@@ -2,7 +2,7 @@
  * @file profile.h
  * The model of `coretriage sample` (docs/live.md): whole-process stack samples of a live process,
  * each thread's stack rooted at its state (on a CPU, or the system call it is blocked in), merged
- * into weighted stacks and states. Filled by src/process/sample.c, rendered by src/report/profile.c
+ * into weighted stacks and states. Filled by src/process/sample.c, rendered by src/writers/profile.c
  * (text summary), folded.c and flamegraph.c.
  */
 #ifndef CORETRIAGE_PROFILE_H

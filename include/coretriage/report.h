@@ -47,7 +47,7 @@ enum ct_severity { CT_SEVERITY_INFO, CT_SEVERITY_WARNING, CT_SEVERITY_ERROR, CT_
 const char *ct_severity_to_string(enum ct_severity severity);
 
 /*
- * The verdict's vocabulary (src/report/verdicts.c): typed for the analysis that decides it and kept
+ * The verdict's vocabulary (src/model/verdicts.c): typed for the analysis that decides it and kept
  * typed in the model (crash.cls, confidence, access, address_kind); writers render the words through
  * these tables. tests/check_tables.py holds docs/classes.md, docs/json-report.md
  * and the JSON schema to these tables.
@@ -1008,7 +1008,7 @@ const char *ct_report_printf(struct ct_report *report, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /**
- * The diagnostic codes (docs/diagnostics.md), in the order of their table in src/report/diag_codes.c
+ * The diagnostic codes (docs/diagnostics.md), in the order of their table in src/model/diag_codes.c
  * (sorted by their strings, which the report carries in ct_diagnostic.code).
  */
 enum ct_diag_code {

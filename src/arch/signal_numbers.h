@@ -8,7 +8,7 @@
  *
  * Defined here once, not taken from the host's <signal.h> (the host may be a mips or sparc and its
  * numbers are the host ABI's, not the dump's); tests/unit/test_signals.c checks every value and the
- * names of report/signals.c against the kernel's <asm-generic/signal.h> and <asm-generic/siginfo.h>.
+ * names of model/signals.c against the kernel's <asm-generic/signal.h> and <asm-generic/siginfo.h>.
  */
 #ifndef CT_ARCH_SIGNAL_NUMBERS_H
 #define CT_ARCH_SIGNAL_NUMBERS_H
@@ -49,7 +49,7 @@
 /** Signals above the classic ones (real-time signals) up to this number are valid. */
 #define CT_SIGMAX 64
 
-/* si_code values the analysis decides on (the full name tables are in report/signals.c). */
+/* si_code values the analysis decides on (the full name tables are in model/signals.c). */
 #define CT_SI_USER 0
 #define CT_SI_KERNEL 0x80
 #define CT_SI_QUEUE (-1)

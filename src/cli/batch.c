@@ -33,8 +33,8 @@
 #include "cli/known.h"
 #include "dump/sniff.h"
 #include "input/input.h"
-#include "report/buckets.h"
-#include "report/json_text.h"
+#include "writers/buckets.h"
+#include "writers/json_text.h"
 #include "store/store.h"
 
 /** Defaults of the per-core limits in batch mode (docs/batch.md): generous for real cores,
@@ -709,7 +709,7 @@ static json_t *summary_json(const struct batch *b, const struct ct_bucket_entry 
 	return s;
 }
 
-// A column of the text table: untrusted text made visible (report/sanitize.h), cut to @p width
+// A column of the text table: untrusted text made visible (writers/sanitize.h), cut to @p width
 // columns on a character boundary with "…" as its last column, and padded to it.
 void ct_cli_cell(FILE *out, const char *s, size_t width, bool pad)
 {
@@ -903,7 +903,7 @@ int ct_cli_batch(struct ct_cli *cli)
 	if (!run_jobs(&b))
 		fprintf(stderr, "coretriage: batch: poll: %s\n", strerror(errno));
 
-	// Buckets (report/buckets.c), in order of first appearance, then sorted by count.
+	// Buckets (writers/buckets.c), in order of first appearance, then sorted by count.
 	struct ct_buckets table;
 	ct_buckets_init(&table);
 	size_t analyzed = 0, failed = 0, partial = 0, num_new = 0;

@@ -10,7 +10,7 @@
 #include <jansson.h>
 
 #include "cli/options.h"
-#include "report/writers.h"
+#include "writers/writers.h"
 #include "store/store.h"
 
 /** Innermost frames of the crashing thread kept in a core's meta (bucket stacks, flame graphs). */
@@ -43,7 +43,7 @@ int ct_cli_write_report_flamegraph(const char *path, const struct ct_report *rep
 
 /**
  * One column of a text table (the batch's, the store's buckets): untrusted text made visible
- * (report/sanitize.h), cut to @p width columns on a character boundary with "…" as its last
+ * (writers/sanitize.h), cut to @p width columns on a character boundary with "…" as its last
  * column, padded to it when @p pad.
  */
 void ct_cli_cell(FILE *out, const char *s, size_t width, bool pad);

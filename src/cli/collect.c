@@ -35,7 +35,7 @@
 #include "dump/sniff.h"
 #include "input/input.h"
 #include "lazy/lazy.h"
-#include "report/json_text.h"
+#include "writers/json_text.h"
 #include "store/store.h"
 
 /** Where --pipe saves cores unless --core-dir says otherwise. */

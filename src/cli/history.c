@@ -8,7 +8,7 @@
 
 #include "cli/batch.h"
 #include "cli/history.h"
-#include "report/json_text.h"
+#include "writers/json_text.h"
 #include "store/store.h"
 #include "trail/logtime.h"
 

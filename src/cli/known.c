@@ -5,7 +5,7 @@
 
 #include "cli/known.h"
 #include "coretriage/report.h"
-#include "report/json_text.h"
+#include "writers/json_text.h"
 
 /** A version mark: "# signature-version: N" (or "# signature-version N") on its own line. */
 static bool version_mark(const char *line, long *ret)

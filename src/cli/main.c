@@ -15,8 +15,8 @@
 #include "cli/options.h"
 #include "cli/sample.h"
 #include "cli/source.h"
-#include "report/buckets.h"
-#include "report/writers.h"
+#include "writers/buckets.h"
+#include "writers/writers.h"
 
 static void on_timeout(int sig)
 {
@@ -132,7 +132,7 @@ static int write_report_as(FILE *out, const struct ct_cli *cli, const struct ct_
 	case CT_OUTPUT_MARKDOWN: return ct_write_markdown(out, report, &wo);
 	case CT_OUTPUT_FOLDED: return ct_write_folded(out, report);
 	case CT_OUTPUT_SARIF: {
-		// One core is one bucket, made by the same table as batch mode's (report/buckets.c).
+		// One core is one bucket, made by the same table as batch mode's (writers/buckets.c).
 		json_t *meta = ct_cli_core_meta(report, cli->opts.core_path);
 		struct ct_bucket b;
 		if (!meta || !ct_cli_bucket_from_meta(meta, &b)) {

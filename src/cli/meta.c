@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli/batch.h"
-#include "report/json_text.h"
+#include "writers/json_text.h"
 #include "triage/facts.h"
 
 /** Frames in the fallback signature, counted from the blame frame (docs/batch.md). */

@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "coretriage/coretriage.h"
-#include "report/writers.h"
+#include "writers/writers.h"
 
 /**
  * AddressSanitizer reserves terabytes of shadow memory as private writable mappings, which
@@ -97,7 +97,7 @@ struct ct_cli {
 	const char *log_paths[64];
 	/** -c/--core (coredumpctl's and eu-stack's spelling), borrowed from argv; NULL when not given. */
 	const char *core_opt;
-	/** Text display only, never the analysis (report/writers.h): -n, --thread, -q, --sections. */
+	/** Text display only, never the analysis (writers/writers.h): -n, --thread, -q, --sections. */
 	size_t show_frames; /**< -n N: frames per thread shown, 0 = all */
 	enum ct_show_threads show_threads;
 	int show_tid; /**< --thread=TID */
@@ -116,7 +116,7 @@ struct ct_cli {
 
 /**
  * Prints "coretriage: MESSAGE" and a newline on stderr, the message made safe for a terminal
- * (report/sanitize.h): error messages quote paths and names from the dump.
+ * (writers/sanitize.h): error messages quote paths and names from the dump.
  */
 void ct_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -6,7 +6,7 @@
 
 #include "cli/sample.h"
 #include "process/sample.h"
-#include "report/writers.h"
+#include "writers/writers.h"
 
 int ct_cli_sample(const struct ct_cli *cli)
 {

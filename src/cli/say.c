@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "cli/options.h"
-#include "report/sanitize.h"
+#include "writers/sanitize.h"
 
 void *ct_cli_memory_reserve(void)
 {

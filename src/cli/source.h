@@ -1,6 +1,6 @@
 /**
  * @file source.h
- * The source lines --source shows (report/writers.h's struct ct_source_lines), read by the CLI:
+ * The source lines --source shows (writers/writers.h's struct ct_source_lines), read by the CLI:
  * each file as its frame records it, else under the --source-dir directories (the recorded path,
  * then ever shorter suffixes of it, as gdb's directory search does). Regular files of at most
  * 16 MiB; the text goes through the writer's sanitizer like everything else from outside.
@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "report/writers.h"
+#include "writers/writers.h"
 
 /** Files kept in memory at once: the crashing thread's frames rarely span more. */
 #define CT_CLI_SOURCE_FILES 8

@@ -12,7 +12,7 @@
 #include "kernel/orc.h"
 #include "kernel/vmcore.h"
 #include "lazy/lazy.h"
-#include "report/budget_diag.h"
+#include "model/budget_diag.h"
 #include "triage/triage.h"
 #include "unwind/stacks.h"
 #include "unwind/unwind.h"

@@ -12,7 +12,7 @@
 
 #include "dump/sniff.h"
 #include "input/input.h"
-#include "report/budget_diag.h"
+#include "model/budget_diag.h"
 #include "trail/journal.h"
 #include "trail/trail.h"
 #include "util/budget.h"

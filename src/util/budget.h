@@ -18,7 +18,7 @@
  *
  * "memory" is --max-memory (ct_options.max_memory), else 4 GiB. A stage asks before it spends
  * (ct_budget_take()); a refusal is final for that kind, and the first refusal becomes one warning
- * diagnostic ("budget-frames", …) through ct_budget_report() (report/budget_diag.h), so the report says which budget was
+ * diagnostic ("budget-frames", …) through ct_budget_report() (model/budget_diag.h), so the report says which budget was
  * reached and stays complete JSON (exit 1). Any stage can use it: it lives in the analysis context
  * (the process pipeline's session, the kernel pipeline's vmcore).
  */
@@ -54,7 +54,7 @@ const char *ct_budget_kind_to_string(enum ct_budget_kind kind);
 struct ct_budget {
 	uint64_t limit[CT_BUDGET_NUM_];
 	uint64_t used[CT_BUDGET_NUM_];
-	/** Refused at least once (reported by ct_budget_report(), report/budget_diag.h). */
+	/** Refused at least once (reported by ct_budget_report(), model/budget_diag.h). */
 	bool reached[CT_BUDGET_NUM_];
 	bool reported[CT_BUDGET_NUM_];
 };
@@ -77,7 +77,7 @@ uint64_t ct_budget_left(const struct ct_budget *b, enum ct_budget_kind kind);
 /** Marks @p kind reached (a stage that found the limit by itself, e.g. a capped stream). */
 void ct_budget_mark_reached(struct ct_budget *b, enum ct_budget_kind kind);
 
-/** A budget reached: what its warning says (report/budget_diag.h turns it into the diagnostic). */
+/** A budget reached: what its warning says (model/budget_diag.h turns it into the diagnostic). */
 struct ct_budget_reached {
 	enum ct_budget_kind kind;
 	enum ct_diag_code code; /**< "budget-KIND" */

@@ -8,7 +8,7 @@
 #include "coretriage/coretriage.h"
 #include "process/process.h"
 #include "fuzz_pipeline.h"
-#include "report/writers.h"
+#include "writers/writers.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,7 +13,7 @@
 #include "coretriage/coretriage.h"
 #include "pipeline.h"
 #include "process/process.h"
-#include "report/writers.h"
+#include "writers/writers.h"
 
 /** The options hostile-input targets analyze with: --safe, no network, small caps, @p exe (borrowed). */
 static inline void ct_fuzz_options(struct ct_options *opts, const char *exe)

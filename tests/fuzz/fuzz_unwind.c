@@ -13,7 +13,7 @@
 #include "dump/elfcore.h"
 #include "process/process.h"
 #include "fuzz_pipeline.h"
-#include "report/writers.h"
+#include "writers/writers.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

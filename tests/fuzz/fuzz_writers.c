@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "coretriage/coretriage.h"
-#include "report/buckets.h"
-#include "report/json_emit.h"
-#include "report/writers.h"
+#include "writers/buckets.h"
+#include "writers/json_emit.h"
+#include "writers/writers.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,7 +4,7 @@
 
 #include "coretriage/report.h"
 #include "kernel/vmcore.h"
-#include "report/diag_codes.h"
+#include "model/diag_codes.h"
 #include "triage/facts.h"
 
 int main(void)

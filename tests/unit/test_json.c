@@ -1,4 +1,4 @@
-// Unit tests of the JSON writer (report/json.c) and its streaming emitter (report/json_emit.c) over
+// Unit tests of the JSON writer (writers/json.c) and its streaming emitter (writers/json_emit.c) over
 // hand-built reports, written into an open_memstream and parsed back with jansson.
 #include <jansson.h>
 #include <stdio.h>
@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "coretriage/report.h"
-#include "report/json_emit.h"
-#include "report/writers.h"
+#include "writers/json_emit.h"
+#include "writers/writers.h"
 #include "test.h"
 
 // U+FFFD, the replacement of a byte that is not valid UTF-8.

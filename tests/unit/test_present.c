@@ -1,12 +1,12 @@
-// Unit tests of the presentation layer: the sanitizer's rules (report/sanitize.c), thread groups
-// and recursion collapsing (report/present.c), the bucket table (report/buckets.c), the budget.
+// Unit tests of the presentation layer: the sanitizer's rules (writers/sanitize.c), thread groups
+// and recursion collapsing (writers/present.c), the bucket table (writers/buckets.c), the budget.
 #include <stdlib.h>
 #include <string.h>
 
 #include "coretriage/coretriage.h"
-#include "report/buckets.h"
-#include "report/present.h"
-#include "report/sanitize.h"
+#include "writers/buckets.h"
+#include "writers/present.h"
+#include "writers/sanitize.h"
 #include "test.h"
 #include "util/budget.h"
 

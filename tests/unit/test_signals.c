@@ -1,4 +1,4 @@
-// The signal numbers and si_codes of arch/signal_numbers.h and the names of report/signals.c against
+// The signal numbers and si_codes of arch/signal_numbers.h and the names of model/signals.c against
 // the kernel's own asm-generic headers (linux-libc-dev): the numbering every dump's signals are turned
 // into. Only these headers are included here: glibc's <signal.h> is the host's ABI and would clash.
 #include <asm-generic/signal.h>

@@ -1,12 +1,12 @@
-// The tables of the verdict's vocabulary (report/verdicts.c) and of the diagnostic codes
-// (report/diag_codes.c): complete, unique, sorted where looked up by search. print_tables.c prints
+// The tables of the verdict's vocabulary (model/verdicts.c) and of the diagnostic codes
+// (model/diag_codes.c): complete, unique, sorted where looked up by search. print_tables.c prints
 // them for tests/check_tables.py, which holds the docs, the JSON schema and the call sites to them.
 #include <stdio.h>
 #include <string.h>
 
 #include "coretriage/report.h"
 #include "kernel/vmcore.h"
-#include "report/diag_codes.h"
+#include "model/diag_codes.h"
 #include "test.h"
 #include "triage/facts.h"
 #include "unwind/unwind.h"

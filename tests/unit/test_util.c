@@ -6,7 +6,7 @@
 
 #include "coretriage/error.h"
 #include "coretriage/report.h"
-#include "report/writers.h"
+#include "writers/writers.h"
 #include "test.h"
 #include "util/bisect.h"
 #include "util/bytes.h"
