@@ -45,6 +45,49 @@ static bool range_start(Dwarf_Die *die, Dwarf_Addr addr, Dwarf_Addr *ret)
 	return false;
 }
 
+// The row of @p cudie's line table that describes @p addr, chosen as gdb chooses it: libdw gives the
+// last row at the address, but when that row is not a statement and an earlier row at the same
+// address is, the statement's line is the one the source shows there (gcc emits "line 668, stmt;
+// line 669, view 1, not stmt" at one address for an epilogue; gdb says 668, a reader of the last
+// row 669). Rows at one address keep their order in libdw's sorted table.
+static Dwarf_Line *line_at(Dwarf_Die *cudie, Dwarf_Addr addr)
+{
+	Dwarf_Line *line = dwarf_getsrc_die(cudie, addr);
+	bool stmt = true;
+	Dwarf_Addr at;
+	Dwarf_Lines *lines;
+	size_t n;
+	if (!line || dwarf_linebeginstatement(line, &stmt) != 0 || stmt || dwarf_lineaddr(line, &at) != 0 ||
+	    dwarf_getsrclines(cudie, &lines, &n) != 0)
+		return line;
+	// First row at the address (binary search), then the returned row among the rows there.
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		Dwarf_Addr a;
+		if (dwarf_lineaddr(dwarf_onesrcline(lines, mid), &a) == 0 && a < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t k = lo;
+	while (k < n && dwarf_onesrcline(lines, k) != line)
+		k++;
+	if (k == n)
+		return line;
+	for (size_t i = k; i > lo; i--) {
+		Dwarf_Line *prev = dwarf_onesrcline(lines, i - 1);
+		int lineno = 0;
+		Dwarf_Addr a;
+		bool prev_stmt = false;
+		if (dwarf_lineaddr(prev, &a) != 0 || a != at || dwarf_lineno(prev, &lineno) != 0 || lineno == 0)
+			break;
+		if (dwarf_linebeginstatement(prev, &prev_stmt) == 0 && prev_stmt)
+			return prev;
+	}
+	return line;
+}
+
 size_t ct_inline_chain(struct ct_strpool *strings, struct ct_cu_index *index, Dwfl_Module *mod, Dwarf_Addr addr,
 		       struct ct_source_frame *out)
 {
@@ -52,7 +95,7 @@ size_t ct_inline_chain(struct ct_strpool *strings, struct ct_cu_index *index, Dw
 	Dwarf_Addr bias = 0;
 	Dwarf_Die cu_mem, *cudie = ct_cu_index_find(index, mod, addr, &cu_mem, &bias) ? &cu_mem : NULL;
 	// The line table of the unit found (dwfl_module_getsrc would look the unit up by aranges again).
-	Dwarf_Line *line = cudie ? dwarf_getsrc_die(cudie, addr - bias) : NULL;
+	Dwarf_Line *line = cudie ? line_at(cudie, addr - bias) : NULL;
 	if (line) {
 		const char *file = dwarf_linesrc(line, NULL, NULL);
 		dwarf_lineno(line, &base.line);

@@ -15,9 +15,9 @@ for `_start`). Tolerated, and printed as KNOWN, only:
     pick different aliases: `clone3` / `__clone3`);
   - a frame without a name in a module whose file's build-id differs from the dump's: coretriage
     refuses such a file (docs/architecture.md), gdb uses it;
-  - a Rust v0 name without gdb's crate disambiguators (`core::ptr` for `core[4e4b6e9a9c4c4a32]::ptr`);
-  - a line other than gdb's where binutils addr2line gives coretriage's (several rows of the
-    line table at one address: gdb takes the last is_stmt one).
+  - a Rust v0 name without gdb's crate disambiguators (`core::ptr` for `core[4e4b6e9a9c4c4a32]::ptr`).
+Of several line-table rows at one address the line is gdb's: the last one, or when it is not a
+statement the statement row before it at that address.
 Anything else fails. Exit 0 when all cases pass, 1 on a difference, 77 when no core exists.
 """
 import argparse
@@ -87,7 +87,7 @@ def key(name, kind):
     return "<signal>" if kind == "signal" else (name or "??")
 
 
-def compare_line(label, gf, of, oi, out, modules):
+def compare_line(label, gf, of, oi, out):
     """The same source line as gdb, or none where gdb has none (`_start ()`): 1 on a difference."""
     if gf.signal_handler:
         return 0
@@ -97,42 +97,12 @@ def compare_line(label, gf, of, oi, out, modules):
         return 1
     if gf.file is not None and (ofile is None or os.path.basename(ofile) != os.path.basename(gf.file)
                                 or oline != gf.line):
-        a2l = addr2line(of, modules)
-        if a2l and ofile and os.path.basename(a2l[0]) == os.path.basename(ofile) and a2l[1] == oline:
-            out.append(f"  KNOWN {label}: #{oi} {of.get('function')} at {ofile}:{oline} as binutils addr2line says; "
-                       f"gdb says {gf.file}:{gf.line} (of several line rows at one address, gdb takes the "
-                       f"last is_stmt one, addr2line and coretriage the last one)")
-            return 0
         out.append(f"  FAIL {label}: #{oi} {of.get('function')} at {ofile}:{oline}, gdb at {gf.file}:{gf.line}")
         return 1
     return 0
 
 
-def addr2line(of, modules):
-    """(file, line) binutils addr2line gives for frame @of (a dict of coretriage's JSON), or None."""
-    m = modules.get(of.get("module"))
-    if not m or not m.get("path") or not of.get("pc"):
-        return None
-    path = m["path"]
-    try:
-        with open(path, "rb") as f:
-            head = f.read(18)
-    except OSError:
-        return None
-    pc = int(of["pc"], 16)
-    # Callers are looked up at pc - 1 (the call instruction), the innermost frame at pc.
-    if of.get("index", 0) > 0 and of.get("trust") != "context":
-        pc -= 1
-    if len(head) == 18 and head[16] == 3:  # ET_DYN: module-relative
-        pc -= int(m["base"], 16)
-    proc = subprocess.run(["addr2line", "-e", path, hex(pc)], capture_output=True, text=True, check=False)
-    loc = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
-    file, _, line = loc.rpartition(":")
-    line = line.split()[0] if line else ""
-    return (file, int(line)) if line.isdigit() else None
-
-
-def compare_thread(label, gdb_frames, our_frames, module_files, out, refused=(), modules=None):
+def compare_thread(label, gdb_frames, our_frames, module_files, out, refused=()):
     """Appends lines to @out; returns the number of failures."""
     g = [(f.function, gdb_kind(f)) for f in gdb_frames]
     # Rust v0 names: gdb prints crate disambiguators ("core[4e4b6e9a9c4c4a32]::ptr"), coretriage
@@ -186,7 +156,7 @@ def compare_thread(label, gdb_frames, our_frames, module_files, out, refused=(),
                 elif gkind != okind and not (gkind == "tailcall" and okind == "normal"):
                     out.append(f"  FAIL {label}: #{oi} {ok_[oi]}: coretriage says {okind}, gdb #{gi} says {gkind}")
                     failures += 1
-                failures += compare_line(label, gdb_frames[gi], our_frames[oi], oi, out, modules)
+                failures += compare_line(label, gdb_frames[gi], our_frames[oi], oi, out)
             continue
         gs, os_ = list(range(i1, i2)), list(range(j1, j2))
         # Pair replaced frames one to one where both sides have one.
@@ -266,8 +236,7 @@ def run_case(tool, cores, case, all_threads, verbose, tool_args=(), gdb_settings
             continue
         compared += 1
         label = f"{case} thread {gt.lwp}"
-        failures += compare_thread(label, gt.frames, t.get("frames") or [], module_files, out, refused,
-                                   {m.get("name"): m for m in report.get("modules") or []})
+        failures += compare_thread(label, gt.frames, t.get("frames") or [], module_files, out, refused)
         if verbose:
             out.append(f"  gdb:        {[f.function for f in gt.frames]}")
             out.append(f"  coretriage: {[f.get('function') for f in t.get('frames') or []]}")
