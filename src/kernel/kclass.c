@@ -24,8 +24,8 @@ static bool exception_has(const struct ct_panic_record *f, const char *word)
 
 static void set_class(struct ct_verdict *r, enum ct_class cls, enum ct_confidence confidence)
 {
-	r->cls = cls;
-	r->confidence = confidence;
+	r->crash.cls = cls;
+	r->crash.confidence = confidence;
 }
 
 /* The culprit's module, "" for vmlinux (and when a copy failed). */

@@ -13,6 +13,7 @@
 #include "kernel/vmcore.h"
 #include "lazy/lazy.h"
 #include "model/budget_diag.h"
+#include "model/thread_registers.h"
 #include "triage/triage.h"
 #include "unwind/stacks.h"
 #include "unwind/unwind.h"
@@ -112,20 +113,6 @@ static int find_panic_cpu(const struct ct_vmcore *vm, const struct ct_panic_reco
 		}
 	}
 	return -1;
-}
-
-static void add_registers(struct ct_strpool *strings, struct ct_thread *th, const struct ct_arch_info *arch,
-			  const struct ct_core_thread *c)
-{
-	size_t n = c->num_values;
-	th->registers = calloc(n, sizeof(*th->registers));
-	if (!th->registers)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		th->registers[i].name = ct_strpool_intern(strings, arch->regs[i].name);
-		th->registers[i].value = c->values[i];
-	}
-	th->num_registers = n;
 }
 
 /*
@@ -363,7 +350,7 @@ static bool kernel_unwind(void *session, size_t i)
 		th->stop_reason = ct_strpool_intern(s->out.strings, ct_stop_reason_to_string(CT_STOP_NO_CPU_REGISTERS));
 		return true;
 	}
-	add_registers(s->out.strings, th, s->vm.arch, cpu);
+	ct_thread_set_registers(th, s->out.strings, s->vm.arch->regs, cpu->values, cpu->num_values);
 	ct_kstack_unwind(&s->vm, &s->ks, cpu, s->out.strings, th, s->opts->max_frames);
 	return true;
 }

@@ -56,6 +56,6 @@ void ct_kernel_signature(const struct ct_thread *t, const struct ct_panic_record
 		for (size_t i = start; i < t->num_frames && n < KEY_FUNCTIONS; i++)
 			fns[n++] = t->frames[i].function;
 	}
-	ct_signature_from_functions(&verdict->signature, verdict->strings, ct_class_to_string(verdict->cls),
+	ct_signature_from_functions(&verdict->signature, verdict->strings, ct_class_to_string(verdict->crash.cls),
 				    verdict->crash.subclass, fns, n);
 }

@@ -12,6 +12,7 @@
 #include "process/process.h"
 #include "model/budget_diag.h"
 #include "model/diag_codes.h"
+#include "model/thread_registers.h"
 #include "runtime/python.h"
 #include "runtime/go.h"
 #include "triage/triage.h"
@@ -180,16 +181,8 @@ static bool symbolize_into(struct ct_session *s, const struct ct_core_thread *ct
 static void fill_registers(struct ct_session *s, const struct ct_core_thread *ct, struct ct_thread *t)
 {
 	const struct ct_arch_info *arch = s->core->arch;
-	if (!arch || !ct->has_regs)
-		return;
-	t->registers = calloc(ct->num_values, sizeof(*t->registers));
-	if (!t->registers)
-		return;
-	for (size_t i = 0; i < ct->num_values; i++) {
-		t->registers[i].name = ct_report_strdup(s->report, arch->regs[i].name);
-		t->registers[i].value = ct->values[i];
-	}
-	t->num_registers = ct->num_values;
+	if (arch && ct->has_regs)
+		ct_thread_set_registers(t, &s->report->strings, arch->regs, ct->values, ct->num_values);
 }
 
 // Unwinds, symbolizes and reads the values of thread @p index of the core into the stacks.
@@ -429,8 +422,8 @@ static void process_triage(void *session)
 	}
 	// A verdict on part of the notes is never certain: the crashing thread or the signal may be
 	// among those not read ("no crash: snapshot, confidence high" from a padded core).
-	if (s->core->notes_capped && verdict->confidence != CT_CONFIDENCE_LOW) {
-		verdict->confidence = CT_CONFIDENCE_LOW;
+	if (s->core->notes_capped && verdict->crash.confidence != CT_CONFIDENCE_LOW) {
+		verdict->crash.confidence = CT_CONFIDENCE_LOW;
 		ct_crash_add_evidence(&verdict->crash, verdict->strings,
 				      "only the first %u notes of the core were read: the verdict may miss the crashing thread",
 				      CT_MAX_NOTES);

@@ -278,9 +278,9 @@ static void evidence_insn(const struct ct_facts *f, struct ct_verdict *r)
 /** Common verdict setter. */
 static void verdict(struct ct_verdict *r, enum ct_class cls, const char *subclass, enum ct_confidence c)
 {
-	r->cls = cls;
+	r->crash.cls = cls;
 	r->crash.subclass = subclass ? ct_strpool_intern(r->strings, subclass) : NULL;
-	r->confidence = c;
+	r->crash.confidence = c;
 }
 
 static void set_address(struct ct_verdict *r, const struct ct_address_facts *a, enum ct_address_kind kind)
@@ -521,7 +521,7 @@ static void fill_assertion(const struct ct_facts *f, struct ct_verdict *r)
 		    !strstr(f->frames[f->blame].function, a->function)) {
 			ct_crash_add_evidence(&r->crash, r->strings, "conflict: the assertion names function %s but the blamed frame is %s",
 					      a->function, f->frames[f->blame].function);
-			r->confidence = CT_CONFIDENCE_MEDIUM;
+			r->crash.confidence = CT_CONFIDENCE_MEDIUM;
 		}
 		r->crash.summary = ct_strpool_printf(r->strings, "assertion `%s` failed in %s (%s:%d)",
 						    a->expression ? a->expression : "?", a->function ? a->function : "?",

@@ -28,9 +28,9 @@ void ct_deadlock_fill(const struct ct_facts *f, struct ct_verdict *r)
 	const struct ct_cycle *c = &h->cycles[0];
 	const struct ct_cycle_member *m = &h->members[c->start];
 	bool self = c->length == 1;
-	r->cls = CT_CLASS_DEADLOCK;
+	r->crash.cls = CT_CLASS_DEADLOCK;
 	r->crash.subclass = self ? ct_strpool_intern(r->strings, "self-deadlock") : NULL;
-	r->confidence = CT_CONFIDENCE_HIGH;
+	r->crash.confidence = CT_CONFIDENCE_HIGH;
 	if (self) {
 		r->crash.summary = ct_strpool_printf(r->strings, "self-deadlock: thread %d%s%s waits for %s, which it holds itself", m->tid,
 						    m->function ? " in " : "", m->function ? m->function : "",

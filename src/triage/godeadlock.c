@@ -31,9 +31,9 @@ void ct_fill_go_deadlock(const struct ct_facts *f, struct ct_verdict *r)
 {
 	const struct ct_go_fatal_facts *g = &f->go_fatal;
 	const struct ct_runtime *rt = f->runtime && f->runtime->present && f->runtime->num_goroutines ? f->runtime : NULL;
-	r->cls = CT_CLASS_DEADLOCK;
+	r->crash.cls = CT_CLASS_DEADLOCK;
 	r->crash.subclass = ct_strpool_intern(r->strings, "go-all-asleep");
-	r->confidence = CT_CONFIDENCE_HIGH;
+	r->crash.confidence = CT_CONFIDENCE_HIGH;
 	ct_crash_add_evidence(&r->crash, r->strings,
 			      "Go fatal error \"%s\": the string %s passed to systemstack, read from its closure at 0x%llx on the g0 stack the signal frame interrupted",
 			      g->message, g->function, (unsigned long long)g->closure);

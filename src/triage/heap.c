@@ -647,8 +647,8 @@ bool ct_when_use_after_free(const struct ct_facts *f)
 void ct_fill_use_after_free(const struct ct_facts *f, struct ct_verdict *r)
 {
 	const struct ct_heap_facts *h = f->heap;
-	r->cls = CT_CLASS_USE_AFTER_FREE;
-	r->confidence = CT_CONFIDENCE_HIGH;
+	r->crash.cls = CT_CLASS_USE_AFTER_FREE;
+	r->crash.confidence = CT_CONFIDENCE_HIGH;
 	const struct ct_insn_facts *in = &f->insn;
 	r->crash.access = in->access;
 	uint64_t addr = 0;

@@ -106,9 +106,9 @@ void ct_fill_panic(const struct ct_facts *f, struct ct_verdict *r)
 	if (f->blame < 0)
 		c = CT_CONFIDENCE_MEDIUM;
 	ct_crash_add_detail_string(&r->crash, r->strings, "runtime", p->runtime);
-	r->cls = CT_CLASS_PANIC;
+	r->crash.cls = CT_CLASS_PANIC;
 	r->crash.subclass = NULL;
-	r->confidence = c;
+	r->crash.confidence = c;
 	const char *what = p->message ? ct_strpool_printf(r->strings, ": %s", p->message)
 			   : p->raiser ? ct_strpool_printf(r->strings, " (%s)", p->raiser) : "";
 	// The panic's own location when the dump has it, else the blamed frame's line.
@@ -152,9 +152,9 @@ void ct_fill_go_fault(const struct ct_facts *f, struct ct_verdict *r)
 	if (p->message)
 		ct_crash_add_detail_string(&r->crash, r->strings, "message", p->message);
 	ct_crash_add_detail_string(&r->crash, r->strings, "runtime", "go");
-	r->cls = cls;
+	r->crash.cls = cls;
 	r->crash.subclass = NULL;
-	r->confidence = c;
+	r->crash.confidence = c;
 	r->crash.summary = ct_strpool_printf(r->strings, "Go %s%s%s (runtime.sigpanic, then GOTRACEBACK's abort)",
 					    cls == CT_CLASS_NULL_DEREF ? "nil pointer dereference" : ct_class_to_string(cls),
 					    p->message ? "" : "", where(f, r));

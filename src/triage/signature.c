@@ -97,7 +97,7 @@ static const char *frame_key(const struct ct_frame_fact *fr, char *buf, size_t s
 
 long ct_effective_blame(const struct ct_facts *f, const struct ct_verdict *r)
 {
-	bool overflow = r->cls == CT_CLASS_STACK_OVERFLOW;
+	bool overflow = r->crash.cls == CT_CLASS_STACK_OVERFLOW;
 	if (!overflow || f->stack.recursion_depth < 2 || f->stack.cycle_start >= f->num_frames)
 		return f->blame;
 	size_t end = f->stack.cycle_start + f->stack.cycle_length;
@@ -135,7 +135,7 @@ static void cycle_key(const struct ct_facts *f, struct ct_signature_key *key)
 void ct_signature_build(const struct ct_facts *f, const char *runtime_frame, struct ct_verdict *r)
 {
 	// A deadlock is keyed by its cycle: the functions taking the locks, and the locks (docs/signature.md).
-	const char *cycle = r->cls == CT_CLASS_DEADLOCK ? ct_hang_signature(r) : NULL;
+	const char *cycle = r->crash.cls == CT_CLASS_DEADLOCK ? ct_hang_signature(r) : NULL;
 	if (cycle) {
 		char hash[17];
 		ct_fnv1a64_hex(cycle, hash);
@@ -146,9 +146,9 @@ void ct_signature_build(const struct ct_facts *f, const char *runtime_frame, str
 		return;
 	}
 	struct ct_signature_key key;
-	ct_signature_key_start(&key, CT_SIGNATURE_KEY_BYTES, ct_class_to_string(r->cls), r->crash.subclass);
+	ct_signature_key_start(&key, CT_SIGNATURE_KEY_BYTES, ct_class_to_string(r->crash.cls), r->crash.subclass);
 	// Stack overflow through recursion: the cycle is the bug, wherever the overflow cut it.
-	bool overflow = r->cls == CT_CLASS_STACK_OVERFLOW;
+	bool overflow = r->crash.cls == CT_CLASS_STACK_OVERFLOW;
 	bool by_cycle = overflow && f->stack.recursion_depth >= 2 && f->stack.cycle_length <= CT_SIGNATURE_FRAMES * 4 &&
 		     f->stack.cycle_start + f->stack.cycle_length <= f->num_frames;
 	if (by_cycle)

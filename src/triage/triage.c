@@ -52,8 +52,6 @@ void ct_verdict_init(struct ct_verdict *v, struct ct_strpool *strings)
 {
 	memset(v, 0, sizeof(*v));
 	v->strings = strings;
-	v->cls = CT_CLASS_UNKNOWN;
-	v->confidence = CT_CONFIDENCE_LOW;
 	ct_crash_init(&v->crash, strings);
 }
 
@@ -62,8 +60,6 @@ void ct_verdict_move_to_report(struct ct_verdict *v, struct ct_report *report)
 	ct_crash_free(&report->crash);
 	ct_hang_free(&report->hang);
 	report->crash = v->crash;
-	report->crash.cls = v->cls;
-	report->crash.confidence = v->confidence;
 	report->abort_message = v->abort_message;
 	report->hang = v->hang;
 	report->signature = v->signature;

@@ -39,8 +39,7 @@ struct ct_triage_input {
  * ct_verdict_move_to_report(). Arrays are owned; strings live in the sink's pool.
  */
 struct ct_verdict {
-	enum ct_class cls;
-	enum ct_confidence confidence;
+	/** The class and confidence are the crash's (crash.cls, crash.confidence): one place. */
 	struct ct_crash crash;
 	struct ct_abort_message abort_message;
 	/** The wait-for graph: locks, cycles, contention lines. */
@@ -62,8 +61,7 @@ struct ct_verdict {
 void ct_verdict_init(struct ct_verdict *verdict, struct ct_strpool *strings);
 /** Gathers the facts, runs the rules and builds the signature into @p out (freed by the two below). */
 void ct_triage_process(const struct ct_triage_input *in, struct ct_verdict *out);
-/** Hands the verdict to @p report (the arrays move, the class and confidence become the model's
- * strings, each wait goes to its thread): call it after the stacks moved into the report. */
+/** Hands the verdict to @p report (the arrays move, each wait goes to its thread): call it after the stacks moved into the report. */
 void ct_verdict_move_to_report(struct ct_verdict *verdict, struct ct_report *report);
 /** Frees a verdict not moved into a report. */
 void ct_verdict_free(struct ct_verdict *verdict);

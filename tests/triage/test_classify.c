@@ -58,7 +58,7 @@ static const char *cls(const struct ct_facts *f)
 {
 	reset();
 	ct_classify(f, &verdict);
-	return ct_class_to_string(verdict.cls);
+	return ct_class_to_string(verdict.crash.cls);
 }
 
 TEST(no_signal)
@@ -66,14 +66,14 @@ TEST(no_signal)
 	struct ct_facts f = { .blame = -1 };
 	f.sig.signo = 19; // gdb's SIGSTOP siginfo, but no thread carries a signal
 	CHECK_STR(cls(&f), "no-signal");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "high");
 }
 
 TEST(external_signal)
 {
 	struct ct_facts f = sent(CT_SIGSEGV, CT_SI_USER, 4242);
 	CHECK_STR(cls(&f), "external-signal");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "high");
 	bool found = false;
 	for (size_t i = 0; i < verdict.crash.num_details; i++)
 		found |= strcmp(verdict.crash.details[i].key, "sender_pid") == 0 && verdict.crash.details[i].integer == 4242;
@@ -84,7 +84,7 @@ TEST(external_signal_unknown_sender_is_low)
 {
 	struct ct_facts f = fault(CT_SIGSEGV, CT_SI_USER);
 	CHECK_STR(cls(&f), "external-signal");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "low");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "low");
 }
 
 TEST(self_signal)
@@ -99,7 +99,7 @@ TEST(raise_sigabrt_without_abort_is_abort_medium)
 {
 	struct ct_facts f = sent(CT_SIGABRT, CT_SI_TKILL, 100);
 	CHECK_STR(cls(&f), "abort");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "medium");
 }
 
 TEST(abort_with_frames)
@@ -109,7 +109,7 @@ TEST(abort_with_frames)
 	f.num_frames = 5;
 	f.blame = 3;
 	CHECK_STR(cls(&f), "abort");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "high");
 	CHECK_EQ(verdict.crash.blame_frame, 3);
 	CHECK(strstr(verdict.crash.summary, "shutdown_on_error (x.c:3)") != NULL);
 }
@@ -127,7 +127,7 @@ TEST(assertion_message_and_frame_agree)
 	f.blame = 2;
 	ct_abort_parse(&pool()->strings, "prog: t.c:3: checked_div: Assertion `b != 0' failed.\n", &f.abort_msg);
 	CHECK_STR(cls(&f), "assertion-failure");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "high");
 	CHECK(strstr(verdict.crash.summary, "`b != 0`") != NULL);
 }
 
@@ -140,7 +140,7 @@ TEST(assertion_conflicts_lower_confidence)
 	f.blame = 3;
 	ct_abort_parse(&pool()->strings, "prog: t.c:3: other_fn: Assertion `x' failed.", &f.abort_msg);
 	CHECK_STR(cls(&f), "assertion-failure");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "medium");
 	bool conflict = false;
 	for (size_t i = 0; i < verdict.crash.num_evidence; i++)
 		conflict |= strncmp(verdict.crash.evidence[i], "conflict:", 9) == 0;
@@ -162,7 +162,7 @@ TEST(stack_smashing_before_fortify)
 	f.blame = 3;
 	ct_abort_parse(&pool()->strings, "*** stack smashing detected ***: terminated\n", &f.abort_msg);
 	CHECK_STR(cls(&f), "stack-buffer-overflow");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "high");
 }
 
 TEST(fortify)
@@ -212,7 +212,7 @@ TEST(heap_fault_inside_allocator)
 	f.blame = 2;
 	CHECK_STR(cls(&f), "heap-corruption");
 	CHECK_STR(verdict.crash.subclass, "corrupted-metadata");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "medium");
 }
 
 TEST(uncaught_exception)
@@ -227,7 +227,7 @@ TEST(uncaught_exception)
 	f.blame = 3;
 	f.exception_type = "std::runtime_error";
 	CHECK_STR(cls(&f), "uncaught-exception");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "high");
 	CHECK(strstr(verdict.crash.summary, "std::runtime_error") != NULL);
 	// Own code named like a library function is not evidence: a program's own "abort" frame.
 	struct ct_frame_fact own[] = { { .function = "std::terminate()", .own = true } };
@@ -288,7 +288,7 @@ TEST(last_call_names_the_abort_family)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct ct_facts f = last_call_abort(cases[i].symbol);
 		CHECK_STR(cls(&f), cases[i].class_id);
-		CHECK_STR(ct_confidence_to_string(verdict.confidence), cases[i].confidence);
+		CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), cases[i].confidence);
 		CHECK(has_evidence(cases[i].symbol));
 	}
 	struct ct_facts f = last_call_abort("__memcpy_chk");
@@ -307,12 +307,12 @@ TEST(last_call_is_weaker_than_message_and_frames)
 	ct_abort_parse(&pool()->strings, "free(): double free detected in tcache 2\n", &f.abort_msg);
 	CHECK_STR(cls(&f), "heap-corruption");
 	CHECK(has_evidence("conflict: the program's last call"));
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "low"); // message alone (medium), lowered by the conflict
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "low"); // message alone (medium), lowered by the conflict
 	// The message and the last call agree: high.
 	f = last_call_abort("__stack_chk_fail");
 	ct_abort_parse(&pool()->strings, "*** stack smashing detected ***: terminated\n", &f.abort_msg);
 	CHECK_STR(cls(&f), "stack-buffer-overflow");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "high");
 	// A named __assert_fail frame wins over a free@plt last call.
 	struct ct_frame_fact frames[] = { { .function = "__assert_fail", .library = true },
 					  { .function = "f", .own = true, .pc = 0x5555 } };
@@ -325,7 +325,7 @@ TEST(last_call_is_weaker_than_message_and_frames)
 	f = last_call_abort("abort");
 	f.last_call.scanned = true;
 	CHECK_STR(cls(&f), "abort");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "medium");
 }
 
 TEST(last_call_bound_to_own_code_is_not_evidence)
@@ -335,7 +335,7 @@ TEST(last_call_bound_to_own_code_is_not_evidence)
 	f.last_call.resolved_own = true;
 	f.last_call.resolved_module = "prog";
 	CHECK_STR(cls(&f), "abort");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "medium");
 	CHECK(has_evidence("bound to the program's own code"));
 	// And the last call never decides a non-abort signal.
 	f = last_call_abort("__stack_chk_fail");
@@ -354,7 +354,7 @@ TEST(null_call)
 	f.sp_word_after_call = true;
 	CHECK_STR(cls(&f), "null-call");
 	CHECK_STR(ct_access_to_string(verdict.crash.access), "exec");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "high");
 }
 
 TEST(exec_non_executable)
@@ -383,12 +383,12 @@ TEST(stack_overflow)
 	ct_find_recursion(frames, 8, &f.stack);
 	CHECK_EQ(f.stack.recursion_depth, 8);
 	CHECK_STR(cls(&f), "stack-overflow");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "high");
 	CHECK(strstr(verdict.crash.summary, "recursion in expand") != NULL);
 	// Without recursion: one huge frame; still a stack overflow, medium.
 	f.stack.recursion_depth = 0;
 	CHECK_STR(cls(&f), "stack-overflow");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "medium");
 }
 
 TEST(stack_corruption_at_ret)
@@ -414,7 +414,7 @@ TEST(stack_corruption_after_ret)
 	f.has_popped_word = true;
 	f.popped_word = f.pc;
 	CHECK_STR(cls(&f), "stack-corruption");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "high");
 }
 
 TEST(null_deref_kernel_and_computed_agree)
@@ -431,7 +431,7 @@ TEST(null_deref_kernel_and_computed_agree)
 	f.culprit = "`n` (parameter of node_key)";
 	CHECK_STR(cls(&f), "null-deref");
 	CHECK_STR(ct_access_to_string(verdict.crash.access), "read");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "high");
 	CHECK(strstr(verdict.crash.summary, "`n` (parameter of node_key) is NULL") != NULL);
 }
 
@@ -445,7 +445,7 @@ TEST(null_deref_conflict_lowers_confidence)
 	f.insn.mem[0] = (struct ct_mem_operand){ .has_address = true, .address = 0x5000, .size = 8 };
 	f.computed = (struct ct_address_facts){ .valid = true, .address = 0x5000, .near_null = true };
 	CHECK_STR(cls(&f), "null-deref");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "medium");
 }
 
 TEST(si_kernel_noncanonical_is_wild_not_null)
@@ -470,7 +470,7 @@ TEST(si_kernel_without_instruction_is_unknown)
 	struct ct_facts f = fault(CT_SIGSEGV, CT_SI_KERNEL);
 	kernel_addr(&f, 0);
 	CHECK_STR(cls(&f), "unknown");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "low");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "low");
 }
 
 TEST(misaligned)
@@ -514,11 +514,11 @@ TEST(write_to_readonly)
 	f.insn.decoded = true;
 	f.insn.access = CT_ACCESS_WRITE;
 	CHECK_STR(cls(&f), "write-to-readonly");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "high");
 	f.insn.decoded = false; // inferred only
 	f.insn.access = CT_ACCESS_NONE;
 	CHECK_STR(cls(&f), "write-to-readonly");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "medium");
 }
 
 TEST(bus_error_names_file)
@@ -540,7 +540,7 @@ TEST(division)
 	f.insn.has_divisor = true;
 	f.insn.divisor = 0;
 	CHECK_STR(cls(&f), "divide-by-zero");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "high");
 	f.insn.divisor = -1;
 	f.insn.dividend_is_min = true;
 	f.insn.has_dividend = true;
@@ -549,7 +549,7 @@ TEST(division)
 	CHECK_STR(cls(&f), "integer-overflow");
 	f.insn.has_divisor = false; // divisor unknown: FPE_INTDIV is most likely a zero divisor
 	CHECK_STR(cls(&f), "divide-by-zero");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "medium");
 	f = fault(CT_SIGFPE, CT_FPE_INTOVF);
 	CHECK_STR(cls(&f), "integer-overflow");
 	f = fault(CT_SIGFPE, 3); // FPE_FLTDIV
@@ -569,14 +569,14 @@ TEST(traps_and_illegal)
 	f.insn.size = 1;
 	f.insn.bytes[0] = 0x06;
 	CHECK_STR(cls(&f), "illegal-instruction");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "high");
 	f = fault(CT_SIGTRAP, CT_SI_KERNEL);
 	f.insn.is_breakpoint = true;
 	CHECK_STR(cls(&f), "trap");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "high");
 	f.insn.is_breakpoint = false;
 	CHECK_STR(cls(&f), "trap");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "medium");
 }
 
 TEST(rule_names)

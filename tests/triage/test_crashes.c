@@ -23,7 +23,7 @@ static const char *cls(const struct ct_facts *f)
 {
 	reset();
 	ct_classify(f, &verdict);
-	return ct_class_to_string(verdict.cls);
+	return ct_class_to_string(verdict.crash.cls);
 }
 
 static bool has_evidence(const char *needle)
@@ -192,7 +192,7 @@ TEST(rust_panic)
 	f.panic.file = "src/main.rs";
 	f.panic.line = 7;
 	CHECK_STR(cls(&f), "panic");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "high");
 	CHECK(strstr(verdict.crash.summary, "Rust panic: service must be configured") != NULL);
 	CHECK_EQ(verdict.crash.blame_frame, 6);
 	// The signature of another panic differs (another blamed function).
@@ -228,10 +228,10 @@ TEST(go_panic_and_go_fault)
 	CHECK_EQ(f.panic.sigpanic_caller, 5);
 	f.panic.message = "runtime error: invalid memory address or nil pointer dereference";
 	CHECK_STR(cls(&f), "null-deref");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "high");
 	f.panic.message = NULL;
 	CHECK_STR(cls(&f), "null-deref");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "medium");
 	// Index out of range: no sigpanic, a panic raised by runtime.goPanicIndex.
 	struct ct_frame_fact idx[7];
 	memcpy(idx, go_frames, sizeof(idx));
@@ -321,7 +321,7 @@ TEST(one_frame_stack_overflow)
 					   .stack_start = 0x7ffcc2656000, .stack_end = 0x7ffcc2677000,
 					   .sp_outside = true, .far_below = true, .frame_size = 67108944 };
 	CHECK_STR(cls(&f), "stack-overflow");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "medium");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "medium");
 	CHECK(has_evidence("one huge frame"));
 	// Without the far-below fact (a wild pointer somewhere unmapped): not an overflow.
 	f.stack.far_below = false;

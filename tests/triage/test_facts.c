@@ -159,7 +159,7 @@ static int sign(struct ct_frame_fact *fr, size_t n, long blame, enum ct_class cl
 	struct ct_facts f = { .frames = fr, .num_frames = n, .blame = blame };
 	struct ct_verdict v;
 	ct_verdict_init(&v, &rep()->strings);
-	v.cls = cls;
+	v.crash.cls = cls;
 	ct_signature_build(&f, NULL, &v);
 	snprintf(text, size, "%s", v.signature.text);
 	strcpy(hash, v.signature.hash);

@@ -200,7 +200,7 @@ TEST(rules_order_table)
 		ct_report_init(&report);
 		ct_verdict_init(&verdict, &report.strings);
 		ct_classify(&f, &verdict);
-		CHECK_STR(ct_class_to_string(verdict.cls), pairs[k].winner);
+		CHECK_STR(ct_class_to_string(verdict.crash.cls), pairs[k].winner);
 	}
 	ct_verdict_free(&verdict);
 	ct_report_deinit(&report);
@@ -212,8 +212,8 @@ TEST(overflow_in_interposed_calloc_blames_the_recursion)
 	ct_report_init(&report);
 	ct_verdict_init(&verdict, &report.strings);
 	ct_classify(&f, &verdict);
-	CHECK_STR(ct_class_to_string(verdict.cls), "stack-overflow");
-	CHECK_STR(ct_confidence_to_string(verdict.confidence), "high");
+	CHECK_STR(ct_class_to_string(verdict.crash.cls), "stack-overflow");
+	CHECK_STR(ct_confidence_to_string(verdict.crash.confidence), "high");
 	CHECK_EQ(verdict.crash.blame_frame, 1); // the first own frame of the cycle, not calloc
 	ct_verdict_free(&verdict);
 	ct_report_deinit(&report);

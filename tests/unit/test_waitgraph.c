@@ -217,7 +217,7 @@ TEST(deadlock_fill_and_signature)
 	f.sig.has_sender = true;
 	f.sig.signo = 6;
 	ct_deadlock_fill(&f, &r);
-	CHECK_EQ(r.cls, CT_CLASS_DEADLOCK);
+	CHECK_EQ(r.crash.cls, CT_CLASS_DEADLOCK);
 	CHECK(r.crash.subclass == NULL);
 	CHECK(strstr(r.crash.summary, "thread 11 in transfer_funds waits for mutex `orders` held by thread 12") != NULL);
 	bool threads = false;
@@ -253,7 +253,7 @@ TEST(self_deadlock_fill)
 	f.hang = &r.hang;
 	f.blame = -1;
 	ct_deadlock_fill(&f, &r);
-	CHECK_EQ(r.cls, CT_CLASS_DEADLOCK);
+	CHECK_EQ(r.crash.cls, CT_CLASS_DEADLOCK);
 	CHECK_STR(r.crash.subclass, "self-deadlock");
 	CHECK_STR(ct_hang_signature(&r), "deadlock/self-deadlock|refresh_entry@accounts");
 	memset(&r.hang, 0, sizeof(r.hang));
