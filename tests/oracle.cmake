@@ -12,7 +12,7 @@ if(NOT CT_GDB)
   return()
 endif()
 set(CT_ORACLE_COMPARE ${CMAKE_CURRENT_SOURCE_DIR}/oracle/compare_gdb.py)
-set(CT_ORACLE_CASES null-read inline-o2 signal-handler cxx uncaught-exception fortify static stripped plt-stub plt-stub-ibt
+set(CT_ORACLE_CASES null-read inline-o2 signal-handler reporter-thread cxx uncaught-exception fortify static stripped plt-stub plt-stub-ibt
     nofp abort)
 file(STRINGS ${PROJECT_SOURCE_DIR}/testdata/cases.tsv ct_oracle_rows REGEX "^tc-")
 foreach(row IN LISTS ct_oracle_rows)

@@ -168,6 +168,10 @@ struct ct_frame {
 	const char *file;
 	int line;
 	int column;
+	/** The file that declares the frame's function (DWARF's DW_AT_decl_file), pooled; NULL when
+	 * unknown. Blame reads it: a program's function whose line is in a system header it inlined is
+	 * still the program's. Not rendered. */
+	const char *decl_file;
 	/** True for a frame that exists only as an inlined call (its pc equals the next frame's). */
 	bool inlined;
 	/**
@@ -289,6 +293,104 @@ struct ct_wait {
 	const char *text;
 };
 
+/**
+ * Why a thread's (a CPU's, a task's) unwinding ended. The unwinders record it, the model keeps it
+ * with what its words leave open (struct ct_stop), and writers render both (ct_stop_render).
+ */
+enum ct_stop_reason {
+	CT_STOP_NONE, /**< no reason recorded */
+	CT_STOP_OUTERMOST, /**< the unwinder found no caller: the outermost frame */
+	CT_STOP_ENTRY_POINT, /**< the function holding the program's entry point */
+	CT_STOP_FRAME_CAP, /**< --max-frames */
+	CT_STOP_FRAME_BUDGET, /**< the work budget's frames (set by the pipeline, not the unwinder) */
+	CT_STOP_SP_NOT_OUTWARD,
+	CT_STOP_NO_MEMORY,
+	CT_STOP_NO_REGISTERS, /**< the core has no registers for the thread (set by the pipeline) */
+	CT_STOP_NO_FRAME, /**< libdwfl gave no frame and no error */
+	CT_STOP_LIBRARY, /**< libdwfl's error: its message in ct_raw_stack.stop_detail, the stop's text */
+	CT_STOP_BAD_PC,
+	CT_STOP_NO_CALLER,
+	CT_STOP_RECOVERY_NOT_OUTWARD,
+	CT_STOP_TOO_MANY_RECOVERIES,
+	/* libunwind's step errors (unwind_libunwind.c) */
+	CT_STOP_LU_NO_INFO,
+	CT_STOP_LU_BAD_FRAME,
+	CT_STOP_LU_INVALID_IP,
+	CT_STOP_LU_BAD_REG,
+	CT_STOP_LU_UNREADABLE,
+	CT_STOP_LU_BAD_VERSION,
+	CT_STOP_LU_FAILED,
+	CT_STOP_LU_STEP_BUDGET,
+	/* kernel stacks (kernel/kstack.c over the steps of step.h) */
+	CT_STOP_ORC_END, /**< the ORC end marker: the outermost frame of a kernel stack */
+	CT_STOP_ORC_UNDEFINED_SP,
+	CT_STOP_ORC_BP_LOST,
+	CT_STOP_ORC_SP_REG_UNSAVED,
+	CT_STOP_ORC_BAD_SP_REG,
+	CT_STOP_ORC_NO_INDIRECT_SP,
+	CT_STOP_ORC_NO_RETURN_ADDRESS,
+	CT_STOP_ORC_NO_PT_REGS,
+	CT_STOP_ORC_NO_IRET_FRAME,
+	CT_STOP_ORC_BAD_TYPE,
+	CT_STOP_ORC_NO_SAVED_BP,
+	CT_STOP_ORC_NOT_OUTWARD,
+	CT_STOP_ORC_TOO_MANY_SWITCHES,
+	CT_STOP_USER_ENTRY, /**< pt_regs of an entry from user mode: the kernel stack's outermost frame */
+	CT_STOP_SCAN_NO_RETURN, /**< a frame without ORC data, and no return address above it */
+	CT_STOP_RETURN_ADDRESS_ZERO,
+	CT_STOP_SP_LEFT_KERNEL,
+	CT_STOP_FINAL_FRAME_RECORD, /**< arm64's final frame record {0, 0}: the outermost frame */
+	CT_STOP_FP_NOT_KERNEL_STACK,
+	CT_STOP_FP_NO_RECORD,
+	CT_STOP_FP_NOT_OUTWARD,
+	CT_STOP_FP_TOO_MANY_SWITCHES,
+	CT_STOP_SP_NOT_KERNEL, /**< frame 0's sp is a user address (an idle CPU in user mode) */
+	CT_STOP_KERNEL_ARCH, /**< the architecture has no kernel unwinder (its name beside) */
+	CT_STOP_STACK_NOT_IN_DUMP, /**< the kernel stack at sp is not in the dump (the address beside) */
+	CT_STOP_SCAN_END, /**< the end of a kernel stack scan (the bytes scanned beside) */
+	CT_STOP_NO_CPU_REGISTERS, /**< the vmcore has no registers for this CPU */
+	CT_STOP_TASK_NO_CONTEXT, /**< a sleeping task's saved context is not in the dump (its address beside) */
+	CT_STOP_TASK_FRAME_BUDGET, /**< the frames of all task stacks reached their cap (the cap beside) */
+	CT_STOP_TASK_ON_CPU, /**< a running task: its stack is its CPU's thread (the CPU beside) */
+	CT_STOP_REASON_NUM_
+};
+/** The text of @p reason alone (NULL for CT_STOP_NONE or out of range); ct_stop_render says it all. */
+const char *ct_stop_reason_to_string(enum ct_stop_reason reason);
+
+/** What goes with a stop reason beside its words (struct ct_stop.value or .text). */
+enum ct_stop_detail {
+	CT_STOP_DETAIL_NONE,
+	CT_STOP_DETAIL_CAP, /**< value: the frame cap that applied ("frame cap N reached") */
+	CT_STOP_DETAIL_AT_PC, /**< value: the pc where a kernel step failed ("… at 0x…") */
+	CT_STOP_DETAIL_AT_FP, /**< value: the frame pointer where a frame-record step failed ("… at fp 0x…") */
+	CT_STOP_DETAIL_ADDRESS, /**< value: the address the reason is about (a stack, a saved context) */
+	CT_STOP_DETAIL_CPU, /**< value: the CPU a task runs on */
+	CT_STOP_DETAIL_BYTES, /**< value: the bytes a kernel stack scan covered from sp */
+	CT_STOP_DETAIL_TEXT, /**< text: the library's own message (CT_STOP_LIBRARY), an architecture's name */
+};
+
+/**
+ * Why an unwind ended, as the model keeps it: the reason, one detail, and the end of the scan that
+ * may follow a failed kernel walk ("…; then end of stack scan (N bytes from sp)").
+ */
+struct ct_stop {
+	enum ct_stop_reason reason; /**< CT_STOP_NONE: no reason recorded */
+	enum ct_stop_detail detail;
+	uint64_t value;
+	const char *text; /**< pooled; CT_STOP_DETAIL_TEXT */
+	/** The kernel scanned the rest of the stack after the walk failed: CT_STOP_SCAN_END, then_bytes
+	 * from sp; CT_STOP_NONE when not. */
+	enum ct_stop_reason then;
+	uint64_t then_bytes;
+};
+
+/** A stop of @p reason with a value detail (CT_STOP_DETAIL_NONE: none). */
+struct ct_stop ct_stop_make(enum ct_stop_reason reason, enum ct_stop_detail detail, uint64_t value);
+/** The words of @p stop for people and the JSON's stop_reason, in @p buf (CT_STOP_TEXT_MAX bytes
+ * hold every rendering but a long library message, which is cut); NULL when it has no reason. */
+const char *ct_stop_render(const struct ct_stop *stop, char *buf, size_t size);
+#define CT_STOP_TEXT_MAX 256
+
 struct ct_thread {
 	int tid;
 	bool crashed;
@@ -300,8 +402,9 @@ struct ct_thread {
 	size_t capacity_frames;
 	/** True when the unwind stopped for a reason other than reaching the outermost frame. */
 	bool truncated;
-	/** Why the unwind stopped, for people ("end of stack", "frame cap 1000000 reached", …). Pooled. */
-	const char *stop_reason;
+	/** Why the unwind stopped (writers say ct_stop_render: "outermost frame reached", "frame cap
+	 * 1000000 reached", …). */
+	struct ct_stop stop;
 	/** Dump registers (crashing thread always; others when requested). Owned array. */
 	struct ct_register *registers;
 	size_t num_registers;

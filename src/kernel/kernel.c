@@ -347,7 +347,7 @@ static bool kernel_unwind(void *session, size_t i)
 		return false;
 	th->tid = cpu->tid;
 	if (!cpu->has_regs) {
-		th->stop_reason = ct_strpool_intern(s->out.strings, ct_stop_reason_to_string(CT_STOP_NO_CPU_REGISTERS));
+		th->stop = ct_stop_make(CT_STOP_NO_CPU_REGISTERS, CT_STOP_DETAIL_NONE, 0);
 		return true;
 	}
 	ct_thread_set_registers(th, s->out.strings, s->vm.arch->regs, cpu->values, cpu->num_values);

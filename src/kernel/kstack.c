@@ -226,17 +226,15 @@ static bool kemit(void *arg, const struct ct_unwind_frame *uf)
 	return true;
 }
 
-// The stop reason's text, with what the enum's text does not say (the cap, the place of a failure).
-static const char *stop_text(struct kwalk *w, const struct ct_unwind_end *end, bool fp_walk)
+// The walk's stop, with what the reason's words do not say (the cap, the place of a failure).
+static struct ct_stop walk_stop(const struct kwalk *w, const struct ct_unwind_end *end, bool fp_walk)
 {
-	char cap_text[CT_STOP_TEXT_MAX];
-	const char *text = ct_stop_reason_text(end->reason, w->limit, cap_text, sizeof(cap_text));
 	if (end->reason == CT_STOP_FRAME_CAP)
-		return ct_strpool_intern(w->strings, text);
-	if (!end->failed || !text)
-		return text ? ct_strpool_intern(w->strings, text) : NULL;
-	return fp_walk ? ct_strpool_printf(w->strings, "%s at fp 0x%016" PRIx64, text, w->fp)
-		       : ct_strpool_printf(w->strings, "%s at 0x%016" PRIx64, text, w->orc.ip);
+		return ct_stop_make(CT_STOP_FRAME_CAP, w->limit ? CT_STOP_DETAIL_CAP : CT_STOP_DETAIL_NONE, w->limit);
+	if (!end->failed)
+		return ct_stop_make(end->reason, CT_STOP_DETAIL_NONE, 0);
+	return fp_walk ? ct_stop_make(end->reason, CT_STOP_DETAIL_AT_FP, w->fp)
+		       : ct_stop_make(end->reason, CT_STOP_DETAIL_AT_PC, w->orc.ip);
 }
 
 // Walks the stack after frame 0 with ORC (x86-64) or frame records (arm64). Returns the frames added
@@ -272,7 +270,7 @@ static size_t walk(struct kwalk *w, const struct ct_core_thread *cpu, bool *fail
 	if (end.truncated)
 		w->thread->truncated = true;
 	if (end.reason != CT_STOP_NONE)
-		w->thread->stop_reason = stop_text(w, &end, fp_walk);
+		w->thread->stop = walk_stop(w, &end, fp_walk);
 	*failed = end.failed;
 	*stop_sp = end.resume;
 	if (end.failed && !fp_walk && !w->cfi)
@@ -289,9 +287,8 @@ static bool scan_frame(void *arg, uint64_t slot, uint64_t value)
 		return false;
 	if (w->thread->num_frames >= w->limit) {
 		w->thread->truncated = true;
-		char cap_text[CT_STOP_TEXT_MAX];
-		w->thread->stop_reason =
-			ct_strpool_intern(w->strings, ct_stop_reason_text(CT_STOP_FRAME_CAP, w->limit, cap_text, sizeof(cap_text)));
+		w->thread->stop =
+			ct_stop_make(CT_STOP_FRAME_CAP, w->limit ? CT_STOP_DETAIL_CAP : CT_STOP_DETAIL_NONE, w->limit);
 		w->capped = true;
 		return true;
 	}
@@ -340,20 +337,20 @@ void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const 
 	f->sp = sp;
 	// User-mode registers (an idle CPU in a QEMU dump can be in user space): no kernel stack to scan.
 	if (!ct_arch_is_kernel_address(arch, sp)) {
-		thread->stop_reason = ct_strpool_intern(strings, ct_stop_reason_to_string(CT_STOP_SP_NOT_KERNEL));
+		thread->stop = ct_stop_make(CT_STOP_SP_NOT_KERNEL, CT_STOP_DETAIL_NONE, 0);
 		return;
 	}
 	if (arch->kernel_unwind == CT_KUNWIND_NONE) {
-		// CT_STOP_KERNEL_ARCH, naming the architecture.
-		thread->stop_reason = ct_strpool_printf(strings, "kernel stacks of %s are not unwound", arch->name);
+		thread->stop = (struct ct_stop){ .reason = CT_STOP_KERNEL_ARCH,
+						 .detail = CT_STOP_DETAIL_TEXT,
+						 .text = ct_strpool_intern(strings, arch->name) };
 		return;
 	}
 	uint64_t top = (sp | (size - 1)) + 1;
 	size_t have = readable_bytes(vm, sp, top);
 	if (have < 8) {
-		// CT_STOP_STACK_NOT_IN_DUMP, with the address.
 		thread->truncated = true;
-		thread->stop_reason = ct_strpool_printf(strings, "stack at 0x%016" PRIx64 " is not in the dump", sp);
+		thread->stop = ct_stop_make(CT_STOP_STACK_NOT_IN_DUMP, CT_STOP_DETAIL_ADDRESS, sp);
 		return;
 	}
 	struct kwalk w = { .vm = vm,
@@ -387,13 +384,17 @@ void ct_kstack_unwind(struct ct_vmcore *vm, const struct ct_kallsyms *ks, const 
 			return;
 		}
 	}
-	const char *walk_stop = scan_from != sp ? thread->stop_reason : NULL;
+	// The walk's own reason when it failed mid-stack; the scan's end follows it.
+	struct ct_stop walked = scan_from != sp ? thread->stop : (struct ct_stop){ .reason = CT_STOP_NONE };
 	// Scan from sp (plus its misalignment) upward, word by word.
 	ct_step_scan(&w.mem, scan_from + ((8 - (sp & 7)) & 7), sp + have, scan_frame, &w);
 	if (w.capped)
 		return;
-	// CT_STOP_SCAN_END, with the bytes scanned (after the walk's own reason when it failed).
-	const char *end = ct_stop_reason_to_string(CT_STOP_SCAN_END);
-	thread->stop_reason = walk_stop ? ct_strpool_printf(strings, "%s; then %s (%zu bytes from sp)", walk_stop, end, have)
-					: ct_strpool_printf(strings, "%s (%zu bytes from sp)", end, have);
+	if (walked.reason != CT_STOP_NONE) {
+		walked.then = CT_STOP_SCAN_END;
+		walked.then_bytes = have;
+		thread->stop = walked;
+	} else {
+		thread->stop = ct_stop_make(CT_STOP_SCAN_END, CT_STOP_DETAIL_BYTES, have);
+	}
 }

@@ -217,8 +217,7 @@ static void unwind_sleeping(struct walk *w, struct ct_kernel_task *t, uint64_t s
 	const struct layout *l = w->l;
 	uint8_t fr[256];
 	if (!sp || !ct_vmcore_try_read(w->vm, sp, fr, l->frame_size)) {
-		// CT_STOP_TASK_NO_CONTEXT, with the address.
-		t->stack.stop_reason = ct_strpool_printf(w->out.strings, "saved context at thread.sp 0x%016" PRIx64 " is not in the dump", sp);
+		t->stack.stop = ct_stop_make(CT_STOP_TASK_NO_CONTEXT, CT_STOP_DETAIL_ADDRESS, sp);
 		return;
 	}
 	struct ct_core_thread c;
@@ -240,8 +239,7 @@ static void unwind_sleeping(struct walk *w, struct ct_kernel_task *t, uint64_t s
 		ct_thread_set_reg(arch, &c, CT_X86_64_DWARF_R15, field(fr, l->frame_size, l->f_r15, 8));
 	}
 	if (w->frames_left < MAX_TASK_FRAMES) {
-		// CT_STOP_TASK_FRAME_BUDGET, with the cap.
-		t->stack.stop_reason = ct_strpool_printf(w->out.strings, "not unwound: %u frames of task stacks reached", MAX_ALL_TASK_FRAMES);
+		t->stack.stop = ct_stop_make(CT_STOP_TASK_FRAME_BUDGET, CT_STOP_DETAIL_CAP, MAX_ALL_TASK_FRAMES);
 		return;
 	}
 	size_t limit = w->max_frames && w->max_frames < MAX_TASK_FRAMES ? w->max_frames : MAX_TASK_FRAMES;
@@ -370,10 +368,10 @@ static void add_task(struct walk *w, uint64_t task)
 	for (size_t i = 0; i < w->num_curr; i++)
 		t->on_cpu = t->on_cpu || w->curr[i] == task;
 	uint64_t sp = field(w->buf, l->size, l->thread_sp, 8);
-	if (t->on_cpu) // CT_STOP_TASK_ON_CPU, with the CPU
-		t->stack.stop_reason = ct_strpool_printf(w->out.strings, "running on CPU %d: its stack is that CPU's", t->cpu);
+	if (t->on_cpu)
+		t->stack.stop = ct_stop_make(CT_STOP_TASK_ON_CPU, CT_STOP_DETAIL_CPU, (uint64_t)(int64_t)t->cpu);
 	else if (!has_sp)
-		t->stack.stop_reason = ct_strpool_intern(w->out.strings, "its saved context (thread.sp) is not in the dump");
+		t->stack.stop = ct_stop_make(CT_STOP_TASK_NO_CONTEXT, CT_STOP_DETAIL_NONE, 0);
 	else if (letter != 'X' && letter != 'Z')
 		unwind_sleeping(w, t, sp);
 }

@@ -45,6 +45,14 @@ static bool range_start(Dwarf_Die *die, Dwarf_Addr addr, Dwarf_Addr *ret)
 	return false;
 }
 
+// Whether two rows name one line of one file (then the later row's column stays).
+static bool same_place(Dwarf_Line *a, Dwarf_Line *b)
+{
+	int la = 0, lb = 0;
+	const char *fa = dwarf_linesrc(a, NULL, NULL), *fb = dwarf_linesrc(b, NULL, NULL);
+	return dwarf_lineno(a, &la) == 0 && dwarf_lineno(b, &lb) == 0 && la == lb && fa && fb && strcmp(fa, fb) == 0;
+}
+
 // The row of @p cudie's line table that describes @p addr, chosen as gdb chooses it: libdw gives the
 // last row at the address, but when that row is not a statement and an earlier row at the same
 // address is, the statement's line is the one the source shows there (gcc emits "line 668, stmt;
@@ -83,7 +91,7 @@ static Dwarf_Line *line_at(Dwarf_Die *cudie, Dwarf_Addr addr)
 		if (dwarf_lineaddr(prev, &a) != 0 || a != at || dwarf_lineno(prev, &lineno) != 0 || lineno == 0)
 			break;
 		if (dwarf_linebeginstatement(prev, &prev_stmt) == 0 && prev_stmt)
-			return prev;
+			return same_place(prev, line) ? line : prev;
 	}
 	return line;
 }
@@ -119,6 +127,7 @@ size_t ct_inline_chain(struct ct_strpool *strings, struct ct_cu_index *index, Dw
 			.file = file,
 			.line = lineno,
 			.column = col,
+			.decl_file = ct_strpool_intern(strings, dwarf_decl_file(&scopes[i])),
 			.inlined = true,
 		};
 		Dwarf_Addr low;
@@ -137,6 +146,7 @@ size_t ct_inline_chain(struct ct_strpool *strings, struct ct_cu_index *index, Dw
 			continue;
 		Dwarf_Addr low;
 		phys->function = ct_dwarf_function_name(strings, &scopes[i]);
+		phys->decl_file = ct_strpool_intern(strings, dwarf_decl_file(&scopes[i]));
 		if (phys->function && range_start(&scopes[i], addr - bias, &low)) {
 			phys->offset = addr - bias - low;
 			phys->has_offset = true;

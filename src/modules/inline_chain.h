@@ -29,6 +29,10 @@ struct ct_source_frame {
 	uint64_t offset;
 	const char *file; /**< pooled, NULL when unknown */
 	int line, column;
+	/** The file that declares the function (DW_AT_decl_file through its origin or specification),
+	 * pooled; NULL when unknown. A function's line may lie in a header its code inlined without an
+	 * inlined-call DIE there: the declaring file says whose function it is. */
+	const char *decl_file;
 	bool inlined;
 	/** The physical entry's offset is known from DWARF (inlined entries always have one). */
 	bool has_offset;

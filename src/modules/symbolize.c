@@ -193,6 +193,7 @@ static size_t resolve(struct ct_module_set *s, uint64_t addr, struct ct_sym *out
 		out[i].file = chain[i].file;
 		out[i].line = chain[i].line;
 		out[i].column = chain[i].column;
+		out[i].decl_file = chain[i].decl_file;
 		out[i].inlined = chain[i].inlined;
 		// gdb's name: the DWARF function's, not the symbol's (a clone such as "f.cold" shows "f").
 		if (chain[i].function) {

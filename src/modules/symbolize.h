@@ -21,6 +21,8 @@ struct ct_sym {
 	const char *module;
 	const char *file;
 	int line, column;
+	/** The file declaring the function (inline_chain.h), NULL when unknown. */
+	const char *decl_file;
 	/** True for every entry but the last of a chain: it was inlined into the next one. */
 	bool inlined;
 	/**

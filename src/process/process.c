@@ -165,6 +165,7 @@ static bool symbolize_into(struct ct_session *s, const struct ct_core_thread *ct
 			f->file = syms[j].file;
 			f->line = syms[j].line;
 			f->column = syms[j].column;
+			f->decl_file = syms[j].decl_file;
 			f->inlined = syms[j].inlined;
 			f->name_source = syms[j].source;
 			f->trust = rf->trust;
@@ -228,7 +229,7 @@ static bool process_unwind(void *session, size_t i)
 	if (t->crashed || s->opts->all_registers)
 		fill_registers(s, ct, t);
 	if (!ct->has_regs) {
-		t->stop_reason = ct_report_strdup(r, ct_stop_reason_to_string(CT_STOP_NO_REGISTERS));
+		t->stop = ct_stop_make(CT_STOP_NO_REGISTERS, CT_STOP_DETAIL_NONE, 0);
 		t->truncated = true;
 		return true;
 	}
@@ -252,13 +253,12 @@ static bool process_unwind(void *session, size_t i)
 	}
 	t->truncated = raw.truncated;
 	bool capped = raw.truncated && raw.stop_reason == CT_STOP_FRAME_CAP;
-	char cap_text[CT_STOP_TEXT_MAX];
-	t->stop_reason = ct_report_strdup(r, capped ? ct_stop_reason_text(CT_STOP_FRAME_CAP, frame_limit, cap_text,
-									 sizeof(cap_text))
-						    : ct_raw_stack_stop_text(&raw));
+	t->stop = capped ? ct_stop_make(CT_STOP_FRAME_CAP, frame_limit ? CT_STOP_DETAIL_CAP : CT_STOP_DETAIL_NONE,
+					frame_limit)
+			 : ct_raw_stack_stop(&raw, &r->strings);
 	if (capped && frame_limit < s->opts->max_frames) {
 		ct_budget_mark_reached(s->budget, CT_BUDGET_FRAMES);
-		t->stop_reason = ct_report_strdup(r, ct_stop_reason_to_string(CT_STOP_FRAME_BUDGET));
+		t->stop = ct_stop_make(CT_STOP_FRAME_BUDGET, CT_STOP_DETAIL_NONE, 0);
 	} else if (capped) {
 		ct_report_diag(r, CT_SEVERITY_WARNING, ct->tid, CT_DIAG_FRAME_CAP,
 			       "thread %d: unwinding stopped at the frame cap of %zu frames (--max-frames)", ct->tid,
@@ -267,7 +267,7 @@ static bool process_unwind(void *session, size_t i)
 	if (!symbolize_into(s, ct, &raw, t)) {
 		ct_report_diag(r, CT_SEVERITY_ERROR, ct->tid, CT_DIAG_NO_MEMORY, "out of memory symbolizing frames");
 		t->truncated = true;
-		t->stop_reason = ct_report_strdup(r, ct_stop_reason_to_string(CT_STOP_NO_MEMORY));
+		t->stop = ct_stop_make(CT_STOP_NO_MEMORY, CT_STOP_DETAIL_NONE, 0);
 	}
 	ct_raw_stack_free(&raw);
 	// Inline frames count too; the budget may run over by one thread's inline expansion.

@@ -287,9 +287,13 @@ static void gather_frames(const struct ct_triage_input *s, struct ct_facts *f, s
 							     ct_module_is_preloaded(fr->module, ld_preload)));
 		// Own module, but the frame is a system header inlined into it (fortify wrappers) or
 		// runtime code linked in without debug info while the module has some (static libc, crt).
-		if (i == 0 || fr->file != last_file) {
-			last_file = fr->file;
-			last_header = fr->file && ct_path_is_system(fr->file);
+		// Whose function it is, is said by the file declaring it, then by its line's: the line of
+		// a program's function may be a header's, inlined without an inlined-call DIE there (gcc;
+		// gdb shows that line too), and the function is the program's all the same.
+		const char *home = fr->decl_file ? fr->decl_file : fr->file;
+		if (i == 0 || home != last_file) {
+			last_file = home;
+			last_header = home && ct_path_is_system(home);
 		}
 		bool header = last_header;
 		// Runtime linked into the executable, recognized by what it is: the crt objects' and

@@ -21,64 +21,6 @@
 #include "dump/elfcore.h"
 #include "modules/modules.h"
 
-/** Why a thread's unwinding ended; the report carries ct_stop_reason_to_string() (stop_reason.c). */
-enum ct_stop_reason {
-	CT_STOP_NONE, /**< no reason recorded */
-	CT_STOP_OUTERMOST, /**< the unwinder found no caller: the outermost frame */
-	CT_STOP_ENTRY_POINT, /**< the function holding the program's entry point */
-	CT_STOP_FRAME_CAP, /**< --max-frames */
-	CT_STOP_FRAME_BUDGET, /**< the work budget's frames (set by the pipeline, not the unwinder) */
-	CT_STOP_SP_NOT_OUTWARD,
-	CT_STOP_NO_MEMORY,
-	CT_STOP_NO_REGISTERS, /**< the core has no registers for the thread (set by the pipeline) */
-	CT_STOP_NO_FRAME, /**< libdwfl gave no frame and no error */
-	CT_STOP_LIBRARY, /**< libdwfl's error: its message in ct_raw_stack.stop_detail */
-	CT_STOP_BAD_PC,
-	CT_STOP_NO_CALLER,
-	CT_STOP_RECOVERY_NOT_OUTWARD,
-	CT_STOP_TOO_MANY_RECOVERIES,
-	/* libunwind's step errors (unwind_libunwind.c) */
-	CT_STOP_LU_NO_INFO,
-	CT_STOP_LU_BAD_FRAME,
-	CT_STOP_LU_INVALID_IP,
-	CT_STOP_LU_BAD_REG,
-	CT_STOP_LU_UNREADABLE,
-	CT_STOP_LU_BAD_VERSION,
-	CT_STOP_LU_FAILED,
-	CT_STOP_LU_STEP_BUDGET,
-	/* kernel stacks (kernel/kstack.c over the steps of step.h) */
-	CT_STOP_ORC_END, /**< the ORC end marker: the outermost frame of a kernel stack */
-	CT_STOP_ORC_UNDEFINED_SP,
-	CT_STOP_ORC_BP_LOST,
-	CT_STOP_ORC_SP_REG_UNSAVED,
-	CT_STOP_ORC_BAD_SP_REG,
-	CT_STOP_ORC_NO_INDIRECT_SP,
-	CT_STOP_ORC_NO_RETURN_ADDRESS,
-	CT_STOP_ORC_NO_PT_REGS,
-	CT_STOP_ORC_NO_IRET_FRAME,
-	CT_STOP_ORC_BAD_TYPE,
-	CT_STOP_ORC_NO_SAVED_BP,
-	CT_STOP_ORC_NOT_OUTWARD,
-	CT_STOP_ORC_TOO_MANY_SWITCHES,
-	CT_STOP_USER_ENTRY, /**< pt_regs of an entry from user mode: the kernel stack's outermost frame */
-	CT_STOP_SCAN_NO_RETURN, /**< a frame without ORC data, and no return address above it */
-	CT_STOP_RETURN_ADDRESS_ZERO,
-	CT_STOP_SP_LEFT_KERNEL,
-	CT_STOP_FINAL_FRAME_RECORD, /**< arm64's final frame record {0, 0}: the outermost frame */
-	CT_STOP_FP_NOT_KERNEL_STACK,
-	CT_STOP_FP_NO_RECORD,
-	CT_STOP_FP_NOT_OUTWARD,
-	CT_STOP_FP_TOO_MANY_SWITCHES,
-	CT_STOP_SP_NOT_KERNEL, /**< frame 0's sp is a user address (an idle CPU in user mode) */
-	CT_STOP_KERNEL_ARCH, /**< the architecture has no kernel unwinder (its name beside) */
-	CT_STOP_STACK_NOT_IN_DUMP, /**< the kernel stack at sp is not in the dump (the address beside) */
-	CT_STOP_SCAN_END, /**< the end of a kernel stack scan (the bytes scanned beside) */
-	CT_STOP_NO_CPU_REGISTERS, /**< the vmcore has no registers for this CPU */
-	CT_STOP_TASK_NO_CONTEXT, /**< a sleeping task's saved context is not in the dump (its address beside) */
-	CT_STOP_TASK_FRAME_BUDGET, /**< the frames of all task stacks reached their cap (the cap beside) */
-	CT_STOP_TASK_ON_CPU, /**< a running task: its stack is its CPU's thread (the CPU beside) */
-	CT_STOP_REASON_NUM_
-};
 
 /** A frame before symbolization. */
 struct ct_raw_frame {
@@ -116,14 +58,8 @@ struct ct_raw_stack {
 	const char *stop_detail;
 };
 
-/** The report's text of @p reason; NULL for CT_STOP_NONE. */
-const char *ct_stop_reason_to_string(enum ct_stop_reason reason);
-/** The report's text of @p st's stop reason: the library's message for CT_STOP_LIBRARY. */
-const char *ct_raw_stack_stop_text(const struct ct_raw_stack *st);
-/** The text of @p reason with its detail: for CT_STOP_FRAME_CAP with a @p cap, "frame cap N reached"
- * written into @p buf (CT_STOP_TEXT_MAX bytes do); else the table's text (ct_stop_reason_to_string). */
-const char *ct_stop_reason_text(enum ct_stop_reason reason, size_t cap, char *buf, size_t size);
-#define CT_STOP_TEXT_MAX 48
+/** The model's stop of @p st (its reason; libdwfl's message beside CT_STOP_LIBRARY, pooled in @p strings). */
+struct ct_stop ct_raw_stack_stop(const struct ct_raw_stack *st, struct ct_strpool *strings);
 
 /** libdwfl's state of the core's process: our thread callbacks and the start of the running walk. */
 struct ct_dwfl_walker;

@@ -19,6 +19,8 @@
 
 /** Restarts of the libdwfl walk after a recovery step; each must move sp outward. */
 #define MAX_RESTARTS 256
+/** Signal frames a walk may follow to an inward sp (nested signals on alternate stacks). */
+#define MAX_INWARD_SIGNALS 4
 /** Small direct-mapped cache of "has CFI for this pc" answers (deep recursion repeats pcs). */
 #define CFI_CACHE 1024
 
@@ -76,6 +78,16 @@ void ct_raw_stack_free(struct ct_raw_stack *st)
 	free(st->regs);
 	free(st->frames);
 	memset(st, 0, sizeof(*st));
+}
+
+struct ct_stop ct_raw_stack_stop(const struct ct_raw_stack *st, struct ct_strpool *strings)
+{
+	struct ct_stop stop = ct_stop_make(st->stop_reason, CT_STOP_DETAIL_NONE, 0);
+	if (st->stop_reason == CT_STOP_LIBRARY && st->stop_detail) {
+		stop.detail = CT_STOP_DETAIL_TEXT;
+		stop.text = ct_strpool_intern(strings, st->stop_detail);
+	}
+	return stop;
 }
 
 /** Where one libdwfl walk starts: handed to set_initial_registers as libdwfl's thread argument. */
@@ -230,6 +242,9 @@ struct walk {
 	bool fallback_seen;
 	// The walk restarts at a context a signal frame saved: its first pc is exact.
 	bool first_exact;
+	/** Signal frames whose interrupted sp is inward of the handler's (an alternate signal stack
+	 * above the interrupted one): capped, as a loop through stale frames would repeat them. */
+	unsigned inward_signals;
 	// Frames libdwfl gives that the cached CFI step already took (see run_walk).
 	int skip;
 };
@@ -370,8 +385,14 @@ static int accept_frame(struct walk *w, const struct ct_raw_frame *f, const stru
 		// The policy of every walk (step.h): one stack, an equal sp for a leaf without a frame.
 		static const struct ct_unwind_policy one_stack = { .equal_cfa_ok = true };
 		unsigned switches = 0;
-		if (f->has_sp && prev->has_sp &&
-		    ct_unwind_policy_check(&one_stack, &switches, prev->sp, prev->pc, f->sp, f->pc) != CT_POLICY_OK) {
+		// The frame a signal interrupted is wherever the signal found it: below the handler's
+		// alternate stack too (gdb does not ask a signal frame's caller to be outward). Few such.
+		bool interrupted = prev->signal_trampoline && f->has_sp && prev->has_sp && f->sp < prev->sp &&
+				   w->inward_signals < MAX_INWARD_SIGNALS;
+		if (interrupted)
+			w->inward_signals++;
+		else if (f->has_sp && prev->has_sp &&
+			 ct_unwind_policy_check(&one_stack, &switches, prev->sp, prev->pc, f->sp, f->pc) != CT_POLICY_OK) {
 			w->reason = CT_STOP_SP_NOT_OUTWARD;
 			out->truncated = true;
 			w->stop = true;
@@ -719,9 +740,16 @@ void ct_unwind_thread_dwfl(struct ct_module_set *s, struct ct_dwfl_walker *u, co
 		     same_sp = false, go_top = false;
 		// A sigreturn trampoline libdwfl could not step through (Go's runtime.sigreturn has no
 		// CFI): the walk resumes at the context the kernel saved, with every register.
+		// The interrupted sp is outward of the handler's, or a genuine switch from a signal stack
+		// placed above it (Go's gsignal stacks and goroutine stacks share one arena; a C thread's
+		// sigaltstack may lie anywhere): the trampoline was returned to, not scanned, and few such.
 		struct ct_sigcontext sc;
-		if (!w.has_override && ct_sigcontext_read(s->core, ct_unwind_sigframe_at(s, w.last.pc), w.last.sp, &sc) &&
-		    sc.sp + arch->stack_bias > w.last.sp) {
+		const struct ct_raw_frame *tramp = out->count ? &out->frames[out->count - 1] : NULL;
+		if (!w.has_override && tramp &&
+		    ct_sigcontext_read(s->core, ct_unwind_sigframe_at(s, w.last.pc), w.last.sp, &sc) &&
+		    (sc.sp + arch->stack_bias > w.last.sp ||
+		     (tramp->trust != CT_TRUST_SCAN && sc.sp + arch->stack_bias != w.last.sp &&
+		      ct_modules_is_code(s, sc.pc) && w.inward_signals++ < MAX_INWARD_SIGNALS))) {
 			out->frames[out->count - 1].signal_trampoline = true;
 			out->frames[out->count - 1].exact = true;
 			memcpy(regs, sc.regs, sizeof(regs));

@@ -257,7 +257,8 @@ static json_t *tasks_json(const struct ct_report *r)
 		json_object_set_new(j, "on_cpu", json_boolean(t->on_cpu));
 		json_object_set_new(j, "task", hex(t->address));
 		json_object_set_new(j, "wchan", str(t->wchan));
-		json_object_set_new(j, "stop_reason", str(t->stack.stop_reason));
+		char stop_buf[CT_STOP_TEXT_MAX];
+		json_object_set_new(j, "stop_reason", str(ct_stop_render(&t->stack.stop, stop_buf, sizeof(stop_buf))));
 		json_t *frames = json_array();
 		for (size_t f = 0; f < t->stack.num_frames; f++) {
 			const struct ct_frame *fr = &t->stack.frames[f];
@@ -417,7 +418,8 @@ static void write_threads(struct writer *w, const struct ct_report *r)
 		ct_json_emit_lit(e, ", \"truncated\": ");
 		ct_json_emit_bool(e, t->truncated);
 		ct_json_emit_lit(e, ", \"stop_reason\": ");
-		ct_json_emit_string(e, t->stop_reason);
+		char stop_buf[CT_STOP_TEXT_MAX];
+		ct_json_emit_string(e, ct_stop_render(&t->stop, stop_buf, sizeof(stop_buf)));
 		ct_json_emit_lit(e, ", \"stack\": ");
 		if (t->has_stack) {
 			ct_json_emit_lit(e, "{\"start\":");

@@ -103,9 +103,11 @@ static void frames_block(FILE *out, const struct ct_report *r, const struct ct_t
 	ct_present_frames(t, o->collapse_min, limit, &ops, &x);
 	if (!t->num_frames)
 		fputs("(no frames)\n", out);
-	if (t->truncated && t->stop_reason) {
+	char stop_buf[CT_STOP_TEXT_MAX];
+	const char *stop = ct_stop_render(&t->stop, stop_buf, sizeof(stop_buf));
+	if (t->truncated && stop) {
 		fputs("     (unwinding stopped: ", out);
-		block_text(out, t->stop_reason);
+		block_text(out, stop);
 		fputs(")\n", out);
 	}
 	fputs("~~~~\n", out);

@@ -225,9 +225,11 @@ static void write_frames(const struct out *w, const struct ct_report *r, const s
 	static const struct ct_frame_walk_ops ops = { on_frame, on_repeat, on_more };
 	struct frames_ctx x = { w, r, t, t == ct_report_crashing_thread(r) && w->o->source };
 	ct_present_frames(t, w->o->collapse_min, limit, &ops, &x);
-	if (t->stop_reason && t->truncated) {
+	char stop_buf[CT_STOP_TEXT_MAX];
+	const char *stop = ct_stop_render(&t->stop, stop_buf, sizeof(stop_buf));
+	if (stop && t->truncated) {
 		fprintf(w->f, "  %s(unwinding stopped: ", c(w, C_YELLOW));
-		txt(w, t->stop_reason);
+		txt(w, stop);
 		fprintf(w->f, ")%s\n", c(w, C_RESET));
 	}
 	ct_text_runtime_stack(w->f, r, t, w->o); // text_runtime.c

@@ -197,7 +197,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		th->tid = (int)(100 + t);
 		th->crashed = t == 0;
 		th->truncated = byte(&c) & 1;
-		th->stop_reason = names[t % 8];
+		// Any stop, in range or not: the renderer bounds what it is handed.
+		th->stop = (struct ct_stop){ .reason = (enum ct_stop_reason)(byte(&c) % (CT_STOP_REASON_NUM_ + 2)),
+					     .detail = (enum ct_stop_detail)(byte(&c) % 10),
+					     .value = (uint64_t)byte(&c) << (byte(&c) % 56),
+					     .text = names[t % 8],
+					     .then = (enum ct_stop_reason)(byte(&c) % (CT_STOP_REASON_NUM_ + 2)),
+					     .then_bytes = byte(&c) };
 		size_t nf = byte(&c) % MAX_FRAMES;
 		uint8_t period = 1 + byte(&c) % 3;
 		for (size_t i = 0; i < nf; i++) {

@@ -294,7 +294,10 @@ static void full_report(struct ct_report *r)
 		t->crashed = k == 0;
 		t->signal = k == 0 ? 11 : 0;
 		t->truncated = k == 1;
-		t->stop_reason = ct_report_strdup(r, k ? "frame cap \"1\" reached" : "end of stack");
+		// A library's own message, quotes and all, is the stop's words.
+		t->stop = (struct ct_stop){ .reason = CT_STOP_LIBRARY,
+					    .detail = CT_STOP_DETAIL_TEXT,
+					    .text = ct_report_strdup(r, k ? "frame cap \"1\" reached" : "end of stack") };
 		if (k == 0) {
 			t->registers = calloc(2, sizeof(*t->registers));
 			t->num_registers = 2;

@@ -72,6 +72,54 @@ TEST(other_verdict_tables_complete)
 	CHECK(ct_stop_reason_to_string(CT_STOP_REASON_NUM_) == NULL);
 }
 
+// The model keeps a stop's reason and detail; this one rendering is what every writer says.
+TEST(stop_rendering)
+{
+	char b[CT_STOP_TEXT_MAX];
+	struct ct_stop s = ct_stop_make(CT_STOP_NONE, CT_STOP_DETAIL_NONE, 0);
+	CHECK(ct_stop_render(&s, b, sizeof(b)) == NULL);
+	s = ct_stop_make(CT_STOP_OUTERMOST, CT_STOP_DETAIL_NONE, 0);
+	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "outermost frame reached");
+	s = ct_stop_make(CT_STOP_FRAME_CAP, CT_STOP_DETAIL_CAP, 64);
+	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "frame cap 64 reached");
+	s = ct_stop_make(CT_STOP_FRAME_CAP, CT_STOP_DETAIL_NONE, 0);
+	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "frame cap reached");
+	s = ct_stop_make(CT_STOP_TASK_FRAME_BUDGET, CT_STOP_DETAIL_CAP, 4096);
+	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "not unwound: 4096 frames of task stacks reached");
+	s = ct_stop_make(CT_STOP_STACK_NOT_IN_DUMP, CT_STOP_DETAIL_ADDRESS, 0xffffc90000123000ull);
+	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "stack at 0xffffc90000123000 is not in the dump");
+	s = ct_stop_make(CT_STOP_TASK_NO_CONTEXT, CT_STOP_DETAIL_ADDRESS, 0x10);
+	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "saved context at thread.sp 0x0000000000000010 is not in the dump");
+	s = ct_stop_make(CT_STOP_TASK_NO_CONTEXT, CT_STOP_DETAIL_NONE, 0);
+	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "its saved context (thread.sp) is not in the dump");
+	s = ct_stop_make(CT_STOP_TASK_ON_CPU, CT_STOP_DETAIL_CPU, 3);
+	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "running on CPU 3: its stack is that CPU's");
+	s = ct_stop_make(CT_STOP_SCAN_END, CT_STOP_DETAIL_BYTES, 16384);
+	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "end of stack scan (16384 bytes from sp)");
+	s = ct_stop_make(CT_STOP_ORC_BAD_TYPE, CT_STOP_DETAIL_AT_PC, 0xffffffff81000010ull);
+	s.then = CT_STOP_SCAN_END;
+	s.then_bytes = 8192;
+	CHECK_STR(ct_stop_render(&s, b, sizeof(b)),
+		  "ORC: unknown entry type at 0xffffffff81000010; then end of stack scan (8192 bytes from sp)");
+	s = ct_stop_make(CT_STOP_FP_NO_RECORD, CT_STOP_DETAIL_AT_FP, 0xffff800010003f00ull);
+	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "frame record not in the dump at fp 0xffff800010003f00");
+	s = (struct ct_stop){ .reason = CT_STOP_KERNEL_ARCH, .detail = CT_STOP_DETAIL_TEXT, .text = "riscv64" };
+	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "kernel stacks of riscv64 are not unwound");
+	s = (struct ct_stop){ .reason = CT_STOP_LIBRARY, .detail = CT_STOP_DETAIL_TEXT, .text = "No DWARF information found" };
+	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "No DWARF information found");
+	s.text = NULL; // no message: the reason's words
+	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "unwinding library error");
+	// Out of range or cut short: bounded, never past the buffer.
+	s = ct_stop_make((enum ct_stop_reason)(CT_STOP_REASON_NUM_ + 1), CT_STOP_DETAIL_NONE, 0);
+	CHECK(ct_stop_render(&s, b, sizeof(b)) == NULL);
+	s = ct_stop_make(CT_STOP_SCAN_END, (enum ct_stop_detail)99, 0);
+	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "end of stack scan");
+	char small[8];
+	s = ct_stop_make(CT_STOP_FRAME_CAP, CT_STOP_DETAIL_CAP, 64);
+	s.then = CT_STOP_SCAN_END;
+	CHECK_STR(ct_stop_render(&s, small, sizeof(small)), "frame c");
+}
+
 TEST(diag_codes_sorted_and_found)
 {
 	for (int i = 0; i < CT_DIAG_NUM_; i++) {

@@ -1,8 +1,10 @@
-// Why a thread's unwinding ended: the text of each stop reason, written into the report unchanged
-// (the JSON "stop_reason" and the text writers' "stopped:" lines are contracts).
-#include "unwind/unwind.h"
-
+// Why a thread's unwinding ended: the words of each stop reason and of its detail, the one
+// rendering every writer uses (the JSON "stop_reason" and the text writers' "stopped:" lines are
+// contracts: docs/unwinding.md lists them).
+#include <inttypes.h>
 #include <stdio.h>
+
+#include "coretriage/report.h"
 
 static const char *const stop_reason_text[CT_STOP_REASON_NUM_] = {
 	[CT_STOP_NONE] = NULL,
@@ -54,7 +56,7 @@ static const char *const stop_reason_text[CT_STOP_REASON_NUM_] = {
 	[CT_STOP_STACK_NOT_IN_DUMP] = "stack is not in the dump",
 	[CT_STOP_SCAN_END] = "end of stack scan",
 	[CT_STOP_NO_CPU_REGISTERS] = "no registers saved for this CPU",
-	[CT_STOP_TASK_NO_CONTEXT] = "saved context is not in the dump",
+	[CT_STOP_TASK_NO_CONTEXT] = "its saved context (thread.sp) is not in the dump",
 	[CT_STOP_TASK_FRAME_BUDGET] = "not unwound: the frames of task stacks reached their cap",
 	[CT_STOP_TASK_ON_CPU] = "running on a CPU: its stack is that CPU's",
 };
@@ -64,19 +66,52 @@ const char *ct_stop_reason_to_string(enum ct_stop_reason reason)
 	return (unsigned)reason < CT_STOP_REASON_NUM_ ? stop_reason_text[reason] : NULL;
 }
 
-const char *ct_stop_reason_text(enum ct_stop_reason reason, size_t cap, char *buf, size_t size)
+struct ct_stop ct_stop_make(enum ct_stop_reason reason, enum ct_stop_detail detail, uint64_t value)
 {
-	// The one rendering of the cap, for threads and CPUs alike.
-	if (reason == CT_STOP_FRAME_CAP && cap && size) {
-		snprintf(buf, size, "frame cap %zu reached", cap);
-		return buf;
-	}
-	return ct_stop_reason_to_string(reason);
+	return (struct ct_stop){ .reason = reason, .detail = detail, .value = value };
 }
 
-const char *ct_raw_stack_stop_text(const struct ct_raw_stack *st)
+// The reason's words with its detail, when the detail changes the words rather than follows them.
+static int render_reason(const struct ct_stop *st, const char *words, char *buf, size_t size)
 {
-	if (st->stop_reason == CT_STOP_LIBRARY && st->stop_detail)
-		return st->stop_detail;
-	return ct_stop_reason_to_string(st->stop_reason);
+	uint64_t v = st->value;
+	switch (st->detail) {
+	case CT_STOP_DETAIL_CAP:
+		if (st->reason == CT_STOP_TASK_FRAME_BUDGET)
+			return snprintf(buf, size, "not unwound: %" PRIu64 " frames of task stacks reached", v);
+		return snprintf(buf, size, "frame cap %" PRIu64 " reached", v);
+	case CT_STOP_DETAIL_ADDRESS:
+		if (st->reason == CT_STOP_TASK_NO_CONTEXT)
+			return snprintf(buf, size, "saved context at thread.sp 0x%016" PRIx64 " is not in the dump", v);
+		return snprintf(buf, size, "stack at 0x%016" PRIx64 " is not in the dump", v);
+	case CT_STOP_DETAIL_CPU:
+		return snprintf(buf, size, "running on CPU %d: its stack is that CPU's", (int)(int64_t)v);
+	case CT_STOP_DETAIL_BYTES:
+		return snprintf(buf, size, "%s (%" PRIu64 " bytes from sp)", words, v);
+	case CT_STOP_DETAIL_AT_PC:
+		return snprintf(buf, size, "%s at 0x%016" PRIx64, words, v);
+	case CT_STOP_DETAIL_AT_FP:
+		return snprintf(buf, size, "%s at fp 0x%016" PRIx64, words, v);
+	case CT_STOP_DETAIL_TEXT:
+		if (!st->text)
+			break;
+		if (st->reason == CT_STOP_KERNEL_ARCH)
+			return snprintf(buf, size, "kernel stacks of %s are not unwound", st->text);
+		return snprintf(buf, size, "%s", st->text); // the library's own message says it
+	case CT_STOP_DETAIL_NONE:
+		break;
+	}
+	return snprintf(buf, size, "%s", words);
+}
+
+const char *ct_stop_render(const struct ct_stop *stop, char *buf, size_t size)
+{
+	const char *words = ct_stop_reason_to_string(stop->reason);
+	if (!words || !size)
+		return NULL;
+	int n = render_reason(stop, words, buf, size);
+	const char *then = ct_stop_reason_to_string(stop->then);
+	if (then && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, "; then %s (%" PRIu64 " bytes from sp)", then, stop->then_bytes);
+	return buf;
 }
