@@ -4,8 +4,8 @@
 The analysis decides in enums; the words of its vocabularies (crash classes, confidence, access,
 address kinds, heap subclasses, mutex types, lock kinds, wait objects) exist only in their one table
 each, for the writers and for batch reading reports back. A `strcmp`/`strncmp`/`strcasecmp` whose
-arguments hold one of those words as a literal, or a model field that carries one (`class_id`,
-`confidence`, `subclass`, `access`, `address_kind`, a lock's `type`), is a decision on a string:
+arguments hold one of those words as a literal, or a model field that carries one (`class_id`, `cls`,
+`confidence`, a stop's `stop_reason`, `subclass`, `access`, `address_kind`, a lock's `type`), is a decision on a string:
 this check fails on it.
 
 Usage: check_verdict_words.py ROOT     check the tree at ROOT
@@ -25,7 +25,7 @@ TABLES = [
 ]
 LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"')
 COMPARE = re.compile(r"\bstr(?:n)?(?:case)?cmp\s*\(")
-FIELDS = re.compile(r"(?:->|\.)(class_id|confidence|subclass|access|address_kind)\b|(?:->|\.)type\b(?=[^;]*\"(?:recursive|error-checking|normal|adaptive)\")")
+FIELDS = re.compile(r"(?:->|\.)(class_id|cls|confidence|subclass|access|address_kind|stop_reason)\b|(?:->|\.)type\b(?=[^;]*\"(?:recursive|error-checking|normal|adaptive)\")")
 # Literals that are a word of a table by chance, each with its reason.
 EXEMPT = {
     ("src/triage/insn_generic.c", "trap"): "PowerPC's trap mnemonic from capstone, not the class",

@@ -61,6 +61,24 @@ const char *ct_dwarf_diename(Dwarf_Die *die)
 	return dwarf_formstring(ct_dwarf_attr_integrate(die, DW_AT_name, &attr));
 }
 
+const char *ct_dwarf_decl_file(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word index;
+	Dwarf_Die unit;
+	Dwarf_Half version = 0;
+	Dwarf_Files *files;
+	size_t n;
+	// The index is the unit's that holds the attribute: an origin's in another unit (LTO) or in
+	// the shared file's partial unit (dwz) names that unit's files, not the referring one's.
+	// Before DWARF 5, index 0 means no file.
+	if (!ct_dwarf_attr_integrate(die, DW_AT_decl_file, &attr) || dwarf_formudata(&attr, &index) != 0 ||
+	    !attr.cu || !dwarf_cu_die(attr.cu, &unit, &version, NULL, NULL, NULL, NULL, NULL) ||
+	    (index == 0 && version < 5) || dwarf_getsrcfiles(&unit, &files, &n) != 0 || index >= n)
+		return NULL;
+	return dwarf_filesrc(files, index, NULL, NULL);
+}
+
 /** Qualifier and typedef links peeled (libdw's dwarf_peel_type stops at 64). */
 #define MAX_PEEL 64
 /** Nesting of arrays of arrays followed when sizing (libdw: 256). */

@@ -21,6 +21,10 @@ Dwarf_Die *ct_dwarf_ref_die(Dwarf_Attribute *attr, Dwarf_Die *ret);
 Dwarf_Attribute *ct_dwarf_attr_integrate(Dwarf_Die *die, unsigned int name, Dwarf_Attribute *ret);
 /** @p die's DW_AT_name, through its origins (dwarf_diename); NULL without one. */
 const char *ct_dwarf_diename(Dwarf_Die *die);
+/** The file that declares @p die, through its origins (dwarf_decl_file): an index into the line
+ *  table of the unit holding the attribute (a partial unit of the shared file for a dwz DIE); NULL
+ *  without one or when the index is out of the table. */
+const char *ct_dwarf_decl_file(Dwarf_Die *die);
 
 /** @p die without typedefs and qualifiers (dwarf_peel_type; the DIEs reached go into @p buf, which
  *  may be @p die): @p die or @p buf; NULL for a qualifier of void, a broken link or a cycle. */

@@ -123,6 +123,7 @@ bool ct_go_frame_at(struct ct_module_set *s, uint64_t pc, struct ct_go_frame *re
 	*ret = (struct ct_go_frame){
 		.size = (uint64_t)delta,
 		.top = (f.flag & (CT_GO_FLAG_TOPFRAME | CT_GO_FLAG_SPWRITE)) != 0,
+		.spwrite = (f.flag & CT_GO_FLAG_SPWRITE) != 0,
 		.sigpanic = f.funcid == CT_GO_FUNCID_SIGPANIC,
 	};
 	return true;

@@ -64,6 +64,9 @@ struct ct_go_frame {
 	/** The function is the top of a stack or switches stacks (Go's TOPFRAME or SPWRITE: goexit,
 	 * mstart, mcall, sigtramp), where Go's own traceback stops. */
 	bool top;
+	/** The function writes its stack pointer (SPWRITE: mcall, systemstack, morestack, gogo): its
+	 * caller is on another stack, which CFI does not know. */
+	bool spwrite;
 	/** runtime.sigpanic: its "return address" is the faulting pc itself (not after a call). */
 	bool sigpanic;
 };

@@ -6,6 +6,7 @@
 
 #include "modules/cu_index.h"
 #include "modules/dwarf_name.h"
+#include "modules/dwarf_ref.h"
 #include "modules/inline_chain.h"
 #include "modules/scopes.h"
 
@@ -127,7 +128,7 @@ size_t ct_inline_chain(struct ct_strpool *strings, struct ct_cu_index *index, Dw
 			.file = file,
 			.line = lineno,
 			.column = col,
-			.decl_file = ct_strpool_intern(strings, dwarf_decl_file(&scopes[i])),
+			.decl_file = ct_strpool_intern(strings, ct_dwarf_decl_file(&scopes[i])),
 			.inlined = true,
 		};
 		Dwarf_Addr low;
@@ -146,7 +147,7 @@ size_t ct_inline_chain(struct ct_strpool *strings, struct ct_cu_index *index, Dw
 			continue;
 		Dwarf_Addr low;
 		phys->function = ct_dwarf_function_name(strings, &scopes[i]);
-		phys->decl_file = ct_strpool_intern(strings, dwarf_decl_file(&scopes[i]));
+		phys->decl_file = ct_strpool_intern(strings, ct_dwarf_decl_file(&scopes[i]));
 		if (phys->function && range_start(&scopes[i], addr - bias, &low)) {
 			phys->offset = addr - bias - low;
 			phys->has_offset = true;

@@ -495,6 +495,16 @@ static int take_frame(struct walk *w, const struct walk_frame *in, uint64_t pc, 
 		if (!cfi && ct_unwind_is_restorer(s, prev->pc))
 			return DWARF_CB_ABORT;
 		f.trust = cfi ? CT_TRUST_CFI : CT_TRUST_FRAME_POINTER;
+		// Go's CFI describes a function that switched stacks (mcall, systemstack, morestack onto
+		// g0) as an ordinary frame: past it are stale words of the other stack. Go's traceback
+		// ends there unless it is the innermost frame, and so does this walk (as the pclntab walk
+		// of a stripped build does).
+		struct ct_go_frame gf;
+		if (cfi && out->count > 1 && !prev->exact && ct_go_frame_at(s, prev->pc - 1, &gf) && gf.spwrite) {
+			w->reason = CT_STOP_OUTERMOST;
+			w->stop = true;
+			return DWARF_CB_ABORT;
+		}
 		// A Go executable without CFI says each frame's size in its pclntab: that caller, not
 		// the frame pointer's guess (an assembly leaf such as runtime.raise sets up none), and
 		// no caller above a goroutine's or thread's top frame (goexit, mstart).
