@@ -54,7 +54,7 @@ static size_t find_build_id_note(const struct ct_bytes *notes, uint8_t *id)
  */
 static bool read_memory_image(struct ct_module_set *s, uint64_t start, struct ct_module_state *m)
 {
-	struct ct_core *core = s->core;
+	const struct ct_core *core = s->core;
 	uint8_t ehdr[sizeof(Elf64_Ehdr)];
 	size_t have = sizeof(Elf64_Ehdr);
 	// A 32-bit module's header is 52 bytes and may end its mapping's dumped part.
@@ -547,7 +547,7 @@ static char *debuginfo_path_for(const struct ct_options *o)
 	return p;
 }
 
-struct ct_error *ct_modules_load(const struct ct_options *opts, struct ct_core *core, struct ct_sink out,
+struct ct_error *ct_modules_load(const struct ct_options *opts, const struct ct_core *core, struct ct_sink out,
 				 struct ct_budget *budget, struct ct_module_set *s)
 {
 	*s = (struct ct_module_set){ .opts = opts, .core = core, .out = out, .budget = budget };
@@ -564,13 +564,15 @@ struct ct_error *ct_modules_load(const struct ct_options *opts, struct ct_core *
 	// Without NT_FILE (qemu-user, old kernels) the dynamic linker's link_map in the dump names the
 	// objects (linkmap.c): they then take the NT_FILE path (--sysroot, build-id checks, trust).
 	size_t from_link_map = 0;
-	if (core->num_files == 0 && !s->opts->safe) {
+	s->files = core->files;
+	s->num_files = core->num_files;
+	if (s->num_files == 0 && !s->opts->safe) {
 		struct ct_file_mapping *files;
 		from_link_map = ct_linkmap_files(core, s->opts->executable, s->opts->sysroot, CT_MAX_MODULES, &files);
 		if (from_link_map) {
-			// Handed to the core, which frees its file list (elfcore.c).
-			core->files = files;
-			core->num_files = from_link_map;
+			s->link_map_files = files;
+			s->files = files;
+			s->num_files = from_link_map;
 			ct_sink_diag(&s->out, CT_SEVERITY_INFO, 0, CT_DIAG_LINK_MAP,
 				       "the core has no NT_FILE note: %zu objects named by the dynamic linker's link_map in the dump",
 				       from_link_map);
@@ -578,8 +580,8 @@ struct ct_error *ct_modules_load(const struct ct_options *opts, struct ct_core *
 	}
 	// Otherwise the modules come from the dynamic linker's link_map in the dump through libdwfl's
 	// core reporting and its build-id checked lookup (objects whose headers the dump lacks).
-	bool link_map_mode = core->num_files == 0 && !s->opts->safe && core->num_segments <= CT_MAX_LINK_MAP_SEGMENTS;
-	if (core->num_files == 0 && core->num_segments > CT_MAX_LINK_MAP_SEGMENTS)
+	bool link_map_mode = s->num_files == 0 && !s->opts->safe && core->num_segments <= CT_MAX_LINK_MAP_SEGMENTS;
+	if (s->num_files == 0 && core->num_segments > CT_MAX_LINK_MAP_SEGMENTS)
 		ct_sink_diag(&s->out, CT_SEVERITY_WARNING, 0, CT_DIAG_LIMIT,
 			       "the core has no NT_FILE note and %zu segments, more than the %u its link_map is searched in",
 			       core->num_segments, CT_MAX_LINK_MAP_SEGMENTS);
@@ -591,7 +593,7 @@ struct ct_error *ct_modules_load(const struct ct_options *opts, struct ct_core *
 		return ct_error_create(CT_ERROR_LIBRARY, "dwfl_begin: %s", dwfl_errmsg(-1));
 	dwfl_report_begin(s->dwfl);
 
-	size_t cap = link_map_mode ? CT_MAX_MODULES + 1 : core->num_files + 2;
+	size_t cap = link_map_mode ? CT_MAX_MODULES + 1 : s->num_files + 2;
 	if (cap > CT_MAX_MODULES + 1)
 		cap = CT_MAX_MODULES + 1;
 	s->modules = calloc(cap, sizeof(*s->modules));
@@ -604,8 +606,8 @@ struct ct_error *ct_modules_load(const struct ct_options *opts, struct ct_core *
 	if (!index)
 		return &ct_enomem;
 	size_t aliased = 0;
-	for (size_t i = 0; i < core->num_files && s->num_modules < CT_MAX_MODULES; i++) {
-		const struct ct_file_mapping *f = &core->files[i];
+	for (size_t i = 0; i < s->num_files && s->num_modules < CT_MAX_MODULES; i++) {
+		const struct ct_file_mapping *f = &s->files[i];
 		if (f->file_offset != 0)
 			continue;
 		// NT_FILE lists mappings by address: only the last module of a path can contain this one.
@@ -643,8 +645,8 @@ struct ct_error *ct_modules_load(const struct ct_options *opts, struct ct_core *
 		m->start = f->start;
 		m->end = f->end;
 		// The module extends over the following mappings of the same file.
-		for (size_t j = i + 1; j < core->num_files; j++) {
-			const struct ct_file_mapping *g = &core->files[j];
+		for (size_t j = i + 1; j < s->num_files; j++) {
+			const struct ct_file_mapping *g = &s->files[j];
 			if (strcmp(g->path, f->path) != 0 || g->start < m->end - 1)
 				break;
 			if (g->start - m->end > (64u << 20))
@@ -695,7 +697,7 @@ struct ct_error *ct_modules_load(const struct ct_options *opts, struct ct_core *
 		else
 			ct_sink_diag(&s->out, CT_SEVERITY_INFO, 0, CT_DIAG_LINK_MAP,
 				       "the core has no NT_FILE note: %d modules found from the dynamic linker's link_map", n);
-	} else if (core->num_files == 0) {
+	} else if (s->num_files == 0) {
 		ct_sink_diag(&s->out, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_FILE_LIST,
 			       "the core has no NT_FILE note and --safe forbids reading the paths in its link_map");
 	}
@@ -737,6 +739,12 @@ void ct_modules_unload(struct ct_module_set *s)
 	free(s->modules);
 	s->modules = NULL;
 	s->num_modules = 0;
+	for (size_t i = 0; s->link_map_files && i < s->num_files; i++)
+		free(s->link_map_files[i].path);
+	free(s->link_map_files);
+	s->link_map_files = NULL;
+	s->files = NULL;
+	s->num_files = 0;
 	free(s->debuginfo_path);
 	s->debuginfo_path = NULL;
 	ct_symcache_destroy(s->symcache);

@@ -88,7 +88,7 @@ struct ct_module_state {
  */
 struct ct_module_set {
 	const struct ct_options *opts; /**< borrowed */
-	struct ct_core *core; /**< borrowed */
+	const struct ct_core *core; /**< borrowed: the dump is not changed after it was opened */
 	struct ct_sink out; /**< where names and diagnostics go (borrowed pool and list) */
 	/** The analysis' work budget (util/budget.h); borrowed, may be NULL. Symbolization spends
 	 * names, debug files their inflated size. */
@@ -100,12 +100,14 @@ struct ct_module_set {
 	char *debuginfo_path; /**< owned, for the standard find_debuginfo */
 	struct ct_module_state *modules; /**< owned, sorted by start */
 	size_t num_modules;
+	/** The file mappings the modules come from: the dump's NT_FILE, or for a core without that
+	 * note the objects its dynamic linker's link_map names (then owned: link_map_files). */
+	const struct ct_file_mapping *files;
+	size_t num_files;
+	struct ct_file_mapping *link_map_files;
 	struct ct_symcache *symcache; /**< owned */
 	/** A debuginfod query failed for lack of an answer: do not ask again in this analysis. */
 	bool debuginfod_failed;
-	/** Range of the function holding the program's entry point (AT_ENTRY): the outermost frame.
-	 * Set by the unwind stage (ct_unwind_attach). */
-	uint64_t entry_lo, entry_hi;
 	/** ct_modules_find_packages() ran (it reads the package database once per analysis). */
 	bool packages_read;
 	/** The dumped process's perf JIT map (/tmp/perf-PID.map on this machine), read on the first
@@ -121,7 +123,7 @@ struct ct_module_set {
  * (zeroed first; release with ct_modules_unload() also after an error). Non-fatal problems become
  * diagnostics in @p out.
  */
-struct ct_error *ct_modules_load(const struct ct_options *opts, struct ct_core *core, struct ct_sink out,
+struct ct_error *ct_modules_load(const struct ct_options *opts, const struct ct_core *core, struct ct_sink out,
 				 struct ct_budget *budget, struct ct_module_set *ret);
 /** Releases module state and the Dwfl. */
 void ct_modules_unload(struct ct_module_set *set);

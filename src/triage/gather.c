@@ -93,11 +93,13 @@ static void gather_maps(const struct ct_triage_input *s, struct ct_facts_storage
 	if (!st->maps)
 		return;
 	// Cores can have 10^5 segments and NT_FILE entries: sort both and search, never nest loops.
-	const struct ct_file_mapping **files = calloc(core->num_files ? core->num_files : 1, sizeof(*files));
-	for (size_t j = 0; files && j < core->num_files; j++)
-		files[j] = &core->files[j];
+	// The module set's file list: the dump's NT_FILE, or the link_map's objects without one.
+	size_t num_files = s->mods->num_files;
+	const struct ct_file_mapping **files = calloc(num_files ? num_files : 1, sizeof(*files));
+	for (size_t j = 0; files && j < num_files; j++)
+		files[j] = &s->mods->files[j];
 	if (files)
-		qsort(files, core->num_files, sizeof(*files), compare_files);
+		qsort(files, num_files, sizeof(*files), compare_files);
 	for (size_t i = 0; i < core->num_segments; i++) {
 		const struct ct_segment *seg = &core->segments[i];
 		struct ct_mapping_fact *m = &st->maps[st->num_maps++];
@@ -105,7 +107,7 @@ static void gather_maps(const struct ct_triage_input *s, struct ct_facts_storage
 		m->start = seg->vaddr;
 		m->end = seg->vaddr + seg->memsz;
 		m->flags = seg->flags;
-		size_t lo = ct_bisect(files ? core->num_files : 0, file_at_or_below, &(struct file_key){ files, m->start });
+		size_t lo = ct_bisect(files ? num_files : 0, file_at_or_below, &(struct file_key){ files, m->start });
 		if (lo && m->start < files[lo - 1]->end) {
 			const struct ct_file_mapping *fm = files[lo - 1];
 			m->file = ct_strpool_intern(s->out.strings, fm->path);

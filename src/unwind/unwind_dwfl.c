@@ -105,6 +105,9 @@ struct ct_dwfl_walker {
 	const struct walk_start *start;
 	/** Rules of the cached CFI step by pc, for every thread (NULL: libdwfl takes every step). */
 	struct ct_cfi_cache *cfi;
+	/** Range of the function holding the program's entry point (AT_ENTRY): the outermost frame
+	 * of the main thread. entry_hi 0: a sizeless symbol (in_entry_function). */
+	uint64_t entry_lo, entry_hi;
 };
 
 static pid_t next_thread_cb(Dwfl *dwfl, void *dwfl_arg, void **thread_argp)
@@ -170,17 +173,17 @@ struct ct_error *ct_unwind_attach(struct ct_module_set *s, struct ct_dwfl_walker
 	Elf *elf = s->core_elf;
 	// The function holding the entry point (_start) is the outermost frame of the main thread:
 	// what lies above it on the stack is argc/argv, not a caller.
-	uint64_t entry;
+	uint64_t entry, entry_lo = 0, entry_hi = 0;
 	if (ct_core_auxv(s->core, AT_ENTRY, &entry)) {
 		Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, entry);
 		GElf_Off off;
 		GElf_Sym sym;
 		const char *name = mod ? dwfl_module_addrinfo(mod, entry, &off, &sym, NULL, NULL, NULL) : NULL;
 		if (name && sym.st_size && off < sym.st_size) {
-			s->entry_lo = entry - off;
-			s->entry_hi = entry - off + sym.st_size;
+			entry_lo = entry - off;
+			entry_hi = entry - off + sym.st_size;
 		} else if (name && name[0] != '$' && off == 0) {
-			s->entry_lo = entry; // a sized-less entry symbol: see in_entry_function()
+			entry_lo = entry; // a sized-less entry symbol: see in_entry_function()
 		} else if (mod) {
 			// The nearest symbol may be an ARM mapping symbol ("$x") of size 0: look for the
 			// function symbol that starts at the entry point.
@@ -189,8 +192,8 @@ struct ct_error *ct_unwind_attach(struct ct_module_set *s, struct ct_dwfl_walker
 				GElf_Addr value;
 				if (dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL) &&
 				    value == entry && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_size) {
-					s->entry_lo = entry;
-					s->entry_hi = entry + sym.st_size;
+					entry_lo = entry;
+					entry_hi = entry + sym.st_size;
 					break;
 				}
 			}
@@ -201,6 +204,8 @@ struct ct_error *ct_unwind_attach(struct ct_module_set *s, struct ct_dwfl_walker
 	if (!u)
 		return &ct_enomem;
 	u->core = s->core;
+	u->entry_lo = entry_lo;
+	u->entry_hi = entry_hi;
 	u->cfi = ct_cfi_cache_new(s->core->arch);
 	if (!dwfl_attach_state(s->dwfl, elf, pid, &thread_callbacks, u)) {
 		ct_cfi_cache_free(u->cfi);
@@ -220,6 +225,7 @@ struct cfi_cache_entry {
 
 struct walk {
 	struct ct_module_set *s;
+	const struct ct_dwfl_walker *u; /**< the walker's entry function range */
 	struct ct_raw_stack *out;
 	size_t max_frames;
 	enum ct_trust first_trust;
@@ -338,18 +344,18 @@ static void caller_registers(struct walk *w, const struct ct_raw_frame *callee, 
 
 // True when @p addr is in the function holding the program's entry point. Entry symbols written in
 // assembly often have no size: then the symbol containing @p addr must start where the entry's does.
-static bool in_entry_function(struct ct_module_set *s, uint64_t addr)
+static bool in_entry_function(const struct ct_dwfl_walker *u, struct ct_module_set *s, uint64_t addr)
 {
-	if (!s->entry_lo || addr < s->entry_lo)
+	if (!u->entry_lo || addr < u->entry_lo)
 		return false;
-	if (s->entry_hi)
-		return addr < s->entry_hi;
-	if (addr - s->entry_lo >= 4096)
+	if (u->entry_hi)
+		return addr < u->entry_hi;
+	if (addr - u->entry_lo >= 4096)
 		return false;
 	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
 	GElf_Off off;
 	GElf_Sym sym;
-	return mod && dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL) && addr - off == s->entry_lo;
+	return mod && dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL) && addr - off == u->entry_lo;
 }
 
 // libdwfl's fallback for a link-register architecture without CFI (the ppc64 and aarch64 backends)
@@ -409,7 +415,7 @@ static int accept_frame(struct walk *w, const struct ct_raw_frame *f, const stru
 	w->last = *regs;
 	w->last_exact = f->exact;
 	uint64_t lookup = f->exact ? f->pc : f->pc - 1;
-	if (out->count > 1 && in_entry_function(s, lookup)) {
+	if (out->count > 1 && in_entry_function(w->u, s, lookup)) {
 		w->reason = CT_STOP_ENTRY_POINT;
 		w->stop = true;
 		return DWARF_CB_ABORT;
@@ -694,6 +700,7 @@ void ct_unwind_thread_dwfl(struct ct_module_set *s, struct ct_dwfl_walker *u, co
 		cache[i].has_cfi = -1;
 	struct walk w = {
 		.s = s,
+		.u = u,
 		.out = out,
 		.max_frames = max_frames,
 		.first_trust = CT_TRUST_CONTEXT,
