@@ -80,7 +80,6 @@ def embedded(a, tmp, cores, cache):
     exe = os.path.join(tmp, "embed_lua")
     subprocess.run(["gcc", "-O2", "-g", "-o", exe, os.path.join(SRC, "embed_lua.c"), *flags.stdout.split()],
                    check=True)
-    failures = 0
     dwzcores.named_core(a.coretriage, [exe], exe, tmp, cores, "lua-embedded", signal.SIGSEGV, 1.0)
     failures, frames = dwzcores.compare_core(a.coretriage, cores, "lua-embedded", cache)
     if not any(f.get("module", "").startswith("liblua5.4") and f.get("inlined") for f in frames):
