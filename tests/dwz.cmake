@@ -6,10 +6,15 @@
 #                  the shared file present (relative altlink name, compressed sections and the cache),
 #                  found only by build-id, absent, and a wrong file at its path; real cores compared
 #                  with gdb and eu-stack, every DIE walked by ct_diewalk
-#   dwz_debian     real cores of Debian's lua5.4 (liblua5.4-0-dbg, built with dwz) killed in the middle
-#                  of real work, every frame's function and inline chain compared with gdb and
-#                  eu-stack; a program of ours running Lua in liblua5.4.so.0 (the other shared file,
-#                  liblua5.4-dev); ct_diewalk over the -dbg files (77 when the packages are not installed)
+#   dwz_debian     real cores of Debian programs whose -dbg packages are built with dwz, killed in the
+#                  middle of real work, every frame's function and inline chain compared with gdb and
+#                  eu-stack, cache on and off: lua5.4 (liblua5.4-0-dbg) and a program of ours running
+#                  Lua in liblua5.4.so.0 (the other shared file, liblua5.4-dev); binutils' objdump,
+#                  readelf and nm (binutils-x86-64-linux-gnu-dbg; built with -flto) deep in libopcodes
+#                  and libbfd (libbinutils-dbg; each package has its own shared file): disassembly,
+#                  line lookup, DWARF dumps, nm -l (tests/dwz/debian_binutils.py); ct_diewalk over
+#                  all their -dbg files.
+#                  Each part is skipped when its packages are missing, 77 when both are
 #
 # ct_diewalk (tests/dwz/diewalk.c) compares coretriage's name readers with libdw's, DIE by DIE.
 add_executable(ct_diewalk ${CMAKE_CURRENT_SOURCE_DIR}/dwz/diewalk.c)
