@@ -70,7 +70,8 @@ static bool frame_cfa(Dwfl_Module *mod, uint64_t pc, const uint64_t *regs, const
 	return false;
 }
 
-/** The frame base of @p fn at @p pc (DW_OP_call_frame_cfa or DW_OP_bregN). */
+/** The frame base of @p fn at @p pc: DW_OP_call_frame_cfa (gcc), a register's value (clang's
+ * DW_OP_reg6 at -O0, DW_OP_reg7 at -O2) or DW_OP_bregN. */
 static bool frame_base(Dwfl_Module *mod, Dwarf_Die *fn, uint64_t pc, Dwarf_Addr bias, const uint64_t *regs,
 		       const bool *valid, uint64_t *ret)
 {
@@ -83,6 +84,17 @@ static bool frame_base(Dwfl_Module *mod, Dwarf_Die *fn, uint64_t pc, Dwarf_Addr 
 		return false;
 	if (len == 1 && expr[0].atom == DW_OP_call_frame_cfa)
 		return frame_cfa(mod, pc, regs, valid, ret);
+	uint64_t reg = CT_MAX_DWARF_REGS;
+	if (len == 1 && expr[0].atom >= DW_OP_reg0 && expr[0].atom <= DW_OP_reg31)
+		reg = (uint64_t)(expr[0].atom - DW_OP_reg0);
+	else if (len == 1 && expr[0].atom == DW_OP_regx)
+		reg = expr[0].number;
+	if (reg < CT_MAX_DWARF_REGS) {
+		if (!valid[reg])
+			return false;
+		*ret = regs[reg];
+		return true;
+	}
 	return eval_breg(expr, len, regs, valid, ret);
 }
 
@@ -156,6 +168,68 @@ static const char *search(const struct ct_triage_input *s, Dwarf_Die *scopes, in
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
 	return NULL;
+}
+
+/** Variables and parameters of one scope looked at for a local's storage (a bound on the walk). */
+#define MAX_SCOPE_VARS 4096
+
+// The start of @p var's storage in memory at @p pc, when its location is one memory operation.
+static bool storage_start(Dwarf_Die *var, uint64_t pc, Dwarf_Addr bias, const struct want *w, const uint64_t *regs,
+			  const bool *valid, uint64_t *ret)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Op *expr;
+	size_t len;
+	if (!ct_dwarf_attr_integrate(var, DW_AT_location, &attr) || dwarf_getlocation_addr(&attr, pc - bias, &expr, &len, 1) != 1 ||
+	    len != 1)
+		return false;
+	if (expr[0].atom == DW_OP_fbreg) {
+		if (!w->has_fb)
+			return false;
+		*ret = w->fb + (uint64_t)(int64_t)expr[0].number;
+		return true;
+	}
+	return eval_breg(expr, 1, regs, valid, ret);
+}
+
+bool ct_find_local_at(const struct ct_triage_input *s, uint64_t pc, uint64_t address, const uint64_t *regs,
+		      const bool *valid, const char **name, uint64_t *start, Dwarf_Die *type)
+{
+	Dwfl_Module *mod = s->mods->dwfl ? dwfl_addrmodule(s->mods->dwfl, pc) : NULL;
+	Dwarf_Addr bias;
+	Dwarf_Die *scopes = NULL;
+	int n = mod ? ct_symbolize_scopes(s->mods, pc, &scopes, &bias) : 0;
+	struct want w = { .reg = -1 };
+	for (int i = 0; i < n && !w.has_fb; i++) {
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			w.has_fb = frame_base(mod, &scopes[i], pc, bias, regs, valid, &w.fb);
+	}
+	bool found = false;
+	for (int i = 0; i < n && !found; i++) {
+		int stag = dwarf_tag(&scopes[i]);
+		if (stag == DW_TAG_compile_unit || stag == DW_TAG_partial_unit || stag == DW_TAG_skeleton_unit)
+			continue;
+		Dwarf_Die child;
+		if (dwarf_child(&scopes[i], &child) != 0)
+			continue;
+		int k = 0;
+		do {
+			int tag = dwarf_tag(&child);
+			uint64_t at;
+			Dwarf_Word size;
+			Dwarf_Attribute attr;
+			if ((tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) ||
+			    !storage_start(&child, pc, bias, &w, regs, valid, &at) ||
+			    !ct_dwarf_attr_integrate(&child, DW_AT_type, &attr) || !ct_dwarf_ref_die(&attr, type) ||
+			    ct_dwarf_aggregate_size(type, &size) != 0 || address < at || address - at >= size)
+				continue;
+			*name = ct_strpool_intern(s->out.strings, die_name(&child));
+			*start = at;
+			found = *name != NULL;
+		} while (!found && ++k < MAX_SCOPE_VARS && dwarf_siblingof(&child, &child) == 0);
+	}
+	free(scopes);
+	return found;
 }
 
 const char *ct_find_culprit(const struct ct_triage_input *s, const struct ct_facts *f, const uint64_t *regs, const bool *valid)

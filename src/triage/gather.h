@@ -54,6 +54,15 @@ const char *ct_find_culprit(const struct ct_triage_input *s, const struct ct_fac
 			    const bool *valid);
 
 /**
+ * The local variable (or parameter) of frame 0 at @p pc whose storage in the frame holds @p address:
+ * located in memory by one operation (DW_OP_fbreg, DW_OP_bregN), its type's size covering the
+ * address. Its name (pooled), the address it starts at and its type. A bad index into a local
+ * array is said with the array's bound by it.
+ */
+bool ct_find_local_at(const struct ct_triage_input *s, uint64_t pc, uint64_t address, const uint64_t *regs,
+		      const bool *valid, const char **name, uint64_t *start, Dwarf_Die *type);
+
+/**
  * The program's last call before the library frames (see struct ct_call_facts): decodes the call
  * ending at the blamed frame's return address and, when its target is a PLT stub (or the call goes
  * through a GOT slot), names the imported function from the module's .rela.plt/.rela.dyn (.rel.* on

@@ -676,18 +676,24 @@ static const char *summarize(const struct chain *c, const char *subject, bool po
 }
 
 /**
- * A bad index into a global array: the element the faulting address @p m falls in and the array with
- * its bound from the DWARF type of the global that @p array_at (the in-bounds register of the access,
- * with its displacement) lies in, onto @p st. True when decided and the index is past the bound (or
- * negative) into *@p out. Not decided: no global, no DWARF, not a one-dimensional array of known size.
+ * A bad index into an array: the element the faulting address @p m falls in and the array with its
+ * bound from the DWARF type of the global, or of frame 0's local, that @p array_at (the in-bounds
+ * register of the access, with its displacement) lies in, onto @p st. True when decided, and then
+ * *@p out when the index is past the bound (or negative). Not decided: no such variable, no DWARF,
+ * not a one-dimensional array of known size.
  */
-static bool index_bound(const struct chain *c, const struct ct_mem_operand *m, uint64_t array_at, struct ct_root_step *st,
-			bool *out)
+static bool index_bound(const struct chain *c, const struct ct_mem_operand *m, uint64_t array_at, const uint64_t *regs,
+			const bool *valid, struct ct_root_step *st, bool *out)
 {
 	struct ct_data_symbol sym;
 	Dwarf_Die type_buf, peel_buf, elem;
-	if (!m->has_address || !ct_global_type(c->s, array_at, &sym, &type_buf))
+	if (!m->has_address)
 		return false;
+	if (!ct_global_type(c->s, array_at, &sym, &type_buf)) {
+		// A local array (parse into a buffer on the stack): the variable the access's base lies in.
+		if (!ct_find_local_at(c->s, c->f->pc, array_at, regs, valid, &sym.name, &sym.start, &type_buf))
+			return false;
+	}
 	Dwarf_Die *t = ct_dwarf_peel_type(&type_buf, &peel_buf);
 	int64_t dims[8];
 	if (!t || dwarf_tag(t) != DW_TAG_array_type || ct_dwarf_array_dims(t, dims) != 1 || dims[0] < 0 ||
@@ -739,9 +745,21 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 	} else if (in->fault_mem >= 0) {
 		const struct ct_mem_operand *m = &in->mem[in->fault_mem];
 		loc.reg = m->base_dwarf;
-		if (loc.reg < 0 || loc.reg >= w->num_regs || loc.reg == arch->sp_dwarf || loc.reg == arch->fp_dwarf)
+		// A base of sp or fp is a frame's own memory, never the bad value: only its index can be
+		// (a local array's element past its bound).
+		bool frame_base = loc.reg == arch->sp_dwarf || loc.reg == arch->fp_dwarf;
+		if (loc.reg < 0 || loc.reg >= w->num_regs || (frame_base && !m->index))
 			return;
-		if (m->index) {
+		if (m->index && frame_base) {
+			int idx = m->has_index_dwarf ? m->index_dwarf : reg_by_name(arch, m->index);
+			if (idx < 0 || idx >= w->num_regs || !valid[idx] || !valid[loc.reg])
+				return;
+			indexed = true;
+			array_at = regs[loc.reg] + (uint64_t)m->disp;
+			loc.reg = idx;
+			pointer = false;
+			subject = NULL;
+		} else if (m->index) {
 			// Base and index: the bad one is the register whose value points nowhere in the
 			// dump while the other does; when that does not decide it, nothing is traced.
 			int idx = m->has_index_dwarf ? m->index_dwarf : reg_by_name(arch, m->index);
@@ -907,7 +925,7 @@ out:
 	if (!c.n)
 		return;
 	bool out_of_bounds = false;
-	bool bounded = indexed && index_bound(&c, &in->mem[in->fault_mem], array_at, &c.steps[0], &out_of_bounds);
+	bool bounded = indexed && index_bound(&c, &in->mem[in->fault_mem], array_at, regs, valid, &c.steps[0], &out_of_bounds);
 	struct ct_root_step *steps = malloc(c.n * sizeof(*steps));
 	if (!steps)
 		return;

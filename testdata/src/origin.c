@@ -12,6 +12,8 @@
  *   strchr    strchr(argv[1], ':') finds no colon; cut() writes through NULL
  *   fopen     fopen() of a missing file returns NULL; fd_of() reads f->_fileno
  *   index N   atoi(argv[2]) is far beyond table[16]; entry() reads table[i]
+ *   lindex N  atoi(argv[2]) is far beyond a local array slots[12] that
+ *             local_entry() fills and reads slots[i] from (the stack's memory)
  *   divide N  atoi(argv[2]) is 0; ratio(100, b) divides by it
  *   chain     a list's second node has no successor: l->head->next->key reads
  *             through the NULL two loads below the parameter
@@ -155,6 +157,19 @@ KEEP int run_index(const char *arg)
 	return entry(atoi(arg)) + 1;
 }
 
+KEEP int local_entry(int i, int seed)
+{
+	int slots[12];
+	for (int k = 0; k < 12; k++)
+		slots[k] = seed * k;
+	return slots[i];
+}
+
+KEEP int run_lindex(const char *arg, int seed)
+{
+	return local_entry(atoi(arg), seed) + 1;
+}
+
 KEEP int ratio(int a, int b)
 {
 	return a / b;
@@ -283,6 +298,8 @@ int main(int argc, char **argv)
 		r = run_fopen();
 	else if (strcmp(mode, "index") == 0)
 		r = run_index(arg);
+	else if (strcmp(mode, "lindex") == 0)
+		r = run_lindex(arg, argc);
 	else if (strcmp(mode, "divide") == 0)
 		r = run_divide(arg);
 	else if (strcmp(mode, "chain") == 0)
