@@ -623,6 +623,20 @@ void ct_heap_to_verdict(const struct ct_heap_facts *hf, struct ct_verdict *v)
 				      hf->pointer, c->address, c->size, bin_text(v->strings, c));
 }
 
+bool ct_heap_block_at(const struct ct_triage_input *s, uint64_t addr, uint64_t *start, uint64_t *end)
+{
+	struct heap h;
+	unsigned major, minor;
+	struct ct_heap_chunk c;
+	bool found = heap_open(s, &h, &major, &minor) && chunk_holding(&h, addr, true, &c) && !c.free;
+	free(h.free);
+	if (!found || addr < c.address + CHUNK_HDR)
+		return false;
+	*start = c.address + CHUNK_HDR;
+	*end = c.address + c.size + SIZE_SZ;
+	return true;
+}
+
 const char *ct_heap_describe(const struct ct_triage_input *s, uint64_t addr)
 {
 	struct heap h;

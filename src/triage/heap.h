@@ -70,6 +70,13 @@ void ct_heap_analyze(const struct ct_triage_input *s, const struct ct_facts *fac
  */
 const char *ct_heap_describe(const struct ct_triage_input *s, uint64_t addr);
 
+/**
+ * The memory malloc handed out that holds @p addr: an in-use chunk of the main heap, from its user
+ * pointer to the end of its successor's prev_size field (what the program may use, which may be
+ * more than it asked for), into [*@p start, *@p end); false when no in-use chunk holds it.
+ */
+bool ct_heap_block_at(const struct ct_triage_input *s, uint64_t addr, uint64_t *start, uint64_t *end);
+
 /** Fills @p verdict->heap from @p h (the report's heap section). */
 void ct_heap_to_verdict(const struct ct_heap_facts *h, struct ct_verdict *verdict);
 

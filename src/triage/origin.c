@@ -676,6 +676,27 @@ static const char *summarize(const struct chain *c, const char *subject, bool po
 }
 
 /**
+ * A bad index into memory malloc handed out: the block the access's base lies in bounds it, in
+ * elements of the access's size (an array of scalars), counted from the base. The block is what
+ * malloc gave, which may be more than the program asked for: the bound is an upper one.
+ */
+static bool heap_index(const struct chain *c, const struct ct_mem_operand *m, uint64_t array_at, struct ct_root_step *st,
+		       bool *out)
+{
+	uint64_t start, end;
+	if (!m->size || !ct_heap_block_at(c->s, array_at, &start, &end))
+		return false;
+	int64_t es = (int64_t)m->size, off = (int64_t)(m->address - array_at);
+	int64_t idx = off / es - (off % es < 0 ? 1 : 0), bound = (int64_t)((end - array_at) / m->size);
+	st->has_index = true;
+	st->index = idx;
+	st->array = ct_strpool_printf(c->s->out.strings, "the heap block at 0x%" PRIx64 " (%" PRId64 " elements of %" PRId64 " bytes)",
+				      array_at, bound, es);
+	*out = idx < 0 || idx >= bound;
+	return true;
+}
+
+/**
  * A bad index into an array: the element the faulting address @p m falls in and the array with its
  * bound from the DWARF type of the global, or of frame 0's local, that @p array_at (the in-bounds
  * register of the access, with its displacement) lies in, onto @p st. True when decided, and then
@@ -690,9 +711,10 @@ static bool index_bound(const struct chain *c, const struct ct_mem_operand *m, u
 	if (!m->has_address)
 		return false;
 	if (!ct_global_type(c->s, array_at, &sym, &type_buf)) {
-		// A local array (parse into a buffer on the stack): the variable the access's base lies in.
+		// A local array (parse into a buffer on the stack): the variable the access's base lies
+		// in; else a block of the heap.
 		if (!ct_find_local_at(c->s, c->f->pc, array_at, regs, valid, &sym.name, &sym.start, &type_buf))
-			return false;
+			return heap_index(c, m, array_at, st, out);
 	}
 	Dwarf_Die *t = ct_dwarf_peel_type(&type_buf, &peel_buf);
 	int64_t dims[8];

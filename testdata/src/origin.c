@@ -14,6 +14,8 @@
  *   index N   atoi(argv[2]) is far beyond table[16]; entry() reads table[i]
  *   lindex N  atoi(argv[2]) is far beyond a local array slots[12] that
  *             local_entry() fills and reads slots[i] from (the stack's memory)
+ *   hindex N  atoi(argv[2]) is far beyond a malloc'ed array of 12 ints that
+ *             heap_entry() reads vals[i] from
  *   divide N  atoi(argv[2]) is 0; ratio(100, b) divides by it
  *   chain     a list's second node has no successor: l->head->next->key reads
  *             through the NULL two loads below the parameter
@@ -170,6 +172,21 @@ KEEP int run_lindex(const char *arg, int seed)
 	return local_entry(atoi(arg), seed) + 1;
 }
 
+KEEP int heap_entry(const int *vals, int i)
+{
+	return vals[i];
+}
+
+KEEP int run_hindex(const char *arg, int seed)
+{
+	int *vals = malloc(12 * sizeof *vals);
+	if (!vals)
+		return 0;
+	for (int k = 0; k < 12; k++)
+		vals[k] = seed * k;
+	return heap_entry(vals, atoi(arg)) + 1;
+}
+
 KEEP int ratio(int a, int b)
 {
 	return a / b;
@@ -300,6 +317,8 @@ int main(int argc, char **argv)
 		r = run_index(arg);
 	else if (strcmp(mode, "lindex") == 0)
 		r = run_lindex(arg, argc);
+	else if (strcmp(mode, "hindex") == 0)
+		r = run_hindex(arg, argc);
 	else if (strcmp(mode, "divide") == 0)
 		r = run_divide(arg);
 	else if (strcmp(mode, "chain") == 0)

@@ -39,6 +39,17 @@ EXPECT = {
     "index": [("param-of", "^entry$", "entry(atoi(arg))", "0x3b9aca00"), ("return-of", ATOI, "entry(atoi(arg))", "0x3b9aca00")],
     "lindex": [("param-of", "^local_entry$", "local_entry(atoi(arg)", "0x3b9aca00"),
                ("return-of", ATOI, "local_entry(atoi(arg)", "0x3b9aca00")],
+    "hindex": [("param-of", "^heap_entry$", "heap_entry(vals, atoi(arg))", "0x3b9aca00"),
+               ("return-of", ATOI, "heap_entry(vals, atoi(arg))", "0x3b9aca00")],
+    # gcc -O0 adds the scaled index to the pointer (add rax, rdx) and loads through the sum: the
+    # walk cannot tell the pointer from the index there, and says what computed the bad address.
+    "hindex-gcc-O0": [("arith", "^heap_entry$", "return vals[i]", None)],
+    # qemu-user starts the brk heap inside the executable's last data page; the heap reader takes
+    # the heap to begin at the mapping that holds the top chunk and finds no chunk there: the chain
+    # is traced, the bound not said (a real aarch64 kernel's heap starts on its own page).
+    "aarch64:hindex-gcc-O0": [("arith", "^heap_entry$", "return vals[i]", None)],
+    "aarch64:hindex": [("param-of", "^heap_entry$", "heap_entry(vals, atoi(arg))", "0x3b9aca00"),
+                       ("return-of", ATOI, "heap_entry(vals, atoi(arg))", "0x3b9aca00")],
     "divide": [("param-of", "^ratio$", "ratio(100, atoi(arg))", "0x0"), ("return-of", ATOI, "ratio(100, atoi(arg))", "0x0")],
     "chain": [("load-from", "^second_key$", "l->head->next->key", "0x0")],
     "global": [("load-from", "^hooked_timeout$", "hooks->cfg->timeout", "0x0")],
@@ -72,7 +83,11 @@ HOLDS = {"gfield": "0x0"}
 
 # The index's array and bound from its DWARF type (the global table[16], the local slots[12] of
 # origin.c) and the element the faulting address falls in: the index itself (argv[2] of the case).
-ARRAY = {"index": "table[16]", "lindex": "slots[12]"}
+ARRAY = {"index": "table[16]", "lindex": "slots[12]",
+         # malloc(48) is a 64-byte chunk with 56 usable bytes: the bound is what fits the block.
+         "hindex": re.compile(r"^the heap block at 0x[0-9a-f]+ \(14 elements of 4 bytes\)$")}
+# Keys whose chain has no array step (see EXPECT).
+NO_ARRAY = {"hindex-gcc-O0", "aarch64:hindex", "aarch64:hindex-gcc-O0"}
 
 
 def run(tool, case, cores, sysroot):
@@ -87,7 +102,7 @@ def run(tool, case, cores, sysroot):
 def expect_key(arch, mode, compiler, level):
     """The most specific expectation: the architecture's (and compiler's), then the optimization level's."""
     for key in (arch + ":" + mode + "-" + compiler + "-" + level, arch + ":" + mode + "-" + level, arch + ":" + mode,
-                mode + "-" + level, mode):
+                mode + "-" + compiler + "-" + level, mode + "-" + level, mode):
         if key in EXPECT:
             return key
     return mode
@@ -99,20 +114,23 @@ def check_case(case, mode, args, rep, lines, arch):
         return ["no root_cause"]
     steps = list(rc["steps"])
     errs = []
-    if mode in ARRAY:
+    level = case.rsplit("-", 1)[-1]
+    key = expect_key(arch, mode, case.split("-")[2], level)
+    if mode in ARRAY and key not in NO_ARRAY:
         # On the first step (the fault's), with the chain's value, and in the sentence.
         first = steps[0] if steps else {}
         want_index = int(args[1])
-        if first.get("array") != ARRAY[mode] or first.get("index") != want_index:
-            errs.append("first step: index %s into %s, expected %d into %s" % (first.get("index"), first.get("array"), want_index, ARRAY[mode]))
-        phrase = "index %d into %s, past its bound" % (want_index, ARRAY[mode])
+        want = ARRAY[mode]
+        array = first.get("array") or ""
+        ok = bool(want.match(array)) if hasattr(want, "match") else array == want
+        if not ok or first.get("index") != want_index:
+            errs.append("first step: index %s into %s, expected %d into %s" % (first.get("index"), array, want_index,
+                                                                             getattr(want, "pattern", want)))
+        phrase = "index %d into %s, past its bound" % (want_index, array)
         if phrase not in rc.get("summary", ""):
             errs.append("summary %r does not say %r" % (rc.get("summary"), phrase))
-    if mode in ARRAY:
         while steps and steps[0]["kind"] == "arith":
             steps.pop(0)
-    level = case.rsplit("-", 1)[-1]
-    key = expect_key(arch, mode, case.split("-")[2], level)
     want = EXPECT[key]
     if key in STOP_REASON and (not steps or STOP_REASON[key] not in (steps[-1].get("reason") or "")):
         errs.append("last step's reason %r does not say %r" % (steps[-1].get("reason") if steps else None, STOP_REASON[key]))
