@@ -675,6 +675,96 @@ static const char *summarize(const struct chain *c, const char *subject, bool po
 	return head;
 }
 
+/** Struct levels descended to the array member an access lies in. */
+#define MAX_MEMBER_DEPTH 8
+
+/**
+ * The member of struct @p type whose storage holds offset @p off and whose type is an array,
+ * descending nested structs: its path (".ring.slots") appended to @p path, the array type, and the
+ * member's offset in @p type.
+ */
+static bool member_array(Dwarf_Die *type, uint64_t off, char *path, size_t size, int depth, Dwarf_Die *array,
+			 uint64_t *at)
+{
+	Dwarf_Die peel, *t = ct_dwarf_peel_type(type, &peel), child;
+	int tag = t ? dwarf_tag(t) : 0;
+	if (depth >= MAX_MEMBER_DEPTH || (tag != DW_TAG_structure_type && tag != DW_TAG_class_type) ||
+	    dwarf_child(t, &child) != 0)
+		return false;
+	do {
+		Dwarf_Attribute attr;
+		Dwarf_Word loc, msize;
+		Dwarf_Die mtype, mpeel;
+		const char *name = ct_dwarf_diename(&child);
+		if (dwarf_tag(&child) != DW_TAG_member || !name ||
+		    !ct_dwarf_attr_integrate(&child, DW_AT_data_member_location, &attr) || dwarf_formudata(&attr, &loc) != 0 ||
+		    loc > off || !die_type(&child, &mtype) || ct_dwarf_aggregate_size(&mtype, &msize) != 0 || off >= loc + msize)
+			continue;
+		size_t used = strlen(path);
+		snprintf(path + used, size - used, ".%s", name);
+		Dwarf_Die *mt = ct_dwarf_peel_type(&mtype, &mpeel);
+		if (mt && dwarf_tag(mt) == DW_TAG_array_type) {
+			*array = *mt;
+			*at = loc;
+			return true;
+		}
+		uint64_t inner;
+		if (member_array(&mtype, off - loc, path, size, depth + 1, array, &inner)) {
+			*at = loc + inner;
+			return true;
+		}
+		return false;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/** What the fault's access says of an array member it indexes (member_index), for its step. */
+struct member_bound {
+	bool found;
+	int64_t index;
+	const char *array; /**< "r->slots[8]", pooled */
+	bool past;
+};
+
+/**
+ * A bad index into an array member of a struct a pointer parameter points to (`r->slots[i]`): the
+ * base register @p base of the fault's access @p m still holds the parameter's value from the
+ * function's entry; its DWARF type names the struct, the displacement the member, the member's
+ * type the bound. Elements counted from the member's start.
+ */
+static void member_index(const struct chain *c, const struct ct_vfunc *fn, int base, const struct ct_mem_operand *m,
+			 const uint64_t *regs, const bool *valid, struct member_bound *ret)
+{
+	const struct ct_triage_input *s = c->s;
+	struct ct_vdef b;
+	struct ct_vloc loc = { .reg = base, .size = 8 };
+	Dwarf_Die param, type_buf, peel_buf, pointee_buf, array, elem;
+	if (!m->has_address || m->disp < 0 || base < 0 || base >= CT_MAX_DWARF_REGS || !valid[base])
+		return;
+	ct_vfunc_trace(fn, c->f->pc, loc, false, 0, &b);
+	int slot = b.kind == CT_VDEF_ENTRY && !b.loc.slot ? arg_slot(c->arch, b.loc.reg) : -1;
+	const char *name;
+	if (slot < 0 || !param_die(s, c->f->pc, slot, &param) || !(name = die_name(&param)) || !die_type(&param, &type_buf))
+		return;
+	Dwarf_Die *t = ct_dwarf_peel_type(&type_buf, &peel_buf);
+	if (!t || dwarf_tag(t) != DW_TAG_pointer_type || !die_type(t, &type_buf))
+		return;
+	Dwarf_Die *pointee = ct_dwarf_peel_type(&type_buf, &pointee_buf);
+	char path[256] = "";
+	uint64_t at;
+	int64_t dims[8];
+	Dwarf_Word esize;
+	if (!pointee || !member_array(pointee, (uint64_t)m->disp, path, sizeof(path), 0, &array, &at) ||
+	    ct_dwarf_array_dims(&array, dims) != 1 || dims[0] < 0 || !die_type(&array, &elem) ||
+	    ct_dwarf_aggregate_size(&elem, &esize) != 0 || esize == 0 || esize > (1u << 30))
+		return;
+	int64_t off = (int64_t)(m->address - (regs[base] + at)), es = (int64_t)esize;
+	ret->index = off / es - (off % es < 0 ? 1 : 0);
+	ret->array = ct_strpool_printf(s->out.strings, "%s->%s[%" PRId64 "]", name, path + 1, dims[0]);
+	ret->past = ret->index < 0 || ret->index >= dims[0];
+	ret->found = true;
+}
+
 /**
  * A bad index into memory malloc handed out: the block the access's base lies in bounds it, in
  * elements of the access's size (an array of scalars), counted from the base. The block is what
@@ -759,6 +849,7 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 	// array's element the access meant, for its bound).
 	bool indexed = false;
 	uint64_t array_at = 0;
+	int array_base = -1; // the access's in-bounds base register, when it is not sp or fp
 	const char *subject = f->culprit;
 	if (fpe) {
 		pointer = false;
@@ -795,6 +886,7 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 			if (base_ok) {
 				indexed = true;
 				array_at = regs[loc.reg] + (uint64_t)m->disp;
+				array_base = loc.reg;
 				loc.reg = idx;
 				pointer = false;
 				subject = NULL; // culprit.c names the base register's variable
@@ -820,6 +912,10 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 		j++;
 	bool has_value = false;
 	uint64_t value = 0;
+	// An array member through a pointer parameter: decided in frame 0's code, before the walk.
+	struct member_bound member = { 0 };
+	if (fn && indexed && array_base >= 0)
+		member_index(&c, fn, array_base, &in->mem[in->fault_mem], regs, valid, &member);
 	if (fn && fpe) {
 		// The divisor: div's only explicit operand (op 0), a register or a frame slot.
 		if (!c.w->div_operand || !c.w->div_operand(fn, f->pc, &loc)) {
@@ -947,7 +1043,18 @@ out:
 	if (!c.n)
 		return;
 	bool out_of_bounds = false;
-	bool bounded = indexed && index_bound(&c, &in->mem[in->fault_mem], array_at, regs, valid, &c.steps[0], &out_of_bounds);
+	bool bounded = false;
+	if (member.found) {
+		// The struct's member is the array the program meant (the heap block holding the struct
+		// is larger than it).
+		c.steps[0].has_index = true;
+		c.steps[0].index = member.index;
+		c.steps[0].array = member.array;
+		out_of_bounds = member.past;
+		bounded = true;
+	} else if (indexed) {
+		bounded = index_bound(&c, &in->mem[in->fault_mem], array_at, regs, valid, &c.steps[0], &out_of_bounds);
+	}
 	struct ct_root_step *steps = malloc(c.n * sizeof(*steps));
 	if (!steps)
 		return;

@@ -16,6 +16,8 @@
  *             local_entry() fills and reads slots[i] from (the stack's memory)
  *   hindex N  atoi(argv[2]) is far beyond a malloc'ed array of 12 ints that
  *             heap_entry() reads vals[i] from
+ *   mindex N  atoi(argv[2]) is far beyond the member array slots[8] of a
+ *             calloc'ed struct ring that ring_at() reads r->slots[i] from
  *   divide N  atoi(argv[2]) is 0; ratio(100, b) divides by it
  *   chain     a list's second node has no successor: l->head->next->key reads
  *             through the NULL two loads below the parameter
@@ -177,6 +179,25 @@ KEEP int heap_entry(const int *vals, int i)
 	return vals[i];
 }
 
+struct ring {
+	long head;
+	int slots[8];
+};
+
+KEEP int ring_at(const struct ring *r, int i)
+{
+	return r->slots[i];
+}
+
+KEEP int run_mindex(const char *arg, int seed)
+{
+	struct ring *r = calloc(1, sizeof *r);
+	if (!r)
+		return 0;
+	r->head = seed;
+	return ring_at(r, atoi(arg)) + 1;
+}
+
 KEEP int run_hindex(const char *arg, int seed)
 {
 	int *vals = malloc(12 * sizeof *vals);
@@ -319,6 +340,8 @@ int main(int argc, char **argv)
 		r = run_lindex(arg, argc);
 	else if (strcmp(mode, "hindex") == 0)
 		r = run_hindex(arg, argc);
+	else if (strcmp(mode, "mindex") == 0)
+		r = run_mindex(arg, argc);
 	else if (strcmp(mode, "divide") == 0)
 		r = run_divide(arg);
 	else if (strcmp(mode, "chain") == 0)

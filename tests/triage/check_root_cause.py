@@ -39,6 +39,8 @@ EXPECT = {
     "index": [("param-of", "^entry$", "entry(atoi(arg))", "0x3b9aca00"), ("return-of", ATOI, "entry(atoi(arg))", "0x3b9aca00")],
     "lindex": [("param-of", "^local_entry$", "local_entry(atoi(arg)", "0x3b9aca00"),
                ("return-of", ATOI, "local_entry(atoi(arg)", "0x3b9aca00")],
+    "mindex": [("param-of", "^ring_at$", "ring_at(r, atoi(arg))", "0x3b9aca00"),
+               ("return-of", ATOI, "ring_at(r, atoi(arg))", "0x3b9aca00")],
     "hindex": [("param-of", "^heap_entry$", "heap_entry(vals, atoi(arg))", "0x3b9aca00"),
                ("return-of", ATOI, "heap_entry(vals, atoi(arg))", "0x3b9aca00")],
     # gcc -O0 adds the scaled index to the pointer (add rax, rdx) and loads through the sum: the
@@ -47,6 +49,13 @@ EXPECT = {
     # qemu-user starts the brk heap inside the executable's last data page; the heap reader takes
     # the heap to begin at the mapping that holds the top chunk and finds no chunk there: the chain
     # is traced, the bound not said (a real aarch64 kernel's heap starts on its own page).
+    # aarch64: gcc (both levels) and clang -O2 add the scaled index to r (add x1, x0, w1, sxtw #2)
+    # and load at [x1, #8]: the chain is the arith step that computed the bad address. clang -O0
+    # adds the member's offset to r first (add x8, x8, #8) and indexes from there: the chain is
+    # traced, the member (a base that is not the parameter itself) not named.
+    "aarch64:mindex": [("arith", "^ring_at$", "return r->slots[i]", None)],
+    "aarch64:mindex-clang-O0": [("param-of", "^ring_at$", "ring_at(r, atoi(arg))", "0x3b9aca00"),
+                                ("return-of", ATOI, "ring_at(r, atoi(arg))", "0x3b9aca00")],
     "aarch64:hindex-gcc-O0": [("arith", "^heap_entry$", "return vals[i]", None)],
     "aarch64:hindex": [("param-of", "^heap_entry$", "heap_entry(vals, atoi(arg))", "0x3b9aca00"),
                        ("return-of", ATOI, "heap_entry(vals, atoi(arg))", "0x3b9aca00")],
@@ -83,11 +92,11 @@ HOLDS = {"gfield": "0x0"}
 
 # The index's array and bound from its DWARF type (the global table[16], the local slots[12] of
 # origin.c) and the element the faulting address falls in: the index itself (argv[2] of the case).
-ARRAY = {"index": "table[16]", "lindex": "slots[12]",
+ARRAY = {"index": "table[16]", "lindex": "slots[12]", "mindex": "r->slots[8]",
          # malloc(48) is a 64-byte chunk with 56 usable bytes: the bound is what fits the block.
          "hindex": re.compile(r"^the heap block at 0x[0-9a-f]+ \(14 elements of 4 bytes\)$")}
 # Keys whose chain has no array step (see EXPECT).
-NO_ARRAY = {"hindex-gcc-O0", "aarch64:hindex", "aarch64:hindex-gcc-O0"}
+NO_ARRAY = {"hindex-gcc-O0", "aarch64:hindex", "aarch64:hindex-gcc-O0", "aarch64:mindex", "aarch64:mindex-clang-O0"}
 
 
 def run(tool, case, cores, sysroot):
