@@ -75,48 +75,48 @@ TEST(other_verdict_tables_complete)
 // The model keeps a stop's reason and detail; this one rendering is what every writer says.
 TEST(stop_rendering)
 {
+	static const struct {
+		struct ct_stop stop;
+		const char *text;
+	} cases[] = {
+		{ { .reason = CT_STOP_OUTERMOST }, "outermost frame reached" },
+		{ { .reason = CT_STOP_FRAME_CAP, .detail = CT_STOP_DETAIL_CAP, .value = 64 }, "frame cap 64 reached" },
+		{ { .reason = CT_STOP_FRAME_CAP }, "frame cap reached" },
+		{ { .reason = CT_STOP_TASK_FRAME_BUDGET, .detail = CT_STOP_DETAIL_CAP, .value = 4096 },
+		  "not unwound: 4096 frames of task stacks reached" },
+		{ { .reason = CT_STOP_STACK_NOT_IN_DUMP, .detail = CT_STOP_DETAIL_ADDRESS, .value = 0xffffc90000123000ull },
+		  "stack at 0xffffc90000123000 is not in the dump" },
+		{ { .reason = CT_STOP_TASK_NO_CONTEXT, .detail = CT_STOP_DETAIL_ADDRESS, .value = 0x10 },
+		  "saved context at thread.sp 0x0000000000000010 is not in the dump" },
+		{ { .reason = CT_STOP_TASK_NO_CONTEXT }, "its saved context (thread.sp) is not in the dump" },
+		{ { .reason = CT_STOP_TASK_ON_CPU, .detail = CT_STOP_DETAIL_CPU, .value = 3 }, "running on CPU 3: its stack is that CPU's" },
+		{ { .reason = CT_STOP_SCAN_END, .detail = CT_STOP_DETAIL_BYTES, .value = 16384 }, "end of stack scan (16384 bytes from sp)" },
+		{ { .reason = CT_STOP_ORC_BAD_TYPE,
+		    .detail = CT_STOP_DETAIL_AT_PC,
+		    .value = 0xffffffff81000010ull,
+		    .then = CT_STOP_SCAN_END,
+		    .then_bytes = 8192 },
+		  "ORC: unknown entry type at 0xffffffff81000010; then end of stack scan (8192 bytes from sp)" },
+		{ { .reason = CT_STOP_FP_NO_RECORD, .detail = CT_STOP_DETAIL_AT_FP, .value = 0xffff800010003f00ull },
+		  "frame record not in the dump at fp 0xffff800010003f00" },
+		{ { .reason = CT_STOP_KERNEL_ARCH, .detail = CT_STOP_DETAIL_TEXT, .text = "riscv64" },
+		  "kernel stacks of riscv64 are not unwound" },
+		{ { .reason = CT_STOP_LIBRARY, .detail = CT_STOP_DETAIL_TEXT, .text = "No DWARF information found" },
+		  "No DWARF information found" },
+		// No message: the reason's words; a detail out of range: the words alone.
+		{ { .reason = CT_STOP_LIBRARY, .detail = CT_STOP_DETAIL_TEXT }, "unwinding library error" },
+		{ { .reason = CT_STOP_SCAN_END, .detail = (enum ct_stop_detail)99 }, "end of stack scan" },
+	};
 	char b[CT_STOP_TEXT_MAX];
-	struct ct_stop s = ct_stop_make(CT_STOP_NONE, CT_STOP_DETAIL_NONE, 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK_STR(ct_stop_render(&cases[i].stop, b, sizeof(b)), cases[i].text);
+	struct ct_stop s = { .reason = CT_STOP_NONE };
 	CHECK(ct_stop_render(&s, b, sizeof(b)) == NULL);
-	s = ct_stop_make(CT_STOP_OUTERMOST, CT_STOP_DETAIL_NONE, 0);
-	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "outermost frame reached");
-	s = ct_stop_make(CT_STOP_FRAME_CAP, CT_STOP_DETAIL_CAP, 64);
-	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "frame cap 64 reached");
-	s = ct_stop_make(CT_STOP_FRAME_CAP, CT_STOP_DETAIL_NONE, 0);
-	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "frame cap reached");
-	s = ct_stop_make(CT_STOP_TASK_FRAME_BUDGET, CT_STOP_DETAIL_CAP, 4096);
-	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "not unwound: 4096 frames of task stacks reached");
-	s = ct_stop_make(CT_STOP_STACK_NOT_IN_DUMP, CT_STOP_DETAIL_ADDRESS, 0xffffc90000123000ull);
-	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "stack at 0xffffc90000123000 is not in the dump");
-	s = ct_stop_make(CT_STOP_TASK_NO_CONTEXT, CT_STOP_DETAIL_ADDRESS, 0x10);
-	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "saved context at thread.sp 0x0000000000000010 is not in the dump");
-	s = ct_stop_make(CT_STOP_TASK_NO_CONTEXT, CT_STOP_DETAIL_NONE, 0);
-	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "its saved context (thread.sp) is not in the dump");
-	s = ct_stop_make(CT_STOP_TASK_ON_CPU, CT_STOP_DETAIL_CPU, 3);
-	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "running on CPU 3: its stack is that CPU's");
-	s = ct_stop_make(CT_STOP_SCAN_END, CT_STOP_DETAIL_BYTES, 16384);
-	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "end of stack scan (16384 bytes from sp)");
-	s = ct_stop_make(CT_STOP_ORC_BAD_TYPE, CT_STOP_DETAIL_AT_PC, 0xffffffff81000010ull);
-	s.then = CT_STOP_SCAN_END;
-	s.then_bytes = 8192;
-	CHECK_STR(ct_stop_render(&s, b, sizeof(b)),
-		  "ORC: unknown entry type at 0xffffffff81000010; then end of stack scan (8192 bytes from sp)");
-	s = ct_stop_make(CT_STOP_FP_NO_RECORD, CT_STOP_DETAIL_AT_FP, 0xffff800010003f00ull);
-	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "frame record not in the dump at fp 0xffff800010003f00");
-	s = (struct ct_stop){ .reason = CT_STOP_KERNEL_ARCH, .detail = CT_STOP_DETAIL_TEXT, .text = "riscv64" };
-	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "kernel stacks of riscv64 are not unwound");
-	s = (struct ct_stop){ .reason = CT_STOP_LIBRARY, .detail = CT_STOP_DETAIL_TEXT, .text = "No DWARF information found" };
-	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "No DWARF information found");
-	s.text = NULL; // no message: the reason's words
-	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "unwinding library error");
-	// Out of range or cut short: bounded, never past the buffer.
-	s = ct_stop_make((enum ct_stop_reason)(CT_STOP_REASON_NUM_ + 1), CT_STOP_DETAIL_NONE, 0);
+	s.reason = (enum ct_stop_reason)(CT_STOP_REASON_NUM_ + 1);
 	CHECK(ct_stop_render(&s, b, sizeof(b)) == NULL);
-	s = ct_stop_make(CT_STOP_SCAN_END, (enum ct_stop_detail)99, 0);
-	CHECK_STR(ct_stop_render(&s, b, sizeof(b)), "end of stack scan");
+	// Cut short: bounded, never past the buffer.
 	char small[8];
-	s = ct_stop_make(CT_STOP_FRAME_CAP, CT_STOP_DETAIL_CAP, 64);
-	s.then = CT_STOP_SCAN_END;
+	s = (struct ct_stop){ .reason = CT_STOP_FRAME_CAP, .detail = CT_STOP_DETAIL_CAP, .value = 64, .then = CT_STOP_SCAN_END };
 	CHECK_STR(ct_stop_render(&s, small, sizeof(small)), "frame c");
 }
 
