@@ -56,6 +56,18 @@ struct futex_roots {
 	size_t n, cap;
 };
 
+/** A thread's timed sleep at a tick, for the next tick's restart_syscall. */
+struct sleep_call {
+	int tid;
+	enum ct_syscall sys;
+};
+
+static int compare_sleeps(const void *a, const void *b)
+{
+	const struct sleep_call *x = a, *y = b;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
 struct sampler {
 	int fd; /**< memfd of the images */
 	uint64_t end;
@@ -67,6 +79,11 @@ struct sampler {
 	 * restart_syscall are found from them. Owned. */
 	struct ct_live_futex_hint *hints;
 	size_t num_hints;
+	/** The timed sleeps of the last tick (nanosleep, clock_nanosleep, poll), sorted by tid: the
+	 * kernel resumes an interrupted one through restart_syscall, which the next tick then names
+	 * by it. Owned. */
+	struct sleep_call *sleeps;
+	size_t num_sleeps;
 };
 
 // The tick's futex waits become the hints of the next one (out of memory: no hints, only the
@@ -107,18 +124,35 @@ static bool takes_fd(enum ct_syscall sys)
 	       sys == CT_SYS_EPOLL_PWAIT2 || sys == CT_SYS_FLOCK || sys == CT_SYS_FCNTL;
 }
 
+// The call restart_syscall resumes in thread @p tid: its timed sleep at the last tick, or
+// CT_SYS_RESTART_SYSCALL when the last tick saw none (it slept since before the first tick).
+static enum ct_syscall resumed_sleep(const struct sampler *sm, int tid)
+{
+	const struct sleep_call key = { .tid = tid };
+	const struct sleep_call *c =
+		sm->num_sleeps ? bsearch(&key, sm->sleeps, sm->num_sleeps, sizeof(key), compare_sleeps) : NULL;
+	return c ? c->sys : CT_SYS_RESTART_SYSCALL;
+}
+
 // The root frame of a thread's sample: "on-CPU", or what it waits in ("read(fd 3 → pipe:[1234])",
-// "futex", "nanosleep"), or "uninterruptible (WCHAN)".
-static char *root_of(const struct ct_arch_info *arch, const struct ct_live_thread *t)
+// "futex", "nanosleep"), or "uninterruptible (WCHAN)". *@p sys_ret: the call it is in, a resumed
+// sleep by the call it resumes (CT_SYS_UNKNOWN when in none).
+static char *root_of(const struct sampler *sm, const struct ct_arch_info *arch, const struct ct_live_thread *t,
+		     enum ct_syscall *sys_ret)
 {
 	char *s = NULL;
 	int n = -1;
+	*sys_ret = CT_SYS_UNKNOWN;
 	if (t->syscall == -1 || t->state == 'R') {
 		n = asprintf(&s, "on-CPU");
 	} else if (t->syscall >= 0) {
 		enum ct_syscall sys = arch && arch->syscalls ? ct_syscall_lookup(arch->syscalls, *arch->num_syscalls,
 										 (uint64_t)t->syscall, NULL)
 							    : CT_SYS_UNKNOWN;
+		// A sleep a tick interrupted goes on through restart_syscall: it is still that sleep.
+		if (sys == CT_SYS_RESTART_SYSCALL)
+			sys = resumed_sleep(sm, t->tid);
+		*sys_ret = sys;
 		const char *name = ct_syscall_to_string(sys);
 		if (sys == CT_SYS_UNKNOWN)
 			n = asprintf(&s, "syscall %ld", t->syscall);
@@ -147,6 +181,7 @@ static void free_ticks(struct sampler *sm)
 	}
 	free(sm->ticks);
 	free(sm->hints);
+	free(sm->sleeps);
 }
 
 // One tick: capture, append its core image to the memfd, keep each thread's root frame.
@@ -173,13 +208,26 @@ static struct ct_error *take_tick(struct sampler *sm, int pid, bool first, struc
 		ct_live_snapshot_free(&snap);
 		return &ct_enomem;
 	}
+	struct sleep_call *sleeps = calloc(snap.num_threads ? snap.num_threads : 1, sizeof(*sleeps));
+	size_t num_sleeps = 0;
 	for (size_t i = 0; i < snap.num_threads; i++) {
 		struct tick_thread *tt = &t.threads[t.num_threads++];
-		tt->root = root_of(arch, &snap.threads[i]);
+		enum ct_syscall sys;
+		tt->root = root_of(sm, arch, &snap.threads[i], &sys);
+		// The calls the kernel resumes through restart_syscall (their restart_block) besides a
+		// timed futex wait, which keeps its name through the futex hints.
+		if (sleeps && (sys == CT_SYS_NANOSLEEP || sys == CT_SYS_CLOCK_NANOSLEEP || sys == CT_SYS_POLL))
+			sleeps[num_sleeps++] = (struct sleep_call){ snap.threads[i].tid, sys };
 		// Only the futex waits keep their window: it is named after the unwinding.
 		if (snap.threads[i].futex.present && (tt->futex = malloc(sizeof(*tt->futex))))
 			*tt->futex = snap.threads[i].futex;
 	}
+	// Out of memory: no sleeps kept, and the next tick's resumed ones say restart_syscall.
+	free(sm->sleeps);
+	sm->sleeps = sleeps;
+	sm->num_sleeps = sleeps ? num_sleeps : 0;
+	if (sleeps)
+		qsort(sleeps, num_sleeps, sizeof(*sleeps), compare_sleeps);
 	err = ct_live_write_core(&snap, sm->fd, &t.size);
 	sm->stop_sum += snap.stopped_ms;
 	if (snap.stopped_ms > sm->stop_max)

@@ -396,6 +396,26 @@ def case_sample_wait(args):
         t.stop()
 
 
+def case_sample_sleep(args):
+    # A thread in a timed sleep (hang.c io-held: slow_flush in nanosleep(30 s)): a tick interrupts it
+    # and the kernel resumes it through restart_syscall; every tick still names the sleep.
+    exe = build(args, "hang.c", "hang")
+    t = Target(args, exe, "io-held")
+    try:
+        stacks = folded(sample(args, t, "--duration", "1s", "--rate", "20", "-f", "folded"))
+        still_running(t, "sample")
+        roots = {}
+        for frames, count in stacks:
+            if "slow_flush" in frames:
+                roots[frames[0]] = roots.get(frames[0], 0) + count
+        if not roots or set(roots) - {"clock_nanosleep", "nanosleep"}:
+            fail(f"slow_flush's roots are {roots}: the sleep, never restart_syscall")
+        if sum(roots.values()) < 10:
+            fail(f"only {sum(roots.values())} samples of slow_flush in 1 s at 20 Hz: {roots}")
+    finally:
+        t.stop()
+
+
 def case_sample_futex(args):
     # Threads blocked on glibc objects and a raw futex (live_futex.c): each root frame names the
     # object at the address the program printed and the holder by the tid it printed; the text
