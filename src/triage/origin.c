@@ -87,6 +87,12 @@ static uint8_t *read_function(const struct ct_triage_input *s, uint64_t start, u
 	return code;
 }
 
+// The program's data as its files and the dump hold it (a switch's table in .rodata).
+static bool read_program_data(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	return ct_modules_read_code(arg, addr, buf, len);
+}
+
 /** @p a is @p b's cold part ("f.cold" of "f", gcc's hot/cold splitting). */
 static bool is_cold_of(const char *a, const char *b)
 {
@@ -148,6 +154,13 @@ static struct ct_vfunc *decode_function(const struct ct_triage_input *s, const s
 		// A .cold part without the function it belongs to: its entries are unknown.
 		ct_vfunc_destroy(fn);
 		*reason = "the crash is in a .cold part whose function was not found";
+		return NULL;
+	}
+	// A switch's jump through its table: the table's targets are the paths into its cases.
+	const struct ct_vmem mem = { read_program_data, s->mods };
+	if (!ct_vfunc_resolve_tables(fn, &mem)) {
+		ct_vfunc_destroy(fn);
+		*reason = "out of memory";
 		return NULL;
 	}
 	return fn;

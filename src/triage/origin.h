@@ -90,6 +90,18 @@ struct ct_varch;
 /** Decodes with the steps of @p arch, as ct_vfunc_decode_x86() does with x86-64's (origin_walk.c). */
 bool ct_vfunc_decode(const struct ct_varch *arch, const struct ct_vrange *ranges, size_t nranges, uint64_t entry,
 		     struct ct_vfunc **ret, const char **reason_ret);
+/** The program's read-only data for the walk (a switch's table): @p len bytes at @p addr. */
+struct ct_vmem {
+	bool (*read)(void *arg, uint64_t addr, void *buf, size_t len);
+	void *arg;
+};
+/**
+ * Resolves @p fn's indirect jumps that are switches through a bounded table (the architecture's
+ * jump_table) into jumps to their targets, so that the paths into pc are known again. Every one
+ * must resolve: one that does not leaves the function with has_indirect_jump (the walk then stops
+ * there, as before). False only when memory ran out.
+ */
+bool ct_vfunc_resolve_tables(struct ct_vfunc *fn, const struct ct_vmem *mem);
 /** Up to @p max targets of direct jumps that leave the decoded parts (tail calls, a .cold part). */
 size_t ct_vfunc_outside_jumps(const struct ct_vfunc *fn, uint64_t *targets, size_t max);
 void ct_vfunc_destroy(struct ct_vfunc *fn);

@@ -39,6 +39,9 @@ static bool is_jump(const struct ct_vinsn *v)
 
 static bool build_preds(struct ct_vfunc *fn)
 {
+	free(fn->pred_start);
+	free(fn->preds);
+	fn->preds = NULL;
 	fn->pred_start = calloc(fn->n + 1, sizeof(*fn->pred_start));
 	if (!fn->pred_start)
 		return false;
@@ -49,6 +52,10 @@ static bool build_preds(struct ct_vfunc *fn)
 			fn->pred_start[t + 1]++;
 			total++;
 		}
+	}
+	for (size_t e = 0; e < fn->num_table_edges; e++) {
+		fn->pred_start[fn->table_edges[e][1] + 1]++;
+		total++;
 	}
 	for (size_t i = 0; i < fn->n; i++)
 		fn->pred_start[i + 1] += fn->pred_start[i];
@@ -63,7 +70,64 @@ static bool build_preds(struct ct_vfunc *fn)
 		if (t != SIZE_MAX)
 			fn->preds[fn->pred_start[t] + fill[t]++] = (uint32_t)i;
 	}
+	for (size_t e = 0; e < fn->num_table_edges; e++) {
+		uint32_t t = fn->table_edges[e][1];
+		fn->preds[fn->pred_start[t] + fill[t]++] = fn->table_edges[e][0];
+	}
 	free(fill);
+	return true;
+}
+
+/** Targets of one switch table taken (a table of more cases is left unresolved). */
+#define MAX_TABLE_TARGETS 1024
+
+bool ct_vfunc_resolve_tables(struct ct_vfunc *fn, const struct ct_vmem *mem)
+{
+	if (!fn->has_indirect_jump || !fn->arch->jump_table || !mem)
+		return true;
+	uint64_t *targets = malloc(MAX_TABLE_TARGETS * sizeof(*targets));
+	if (!targets)
+		return false;
+	size_t cap = 0, n = 0;
+	uint32_t(*edges)[2] = NULL;
+	bool all = true, ok = true;
+	for (size_t i = 0; i < fn->n && all && ok; i++) {
+		if (fn->insns[i].flow != CT_VFLOW_IJMP || fn->arch->tail_jump(&fn->insns[i]))
+			continue;
+		size_t k = fn->arch->jump_table(fn, i, mem, targets, MAX_TABLE_TARGETS);
+		all = k > 0;
+		for (size_t j = 0; j < k && ok; j++) {
+			size_t t = ct_vfunc_find(fn, targets[j]);
+			if (t == SIZE_MAX) {
+				all = false;
+				break;
+			}
+			if (n == cap) {
+				size_t ncap = cap ? 2 * cap : 64;
+				uint32_t(*ne)[2] = realloc(edges, ncap * sizeof(*edges));
+				if (!ne) {
+					ok = false;
+					break;
+				}
+				edges = ne;
+				cap = ncap;
+			}
+			edges[n][0] = (uint32_t)i;
+			edges[n][1] = (uint32_t)t;
+			n++;
+		}
+	}
+	free(targets);
+	if (!ok || !all) {
+		free(edges);
+		return ok;
+	}
+	free(fn->table_edges);
+	fn->table_edges = edges;
+	fn->num_table_edges = n;
+	if (!build_preds(fn))
+		return false;
+	fn->has_indirect_jump = false;
 	return true;
 }
 
@@ -168,6 +232,7 @@ void ct_vfunc_destroy(struct ct_vfunc *fn)
 	free(fn->insns);
 	free(fn->pred_start);
 	free(fn->preds);
+	free(fn->table_edges);
 	free(fn);
 }
 

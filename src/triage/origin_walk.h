@@ -74,6 +74,12 @@ struct ct_varch {
 	bool (*tail_jump)(const struct ct_vinsn *v);
 	/** After every instruction is decoded (aarch64: adrp pairs). */
 	void (*finish)(struct ct_vfunc *fn);
+	/**
+	 * The targets of indirect jump @p i when it is a switch's jump through a table the code bounds
+	 * (a compare and an unsigned branch before it), read through @p mem; the count (at most @p max),
+	 * 0 when not recognized or not every entry is an instruction of @p fn. NULL: none recognized.
+	 */
+	size_t (*jump_table)(const struct ct_vfunc *fn, size_t i, const struct ct_vmem *mem, uint64_t *targets, size_t max);
 	/** One backward step over instruction @p p (a predecessor of s->at) for state @p s. */
 	void (*step_over)(struct ct_vwalk *w, uint32_t p, const struct ct_vstate *s);
 };
@@ -85,6 +91,9 @@ struct ct_vfunc {
 	uint64_t entry; /**< where the function is called */
 	/** Predecessors: preds[pred_start[i] .. pred_start[i + 1]) are the jumps into i. */
 	uint32_t *pred_start, *preds;
+	/** Edges from switch jumps to their table's targets (ct_vfunc_resolve_tables): from, to. Owned. */
+	uint32_t (*table_edges)[2];
+	size_t num_table_edges;
 	bool has_indirect_jump;
 	/** Some instruction copies the stack or frame pointer, or takes the address of a stack slot. */
 	bool stack_escapes;

@@ -349,6 +349,68 @@ static bool tail_jump(const struct ct_vinsn *v)
 	return v->nops == 1 && v->op[0].type == CT_VOP_MEM && v->op[0].base == REG_RIP;
 }
 
+/** Instructions before a switch's `jmp reg` looked at for its table and bound (gcc and clang emit 6-9). */
+#define TABLE_WINDOW 12
+
+/** Whether an instruction other than its predecessor in the code jumps to instruction @p i. */
+static bool is_jump_target(const struct ct_vfunc *fn, size_t i)
+{
+	return fn->pred_start[i + 1] > fn->pred_start[i];
+}
+
+/**
+ * A position-independent switch (gcc and clang, -O0 to -O2): `cmp idx, N; ja default` (clang -O0:
+ * `sub idx, N; ja default`), then in
+ * straight-line code a load of a 32-bit entry of the table T that `lea r, [rip + T]` names, the
+ * entry sign-extended and added to T, and `jmp reg`: N + 1 targets T + entry[k]. Anything else
+ * (an absolute table, a bound the code does not show) is not recognized.
+ */
+static size_t jump_table(const struct ct_vfunc *fn, size_t i, const struct ct_vmem *mem, uint64_t *targets, size_t max)
+{
+	const struct ct_vinsn *j = &fn->insns[i];
+	if (j->nops != 1 || j->op[0].type != CT_VOP_REG)
+		return 0;
+	bool has_table = false, has_add = false;
+	uint64_t table = 0;
+	int64_t bound = -1;
+	for (size_t k = i; k-- > 0 && i - k <= TABLE_WINDOW;) {
+		const struct ct_vinsn *v = &fn->insns[k];
+		if (v->id == X86_INS_ADD && v->nops == 2 && v->op[0].type == CT_VOP_REG && v->op[0].reg == j->op[0].reg &&
+		    v->op[1].type == CT_VOP_REG)
+			has_add = true;
+		if (v->id == X86_INS_LEA && v->nops == 2 && v->op[1].type == CT_VOP_MEM && v->op[1].base == REG_RIP &&
+		    v->op[1].index < 0) {
+			uint64_t t = v->addr + v->size + (uint64_t)v->op[1].disp;
+			if (has_table && t != table)
+				return 0; // two tables named: not one switch
+			table = t;
+			has_table = true;
+		}
+		// The bound: an unsigned branch past the table's last case right after its compare (or
+		// clang's `sub idx, N`, which sets the flags alike).
+		const struct ct_vinsn *c = k > 0 ? &fn->insns[k - 1] : NULL;
+		if (v->id == X86_INS_JA && c && (c->id == X86_INS_CMP || c->id == X86_INS_SUB) && c->nops == 2 &&
+		    c->op[1].type == CT_VOP_IMM) {
+			bound = c->op[1].imm;
+			break;
+		}
+		// Straight-line code from the bound to the jump: nothing else enters it.
+		if (is_jump_target(fn, k) || v->flow != CT_VFLOW_NEXT)
+			return 0;
+	}
+	if (!has_table || !has_add || bound < 0 || (uint64_t)bound >= max)
+		return 0;
+	size_t n = (size_t)bound + 1;
+	for (size_t k = 0; k < n; k++) {
+		uint8_t e[4];
+		if (!mem->read(mem->arg, table + 4 * k, e, sizeof(e)))
+			return 0;
+		int32_t rel = (int32_t)((uint32_t)e[0] | (uint32_t)e[1] << 8 | (uint32_t)e[2] << 16 | (uint32_t)e[3] << 24);
+		targets[k] = table + (uint64_t)(int64_t)rel;
+	}
+	return n;
+}
+
 static const struct ct_varch varch_x86_64 = {
 	.info = &ct_arch_x86_64,
 	.name = "capstone cannot decode x86-64",
@@ -356,6 +418,7 @@ static const struct ct_varch varch_x86_64 = {
 	.decode_one = decode_one,
 	.note = note_escape,
 	.tail_jump = tail_jump,
+	.jump_table = jump_table,
 	.step_over = step_over,
 };
 

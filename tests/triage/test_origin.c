@@ -1,6 +1,7 @@
 // The value-origin walk over hand-assembled x86-64 functions (src/triage/origin_x86.c): each test
 // is a shape of code whose answer is known, including the ones where the walk must stop.
 #include <stdlib.h>
+#include <string.h>
 
 #include "test.h"
 #include "triage/origin.h"
@@ -141,6 +142,66 @@ TEST(switch_table_stops)
 	// jmp rdx; mov eax, [rax]; ret
 	static const uint8_t code[] = { 0xff, 0xe2, 0x8b, 0x00, 0xc3 };
 	CHECK(trace(code, sizeof(code), 2, RAX, true, 0).kind == CT_VDEF_STOP);
+}
+
+// A gcc-style position-independent switch (as(1) of: cmp edi, 2; ja def; mov edi, edi; lea rdx,
+// [rip + tab]; movsxd rax, [rdx + rdi*4]; add rax, rdx; jmp rax; c0: xor eax, eax; jmp use; c1: mov
+// eax, 8; jmp use; c2: mov eax, 16; jmp use; def: mov eax, 24; use: mov eax, [rax]; ret), its
+// table of three entries relative to it at 0x34, after 0x31 bytes of code.
+static const uint8_t switch_code[] = {
+	0x83, 0xff, 0x02, 0x77, 0x24, 0x89, 0xff, 0x48, 0x8d, 0x15, 0x26, 0x00, 0x00, 0x00, 0x48, 0x63,
+	0x04, 0xba, 0x48, 0x01, 0xd0, 0xff, 0xe0, 0x31, 0xc0, 0xeb, 0x13, 0xb8, 0x08, 0x00, 0x00, 0x00,
+	0xeb, 0x0c, 0xb8, 0x10, 0x00, 0x00, 0x00, 0xeb, 0x05, 0xb8, 0x18, 0x00, 0x00, 0x00, 0x8b, 0x00,
+	0xc3, 0x0f, 0x1f, 0x00, 0xe3, 0xff, 0xff, 0xff, 0xe7, 0xff, 0xff, 0xff, 0xee, 0xff, 0xff, 0xff,
+};
+#define SWITCH_CODE_LEN 0x31
+#define SWITCH_USE 0x2e
+
+static bool read_buffer(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	const uint8_t *image = arg;
+	if (addr < BASE || addr - BASE > sizeof(switch_code) || len > sizeof(switch_code) - (addr - BASE))
+		return false;
+	memcpy(buf, image + (addr - BASE), len);
+	return true;
+}
+
+/** Traces rax before the switch's common use, its table read from @p image (NULL: not read). */
+static struct ct_vdef trace_switch(const uint8_t *image, bool has_value, uint64_t value)
+{
+	struct ct_vrange r = { switch_code, SWITCH_CODE_LEN, BASE };
+	struct ct_vfunc *fn = NULL;
+	const char *reason = NULL;
+	struct ct_vdef d = { .kind = CT_VDEF_NUM_ };
+	const struct ct_vmem mem = { read_buffer, (void *)image };
+	if (!ct_vfunc_decode_x86(&r, 1, BASE, &fn, &reason) || !ct_vfunc_resolve_tables(fn, image ? &mem : NULL))
+		return d;
+	struct ct_vloc loc = { .reg = RAX, .size = 8 };
+	ct_vfunc_trace(fn, BASE + SWITCH_USE, loc, has_value, value, &d);
+	ct_vfunc_destroy(fn);
+	return d;
+}
+
+TEST(switch_table_read_gives_the_paths)
+{
+	// The value at the fault (0) rules out the cases that set 8, 16 and 24: case 0 set it.
+	struct ct_vdef d = trace_switch(switch_code, true, 0);
+	CHECK(d.kind == CT_VDEF_CONST);
+	CHECK(d.pc == BASE + 0x17);
+	// The value 16: case 2.
+	d = trace_switch(switch_code, true, 16);
+	CHECK(d.kind == CT_VDEF_CONST && d.pc == BASE + 0x22);
+	// Without the value the cases disagree; without the table no path is known.
+	CHECK(trace_switch(switch_code, false, 0).kind == CT_VDEF_STOP);
+	CHECK(trace_switch(NULL, true, 0).kind == CT_VDEF_STOP);
+	// A table entry outside the function: not this switch's table, nothing resolved.
+	uint8_t bad[sizeof(switch_code)];
+	memcpy(bad, switch_code, sizeof(bad));
+	bad[0x3c] = 0x40;
+	bad[0x3d] = 0x00;
+	bad[0x3e] = 0x00;
+	bad[0x3f] = 0x00;
+	CHECK(trace_switch(bad, true, 0).kind == CT_VDEF_STOP);
 }
 
 TEST_MAIN()
