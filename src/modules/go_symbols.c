@@ -113,11 +113,13 @@ size_t ct_go_symbolize(struct ct_module_set *s, const struct ct_module_state *m,
 
 bool ct_go_frame_at(struct ct_module_set *s, uint64_t pc, struct ct_go_frame *ret)
 {
-	const struct ct_module_state *m = ct_modules_find(s, pc);
-	const struct ct_go_symtab *g = m && m->is_main ? symtab(s) : NULL;
+	// The table first: for a program that is not Go it is known absent after the first frame, and
+	// the unwinder asks at every frame.
+	const struct ct_go_symtab *g = symtab(s);
+	const struct ct_module_state *m = g ? ct_modules_find(s, pc) : NULL;
 	struct ct_go_func f;
 	int32_t delta;
-	if (!g || m != g->exe || !ct_go_pcln_func(&g->pcln, pc, &f) ||
+	if (!g || !m || m != g->exe || !ct_go_pcln_func(&g->pcln, pc, &f) ||
 	    !ct_go_pcln_value(&g->pcln, &f, f.pcsp, pc, &delta) || delta < 0)
 		return false;
 	*ret = (struct ct_go_frame){
