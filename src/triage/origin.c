@@ -178,8 +178,9 @@ static struct ct_root_step *add_step(struct chain *c, long frame, uint64_t pc, e
 	const struct ct_sym *sym;
 	size_t n = ct_symbolize(c->s->mods, pc, &sym);
 	if (n) {
-		st->file = sym[0].file;
-		st->line = sym[0].line;
+		// Line 0 is DWARF's "no source line" (code the compiler made): no place, not "file:0".
+		st->file = sym[0].line > 0 ? sym[0].file : NULL;
+		st->line = sym[0].line > 0 ? sym[0].line : 0;
 		st->function = sym[0].function;
 	}
 	return st;

@@ -42,6 +42,8 @@ static void fill_op(const cs_arm64_op *o, struct ct_vop *v)
 		v->type = CT_VOP_REG;
 		v->reg = (int8_t)reg_of(o->reg, &size);
 		v->size = (uint8_t)size;
+		// A shifted (or extended and shifted) register: add x10, x10, x11, lsl #2.
+		v->scale = (uint8_t)(o->shift.type == ARM64_SFT_LSL && o->shift.value < 8 ? 1u << o->shift.value : 1);
 	} else if (o->type == ARM64_OP_IMM) {
 		v->type = CT_VOP_IMM;
 		v->imm = o->imm;
@@ -143,6 +145,7 @@ static void decode_one(csh h, const cs_insn *in, struct ct_vinsn *v)
 		}
 	}
 	v->mem_write = access == CT_ACCESS_WRITE || atomic;
+	v->sets_flags = a->update_flags;
 	fill_writes(h, in, v);
 	switch (in->id) {
 	case ARM64_INS_BL:
@@ -166,6 +169,7 @@ static void decode_one(csh h, const cs_insn *in, struct ct_vinsn *v)
 	case ARM64_INS_TBNZ:
 		// b with a condition code, cbz/cbnz and tbz/tbnz fall through when not taken.
 		v->flow = in->id == ARM64_INS_B && a->cc == ARM64_CC_INVALID ? CT_VFLOW_JMP : CT_VFLOW_JCC;
+		v->cc = in->id == ARM64_INS_B ? (uint8_t)a->cc : 0;
 		if (a->op_count && a->operands[a->op_count - 1].type == ARM64_OP_IMM) {
 			v->has_target = true;
 			v->target = (uint64_t)a->operands[a->op_count - 1].imm;
@@ -542,6 +546,90 @@ static void step_over(struct ct_vwalk *w, uint32_t p, const struct ct_vstate *s)
 		step_reg(w, p, s);
 }
 
+/** Instructions before a switch's `br` looked at for its table, base and bound (gcc and clang: 6-9). */
+#define TABLE_WINDOW 12
+
+/** The bytes and signedness of a table entry that load @p id reads (0: not a table load). */
+static unsigned entry_size(unsigned id, bool *is_signed)
+{
+	*is_signed = id == ARM64_INS_LDRSW || id == ARM64_INS_LDRSB || id == ARM64_INS_LDRSH;
+	switch (id) {
+	case ARM64_INS_LDRB:
+	case ARM64_INS_LDRSB:
+		return 1;
+	case ARM64_INS_LDRH:
+	case ARM64_INS_LDRSH:
+		return 2;
+	case ARM64_INS_LDRSW:
+		return 4;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * A switch through a table (gcc and clang, -O0 to -O2): `cmp idx, N` (or `subs`) and `b.hi
+ * default`, then in straight-line code the table's address (adrp + add), an entry loaded from it
+ * by the index (ldrb, ldrh, ldrsw), the base `adr xb, L` and `add xt, xb, entry [, lsl #s]`, and
+ * `br xt`: N + 1 targets L + (entry << s). Anything else is not recognized.
+ */
+static size_t jump_table(const struct ct_vfunc *fn, size_t i, const struct ct_vmem *mem, uint64_t *targets, size_t max)
+{
+	const struct ct_vinsn *j = &fn->insns[i];
+	if (j->id != ARM64_INS_BR || j->nops < 1 || j->op[0].type != CT_VOP_REG || j->op[0].reg < 0)
+		return 0;
+	int base_reg = -1, entry_reg = -1, table_reg = -1;
+	unsigned shift = 0, esize = 0;
+	bool esigned = false, has_base = false, has_table = false;
+	uint64_t base = 0, table = 0;
+	int64_t bound = -1;
+	for (size_t k = i; k-- > 0 && i - k <= TABLE_WINDOW;) {
+		const struct ct_vinsn *v = &fn->insns[k];
+		if (entry_reg < 0 && v->id == ARM64_INS_ADD && v->nops == 3 && v->op[0].reg == j->op[0].reg &&
+		    v->op[1].type == CT_VOP_REG && v->op[2].type == CT_VOP_REG && v->op[1].reg >= 0 && v->op[2].reg >= 0) {
+			base_reg = v->op[1].reg;
+			entry_reg = v->op[2].reg;
+			for (unsigned s = v->op[2].scale; s > 1; s >>= 1)
+				shift++;
+		} else if (base_reg >= 0 && !has_base && v->id == ARM64_INS_ADR && v->nops == 2 && v->op[0].reg == base_reg &&
+			   v->op[1].type == CT_VOP_IMM) {
+			base = (uint64_t)v->op[1].imm;
+			has_base = true;
+		} else if (entry_reg >= 0 && !esize && v->nops == 1 && v->op[0].reg == entry_reg && v->op[2].type == CT_VOP_MEM &&
+			   v->op[2].base >= 0 && v->op[2].index >= 0 && v->op[2].disp == 0) {
+			esize = entry_size(v->id, &esigned);
+			// The index scaled by the entry's size: the load reads entry[idx].
+			if (!esize || v->op[2].scale != esize)
+				return 0;
+			table_reg = v->op[2].base;
+		} else if (table_reg >= 0 && !has_table && v->id == ARM64_INS_ADD && v->op[0].reg == table_reg && v->has_abs) {
+			table = v->abs;
+			has_table = true;
+		}
+		// The bound: an unsigned branch past the last case right after its compare.
+		const struct ct_vinsn *c = k > 0 ? &fn->insns[k - 1] : NULL;
+		if (v->id == ARM64_INS_B && v->cc == ARM64_CC_HI && c && (c->id == ARM64_INS_CMP || (c->id == ARM64_INS_SUB && c->sets_flags)) &&
+		    c->nops >= 2 && c->op[c->nops - 1].type == CT_VOP_IMM && c->shift == 0) {
+			bound = c->op[c->nops - 1].imm;
+			break;
+		}
+		if (!straight(fn, k + 1 < fn->n ? k + 1 : k) || (v->flow != CT_VFLOW_NEXT))
+			return 0;
+	}
+	if (!has_base || !has_table || !esize || bound < 0 || (uint64_t)bound >= max)
+		return 0;
+	size_t n = (size_t)bound + 1;
+	for (size_t k = 0; k < n; k++) {
+		uint8_t e[4] = { 0 };
+		if (!mem->read(mem->arg, table + esize * k, e, esize))
+			return 0;
+		uint64_t raw = (uint64_t)e[0] | (uint64_t)e[1] << 8 | (uint64_t)e[2] << 16 | (uint64_t)e[3] << 24;
+		int64_t value = esigned ? (int64_t)(raw << (64 - 8 * esize)) >> (64 - 8 * esize) : (int64_t)raw;
+		targets[k] = base + (uint64_t)(value * ((int64_t)1 << shift));
+	}
+	return n;
+}
+
 static const struct ct_varch varch_aarch64 = {
 	.info = &ct_arch_aarch64,
 	.name = "capstone cannot decode aarch64",
@@ -550,6 +638,7 @@ static const struct ct_varch varch_aarch64 = {
 	.note = note_escape,
 	.tail_jump = tail_jump,
 	.finish = pair_adrp,
+	.jump_table = jump_table,
 	.step_over = step_over,
 };
 

@@ -26,7 +26,7 @@ struct ct_vop {
 	uint8_t access; /**< CS_AC_READ / CS_AC_WRITE */
 	int8_t reg; /**< DWARF, -1 not a general register (-2: a zero register, which reads 0) */
 	int8_t base, index; /**< DWARF, -1 none (x86: 16 rip) */
-	uint8_t scale;
+	uint8_t scale; /**< a memory operand's index scale; aarch64: a shifted register operand's 1 << shift */
 	bool seg; /**< x86: a segment override */
 	int64_t disp, imm;
 };
@@ -52,6 +52,10 @@ struct ct_vinsn {
 	int64_t wb;
 	/** aarch64: a shift of the immediate (movz/movk #imm, lsl #shift). */
 	uint8_t shift;
+	/** aarch64: b.cond's condition (capstone's arm64_cc), 0 for none. */
+	uint8_t cc;
+	/** aarch64: the instruction sets the flags (subs, adds; capstone 4 decodes subs as sub). */
+	bool sets_flags;
 	/** aarch64: the address the memory operand or the add computes, known by decoding (adrp pairs, literals). */
 	bool has_abs;
 	uint64_t abs;

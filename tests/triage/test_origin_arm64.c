@@ -2,6 +2,7 @@
 // is a shape of code compilers emit, with its known answer, including the ones where the walk must
 // stop. The words are GNU as's encodings (aarch64-linux-gnu-as 2.40), little-endian.
 #include <stdlib.h>
+#include <string.h>
 
 #include "test.h"
 #include "triage/origin.h"
@@ -136,6 +137,63 @@ TEST(conditional_select_and_table_jump_stop)
 	static const uint32_t table[] = { 0x10000001, 0xd61f0020, 0xb9400000, 0xd65f03c0 };
 	struct ct_vdef d = TRACE(table, 2, X0, true, 0);
 	CHECK(d.kind == CT_VDEF_STOP && d.reason && strstr(d.reason, "table"));
+}
+
+// A clang-style switch (as(1) and ld -Ttext=0x1000 of: cmp w0, #2; b.hi def; adrp x9, tab; mov
+// w8, w0; add x9, x9, :lo12:tab; adr x10, c0; ldrb w11, [x9, x8]; add x10, x10, x11, lsl #2; br x10;
+// c0: mov x0, xzr; b use; c1: mov x0, #8; b use; c2: mov x0, #16; b use; def: mov x0, #24; use: ldr
+// w0, [x0]; ret; tab: .byte 0, 2, 4, 0): the table's word after 18 words of code.
+static const uint32_t switch_words[] = { 0x7100081f, 0x540001c8, 0x90000009, 0x2a0003e8, 0x91012129, 0x1000008a, 0x3868692b,
+					 0x8b0b094a, 0xd61f0140, 0xaa1f03e0, 0x14000006, 0xd2800100, 0x14000004, 0xd2800200,
+					 0x14000002, 0xd2800300, 0xb9400000, 0xd65f03c0, 0x00040200 };
+#define SWITCH_WORDS 18
+#define SWITCH_USE 16
+
+static bool read_image(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	const uint8_t *image = arg;
+	size_t size = sizeof(switch_words);
+	if (addr < BASE || addr - BASE > size || len > size - (addr - BASE))
+		return false;
+	memcpy(buf, image + (addr - BASE), len);
+	return true;
+}
+
+/** Traces x0 before the switch's common load, its table read from @p words (NULL: not read). */
+static struct ct_vdef trace_switch(const uint32_t *words, bool has_value, uint64_t value)
+{
+	uint8_t image[sizeof(switch_words)];
+	for (size_t i = 0; i < sizeof(switch_words) / 4; i++)
+		for (int b = 0; b < 4; b++)
+			image[i * 4 + b] = (uint8_t)((words ? words : switch_words)[i] >> (8 * b));
+	struct ct_vrange r = { image, SWITCH_WORDS * 4, BASE };
+	struct ct_vfunc *fn = NULL;
+	const char *reason = NULL;
+	struct ct_vdef d = { .kind = CT_VDEF_NUM_ };
+	const struct ct_vmem mem = { read_image, image };
+	if (!ct_vfunc_decode(ct_vwalker_aarch64.steps, &r, 1, BASE, &fn, &reason) ||
+	    !ct_vfunc_resolve_tables(fn, words ? &mem : NULL))
+		return d;
+	struct ct_vloc loc = { .reg = X0, .size = 8 };
+	ct_vfunc_trace(fn, BASE + SWITCH_USE * 4, loc, has_value, value, &d);
+	ct_vfunc_destroy(fn);
+	return d;
+}
+
+TEST(switch_table_read_gives_the_paths)
+{
+	// The value at the fault (0) rules out the cases that set 8, 16 and 24: case 0 (mov x0, xzr).
+	struct ct_vdef d = trace_switch(switch_words, true, 0);
+	CHECK(d.kind == CT_VDEF_CONST && d.pc == BASE + 9 * 4);
+	d = trace_switch(switch_words, true, 16);
+	CHECK(d.kind == CT_VDEF_CONST && d.pc == BASE + 13 * 4);
+	CHECK(trace_switch(switch_words, false, 0).kind == CT_VDEF_STOP);
+	CHECK(trace_switch(NULL, true, 0).kind == CT_VDEF_STOP);
+	// An entry past the function's end: nothing resolved.
+	uint32_t bad[sizeof(switch_words) / 4];
+	memcpy(bad, switch_words, sizeof(bad));
+	bad[18] = 0x00400200;
+	CHECK(trace_switch(bad, true, 0).kind == CT_VDEF_STOP);
 }
 
 TEST_MAIN()
