@@ -200,16 +200,18 @@ def check_stripped_native(name, rep, unstripped_name, unstripped_rep):
             if name not in HANDLER_ONLY:
                 HANDLER_ONLY.append(name)
             mine, theirs, sources = mine[:cut + 1], theirs[:cut + 1], sources[:cut + 1]
-    # Outward of the scheduler the frames say how that run's M came to schedule(): a goroutine that
-    # parked (park_m from mcall) in one run, a new M (mstart1 from clone) in the next. Both are
-    # right for their own core (the two cores come from two runs): compared through schedule().
+    # Outward of the deadlock check (checkdead) or the scheduler the frames say how that run's M
+    # came there: a goroutine that parked (schedule, park_m, mcall), a new M (schedule, mstart1,
+    # clone) or sysmon, from run to run. Both walks are right for their own core (the two cores come
+    # from two runs): compared through the first of those both have at the same depth.
     names_mine, names_theirs = [f[0] for f in mine], [f[0] for f in theirs]
-    if "runtime.schedule" in names_mine and "runtime.schedule" in names_theirs:
-        k = names_theirs.index("runtime.schedule") + 1
-        if names_mine.index("runtime.schedule") + 1 == k:
-            if name not in SCHEDULER_ONLY:
-                SCHEDULER_ONLY.append(name)
-            mine, theirs, sources = mine[:k], theirs[:k], sources[:k]
+    cuts = [k + 1 for k, n in enumerate(names_theirs)
+            if n in SCHEDULER_FRAMES and k < len(names_mine) and names_mine[k] == n]
+    if cuts:
+        k = cuts[0]
+        if name not in SCHEDULER_ONLY:
+            SCHEDULER_ONLY.append(name)
+        mine, theirs, sources = mine[:k], theirs[:k], sources[:k]
     if not mine or mine != theirs:
         errors.append("%s: crashed thread's native frames differ from %s's\n  ours   %s\n  oracle %s" % (
             name, unstripped_name, mine, theirs))
@@ -439,6 +441,8 @@ DELVE_USED = []
 NO_NATIVE_ORACLE = []
 HANDLER_ONLY = []
 SCHEDULER_ONLY = []
+# Where a crashing M's frames start to depend on that run's scheduler state.
+SCHEDULER_FRAMES = ("runtime.checkdead", "runtime.schedule")
 
 
 def main():
@@ -468,7 +472,7 @@ def main():
     if NO_NATIVE_ORACLE:
         print("native backtrace not compared (the unstripped walk misses the signal frame): %s" % ", ".join(NO_NATIVE_ORACLE))
     if SCHEDULER_ONLY:
-        print("native backtrace compared through runtime.schedule (outward of it, how that run's M came to schedule): %s" % ", ".join(SCHEDULER_ONLY))
+        print("native backtrace compared through runtime.checkdead or runtime.schedule (outward, how that run's M came there): %s" % ", ".join(SCHEDULER_ONLY))
     if HANDLER_ONLY:
         print("native backtrace compared through Go's signal handler only (past it stale words or another run's scheduler state): %s" % ", ".join(HANDLER_ONLY))
     for e in errors:
