@@ -135,43 +135,76 @@ static bool location_matches(Dwarf_Die *var, uint64_t pc, Dwarf_Addr bias, const
 	return false;
 }
 
+/** Variables and parameters of one scope looked at (a bound on the walk). */
+#define MAX_SCOPE_VARS 4096
+
+/** The variables and parameters of a pc's scopes, innermost scope first (local_next). */
+struct locals {
+	Dwarf_Die *scopes;
+	int n, scope; /**< the scope being walked, n when done */
+	int seen; /**< its children looked at */
+	bool in_scope;
+	Dwarf_Die child;
+};
+
+// Starts on the children of l->scope; false for a unit (its own children are globals, at
+// DW_OP_addr, never in a register or a stack slot, and walking a large C++ unit's top level would
+// cost more than the rest of the analysis) or a scope without children.
+static bool enter_scope(struct locals *l)
+{
+	int stag = dwarf_tag(&l->scopes[l->scope]);
+	l->in_scope = stag != DW_TAG_compile_unit && stag != DW_TAG_partial_unit && stag != DW_TAG_skeleton_unit &&
+		      dwarf_child(&l->scopes[l->scope], &l->child) == 0;
+	l->seen = 0;
+	return l->in_scope;
+}
+
+// The next variable or parameter into *@p var, the index of its scope in *@p scope; false at the end.
+static bool local_next(struct locals *l, Dwarf_Die *var, int *scope)
+{
+	for (;;) {
+		if (!(l->in_scope && ++l->seen < MAX_SCOPE_VARS && dwarf_siblingof(&l->child, &l->child) == 0)) {
+			if (l->in_scope)
+				l->scope++;
+			l->in_scope = false;
+			while (l->scope < l->n && !enter_scope(l))
+				l->scope++;
+			if (l->scope >= l->n)
+				return false;
+		}
+		int tag = dwarf_tag(&l->child);
+		if (tag == DW_TAG_variable || tag == DW_TAG_formal_parameter) {
+			*var = l->child;
+			*scope = l->scope;
+			return true;
+		}
+	}
+}
+
 static const char *search(const struct ct_triage_input *s, Dwarf_Die *scopes, int nscopes, uint64_t pc, Dwarf_Addr bias,
 			  const struct want *w, const uint64_t *regs, const bool *valid)
 {
-	for (int i = 0; i < nscopes; i++) {
-		Dwarf_Die child;
-		int stag = dwarf_tag(&scopes[i]);
-		// The unit's own children are globals (DW_OP_addr), never in a register or a stack slot;
-		// walking a large C++ unit's top level would cost more than the rest of the analysis.
-		if (stag == DW_TAG_compile_unit || stag == DW_TAG_partial_unit || stag == DW_TAG_skeleton_unit)
+	struct locals l = { .scopes = scopes, .n = nscopes };
+	Dwarf_Die var;
+	int i;
+	while (local_next(&l, &var, &i)) {
+		if (!location_matches(&var, pc, bias, w, regs, valid))
 			continue;
-		if (dwarf_child(&scopes[i], &child) != 0)
+		const char *name = die_name(&var);
+		if (!name)
 			continue;
-		do {
-			int tag = dwarf_tag(&child);
-			if (tag != DW_TAG_variable && tag != DW_TAG_formal_parameter)
-				continue;
-			if (!location_matches(&child, pc, bias, w, regs, valid))
-				continue;
-			const char *name = die_name(&child);
-			if (!name)
-				continue;
-			// The function the variable belongs to: the nearest enclosing subprogram or inline.
-			const char *fn = NULL;
-			for (int j = i; j < nscopes && !fn; j++) {
-				int t = dwarf_tag(&scopes[j]);
-				if (t == DW_TAG_subprogram || t == DW_TAG_inlined_subroutine)
-					fn = die_name(&scopes[j]);
-			}
-			return ct_strpool_printf(s->out.strings, "`%s` (%s of %s)", name,
-						tag == DW_TAG_formal_parameter ? "parameter" : "local variable", fn ? fn : "?");
-		} while (dwarf_siblingof(&child, &child) == 0);
+		// The function the variable belongs to: the nearest enclosing subprogram or inline.
+		const char *fn = NULL;
+		for (int j = i; j < nscopes && !fn; j++) {
+			int t = dwarf_tag(&scopes[j]);
+			if (t == DW_TAG_subprogram || t == DW_TAG_inlined_subroutine)
+				fn = die_name(&scopes[j]);
+		}
+		return ct_strpool_printf(s->out.strings, "`%s` (%s of %s)", name,
+					 dwarf_tag(&var) == DW_TAG_formal_parameter ? "parameter" : "local variable", fn ? fn : "?");
 	}
 	return NULL;
 }
-
-/** Variables and parameters of one scope looked at for a local's storage (a bound on the walk). */
-#define MAX_SCOPE_VARS 4096
 
 // The start of @p var's storage in memory at @p pc, when its location is one memory operation.
 static bool storage_start(Dwarf_Die *var, uint64_t pc, Dwarf_Addr bias, const struct want *w, const uint64_t *regs,
@@ -205,28 +238,20 @@ bool ct_find_local_at(const struct ct_triage_input *s, uint64_t pc, uint64_t add
 			w.has_fb = frame_base(mod, &scopes[i], pc, bias, regs, valid, &w.fb);
 	}
 	bool found = false;
-	for (int i = 0; i < n && !found; i++) {
-		int stag = dwarf_tag(&scopes[i]);
-		if (stag == DW_TAG_compile_unit || stag == DW_TAG_partial_unit || stag == DW_TAG_skeleton_unit)
+	struct locals l = { .scopes = scopes, .n = n };
+	Dwarf_Die var;
+	int scope;
+	while (!found && local_next(&l, &var, &scope)) {
+		uint64_t at;
+		Dwarf_Word size;
+		Dwarf_Attribute attr;
+		if (!storage_start(&var, pc, bias, &w, regs, valid, &at) || !ct_dwarf_attr_integrate(&var, DW_AT_type, &attr) ||
+		    !ct_dwarf_ref_die(&attr, type) || ct_dwarf_aggregate_size(type, &size) != 0 || address < at ||
+		    address - at >= size)
 			continue;
-		Dwarf_Die child;
-		if (dwarf_child(&scopes[i], &child) != 0)
-			continue;
-		int k = 0;
-		do {
-			int tag = dwarf_tag(&child);
-			uint64_t at;
-			Dwarf_Word size;
-			Dwarf_Attribute attr;
-			if ((tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) ||
-			    !storage_start(&child, pc, bias, &w, regs, valid, &at) ||
-			    !ct_dwarf_attr_integrate(&child, DW_AT_type, &attr) || !ct_dwarf_ref_die(&attr, type) ||
-			    ct_dwarf_aggregate_size(type, &size) != 0 || address < at || address - at >= size)
-				continue;
-			*name = ct_strpool_intern(s->out.strings, die_name(&child));
-			*start = at;
-			found = *name != NULL;
-		} while (!found && ++k < MAX_SCOPE_VARS && dwarf_siblingof(&child, &child) == 0);
+		*name = ct_strpool_intern(s->out.strings, die_name(&var));
+		*start = at;
+		found = *name != NULL;
 	}
 	free(scopes);
 	return found;

@@ -154,6 +154,9 @@ const char *ct_lock_name_from_frame(const struct ct_triage_input *s, const struc
 bool ct_lock_member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t size);
 /** As ct_lock_member_path; *@p leaf gets the type of the scalar the path ends at (*@p has_leaf). */
 bool ct_member_path_type(Dwarf_Die *type, uint64_t off, char *buf, size_t size, Dwarf_Die *leaf, bool *has_leaf);
+/** The member of struct (or class) @p type, already peeled, whose storage holds offset @p off: its
+ * DIE, its offset in @p type and its type. False when no member covers @p off. */
+bool ct_struct_member_at(Dwarf_Die *type, uint64_t off, Dwarf_Die *member, uint64_t *loc, Dwarf_Die *mtype);
 
 /** Builds report->hang.locks from the threads' futex waits and links each wait to its lock (locks.c). */
 void ct_locks_build(const struct ct_triage_input *s, const struct ct_glibc_layout *layout, struct ct_verdict *verdict);

@@ -53,6 +53,28 @@ static bool is_sync_typedef(Dwarf_Die *type)
 	return n && (strncmp(n, "pthread_", 8) == 0 || strcmp(n, "sem_t") == 0);
 }
 
+bool ct_struct_member_at(Dwarf_Die *type, uint64_t off, Dwarf_Die *member, uint64_t *loc, Dwarf_Die *mtype)
+{
+	Dwarf_Die child;
+	if (dwarf_child(type, &child) != 0)
+		return false;
+	do {
+		if (dwarf_tag(&child) != DW_TAG_member)
+			continue;
+		Dwarf_Attribute attr;
+		Dwarf_Word at, msize;
+		if (!ct_dwarf_attr_integrate(&child, DW_AT_data_member_location, &attr) || dwarf_formudata(&attr, &at) != 0 ||
+		    at > off)
+			continue;
+		if (!type_of(&child, mtype) || ct_dwarf_aggregate_size(mtype, &msize) != 0 || off >= at + msize)
+			continue;
+		*member = child;
+		*loc = at;
+		return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
 /** Appends to @p buf the member path of @p off inside @p type. */
 static void member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t size, int depth, Dwarf_Die *leaf,
 			bool *has_leaf)
@@ -67,28 +89,14 @@ static void member_path(Dwarf_Die *type, uint64_t off, char *buf, size_t size, i
 		goto rest;
 	int tag = dwarf_tag(t);
 	if (tag == DW_TAG_structure_type || tag == DW_TAG_class_type) {
-		Dwarf_Die child;
-		if (dwarf_child(t, &child) != 0)
+		Dwarf_Die member, mtype;
+		uint64_t loc;
+		const char *name = ct_struct_member_at(t, off, &member, &loc, &mtype) ? ct_dwarf_diename(&member) : NULL;
+		if (!name)
 			goto rest;
-		do {
-			if (dwarf_tag(&child) != DW_TAG_member)
-				continue;
-			Dwarf_Attribute attr;
-			Dwarf_Word loc;
-			if (!ct_dwarf_attr_integrate(&child, DW_AT_data_member_location, &attr) ||
-			    dwarf_formudata(&attr, &loc) != 0 || loc > off)
-				continue;
-			Dwarf_Die mtype;
-			Dwarf_Word msize;
-			if (!type_of(&child, &mtype) || ct_dwarf_aggregate_size(&mtype, &msize) != 0 || off >= loc + msize)
-				continue;
-			const char *name = ct_dwarf_diename(&child);
-			if (!name)
-				goto rest;
-			snprintf(buf + used, size - used, ".%s", name);
-			member_path(&mtype, off - loc, buf, size, depth + 1, leaf, has_leaf);
-			return;
-		} while (dwarf_siblingof(&child, &child) == 0);
+		snprintf(buf + used, size - used, ".%s", name);
+		member_path(&mtype, off - loc, buf, size, depth + 1, leaf, has_leaf);
+		return;
 	} else if (tag == DW_TAG_array_type) {
 		Dwarf_Die elem;
 		Dwarf_Word esize;

@@ -700,44 +700,61 @@ static const char *summarize(const struct chain *c, const char *subject, bool po
 static bool member_array(Dwarf_Die *type, uint64_t off, char *path, size_t size, int depth, Dwarf_Die *array,
 			 uint64_t *at)
 {
-	Dwarf_Die peel, *t = ct_dwarf_peel_type(type, &peel), child;
+	Dwarf_Die peel, *t = ct_dwarf_peel_type(type, &peel), member, mtype, mpeel;
 	int tag = t ? dwarf_tag(t) : 0;
+	uint64_t loc;
+	const char *name;
 	if (depth >= MAX_MEMBER_DEPTH || (tag != DW_TAG_structure_type && tag != DW_TAG_class_type) ||
-	    dwarf_child(t, &child) != 0)
+	    !ct_struct_member_at(t, off, &member, &loc, &mtype) || !(name = ct_dwarf_diename(&member)))
 		return false;
-	do {
-		Dwarf_Attribute attr;
-		Dwarf_Word loc, msize;
-		Dwarf_Die mtype, mpeel;
-		const char *name = ct_dwarf_diename(&child);
-		if (dwarf_tag(&child) != DW_TAG_member || !name ||
-		    !ct_dwarf_attr_integrate(&child, DW_AT_data_member_location, &attr) || dwarf_formudata(&attr, &loc) != 0 ||
-		    loc > off || !die_type(&child, &mtype) || ct_dwarf_aggregate_size(&mtype, &msize) != 0 || off >= loc + msize)
-			continue;
-		size_t used = strlen(path);
-		snprintf(path + used, size - used, ".%s", name);
-		Dwarf_Die *mt = ct_dwarf_peel_type(&mtype, &mpeel);
-		if (mt && dwarf_tag(mt) == DW_TAG_array_type) {
-			*array = *mt;
-			*at = loc;
-			return true;
-		}
-		uint64_t inner;
-		if (member_array(&mtype, off - loc, path, size, depth + 1, array, &inner)) {
-			*at = loc + inner;
-			return true;
-		}
+	size_t used = strlen(path);
+	snprintf(path + used, size - used, ".%s", name);
+	Dwarf_Die *mt = ct_dwarf_peel_type(&mtype, &mpeel);
+	if (mt && dwarf_tag(mt) == DW_TAG_array_type) {
+		*array = *mt;
+		*at = loc;
+		return true;
+	}
+	uint64_t inner;
+	if (!member_array(&mtype, off - loc, path, size, depth + 1, array, &inner))
 		return false;
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return false;
+	*at = loc + inner;
+	return true;
+}
+
+/** The element @p off bytes from an array's start falls in (floor: a negative offset lands before it). */
+static int64_t element_of(int64_t off, int64_t size)
+{
+	return off / size - (off % size < 0 ? 1 : 0);
+}
+
+/** @p array (peeled) is a one-dimensional array of known bound: its bound and element size. */
+static bool array_shape(Dwarf_Die *array, int64_t *bound, Dwarf_Word *esize)
+{
+	int64_t dims[8];
+	Dwarf_Die elem;
+	if (dwarf_tag(array) != DW_TAG_array_type || ct_dwarf_array_dims(array, dims) != 1 || dims[0] < 0 ||
+	    !die_type(array, &elem) || ct_dwarf_aggregate_size(&elem, esize) != 0 || *esize == 0 || *esize > (1u << 30))
+		return false;
+	*bound = dims[0];
+	return true;
+}
+
+/** Puts on the fault's step @p st its element @p index into @p array of @p bound elements; *@p past:
+ * the index is negative or not below the bound. */
+static void say_index(struct ct_root_step *st, int64_t index, int64_t bound, const char *array, bool *past)
+{
+	st->has_index = true;
+	st->index = index;
+	st->array = array;
+	*past = index < 0 || index >= bound;
 }
 
 /** What the fault's access says of an array member it indexes (member_index), for its step. */
 struct member_bound {
 	bool found;
-	int64_t index;
+	int64_t index, bound;
 	const char *array; /**< "r->slots[8]", pooled */
-	bool past;
 };
 
 /**
@@ -752,7 +769,7 @@ static void member_index(const struct chain *c, const struct ct_vfunc *fn, int b
 	const struct ct_triage_input *s = c->s;
 	struct ct_vdef b;
 	struct ct_vloc loc = { .reg = base, .size = 8 };
-	Dwarf_Die param, type_buf, peel_buf, pointee_buf, array, elem;
+	Dwarf_Die param, type_buf, peel_buf, pointee_buf, array;
 	if (!m->has_address || m->disp < 0 || base < 0 || base >= CT_MAX_DWARF_REGS || !valid[base])
 		return;
 	ct_vfunc_trace(fn, c->f->pc, loc, false, 0, &b);
@@ -766,16 +783,12 @@ static void member_index(const struct chain *c, const struct ct_vfunc *fn, int b
 	Dwarf_Die *pointee = ct_dwarf_peel_type(&type_buf, &pointee_buf);
 	char path[256] = "";
 	uint64_t at;
-	int64_t dims[8];
 	Dwarf_Word esize;
 	if (!pointee || !member_array(pointee, (uint64_t)m->disp, path, sizeof(path), 0, &array, &at) ||
-	    ct_dwarf_array_dims(&array, dims) != 1 || dims[0] < 0 || !die_type(&array, &elem) ||
-	    ct_dwarf_aggregate_size(&elem, &esize) != 0 || esize == 0 || esize > (1u << 30))
+	    !array_shape(&array, &ret->bound, &esize))
 		return;
-	int64_t off = (int64_t)(m->address - (regs[base] + at)), es = (int64_t)esize;
-	ret->index = off / es - (off % es < 0 ? 1 : 0);
-	ret->array = ct_strpool_printf(s->out.strings, "%s->%s[%" PRId64 "]", name, path + 1, dims[0]);
-	ret->past = ret->index < 0 || ret->index >= dims[0];
+	ret->index = element_of((int64_t)(m->address - (regs[base] + at)), (int64_t)esize);
+	ret->array = ct_strpool_printf(s->out.strings, "%s->%s[%" PRId64 "]", name, path + 1, ret->bound);
 	ret->found = true;
 }
 
@@ -790,13 +803,11 @@ static bool heap_index(const struct chain *c, const struct ct_mem_operand *m, ui
 	uint64_t start, end;
 	if (!m->size || !ct_heap_block_at(c->s, array_at, &start, &end))
 		return false;
-	int64_t es = (int64_t)m->size, off = (int64_t)(m->address - array_at);
-	int64_t idx = off / es - (off % es < 0 ? 1 : 0), bound = (int64_t)((end - array_at) / m->size);
-	st->has_index = true;
-	st->index = idx;
-	st->array = ct_strpool_printf(c->s->out.strings, "the heap block at 0x%" PRIx64 " (%" PRId64 " elements of %" PRId64 " bytes)",
-				      array_at, bound, es);
-	*out = idx < 0 || idx >= bound;
+	int64_t bound = (int64_t)((end - array_at) / m->size);
+	say_index(st, element_of((int64_t)(m->address - array_at), (int64_t)m->size), bound,
+		  ct_strpool_printf(c->s->out.strings, "the heap block at 0x%" PRIx64 " (%" PRId64 " elements of %u bytes)", array_at,
+				    bound, m->size),
+		  out);
 	return true;
 }
 
@@ -811,7 +822,7 @@ static bool index_bound(const struct chain *c, const struct ct_mem_operand *m, u
 			const bool *valid, struct ct_root_step *st, bool *out)
 {
 	struct ct_data_symbol sym;
-	Dwarf_Die type_buf, peel_buf, elem;
+	Dwarf_Die type_buf, peel_buf;
 	if (!m->has_address)
 		return false;
 	if (!ct_global_type(c->s, array_at, &sym, &type_buf)) {
@@ -821,21 +832,13 @@ static bool index_bound(const struct chain *c, const struct ct_mem_operand *m, u
 			return heap_index(c, m, array_at, st, out);
 	}
 	Dwarf_Die *t = ct_dwarf_peel_type(&type_buf, &peel_buf);
-	int64_t dims[8];
-	if (!t || dwarf_tag(t) != DW_TAG_array_type || ct_dwarf_array_dims(t, dims) != 1 || dims[0] < 0 ||
-	    !die_type(t, &elem))
-		return false;
+	int64_t bound;
 	Dwarf_Word esize;
-	if (ct_dwarf_aggregate_size(&elem, &esize) != 0 || esize == 0 || esize > (1u << 30))
+	if (!t || !array_shape(t, &bound, &esize))
 		return false;
-	// The element the faulting address falls in, counted from the array's start (floor: a negative
-	// index lands before it).
-	int64_t off = (int64_t)(m->address - sym.start), es = (int64_t)esize;
-	int64_t idx = off / es - (off % es < 0 ? 1 : 0);
-	st->has_index = true;
-	st->index = idx;
-	st->array = ct_strpool_printf(c->s->out.strings, "%s[%" PRId64 "]", sym.name, dims[0]);
-	*out = idx < 0 || idx >= dims[0];
+	// The element the faulting address falls in, counted from the array's start.
+	say_index(st, element_of((int64_t)(m->address - sym.start), (int64_t)esize), bound,
+		  ct_strpool_printf(c->s->out.strings, "%s[%" PRId64 "]", sym.name, bound), out);
 	return true;
 }
 
@@ -1061,10 +1064,7 @@ out:
 	if (member.found) {
 		// The struct's member is the array the program meant (the heap block holding the struct
 		// is larger than it).
-		c.steps[0].has_index = true;
-		c.steps[0].index = member.index;
-		c.steps[0].array = member.array;
-		out_of_bounds = member.past;
+		say_index(&c.steps[0], member.index, member.bound, member.array, &out_of_bounds);
 		bounded = true;
 	} else if (indexed) {
 		bounded = index_bound(&c, &in->mem[in->fault_mem], array_at, regs, valid, &c.steps[0], &out_of_bounds);

@@ -12,6 +12,7 @@
 #include "arch/arch.h"
 #include "triage/insn.h"
 #include "triage/origin_walk.h"
+#include "util/bytes.h"
 
 /** Instructions looked back over for an adrp or the start of a movk chain: compilers keep them adjacent. */
 #define PAIR_WINDOW 8
@@ -206,18 +207,11 @@ static void note_escape(struct ct_vfunc *fn, const struct ct_vinsn *v)
 	}
 }
 
-/** br cannot be told from a switch table's jump: never a tail call to the walk. */
+/** br is never taken for a tail call: a switch's is resolved by jump_table, any other leaves the paths unknown. */
 static bool tail_jump(const struct ct_vinsn *v)
 {
 	(void)v;
 	return false;
-}
-
-/** Instruction @p i runs right after @p i - 1, and only then (no jump into it). */
-static bool straight(const struct ct_vfunc *fn, size_t i)
-{
-	return i > 0 && !fn->insns[i].range_start && fn->pred_start[i] == fn->pred_start[i + 1] &&
-	       fn->insns[i - 1].flow == CT_VFLOW_NEXT;
 }
 
 /**
@@ -226,7 +220,7 @@ static bool straight(const struct ct_vfunc *fn, size_t i)
  */
 static bool adrp_before(const struct ct_vfunc *fn, size_t i, int reg, uint64_t *page)
 {
-	for (size_t j = i; j > 0 && i - j < PAIR_WINDOW && straight(fn, j); j--) {
+	for (size_t j = i; j > 0 && i - j < PAIR_WINDOW && ct_vfunc_straight(fn, j); j--) {
 		const struct ct_vinsn *p = &fn->insns[j - 1];
 		if (!((p->full_writes | p->part_writes) & (1ULL << reg)))
 			continue;
@@ -280,7 +274,7 @@ static bool const_chain(const struct ct_vfunc *fn, size_t i, int reg, uint64_t *
 	size_t n = 0;
 	for (size_t j = i + 1; j > 0 && n <= MAX_MOVK && i + 1 - j < 2 * PAIR_WINDOW; j--) {
 		const struct ct_vinsn *p = &fn->insns[j - 1];
-		if (j - 1 != i && !straight(fn, j))
+		if (j - 1 != i && !ct_vfunc_straight(fn, j))
 			return false;
 		if (!((p->full_writes | p->part_writes) & (1ULL << reg)))
 			continue;
@@ -610,10 +604,13 @@ static size_t jump_table(const struct ct_vfunc *fn, size_t i, const struct ct_vm
 		const struct ct_vinsn *c = k > 0 ? &fn->insns[k - 1] : NULL;
 		if (v->id == ARM64_INS_B && v->cc == ARM64_CC_HI && c && (c->id == ARM64_INS_CMP || (c->id == ARM64_INS_SUB && c->sets_flags)) &&
 		    c->nops >= 2 && c->op[c->nops - 1].type == CT_VOP_IMM && c->shift == 0) {
+			if (!ct_vfunc_entered_in_line(fn, k + 1))
+				return 0;
 			bound = c->op[c->nops - 1].imm;
 			break;
 		}
-		if (!straight(fn, k + 1 < fn->n ? k + 1 : k) || (v->flow != CT_VFLOW_NEXT))
+		// Straight-line code from the bound to the br: nothing else enters it.
+		if (!ct_vfunc_straight(fn, k + 1))
 			return 0;
 	}
 	if (!has_base || !has_table || !esize || bound < 0 || (uint64_t)bound >= max)
@@ -623,7 +620,7 @@ static size_t jump_table(const struct ct_vfunc *fn, size_t i, const struct ct_vm
 		uint8_t e[4] = { 0 };
 		if (!mem->read(mem->arg, table + esize * k, e, esize))
 			return 0;
-		uint64_t raw = (uint64_t)e[0] | (uint64_t)e[1] << 8 | (uint64_t)e[2] << 16 | (uint64_t)e[3] << 24;
+		uint64_t raw = ct_load32(e, false);
 		int64_t value = esigned ? (int64_t)(raw << (64 - 8 * esize)) >> (64 - 8 * esize) : (int64_t)raw;
 		targets[k] = base + (uint64_t)(value * ((int64_t)1 << shift));
 	}

@@ -78,6 +78,16 @@ static bool build_preds(struct ct_vfunc *fn)
 	return true;
 }
 
+bool ct_vfunc_entered_in_line(const struct ct_vfunc *fn, size_t i)
+{
+	return !fn->insns[i].range_start && fn->pred_start[i] == fn->pred_start[i + 1];
+}
+
+bool ct_vfunc_straight(const struct ct_vfunc *fn, size_t i)
+{
+	return i > 0 && ct_vfunc_entered_in_line(fn, i) && fn->insns[i - 1].flow == CT_VFLOW_NEXT;
+}
+
 /** Targets of one switch table taken (a table of more cases is left unresolved). */
 #define MAX_TABLE_TARGETS 1024
 

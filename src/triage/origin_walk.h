@@ -116,6 +116,10 @@ struct ct_vstate {
 
 /** The index of the instruction at @p addr, SIZE_MAX when none starts there. */
 size_t ct_vfunc_find(const struct ct_vfunc *fn, uint64_t addr);
+/** Instruction @p i is reached only from the one before it: no jump into it, not a range's start. */
+bool ct_vfunc_entered_in_line(const struct ct_vfunc *fn, size_t i);
+/** Instruction @p i runs right after @p i - 1, and only then (entered in line, and @p i - 1 falls through). */
+bool ct_vfunc_straight(const struct ct_vfunc *fn, size_t i);
 
 /** The search goes on before instruction @p at with the value in @p loc (a move passed: @p copies + 1). */
 void ct_vwalk_push(struct ct_vwalk *w, uint32_t at, struct ct_vloc loc, unsigned copies);

@@ -7,6 +7,7 @@
 
 #include "triage/insn.h"
 #include "triage/origin_walk.h"
+#include "util/bytes.h"
 
 #define REG_RBP 6
 #define REG_RSP 7
@@ -352,12 +353,6 @@ static bool tail_jump(const struct ct_vinsn *v)
 /** Instructions before a switch's `jmp reg` looked at for its table and bound (gcc and clang emit 6-9). */
 #define TABLE_WINDOW 12
 
-/** Whether an instruction other than its predecessor in the code jumps to instruction @p i. */
-static bool is_jump_target(const struct ct_vfunc *fn, size_t i)
-{
-	return fn->pred_start[i + 1] > fn->pred_start[i];
-}
-
 /**
  * A position-independent switch (gcc and clang, -O0 to -O2): `cmp idx, N; ja default` (clang -O0:
  * `sub idx, N; ja default`), then in
@@ -391,11 +386,13 @@ static size_t jump_table(const struct ct_vfunc *fn, size_t i, const struct ct_vm
 		const struct ct_vinsn *c = k > 0 ? &fn->insns[k - 1] : NULL;
 		if (v->id == X86_INS_JA && c && (c->id == X86_INS_CMP || c->id == X86_INS_SUB) && c->nops == 2 &&
 		    c->op[1].type == CT_VOP_IMM) {
+			if (!ct_vfunc_entered_in_line(fn, k + 1))
+				return 0;
 			bound = c->op[1].imm;
 			break;
 		}
 		// Straight-line code from the bound to the jump: nothing else enters it.
-		if (is_jump_target(fn, k) || v->flow != CT_VFLOW_NEXT)
+		if (!ct_vfunc_straight(fn, k + 1))
 			return 0;
 	}
 	if (!has_table || !has_add || bound < 0 || (uint64_t)bound >= max)
@@ -405,7 +402,7 @@ static size_t jump_table(const struct ct_vfunc *fn, size_t i, const struct ct_vm
 		uint8_t e[4];
 		if (!mem->read(mem->arg, table + 4 * k, e, sizeof(e)))
 			return 0;
-		int32_t rel = (int32_t)((uint32_t)e[0] | (uint32_t)e[1] << 8 | (uint32_t)e[2] << 16 | (uint32_t)e[3] << 24);
+		int32_t rel = (int32_t)ct_load32(e, false);
 		targets[k] = table + (uint64_t)(int64_t)rel;
 	}
 	return n;
