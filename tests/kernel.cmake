@@ -64,6 +64,11 @@ endif()
 add_test(NAME kernel_nobtf COMMAND ${CT_PYTHON} ${CT_KTEST}/check_nobtf.py ${CT_BIN} ${CT_VMCORE_DIR})
 set_tests_properties(kernel_nobtf PROPERTIES FIXTURES_REQUIRED vmcores SKIP_RETURN_CODE 77 TIMEOUT 120)
 
+# A kernel's kept index (kallsyms decoded, the raw BTF): same reports with and without it, used only
+# while it matches the dump (src/kernel/kindex.h).
+add_test(NAME kernel_kindex COMMAND ${CT_PYTHON} ${CT_KTEST}/check_kindex.py ${CT_BIN} ${CT_VMCORE_DIR})
+set_tests_properties(kernel_kindex PROPERTIES FIXTURES_REQUIRED vmcores SKIP_RETURN_CODE 77 TIMEOUT 300)
+
 add_test(NAME kernel_vmlinux_mismatch COMMAND ${CT_PYTHON} ${CT_KTEST}/check_vmlinux.py ${CT_BIN} ${CT_VMCORE_DIR})
 set_tests_properties(kernel_vmlinux_mismatch PROPERTIES FIXTURES_REQUIRED vmcores SKIP_RETURN_CODE 77 TIMEOUT 120)
 

@@ -20,6 +20,7 @@
 struct ct_kbtf {
 	struct btf *btf;
 	void *raw;
+	size_t raw_size;
 	struct ct_budget *budget; /**< borrowed from the analysis; may be NULL */
 	/**
 	 * The lookup each composite type was last searched in (by type id): a type searched once in a
@@ -27,11 +28,54 @@ struct ct_kbtf {
 	 * that) otherwise make the search exponential in the nesting (issue 22).
 	 */
 	uint32_t *searched;
+	/** Struct and union ids by name (open addressing, the lowest id of a name and kind first; 0 empty):
+	 * libbpf's btf__find_by_name_kind reads every type for each of a report's ~40 lookups. */
+	uint32_t *composites;
+	size_t composites_mask;
 	uint32_t num_types;
 	uint32_t lookup;
 	/** The first lookup the budget stopped ("task_struct.pid"); "" while none did. */
 	char stopped[96];
 };
+
+static uint32_t name_hash(const char *name)
+{
+	uint32_t h = 2166136261u;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	return h;
+}
+
+/* Fills k->composites in one pass over the types (room for every type: no growth); without memory
+ * for it, lookups go through libbpf's linear search. */
+static void index_composites(struct ct_kbtf *k)
+{
+	size_t slots = 64;
+	while (slots <= k->num_types)
+		slots *= 2;
+	k->composites = calloc(slots, sizeof(*k->composites));
+	if (!k->composites)
+		return;
+	k->composites_mask = slots - 1;
+	for (uint32_t id = 1; id < k->num_types; id++) {
+		const struct btf_type *t = btf__type_by_id(k->btf, id);
+		const char *name = t && btf_is_composite(t) && t->name_off ? btf__name_by_offset(k->btf, t->name_off) : NULL;
+		if (!name || !*name)
+			continue;
+		size_t at = name_hash(name) & k->composites_mask;
+		for (;; at = (at + 1) & k->composites_mask) {
+			uint32_t other = k->composites[at];
+			if (!other) {
+				k->composites[at] = id;
+				break;
+			}
+			// An earlier type of the same name and kind stays the answer, as in libbpf's search.
+			const struct btf_type *o = btf__type_by_id(k->btf, other);
+			if (btf_kind(o) == btf_kind(t) && strcmp(btf__name_by_offset(k->btf, o->name_off), name) == 0)
+				break;
+		}
+	}
+}
 
 /* Parses @p raw (owned: kept by the handle, freed on failure) into *ret. */
 static struct ct_error *parse(void *raw, size_t size, struct ct_budget *budget, struct ct_kbtf **ret)
@@ -54,9 +98,11 @@ static struct ct_error *parse(void *raw, size_t size, struct ct_budget *budget, 
 	}
 	k->btf = btf;
 	k->raw = raw;
+	k->raw_size = size;
 	k->budget = budget;
 	k->searched = searched;
 	k->num_types = num_types;
+	index_composites(k);
 	*ret = k;
 	return NULL;
 }
@@ -96,6 +142,12 @@ struct ct_error *ct_kbtf_from_bytes(const void *data, size_t size, struct ct_bud
 	return parse(raw, size, budget, ret);
 }
 
+const void *ct_kbtf_raw(const struct ct_kbtf *k, size_t *size)
+{
+	*size = k ? k->raw_size : 0;
+	return k ? k->raw : NULL;
+}
+
 void ct_kbtf_free(struct ct_kbtf *k)
 {
 	if (!k)
@@ -103,13 +155,27 @@ void ct_kbtf_free(struct ct_kbtf *k)
 	btf__free(k->btf);
 	free(k->raw);
 	free(k->searched);
+	free(k->composites);
 	free(k);
 }
 
-static int32_t find_composite(const struct btf *btf, const char *name)
+static int32_t find_kind(const struct ct_kbtf *k, const char *name, int kind)
 {
-	int32_t id = btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT);
-	return id > 0 ? id : btf__find_by_name_kind(btf, name, BTF_KIND_UNION);
+	if (!k->composites)
+		return btf__find_by_name_kind(k->btf, name, kind);
+	for (size_t at = name_hash(name) & k->composites_mask, probes = 0; k->composites[at] && probes <= k->composites_mask;
+	     at = (at + 1) & k->composites_mask, probes++) {
+		const struct btf_type *t = btf__type_by_id(k->btf, k->composites[at]);
+		if ((int)btf_kind(t) == kind && strcmp(btf__name_by_offset(k->btf, t->name_off), name) == 0)
+			return (int32_t)k->composites[at];
+	}
+	return -1;
+}
+
+static int32_t find_composite(const struct ct_kbtf *k, const char *name)
+{
+	int32_t id = find_kind(k, name, BTF_KIND_STRUCT);
+	return id > 0 ? id : find_kind(k, name, BTF_KIND_UNION);
 }
 
 /* Follows typedefs and qualifiers to the real type. */
@@ -174,7 +240,7 @@ bool ct_kbtf_member(struct ct_kbtf *k, const char *type, const char *path, uint6
 {
 	if (!k)
 		return false;
-	int32_t id = find_composite(k->btf, type);
+	int32_t id = find_composite(k, type);
 	if (id <= 0)
 		return false;
 	uint64_t total = 0;
@@ -221,7 +287,7 @@ bool ct_kbtf_size(struct ct_kbtf *k, const char *type, uint64_t *size)
 {
 	if (!k)
 		return false;
-	int32_t id = find_composite(k->btf, type);
+	int32_t id = find_composite(k, type);
 	if (id <= 0)
 		return false;
 	int64_t s = btf__resolve_size(k->btf, (uint32_t)id);
@@ -266,6 +332,13 @@ struct ct_error *ct_kbtf_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks
 void ct_kbtf_free(struct ct_kbtf *btf)
 {
 	(void)btf;
+}
+
+const void *ct_kbtf_raw(const struct ct_kbtf *btf, size_t *size)
+{
+	(void)btf;
+	*size = 0;
+	return NULL;
 }
 
 bool ct_kbtf_member(struct ct_kbtf *btf, const char *type, const char *path, uint64_t *offset, uint64_t *size)

@@ -9,6 +9,7 @@
 #include "arch/arch.h"
 #include "dump/dump.h"
 #include "kernel/kernel.h"
+#include "kernel/kindex.h"
 #include "kernel/orc.h"
 #include "kernel/vmcore.h"
 #include "lazy/lazy.h"
@@ -295,7 +296,13 @@ static struct ct_error *kernel_modules(void *session)
 	struct kernel_session *s = session;
 	const struct ct_sink *out = &s->out;
 	struct ct_kallsyms *ks = &s->ks;
-	struct ct_error *err = s->have_vi ? ct_kallsyms_load(&s->vm, ks) : NULL;
+	// An earlier dump of the same kernel left kallsyms decoded and the BTF (kindex.h): checked
+	// against this dump before use. No cache with --safe or --no-cache.
+	const char *cache = s->opts->safe ? NULL : s->opts->cache_dir;
+	const char *build_id = ct_vmcoreinfo_get(&s->vm.vmcoreinfo, "BUILD-ID");
+	struct ct_kindex ix = { 0 };
+	bool kept = s->have_vi && ct_kindex_load(cache, build_id, &s->vm, ks, &ix);
+	struct ct_error *err = s->have_vi && !kept ? ct_kallsyms_load(&s->vm, ks) : NULL;
 	if (err) {
 		ct_sink_diag(out, CT_SEVERITY_WARNING, 0, CT_DIAG_NO_KALLSYMS, "kernel symbols: %s", ct_error_message(err));
 		ct_error_destroy(err);
@@ -303,7 +310,13 @@ static struct ct_error *kernel_modules(void *session)
 	// The readers of lists and BTF spend the run's work budget (budget.h: nodes), so that a hostile
 	// dump ends the reader that meets it, not the report.
 	if (ks->num_syms) {
-		err = ct_kbtf_load(&s->vm, ks, s->budget, &s->btf);
+		bool btf_kept = kept && ct_kindex_btf_matches(&ix, &s->vm, ks);
+		err = btf_kept ? ct_kbtf_from_bytes(ix.btf, ix.btf_size, s->budget, &s->btf)
+			       : ct_kbtf_load(&s->vm, ks, s->budget, &s->btf);
+		size_t btf_size;
+		const void *btf = ct_kbtf_raw(s->btf, &btf_size);
+		if (!kept || (!btf_kept && btf))
+			ct_kindex_save(cache, build_id, &s->vm, ks, btf, btf_size);
 		if (!err)
 			err = ct_kmodules_load(&s->vm, ks, s->btf, s->budget, &s->kmods);
 		if (!err && s->kmods.loop_node)

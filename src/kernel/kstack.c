@@ -39,7 +39,8 @@ static void fill_frame(const struct ct_kallsyms *ks, struct ct_strpool *strings,
 		       uint64_t lookup)
 {
 	f->pc = pc;
-	const struct ct_ksym *s = ct_kallsyms_lookup(ks, lookup);
+	struct ct_ksym core;
+	const struct ct_ksym *s = ct_kallsyms_lookup(ks, lookup, &core) ? &core : NULL;
 	const char *module = "vmlinux";
 	if (!s) {
 		// Module text: the module's own symbol table (struct module kallsyms, known through BTF).
@@ -135,8 +136,8 @@ static bool orc_find(void *arg, uint64_t ip, struct ct_orc_entry *ret)
 static bool orc_return_slot(void *arg, uint64_t sp, uint64_t ip, uint64_t *slot)
 {
 	struct kwalk *w = arg;
-	const struct ct_ksym *fn = ct_kallsyms_lookup(w->ks, ip);
-	if (!fn || !scan_next(w, sp, fn->address))
+	struct ct_ksym fn;
+	if (!ct_kallsyms_lookup(w->ks, ip, &fn) || !scan_next(w, sp, fn.address))
 		return false;
 	*slot = w->slot;
 	return true;

@@ -235,15 +235,30 @@ const char *ct_kernel_rule_name(size_t index);
 
 struct ct_ksym {
 	uint64_t address;
-	const char *name; /**< points into ct_kallsyms.names */
+	const char *name; /**< points into the table that returned it */
 	char type; /**< 't', 'T', 'd', … */
 };
 
-/** The kernel's own symbol table decoded from the dump. Owns everything. */
+/**
+ * The kernel's own symbol table decoded from the dump, as arrays by symbol index in address order,
+ * with a hash of the names for lookups by name. The arrays are the decoder's (kallsyms.c) or a kept
+ * index's mapping (kindex.c): the same layout either way. Owns everything.
+ */
 struct ct_kallsyms {
-	struct ct_ksym *syms; /**< sorted by address */
 	size_t num_syms;
-	char *names;
+	const uint64_t *addrs; /**< sorted ascending */
+	/** 't', 'T', 'd', … by index, with CT_KSYM_ABSOLUTE set on the addresses KASLR does not move. */
+	const char *types;
+	const uint32_t *name_offs; /**< into names, by index */
+	const char *names; /**< NUL-terminated names, without the type letter */
+	size_t names_size;
+	/** Open addressing by ct_ksym_name_hash: index + 1, 0 for an empty slot; num_slots a power of two. */
+	const uint32_t *slots;
+	size_t num_slots;
+	size_t names_stream_len; /**< bytes of kallsyms_names decoded (the kept index samples them) */
+	void *owned[5]; /**< what the decoder allocated, freed by deinit */
+	void *map; /**< the kept index's mapping (kindex.c), unmapped by deinit */
+	size_t map_len;
 	uint64_t text_start, text_end; /**< _stext, _etext */
 	/** .sched.text and .lock.text (__sched_text_start …): the scheduler's and the locks' own code, where
 	 * every sleeping task sits; 0, 0 when unknown. */
@@ -255,14 +270,21 @@ struct ct_kallsyms {
 	struct ct_orc *orc;
 };
 
+/** ct_kallsyms.types' flag of an absolute address (a per-CPU symbol under ABSOLUTE_PERCPU). */
+#define CT_KSYM_ABSOLUTE 0x80
+
 /** Decodes kallsyms through the VMCOREINFO symbols (Linux 6.0+). CT_ERROR_NOT_FOUND when absent. */
 struct ct_error *ct_kallsyms_load(struct ct_vmcore *vm, struct ct_kallsyms *ret);
+/** Fills the fields found by name (_stext … __lock_text_end) once the arrays are set. */
+void ct_kallsyms_find_sections(struct ct_kallsyms *ks);
 void ct_kallsyms_deinit(struct ct_kallsyms *ks);
+/** The hash of a symbol name that ct_kallsyms.slots is built with. */
+uint32_t ct_ksym_name_hash(const char *name);
 /** The index of the first of the @p n address-sorted @p syms above @p addr (n when none). */
 size_t ct_ksym_upper_bound(const struct ct_ksym *syms, size_t n, uint64_t addr);
-/** The function symbol containing @p addr, or NULL (data symbols and addresses past _etext too). */
-const struct ct_ksym *ct_kallsyms_lookup(const struct ct_kallsyms *ks, uint64_t addr);
-/** The address of @p name, linear search; false when absent. */
+/** The function symbol containing @p addr into *ret; false for data symbols and addresses past _etext. */
+bool ct_kallsyms_lookup(const struct ct_kallsyms *ks, uint64_t addr, struct ct_ksym *ret);
+/** The address of @p name (the lowest of equal names); false when absent. */
 bool ct_kallsyms_find(const struct ct_kallsyms *ks, const char *name, uint64_t *ret);
 /** True when @p addr is in core kernel text. */
 bool ct_kallsyms_is_text(const struct ct_kallsyms *ks, uint64_t addr);
@@ -284,6 +306,8 @@ struct ct_error *ct_kbtf_load(struct ct_vmcore *vm, const struct ct_kallsyms *ks
  * fuzz target. CT_ERROR_CORRUPT when it does not parse, CT_ERROR_UNSUPPORTED without libbpf. */
 struct ct_error *ct_kbtf_from_bytes(const void *data, size_t size, struct ct_budget *budget, struct ct_kbtf **ret);
 void ct_kbtf_free(struct ct_kbtf *btf);
+/** The raw BTF bytes the handle parsed (@p size of them), for the kept index (kindex.h). */
+const void *ct_kbtf_raw(const struct ct_kbtf *btf, size_t *size);
 /** Byte offset (and size, when @p size) of member @p path ("thread.sp", anonymous members looked into)
  * of struct or union @p type. False when unknown, or for a bitfield. NULL @p btf gives false. */
 bool ct_kbtf_member(struct ct_kbtf *btf, const char *type, const char *path, uint64_t *offset, uint64_t *size);

@@ -1,4 +1,4 @@
-// The decompressed-debug cache's size cap: least recently used first (cache_trim.h). The order is
+// The cache directory's size caps: least recently used first (cache_trim.h). The order is
 // the files' mtime, set on every hit: atime is not kept on relatime or noatime mounts.
 #include <dirent.h>
 #include <stdbool.h>
@@ -28,14 +28,14 @@ static int oldest_first(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static bool is_copy(const char *name)
+static bool is_copy(const char *name, const char *suffix)
 {
-	size_t n = strlen(name);
+	size_t n = strlen(name), s = strlen(suffix);
 	// Not the temporary files of a copy being made by another run (".HEX.XXXXXX").
-	return name[0] != '.' && n > 6 && strcmp(name + n - 6, ".debug") == 0 && n < sizeof(((struct entry *)0)->name);
+	return name[0] != '.' && n > s && strcmp(name + n - s, suffix) == 0 && n < sizeof(((struct entry *)0)->name);
 }
 
-void ct_cache_trim(const char *dir, uint64_t cap, const char *keep)
+void ct_cache_trim(const char *dir, const char *suffix, uint64_t cap, const char *keep)
 {
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
@@ -51,7 +51,7 @@ void ct_cache_trim(const char *dir, uint64_t cap, const char *keep)
 	struct dirent *de;
 	while (num < TRIM_MAX_ENTRIES && (de = readdir(d))) {
 		struct stat st;
-		if (!is_copy(de->d_name) || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+		if (!is_copy(de->d_name, suffix) || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
 			continue;
 		if (num == cap_entries) {
 			size_t grow = cap_entries ? 2 * cap_entries : 64;

@@ -145,7 +145,7 @@ static int cached_copy(struct ct_module_set *s, int fd, const uint8_t *id, size_
 		close(t);
 		out = open_matching(path, id, len);
 		// The cache grew: back under its cap (--cache-size), the new copy kept.
-		ct_cache_trim(sub, s->opts->cache_size ? s->opts->cache_size : CT_CACHE_DEFAULT_SIZE, strrchr(path, '/') + 1);
+		ct_cache_trim(sub, ".debug", s->opts->cache_size ? s->opts->cache_size : CT_CACHE_DEFAULT_SIZE, strrchr(path, '/') + 1);
 	} else {
 		close(t);
 		unlink(tmp);

@@ -42,7 +42,7 @@ TEST(oldest_go_first_kept_and_others_stay)
 	make(".e.debug.XXXXXX", 64 << 10, 1); // another run's copy in the making
 	make("notes.txt", 64 << 10, 1);
 	// Room for two copies: d is kept, then the newest of the rest (c) stays.
-	ct_cache_trim(dir, 2 * (64 << 10) + 4096, "d.debug");
+	ct_cache_trim(dir, ".debug", 2 * (64 << 10) + 4096, "d.debug");
 	CHECK(!exists("a.debug"));
 	CHECK(!exists("b.debug"));
 	CHECK(exists("c.debug"));
@@ -50,7 +50,7 @@ TEST(oldest_go_first_kept_and_others_stay)
 	CHECK(exists(".e.debug.XXXXXX"));
 	CHECK(exists("notes.txt"));
 	// Under the cap: nothing goes.
-	ct_cache_trim(dir, 1ULL << 40, NULL);
+	ct_cache_trim(dir, ".debug", 1ULL << 40, NULL);
 	CHECK(exists("c.debug") && exists("d.debug"));
 	// A touch makes a copy the newest.
 	char path[256];
@@ -58,11 +58,11 @@ TEST(oldest_go_first_kept_and_others_stay)
 	int fd = open(path, O_RDONLY);
 	ct_cache_touch(fd);
 	close(fd);
-	ct_cache_trim(dir, (64 << 10) + 4096, NULL);
+	ct_cache_trim(dir, ".debug", (64 << 10) + 4096, NULL);
 	CHECK(!exists("c.debug"));
 	CHECK(exists("d.debug"));
 	// A missing directory is no error.
-	ct_cache_trim("/nonexistent/ct-cache", 0, NULL);
+	ct_cache_trim("/nonexistent/ct-cache", ".debug", 0, NULL);
 	const char *names[] = { "d.debug", ".e.debug.XXXXXX", "notes.txt" };
 	for (size_t i = 0; i < 3; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
