@@ -108,8 +108,8 @@ bool ct_unwind_prologue(struct ct_module_set *s, const struct ct_unwind_regs *cu
 	return ret->sp > cur->sp;
 }
 
-bool ct_unwind_go_pclntab(struct ct_module_set *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret,
-			  bool *top, bool *exact)
+bool ct_unwind_go_pclntab(struct ct_module_set *s, const struct ct_unwind_regs *cur, bool stopped_here,
+			  struct ct_unwind_regs *ret, bool *top, bool *exact)
 {
 	const struct ct_arch_info *arch = s->core->arch;
 	struct ct_go_frame gf;
@@ -120,6 +120,8 @@ bool ct_unwind_go_pclntab(struct ct_module_set *s, const struct ct_unwind_regs *
 	if (arch->bad_call != CT_BAD_CALL_STACK || !cur->pc || !ct_go_frame_at(s, cur->pc, &gf))
 		return false;
 	*top = gf.top;
+	if (gf.spwrite && !stopped_here)
+		return false;
 	uint64_t slot = cur->sp + gf.size;
 	if (slot < cur->sp || !ct_core_read_word(s->core, slot, &ra))
 		return false;

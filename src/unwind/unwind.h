@@ -124,11 +124,14 @@ bool ct_unwind_prologue(struct ct_module_set *s, const struct ct_unwind_regs *cu
 /**
  * The caller of a frame of a Go executable without CFI (-ldflags=-s) from its pclntab
  * (modules/go_symbols.h): sp + pcsp at pc holds the return address. False for any other code,
- * and at the top of a goroutine's or a thread's stack (goexit, mcall: *@p top set, no caller).
+ * and at the top of a goroutine's or a thread's stack (goexit, mstart: *@p top set, no caller).
+ * A function that switches stacks (SPWRITE: mcall, systemstack, morestack) is a top too unless
+ * @p stopped_here (the innermost frame, or the pc a signal interrupted): past its call are stale
+ * words of the stack it left, where Go's traceback ends as well.
  * *@p exact: the caller's pc is a faulting pc (runtime.sigpanic's caller), looked up as is.
  */
-bool ct_unwind_go_pclntab(struct ct_module_set *s, const struct ct_unwind_regs *cur, struct ct_unwind_regs *ret,
-			  bool *top, bool *exact);
+bool ct_unwind_go_pclntab(struct ct_module_set *s, const struct ct_unwind_regs *cur, bool stopped_here,
+			  struct ct_unwind_regs *ret, bool *top, bool *exact);
 bool ct_unwind_frame_pointer(struct ct_module_set *s, const struct ct_unwind_regs *cur, uint64_t stack_end,
 			     struct ct_unwind_regs *ret);
 bool ct_unwind_scan(struct ct_module_set *s, const struct ct_unwind_regs *cur, uint64_t stack_end,

@@ -516,7 +516,7 @@ static int take_frame(struct walk *w, const struct walk_frame *in, uint64_t pc, 
 		// no caller above a goroutine's or thread's top frame (goexit, mstart).
 		struct ct_unwind_regs go;
 		bool go_top = false, go_exact = false;
-		if (!cfi && ct_unwind_go_pclntab(s, &w->last, &go, &go_top, &go_exact)) {
+		if (!cfi && ct_unwind_go_pclntab(s, &w->last, out->count == 1 || prev->exact, &go, &go_top, &go_exact)) {
 			if (go.pc != pc || !has_sp || go.sp != sp || go_exact) {
 				w->override = go;
 				w->has_override = true;
@@ -814,7 +814,8 @@ void ct_unwind_thread_dwfl(struct ct_module_set *s, struct ct_dwfl_walker *u, co
 		} else if (w.bad_pc && first_frame && ct_unwind_bad_call(s, &w.last, &next)) {
 			trust = CT_TRUST_BAD_CALL;
 			// Registers other than pc and sp are still the caller's at a bad call.
-		} else if (!w.bad_pc && ct_unwind_go_pclntab(s, &w.last, &next, &go_top, &w.first_exact)) {
+		} else if (!w.bad_pc && ct_unwind_go_pclntab(s, &w.last, first_frame || out->frames[out->count - 1].exact, &next,
+							     &go_top, &w.first_exact)) {
 			trust = CT_TRUST_PCLNTAB;
 			memset(valid, 0, sizeof(valid));
 		} else if (go_top) {

@@ -12,7 +12,9 @@ on another thread ("stack unavailable") must be running in ours. The goroutine c
 give the same goroutines as the oracle with layout "table" and found_by "search", and their
 crashed thread's native backtrace (unwound and named from the pclntab: no symbols, no CFI) must
 equal the same program's unstripped core's frame for frame (function, file, line, inlined; gdb
-prints `??` for a stripped Go binary, so the unstripped build is the oracle there). A thread the
+prints `??` for a stripped Go binary, so the unstripped build is the oracle there). Each unstripped
+case's own core is also read with a stripped copy of its executable (strip --strip-all): one core, so
+every native thread and every goroutine must equal the symbols' report with no cut. A thread the
 runtime parked in runtime.futexsleep is a `go-runtime` wait, and no Go core has an unknown lock in
 its Waiting section. For a Go process no goroutine crashed (go-deadlock, go-hang-*), hang.goroutines
 must count every goroutine by the oracle's bracket and the sync call of its frames, group the sync
@@ -29,6 +31,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 HEAD = re.compile(r"^goroutine (\d+) \[([^\]]*)\]:$")
 PLACE = re.compile(r"^\t(.*):(\d+)(?: \+0x[0-9a-f]+)?(?: fp=.*)?$")
@@ -219,6 +222,53 @@ def check_stripped_native(name, rep, unstripped_name, unstripped_rep):
         errors.append("%s: a frame named without name_source pclntab: %s" % (name, sources))
     if any(their_sources):
         errors.append("%s: a frame of the unstripped build named from the pclntab: %s" % (unstripped_name, their_sources))
+    return errors
+
+
+def thread_frames(rep):
+    """{tid: [(function, file, line, inlined)]} of every native thread."""
+    return {t["tid"]: [(f["function"], f["file"], f["line"], f["inlined"]) for f in t["frames"]] for t in rep["threads"]}
+
+
+def goroutine_view(rep):
+    """{goid: (status, wait reason, frames, created_by)} of every goroutine the report lists."""
+    got, _ = ours(rep)
+    return {gid: (g["status"], g.get("wait_reason"), frames_of(g),
+                  (g["created_by"]["function"], g["created_by"]["file"], g["created_by"]["line"]) if g["created_by"] else None)
+            for gid, g in got.items()}
+
+
+def check_same_core_stripped(binary, name, d, rep):
+    """The unstripped case's own core read with a stripped copy of its executable (strip --strip-all:
+    no symbol table, no DWARF; the pclntab stays, and the build-id notes). One core, so nothing may
+    differ: every native thread's frames and every goroutine equal the report made with the symbols,
+    with no cut; what the stripped copy names, it names from the pclntab."""
+    errors = []
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = os.path.join(tmp, "exe")
+        p = subprocess.run(["strip", "--strip-all", "-o", exe, os.path.join(d, "exe")], capture_output=True, text=True)
+        if p.returncode != 0:
+            return ["%s: strip --strip-all failed: %s" % (name, p.stderr.strip())]
+        run = subprocess.run([binary, "--format=json", exe, os.path.join(d, "core")], capture_output=True, text=True,
+                             timeout=300)
+        other = json.loads(run.stdout) if run.stdout.startswith("{") else None
+    if not other or not other.get("runtime"):
+        return ["%s: no report (or no runtime section) with a stripped copy of its executable" % name]
+    rt = other["runtime"]
+    if rt["layout"] != "table" or rt["found_by"] != "search":
+        errors.append("%s, stripped copy: layout %s, found by %s" % (name, rt["layout"], rt["found_by"]))
+    mine, theirs = thread_frames(other), thread_frames(rep)
+    for tid in sorted(set(mine) | set(theirs)):
+        if mine.get(tid) != theirs.get(tid):
+            errors.append("%s, stripped copy: thread %d frames\n  stripped %s\n  symbols  %s" % (
+                name, tid, mine.get(tid), theirs.get(tid)))
+    sources = [f.get("name_source") for t in other["threads"] for f in t["frames"] if f["function"]]
+    if any(src != "pclntab" for src in sources):
+        errors.append("%s, stripped copy: a frame named without name_source pclntab: %s" % (name, sorted(set(map(str, sources)))))
+    gm, gt = goroutine_view(other), goroutine_view(rep)
+    for gid in sorted(set(gm) | set(gt)):
+        if gm.get(gid) != gt.get(gid):
+            errors.append("%s, stripped copy: goroutine %d\n  stripped %s\n  symbols  %s" % (name, gid, gm.get(gid), gt.get(gid)))
     return errors
 
 
@@ -425,6 +475,9 @@ def check_case(binary, name, d, stripped, unstripped=None):
             DELVE_USED.append(name)
     errors += check_runtime_waits(name, rep)
     errors += check_hang(name, rep, want)
+    if not stripped and not name.startswith(("scale-", "tc-")):
+        errors += check_same_core_stripped(binary, name, d, rep)
+        SAME_CORE.append(name)
     if unstripped:
         other = run_json(binary, unstripped[1])
         if not other:
@@ -438,6 +491,7 @@ def check_case(binary, name, d, stripped, unstripped=None):
 
 
 DELVE_USED = []
+SAME_CORE = []
 NO_NATIVE_ORACLE = []
 HANDLER_ONLY = []
 SCHEDULER_ONLY = []
@@ -469,6 +523,7 @@ def main():
             errors.append("%s: no unstripped case of %s to compare the backtrace with" % (name, source))
         errors += check_case(binary, name, d, stripped, unstripped)
     print("delve (dlv core) compared on: %s" % (", ".join(DELVE_USED) or "none (not installed)"))
+    print("same core read with a stripped copy of the executable: %s" % ", ".join(SAME_CORE))
     if NO_NATIVE_ORACLE:
         print("native backtrace not compared (the unstripped walk misses the signal frame): %s" % ", ".join(NO_NATIVE_ORACLE))
     if SCHEDULER_ONLY:
