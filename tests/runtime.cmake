@@ -31,6 +31,25 @@ if(CT_PYTHON)
   set_tests_properties(runtime_go_stacks PROPERTIES FIXTURES_REQUIRED cores TIMEOUT 600 SKIP_RETURN_CODE 77)
 endif()
 if(CT_PYTHON)
+  # Go built for arm64 (GOARCH=arm64) and crashed under qemu-aarch64 (scripts/make-cross-go-cores;
+  # CT_CROSS_GO_CACHE in the environment shares the cores between build trees): the same checks as
+  # runtime_go_stacks against the runtime's own traceback, delve and a stripped copy of each
+  # executable. Skipped (77) without go or qemu-aarch64.
+  if(DEFINED ENV{CT_CROSS_GO_CACHE})
+    set(CT_CROSS_GO_CORES_DIR $ENV{CT_CROSS_GO_CACHE})
+  else()
+    set(CT_CROSS_GO_CORES_DIR ${CMAKE_BINARY_DIR}/cross-go-cores/arm64)
+  endif()
+  add_test(NAME make_cross_go_cores COMMAND ${PROJECT_SOURCE_DIR}/scripts/make-cross-go-cores ${CT_CROSS_GO_CORES_DIR} arm64)
+  set_tests_properties(make_cross_go_cores PROPERTIES FIXTURES_SETUP cross_go_cores TIMEOUT 600 SKIP_RETURN_CODE 77
+                       LABELS cross)
+  add_test(NAME runtime_go_stacks_arm64
+    COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/runtime/check_go.py
+            ${CT_BIN} ${CT_CROSS_GO_CORES_DIR}/cases.tsv ${CT_CROSS_GO_CORES_DIR})
+  set_tests_properties(runtime_go_stacks_arm64 PROPERTIES FIXTURES_REQUIRED cross_go_cores TIMEOUT 600
+                       SKIP_RETURN_CODE 77 LABELS cross)
+endif()
+if(CT_PYTHON)
   # Hostile Go state: allgs' length, goroutines and stacks pointing nowhere, a bad pclntab (docs/runtimes.md).
   add_test(NAME runtime_go_hostile
     COMMAND ${CT_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/runtime/hostile_go.py

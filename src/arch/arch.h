@@ -355,6 +355,13 @@ struct ct_arch_info {
 	enum ct_access (*kernel_fault_access)(uint64_t error_code);
 	/** CONFIG_KALLSYMS_ABSOLUTE_PERCPU (init/Kconfig: default X86_64 && SMP): how kallsyms offsets read. */
 	bool kallsyms_absolute_percpu;
+	/** Goroutine stacks are walked here (runtime/go.c): gentraceback's frame rule for the machine is
+	 * written (the return address above each frame, or arm64's link register saved at its sp). */
+	bool go_stacks;
+	/** On a link-register machine, where Go's signal handler saves the interrupted function's link
+	 * register before it fakes a call (sigpanic, asyncPreempt): that many bytes below its sp
+	 * (alignUp(sys.MinFrameSize, sys.StackAlign): arm64 16). */
+	uint8_t go_injected_lr_slot;
 	/**
 	 * The CFA less the caller's stack address (its sp register + stack_bias): 0 where the ABI's CFA
 	 * is that address (sparc64's CFA, %sp + 2047, is too); s390x 160 and s390 96: the register

@@ -167,6 +167,7 @@ const struct ct_arch_info ct_arch_x86_64 = {
 	.vmcoreinfo_key = "SYMBOL(init_top_pgt)",
 	.kernel_fault_access = kernel_fault_access_x86_64,
 	.kallsyms_absolute_percpu = true,
+	.go_stacks = true,
 	.cfi_cache_step = true, // elfutils' x86_64 backend: frame_nregs 17, no address mask
 	.plt = plt_x86_64,
 	.plt_irelative = R_X86_64_IRELATIVE,

@@ -11,6 +11,7 @@
 
 #include "kernel/kindex.h"
 #include "modules/cache_trim.h"
+#include "util/writefile.h"
 
 #define MAGIC "CTKIDX1\n"
 /** Written in the host's byte order: a file from a host of the other order does not match. */
@@ -295,21 +296,6 @@ static void take_sample(struct header *h, int *next, struct ct_vmcore *vm, const
 	}
 }
 
-static bool write_all(int fd, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		p += n;
-		len -= (size_t)n;
-	}
-	return true;
-}
-
 static uint64_t align_up(uint64_t v, uint64_t a)
 {
 	return (v + a - 1) / a * a;
@@ -366,12 +352,12 @@ void ct_kindex_save(const char *cache_dir, const char *build_id, struct ct_vmcor
 	if (fd < 0)
 		goto out;
 	static const uint8_t zeros[8];
-	bool ok = write_all(fd, h, sizeof(*h)) && write_all(fd, zeros, h->addrs_off - sizeof(*h)) &&
-		  write_all(fd, ks->addrs, 8 * h->num_syms) && write_all(fd, ks->name_offs, 4 * h->num_syms) &&
-		  write_all(fd, ks->slots, 4 * h->num_slots) && write_all(fd, ks->types, h->num_syms) &&
-		  write_all(fd, ks->names, h->names_size) &&
-		  write_all(fd, zeros, h->btf_off - (h->names_off + h->names_size)) &&
-		  (!h->btf_size || write_all(fd, btf, h->btf_size));
+	bool ok = ct_write_all(fd, h, sizeof(*h)) && ct_write_all(fd, zeros, h->addrs_off - sizeof(*h)) &&
+		  ct_write_all(fd, ks->addrs, 8 * h->num_syms) && ct_write_all(fd, ks->name_offs, 4 * h->num_syms) &&
+		  ct_write_all(fd, ks->slots, 4 * h->num_slots) && ct_write_all(fd, ks->types, h->num_syms) &&
+		  ct_write_all(fd, ks->names, h->names_size) &&
+		  ct_write_all(fd, zeros, h->btf_off - (h->names_off + h->names_size)) &&
+		  (!h->btf_size || ct_write_all(fd, btf, h->btf_size));
 	// On disk before it has its name: a torn file after a crash would still pass the size checks.
 	ok = ok && fsync(fd) == 0;
 	ok = close(fd) == 0 && ok;

@@ -10,6 +10,7 @@
 
 #include "live/internal.h"
 #include "util/grow.h"
+#include "util/writefile.h"
 
 #define PAGE 4096u
 
@@ -142,21 +143,6 @@ static uint32_t flags_of(const struct ct_live_mapping *m)
 	return (m->readable ? PF_R : 0) | (m->writable ? PF_W : 0) | (m->executable ? PF_X : 0);
 }
 
-static bool write_all(int fd, const void *p, size_t n)
-{
-	const uint8_t *c = p;
-	while (n) {
-		ssize_t w = write(fd, c, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		c += w;
-		n -= (size_t)w;
-	}
-	return true;
-}
-
 // One program header per mapping, two for one copied from an address past its start (a stack
 // from below sp): the part before as filesz 0, the copied part with its bytes.
 static struct buf make_phdrs(const struct ct_live_snapshot *s, uint64_t notes_off, uint64_t notes_len,
@@ -220,14 +206,14 @@ struct ct_error *ct_live_write_core(const struct ct_live_snapshot *s, int fd, ui
 	eh.e_phnum = (Elf64_Half)num_ph;
 	static const uint8_t zeros[8];
 	uint64_t total = data_off;
-	if (!write_all(fd, &eh, sizeof(eh)) || !write_all(fd, ph.data, ph.len) || !write_all(fd, notes.data, notes.len) ||
-	    !write_all(fd, zeros, data_off - notes_off - notes.len)) {
+	if (!ct_write_all(fd, &eh, sizeof(eh)) || !ct_write_all(fd, ph.data, ph.len) || !ct_write_all(fd, notes.data, notes.len) ||
+	    !ct_write_all(fd, zeros, data_off - notes_off - notes.len)) {
 		err = ct_error_os(errno, "writing the core");
 		goto out;
 	}
 	for (size_t i = 0; i < s->num_mappings; i++) {
 		const struct ct_live_mapping *m = &s->mappings[i];
-		if (m->copied && !write_all(fd, m->bytes, m->copied)) {
+		if (m->copied && !ct_write_all(fd, m->bytes, m->copied)) {
 			err = ct_error_os(errno, "writing the core");
 			goto out;
 		}

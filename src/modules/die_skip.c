@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "modules/die_skip.h"
+#include "util/leb128.h"
 
 /** Abbreviation codes handled (real units: hundreds); a unit with larger codes is not skipped here. */
 #define MAX_CODE 65536
@@ -134,16 +135,7 @@ fail:
 
 static bool uleb(const uint8_t **p, const uint8_t *end, uint64_t *ret)
 {
-	uint64_t v = 0;
-	for (unsigned shift = 0; *p < end && shift < 64; shift += 7) {
-		uint8_t b = *(*p)++;
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*ret = v;
-			return true;
-		}
-	}
-	return false;
+	return ct_uleb128(p, end, ret);
 }
 
 // Steps *p over one attribute value of @p form; false when unknown or past the end.

@@ -46,6 +46,8 @@ struct ct_go_func {
 
 /** Go 1.19's funcID values (runtime/symtab.go) the walk needs. */
 enum {
+	CT_GO_FUNCID_ASYNC_PREEMPT = 3,
+	CT_GO_FUNCID_DEBUG_CALL_V2 = 5,
 	CT_GO_FUNCID_GOEXIT = 7,
 	CT_GO_FUNCID_GOPANIC = 9,
 	CT_GO_FUNCID_MCALL = 11,

@@ -218,17 +218,36 @@ static bool is_semacquire(const struct go_walk *w, const struct ct_go_func *f)
 	return name && strcmp(name, "runtime.semacquire1") == 0;
 }
 
-// The stack from (@p pc, @p sp), as the runtime's gentraceback walks it: each function's frame
-// size from pcsp, the return address above it; a caller's place is looked up at its return
-// address - 1 (the call), except after sigpanic (the faulting instruction itself).
-static void unwind(struct go_walk *w, struct ct_goroutine *g, uint64_t pc, uint64_t sp, bool from_thread)
+// Register @p dwarf of the context a signal frame saved (its mcontext at @p mc); 0 when unknown.
+static uint64_t saved_register(const struct go_walk *w, const struct ct_arch_sigframe *sf, uint64_t mc, int dwarf)
+{
+	uint64_t v;
+	for (size_t i = 0; i < sf->num_regs; i++) {
+		if (sf->regs[i].dwarf == dwarf)
+			return rd_word(w, mc + sf->regs[i].offset, &v) ? v : 0;
+	}
+	return 0;
+}
+
+// The stack from (@p pc, @p sp, and on a link-register machine @p lr: 0 when unknown), as the
+// runtime's gentraceback walks it: each function's frame size from pcsp; a caller's place is
+// looked up at its return address - 1 (the call), except after sigpanic (the faulting instruction
+// itself). The return address lies above the frame on x86 (the call pushed it); on arm64 a
+// function's prologue stores the link register at its new sp, so it is at sp unless the innermost
+// function has no frame yet (then it is still in @p lr).
+static void unwind(struct go_walk *w, struct ct_goroutine *g, uint64_t pc, uint64_t sp, uint64_t lr0, bool from_thread)
 {
 	const struct ct_go_pcln *p = &w->pcln;
-	const struct ct_arch_sigframe *sf = w->in->core->arch ? w->in->core->arch->sigframe : NULL;
+	const struct ct_arch_info *arch = w->in->core->arch;
+	const struct ct_arch_sigframe *sf = arch ? arch->sigframe : NULL;
+	bool uses_lr = arch && arch->bad_call == CT_BAD_CALL_LINK_REGISTER;
 	size_t cap = 0;
 	// A pc from the thread's registers is the interrupted instruction itself, as after sigpanic.
 	bool waspanic = from_thread, left_signal_stack = !from_thread;
-	for (size_t n = 0;; n++) {
+	// The frame is where its thread stopped (the innermost, or the pc a signal interrupted): its
+	// function may not have set up its frame yet, and @p lr0 is that moment's link register.
+	bool interrupted = true, resume_interrupted = false;
+	for (size_t n = 0;; n++, interrupted = resume_interrupted, resume_interrupted = false) {
 		if (n >= CT_GO_MAX_FRAMES || !ct_budget_take(w->in->budget, CT_BUDGET_FRAMES, 1)) {
 			g->truncated = true;
 			return;
@@ -261,24 +280,33 @@ static void unwind(struct go_walk *w, struct ct_goroutine *g, uint64_t pc, uint6
 			g->truncated = true;
 			return;
 		}
-		uint64_t fp = sp + (uint64_t)delta + w->l->pointer_size;
+		uint64_t fp = sp + (uint64_t)delta + (uses_lr ? 0 : w->l->pointer_size);
 		// runtime.semacquire1(addr *uint32, …) keeps addr across its gopark in the argument's
 		// spill slot at its frame's top (the register ABI has no callee-saved registers): the
-		// semaphore the goroutine sleeps on, as the runtime's traceback prints it.
+		// semaphore the goroutine sleeps on, as the runtime's traceback prints it. arm64's
+		// spill slots lie one word above the frame (the caller's saved link register slot).
 		if (g->wait && !g->has_sema && is_semacquire(w, &f))
-			g->has_sema = rd_word(w, fp, &g->sema) && g->sema;
-		if (!rd_word(w, fp - w->l->pointer_size, &lr)) {
+			g->has_sema = rd_word(w, fp + (uses_lr ? w->l->pointer_size : 0), &g->sema) && g->sema;
+		// As gentraceback: on an LR machine the slot at sp, unless the innermost function has
+		// no frame yet and the link register is known.
+		uint64_t slot = !uses_lr ? fp - w->l->pointer_size : sp;
+		bool from_lr = uses_lr && interrupted && sp == fp && lr0;
+		if (from_lr) {
+			lr = lr0;
+		} else if (!rd_word(w, slot, &lr)) {
 			if (stop)
 				return;
-			unreadable(w, g->id, "a return address", fp - w->l->pointer_size);
+			unreadable(w, g->id, "a return address", slot);
 			g->truncated = true;
 			return;
 		}
 		if (!lr)
 			return;
 		waspanic = f.funcid == CT_GO_FUNCID_SIGPANIC;
+		bool injected = waspanic || f.funcid == CT_GO_FUNCID_ASYNC_PREEMPT || f.funcid == CT_GO_FUNCID_DEBUG_CALL_V2;
 		pc = lr;
 		sp = fp;
+		lr0 = 0;
 		uint8_t code[16];
 		bool sigframe = sf && sf->restorer_len <= sizeof(code) && !sf->ucontext_indirect &&
 				ct_modules_read_code(w->in->mods, lr, code, sf->restorer_len) &&
@@ -295,6 +323,7 @@ static void unwind(struct go_walk *w, struct ct_goroutine *g, uint64_t pc, uint6
 				g->truncated = true;
 				return;
 			}
+			lr0 = uses_lr ? saved_register(w, sf, mc, arch->ra_dwarf) : 0;
 			// The handler's frames ran on the signal stack: the goroutine's own stack starts
 			// at the instruction the signal interrupted.
 			if (!left_signal_stack)
@@ -302,6 +331,19 @@ static void unwind(struct go_walk *w, struct ct_goroutine *g, uint64_t pc, uint6
 			left_signal_stack = true;
 			waspanic = true;
 		}
+		if (!sigframe && uses_lr && injected && arch->go_injected_lr_slot) {
+			// Go's signal handler made the interrupted function "call" this one: it saved that
+			// function's link register just below its sp first (preparePanic, pushCall), as
+			// gentraceback undoes for an injected call.
+			if (!rd_word(w, sp, &lr0)) {
+				unreadable(w, g->id, "the link register a signal handler saved", sp);
+				g->truncated = true;
+				return;
+			}
+			sp += arch->go_injected_lr_slot;
+		}
+		// The next frame is an interrupted one (the loop's step clears the mark first).
+		resume_interrupted = sigframe || (uses_lr && injected);
 	}
 }
 
@@ -329,11 +371,11 @@ static const struct ct_core_thread *core_thread(const struct ct_core *core, int 
 	return NULL;
 }
 
-// Index of the stack pointer in the dump's register values, -1 when the table has none.
-static int sp_reg(const struct ct_arch_info *a)
+// Index of DWARF register @p dwarf in the dump's register values, -1 when the table has none.
+static int reg_index(const struct ct_arch_info *a, int dwarf)
 {
 	for (size_t i = 0; i < a->num_regs; i++) {
-		if (a->regs[i].dwarf == a->sp_dwarf)
+		if (a->regs[i].dwarf == dwarf)
 			return (int)i;
 	}
 	return -1;
@@ -343,7 +385,7 @@ static int sp_reg(const struct ct_arch_info *a)
 static bool read_goroutine(struct go_walk *w, uint64_t gp, int crashed_tid, struct ct_goroutine *g)
 {
 	const struct ct_go_layout *l = w->l;
-	uint64_t goid = 0, m = 0, sched_sp = 0, sched_pc = 0, sys_sp = 0, sys_pc = 0, lockedm = 0, gopc = 0, procid = 0;
+	uint64_t goid = 0, m = 0, sched_sp = 0, sched_pc = 0, sched_lr = 0, sys_sp = 0, sys_pc = 0, lockedm = 0, gopc = 0, procid = 0;
 	uint32_t status = 0;
 	uint8_t reason = 0;
 	w->unreadable = 0;
@@ -361,6 +403,7 @@ static bool read_goroutine(struct go_walk *w, uint64_t gp, int crashed_tid, stru
 	rd_word(w, gp + l->g_m, &m);
 	rd_word(w, gp + l->g_sched_sp, &sched_sp);
 	rd_word(w, gp + l->g_sched_pc, &sched_pc);
+	rd_word(w, gp + l->g_sched_lr, &sched_lr);
 	rd_word(w, gp + l->g_syscallsp, &sys_sp);
 	rd_word(w, gp + l->g_syscallpc, &sys_pc);
 	rd_word(w, gp + l->g_lockedm, &lockedm);
@@ -384,17 +427,19 @@ static bool read_goroutine(struct go_walk *w, uint64_t gp, int crashed_tid, stru
 	// its thread, whose native stack is its stack.
 	const struct ct_core_thread *t = g->tid ? core_thread(w->in->core, g->tid) : NULL;
 	const struct ct_arch_info *a = w->in->core->arch;
-	int sp_index = a ? sp_reg(a) : -1;
+	int sp_index = a ? reg_index(a, a->sp_dwarf) : -1;
 	if (g->status == CT_GO_SYSCALL && sys_sp) {
 		g->stack_from = CT_GO_STACK_SYSCALL;
-		unwind(w, g, sys_pc, sys_sp, false);
+		unwind(w, g, sys_pc, sys_sp, 0, false);
 	} else if (sched_sp) {
 		g->stack_from = CT_GO_STACK_SCHED;
-		unwind(w, g, sched_pc, sched_sp, false);
+		unwind(w, g, sched_pc, sched_sp, sched_lr, false);
 	} else if (g->status == CT_GO_RUNNING && t && t->has_regs && sp_index >= 0 &&
 		   (size_t)sp_index < t->num_values && (size_t)a->pc_index < t->num_values) {
 		g->stack_from = CT_GO_STACK_THREAD;
-		unwind(w, g, t->values[a->pc_index], t->values[sp_index], true);
+		int lr_index = a->bad_call == CT_BAD_CALL_LINK_REGISTER ? reg_index(a, a->ra_dwarf) : -1;
+		uint64_t lr = lr_index >= 0 && (size_t)lr_index < t->num_values ? t->values[lr_index] : 0;
+		unwind(w, g, t->values[a->pc_index], t->values[sp_index], lr, true);
 	}
 	if (g->wait)
 		ct_go_sync_wait(g);
@@ -429,10 +474,7 @@ void ct_runtime_go(const struct ct_runtime_input *in, struct ct_runtime *ret)
 	unsigned psize = in->core->arch ? in->core->arch->pointer_size : 8;
 	const struct ct_go_layout *table = version ? ct_go_layout_find(major, minor, psize) : NULL;
 	struct go_walk w = { .in = in, .l = table };
-	// The walk is the x86 one (the return address on the stack above each frame); the LR
-	// machines' (arm64) is not written yet.
-	bool x86 = in->core->arch && in->core->arch->e_machine == EM_X86_64;
-	if (!table || !x86 || in->core->big_endian || !pclntab.bytes || pclntab.size > CT_GO_MAX_PCLNTAB ||
+	if (!table || !in->core->arch || !in->core->arch->go_stacks || in->core->big_endian || !pclntab.bytes || pclntab.size > CT_GO_MAX_PCLNTAB ||
 	    !ct_go_pcln_init(&w.pcln, pclntab.bytes, (size_t)pclntab.size, pclntab.addr) || w.pcln.ptr_size != psize) {
 		ct_sink_diag(&in->out, CT_SEVERITY_WARNING, 0, CT_DIAG_RUNTIME_NO_LAYOUT,
 			     "Go %s: no layout or an unknown pclntab; its goroutines are not read", version ? version : "(no version)");

@@ -27,8 +27,8 @@
 struct ct_go_layout {
 	unsigned major, minor, pointer_size;
 	/* runtime.g */
-	uint32_t g_m, g_sched_sp, g_sched_pc, g_syscallsp, g_syscallpc, g_atomicstatus, g_goid, g_waitreason,
-		g_lockedm, g_gopc;
+	uint32_t g_m, g_sched_sp, g_sched_pc, g_sched_lr, g_syscallsp, g_syscallpc, g_atomicstatus, g_goid,
+		g_waitreason, g_lockedm, g_gopc;
 	/* runtime.m */
 	uint32_t m_procid, m_curg;
 	/* runtime.moduledata */

@@ -53,6 +53,7 @@ bool ct_go_layout_dwarf(Dwarf *dw, unsigned major, unsigned minor, unsigned poin
 		{ T_G, "m", &l.g_m },
 		{ T_G, "sched.sp", &l.g_sched_sp },
 		{ T_G, "sched.pc", &l.g_sched_pc },
+		{ T_G, "sched.lr", &l.g_sched_lr },
 		{ T_G, "syscallsp", &l.g_syscallsp },
 		{ T_G, "syscallpc", &l.g_syscallpc },
 		{ T_G, "atomicstatus", &l.g_atomicstatus },

@@ -1,6 +1,6 @@
 // Built-in layouts of Go's runtime structures, for binaries without DWARF (-ldflags=-s or -w).
-// Offsets from the DWARF of Debian 12's go 1.19 (golang-1.19, amd64), which runtime_go_stacks
-// holds equal by reading each test program both ways. A version not here is never guessed: the
+// Offsets from the DWARF of Debian 12's go 1.19 (golang-1.19, amd64; arm64's runtime.g and runtime.m
+// are the same), which runtime_go_stacks holds equal by reading each test program both ways. A version not here is never guessed: the
 // stage says "no layout".
 #include <stddef.h>
 
@@ -9,7 +9,7 @@
 static const struct ct_go_layout layouts[] = {
 	{
 		.major = 1, .minor = 19, .pointer_size = 8,
-		.g_m = 48, .g_sched_sp = 56, .g_sched_pc = 64, .g_syscallsp = 112, .g_syscallpc = 120,
+		.g_m = 48, .g_sched_sp = 56, .g_sched_pc = 64, .g_sched_lr = 96, .g_syscallsp = 112, .g_syscallpc = 120,
 		.g_atomicstatus = 144, .g_goid = 152, .g_waitreason = 176, .g_lockedm = 232, .g_gopc = 296,
 		.m_procid = 72, .m_curg = 192,
 		.md_gofunc = CT_GO118_MD_GOFUNC_WORD * 8,

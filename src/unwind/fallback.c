@@ -116,21 +116,37 @@ bool ct_unwind_go_pclntab(struct ct_module_set *s, const struct ct_unwind_regs *
 	uint64_t ra;
 	*top = *exact = false;
 	// Go's frames on a machine whose calls push the return address (x86): it lies just above the
-	// frame pcsp gives. An LR machine's Go frames keep it elsewhere (not read yet).
-	if (arch->bad_call != CT_BAD_CALL_STACK || !cur->pc || !ct_go_frame_at(s, cur->pc, &gf))
+	// frame pcsp gives. On a link-register machine (arm64) the prologue stores the link register
+	// at the new sp: read there, unless the frame is where the thread stopped and has no size yet
+	// (then it is still in the register), as gentraceback does.
+	bool lr_machine = arch->bad_call == CT_BAD_CALL_LINK_REGISTER;
+	if ((!lr_machine && arch->bad_call != CT_BAD_CALL_STACK) || !cur->pc || !ct_go_frame_at(s, cur->pc, &gf))
 		return false;
 	*top = gf.top;
 	if (gf.spwrite && !stopped_here)
 		return false;
-	uint64_t slot = cur->sp + gf.size;
-	if (slot < cur->sp || !ct_core_read_word(s->core, slot, &ra))
+	uint64_t slot = lr_machine ? cur->sp : cur->sp + gf.size;
+	uint64_t caller_sp = lr_machine ? cur->sp + gf.size : slot + arch->pointer_size;
+	if (slot < cur->sp || caller_sp < cur->sp)
 		return false;
+	if (lr_machine && stopped_here && gf.size == 0) {
+		if (!cur->has_ra)
+			return false;
+		ra = cur->ra;
+	} else if (!ct_core_read_word(s->core, slot, &ra)) {
+		return false;
+	}
 	// Go's signal handler makes the faulting function "call" sigpanic with the faulting pc as the
 	// return address (preparePanic), and the runtime starts each goroutine with goexit+1 as its
 	// function's return address (gostartcallfn): code, but after no call. Above a stack's top
 	// function only a real return address goes on: the signal trampoline above runtime.sigtramp,
 	// runtime.clone's return above mstart; goexit's has none.
 	struct ct_go_frame caller;
+	// On a link-register machine Go's CFI ends at every top function (its return address column
+	// undefined): there only the signal handler's return to its trampoline goes on, the walk that
+	// go_top_returns_to_signal continues with symbols too.
+	if (lr_machine && gf.top && !ct_unwind_is_restorer(s, ra))
+		return false;
 	bool ok = ct_unwind_is_return_address(s, ra) ||
 		  (!gf.top && ct_modules_is_code(s, ra) &&
 		   (gf.sigpanic || (ct_go_frame_at(s, ra, &caller) && caller.top)));
@@ -139,11 +155,19 @@ bool ct_unwind_go_pclntab(struct ct_module_set *s, const struct ct_unwind_regs *
 	*top = false;
 	*exact = gf.sigpanic;
 	ret->pc = ra;
-	ret->sp = slot + arch->pointer_size;
+	ret->sp = caller_sp;
 	// The caller's frame pointer is not known from pcsp (an assembly function may save none):
 	// the next step is pclntab's again.
 	ret->has_fp = false;
 	ret->has_ra = false;
+	if (lr_machine && gf.sigpanic && arch->go_injected_lr_slot) {
+		// Go's signal handler saved the faulting function's link register below its sp before
+		// it faked the call to sigpanic (preparePanic): that function's sp and link register.
+		if (!ct_core_read_word(s->core, caller_sp, &ret->ra))
+			return false;
+		ret->has_ra = true;
+		ret->sp = caller_sp + arch->go_injected_lr_slot;
+	}
 	return true;
 }
 

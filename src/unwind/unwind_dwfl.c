@@ -243,6 +243,7 @@ struct walk {
 	// pclntab of a Go executable without CFI (override_trust says which).
 	struct ct_unwind_regs override;
 	bool has_override, override_exact;
+	bool override_same_sp; /**< the override keeps sp (a frameless function where its thread stopped) */
 	enum ct_trust override_trust;
 	// libdwfl took a step without CFI in this walk (see link_register_echo).
 	bool fallback_seen;
@@ -501,6 +502,20 @@ static int take_frame(struct walk *w, const struct walk_frame *in, uint64_t pc, 
 		if (!cfi && ct_unwind_is_restorer(s, prev->pc))
 			return DWARF_CB_ABORT;
 		f.trust = cfi ? CT_TRUST_CFI : CT_TRUST_FRAME_POINTER;
+		// On arm64 Go's signal handler saved the faulting function's link register just below
+		// its sp before it faked the call to runtime.sigpanic (preparePanic): libdwfl's caller of
+		// sigpanic has sp that much too low and looks up pc - 1, which may be another function.
+		// The walk goes on from the faulting pc itself, with that sp and link register.
+		uint64_t saved_lr;
+		if (arch->go_injected_lr_slot && has_sp && !prev->exact && caller_of_sigpanic(s, prev) &&
+		    ct_core_read_word(s->core, sp, &saved_lr)) {
+			w->override = (struct ct_unwind_regs){ .pc = pc, .sp = sp + arch->go_injected_lr_slot, .ra = saved_lr,
+							       .has_ra = true };
+			w->has_override = true;
+			w->override_trust = CT_TRUST_CFI;
+			w->override_exact = true;
+			return DWARF_CB_ABORT;
+		}
 		// Go's CFI describes a function that switched stacks (mcall, systemstack, morestack onto
 		// g0) as an ordinary frame: past it are stale words of the other stack. Go's traceback
 		// ends there unless it is the innermost frame, and so does this walk (as the pclntab walk
@@ -516,12 +531,16 @@ static int take_frame(struct walk *w, const struct walk_frame *in, uint64_t pc, 
 		// no caller above a goroutine's or thread's top frame (goexit, mstart).
 		struct ct_unwind_regs go;
 		bool go_top = false, go_exact = false;
-		if (!cfi && ct_unwind_go_pclntab(s, &w->last, out->count == 1 || prev->exact, &go, &go_top, &go_exact)) {
+		bool stopped = out->count == 1 || prev->exact;
+		if (!cfi && ct_unwind_go_pclntab(s, &w->last, stopped, &go, &go_top, &go_exact)) {
 			if (go.pc != pc || !has_sp || go.sp != sp || go_exact) {
 				w->override = go;
 				w->has_override = true;
 				w->override_trust = CT_TRUST_PCLNTAB;
 				w->override_exact = go_exact;
+				// A frameless function where its thread stopped (an arm64 leaf): its caller
+				// has its sp.
+				w->override_same_sp = stopped && go.sp == w->last.sp;
 				return DWARF_CB_ABORT;
 			}
 			f.trust = CT_TRUST_PCLNTAB;
@@ -681,6 +700,19 @@ void ct_unwind_memory_changed(struct ct_dwfl_walker *u)
 		ct_cfi_cache_forget_memory(u->cfi);
 }
 
+// Go's arm64 CFI marks the return address of a TOPFRAME function undefined (runtime.sigtramp), so
+// libdwfl ends the walk there. When the pclntab's step from that frame reaches a signal trampoline,
+// the walk goes on through the signal frame to the interrupted code, as on x86, where the CFI
+// steps from runtime.sigtramp to runtime.sigreturn.
+static bool go_top_returns_to_signal(struct ct_module_set *s, const struct walk *w)
+{
+	struct ct_go_frame gf;
+	struct ct_unwind_regs next;
+	bool top, exact;
+	return w->out->count && ct_go_frame_at(s, w->last.pc, &gf) && gf.top && !gf.spwrite &&
+	       ct_unwind_go_pclntab(s, &w->last, false, &next, &top, &exact) && ct_unwind_is_restorer(s, next.pc);
+}
+
 void ct_unwind_thread_dwfl(struct ct_module_set *s, struct ct_dwfl_walker *u, const struct ct_core_thread *t,
 			   size_t max_frames, struct ct_raw_stack *out)
 {
@@ -734,7 +766,7 @@ void ct_unwind_thread_dwfl(struct ct_module_set *s, struct ct_dwfl_walker *u, co
 		// After a recovery step only pc and sp are known: CFI that needs another register (arm's
 		// r7-based CFA) ends the walk as if the frame were the outermost; the recovery steps go on.
 		bool partial_regs = restart > 0 && w.first_trust != CT_TRUST_BAD_CALL && w.in_walk == 1;
-		if (r == 0 && !w.bad_pc && !partial_regs) {
+		if (r == 0 && !w.bad_pc && !partial_regs && !go_top_returns_to_signal(s, &w)) {
 			w.reason = CT_STOP_OUTERMOST;
 			break;
 		}
@@ -810,6 +842,7 @@ void ct_unwind_thread_dwfl(struct ct_module_set *s, struct ct_dwfl_walker *u, co
 			next = w.override;
 			trust = w.override_trust;
 			w.first_exact = w.override_exact;
+			same_sp = w.override_same_sp;
 			memset(valid, 0, sizeof(valid));
 		} else if (w.bad_pc && first_frame && ct_unwind_bad_call(s, &w.last, &next)) {
 			trust = CT_TRUST_BAD_CALL;
@@ -817,6 +850,8 @@ void ct_unwind_thread_dwfl(struct ct_module_set *s, struct ct_dwfl_walker *u, co
 		} else if (!w.bad_pc && ct_unwind_go_pclntab(s, &w.last, first_frame || out->frames[out->count - 1].exact, &next,
 							     &go_top, &w.first_exact)) {
 			trust = CT_TRUST_PCLNTAB;
+			// A frameless function where its thread stopped (an arm64 leaf): its caller has its sp.
+			same_sp = (first_frame || out->frames[out->count - 1].exact) && next.sp == w.last.sp;
 			memset(valid, 0, sizeof(valid));
 		} else if (go_top) {
 			w.reason = CT_STOP_OUTERMOST;
@@ -855,6 +890,10 @@ void ct_unwind_thread_dwfl(struct ct_module_set *s, struct ct_dwfl_walker *u, co
 		if (next.has_fp) {
 			regs[arch->fp_dwarf] = next.fp;
 			valid[arch->fp_dwarf] = true;
+		}
+		if (next.has_ra && arch->ra_dwarf >= 0 && arch->ra_dwarf != arch->pc_dwarf) {
+			regs[arch->ra_dwarf] = next.ra;
+			valid[arch->ra_dwarf] = true;
 		}
 		w.first_trust = trust;
 		if (restart == MAX_RESTARTS) {

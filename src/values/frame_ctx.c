@@ -6,6 +6,7 @@
 
 #include "modules/cfi_frame.h"
 #include "modules/dwarf_ref.h"
+#include "util/leb128.h"
 #include "values/internal.h"
 
 bool ct_frame_read(const struct ct_values_input *s, uint64_t addr, void *buf, size_t len)
@@ -85,6 +86,52 @@ bool ct_frame_expr(struct ct_frame_ctx *fc, Dwarf_Attribute *attr, uint64_t modu
 	return r == 1;
 }
 
+/*
+ * A frame base in a block form in a DWARF 4 or later unit, which libdw refuses there ("not a
+ * location list value") though DWARF 2/3 wrote frame bases so and Go's linker still does
+ * (DW_FORM_block1 holding DW_OP_call_frame_cfa): decoded here for the operations a frame base
+ * uses (a register, a register plus an offset, the CFA). False for anything else.
+ */
+static bool decode_block_frame_base(Dwarf_Attribute *attr, Dwarf_Op *ops, size_t max, size_t *n)
+{
+	unsigned form = dwarf_whatform(attr);
+	Dwarf_Block b;
+	if ((form != DW_FORM_block1 && form != DW_FORM_block2 && form != DW_FORM_block4 && form != DW_FORM_block) ||
+	    dwarf_formblock(attr, &b) != 0)
+		return false;
+	const uint8_t *p = b.data, *end = b.data + b.length;
+	size_t k = 0;
+	while (p < end) {
+		if (k == max)
+			return false;
+		Dwarf_Op *op = &ops[k];
+		*op = (Dwarf_Op){ .atom = *p++, .offset = (Dwarf_Word)(p - 1 - b.data) };
+		int64_t off;
+		uint64_t reg;
+		if (op->atom == DW_OP_call_frame_cfa || (op->atom >= DW_OP_reg0 && op->atom <= DW_OP_reg31)) {
+			// no operand
+		} else if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31) {
+			if (!ct_sleb128(&p, end, &off))
+				return false;
+			op->number = (Dwarf_Word)off;
+		} else if (op->atom == DW_OP_regx) {
+			if (!ct_uleb128(&p, end, &reg))
+				return false;
+			op->number = reg;
+		} else if (op->atom == DW_OP_bregx) {
+			if (!ct_uleb128(&p, end, &reg) || !ct_sleb128(&p, end, &off))
+				return false;
+			op->number = reg;
+			op->number2 = (Dwarf_Word)off;
+		} else {
+			return false;
+		}
+		k++;
+	}
+	*n = k;
+	return k > 0;
+}
+
 static enum ct_expr_status frame_base_cb(void *arg, uint64_t *ret)
 {
 	struct ct_frame_ctx *fc = arg;
@@ -100,6 +147,10 @@ static enum ct_expr_status frame_base_cb(void *arg, uint64_t *ret)
 				sc->fb_attr.cu = NULL;
 			else if (dwarf_whatform(&sc->fb_attr) == DW_FORM_exprloc)
 				sc->fb_single = dwarf_getlocation(&sc->fb_attr, &sc->fb_ops, &sc->fb_num_ops) == 0;
+			else if (decode_block_frame_base(&sc->fb_attr, sc->fb_block_ops, 4, &sc->fb_num_ops)) {
+				sc->fb_ops = sc->fb_block_ops;
+				sc->fb_single = true;
+			}
 		}
 		Dwarf_Op *ops = sc ? sc->fb_ops : NULL;
 		size_t n = sc ? sc->fb_num_ops : 0;

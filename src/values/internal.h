@@ -41,6 +41,8 @@ struct ct_scope {
 	Dwarf_Attribute fb_attr;
 	Dwarf_Op *fb_ops;
 	size_t fb_num_ops;
+	/** A frame base decoded here from a block form (frame_ctx.c), which fb_ops then points to. */
+	Dwarf_Op fb_block_ops[4];
 };
 
 struct scope_slot;

@@ -15,7 +15,7 @@ On the real dumps of scripts/make-vmcores, in a cache directory of its own, chec
 Exit 0 when all checks pass, 1 on a failure, 77 (skip) only when CT_NO_VMCORE=1.
 """
 import json
-import mmap
+import ktest
 import os
 import shutil
 import struct
@@ -120,14 +120,7 @@ def main():
         shutil.copyfile(good, index)
         dump = os.path.join(tmp, "nobtf.elf")
         shutil.copyfile(elf, dump)
-        broken = 0
-        with open(dump, "r+b") as f, mmap.mmap(f.fileno(), 0) as m:
-            pos = m.find(b"\x9f\xeb\x01\x00\x18\x00\x00\x00")
-            while pos >= 0:
-                if struct.unpack_from("<I", m, pos + 12)[0] > 1 << 20:
-                    m[pos:pos + 2] = b"\x00\x00"
-                    broken += 1
-                pos = m.find(b"\x9f\xeb\x01\x00\x18\x00\x00\x00", pos + 1)
+        broken = ktest.break_vmlinux_btf(dump)
         check(broken >= 1, "no vmlinux BTF header found in %s" % elf)
         got, want = reports(bin_, env, dump), reports(bin_, env, dump, ["--no-cache"])
         check(got == want, "broken .BTF with an index: report differs from --no-cache")

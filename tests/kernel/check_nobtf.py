@@ -9,10 +9,9 @@ listed, and the module frame is stepped over by a scan instead of the module's O
 Exit 0 when all checks pass, 1 on a failure, 77 (skip) only when CT_NO_VMCORE=1.
 """
 import json
-import mmap
+import ktest
 import os
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
@@ -38,17 +37,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         dump = os.path.join(tmp, "nobtf.elf")
         shutil.copyfile(src, dump)
-        broken = 0
-        with open(dump, "r+b") as f, mmap.mmap(f.fileno(), 0) as m:
-            pos = m.find(b"\x9f\xeb\x01\x00\x18\x00\x00\x00")
-            # The vmlinux BTF is megabytes long: its type section length (header word 4) says so. RAM
-            # may hold more than one copy (the boot decompressor's): break them all.
-            while pos >= 0:
-                type_len = struct.unpack_from("<I", m, pos + 12)[0]
-                if type_len > 1 << 20:
-                    m[pos:pos + 2] = b"\x00\x00"
-                    broken += 1
-                pos = m.find(b"\x9f\xeb\x01\x00\x18\x00\x00\x00", pos + 1)
+        broken = ktest.break_vmlinux_btf(dump)
         if not check(broken >= 1, "no vmlinux BTF header found in the dump"):
             return report()
         p = subprocess.run([bin_, "--tasks", "--format", "json", dump], capture_output=True, text=True)

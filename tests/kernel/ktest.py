@@ -1,6 +1,8 @@
 """Shared parts of the vmcore test drivers: failure collection, console lines, the manifest loop."""
+import mmap
 import os
 import re
+import struct
 
 failures = []
 
@@ -39,3 +41,21 @@ def run_manifest(d, case, check_dump, maker):
     for f in failures:
         print("  " + f)
     return 1 if failures else 0
+
+
+BTF_HEADER = b"\x9f\xeb\x01\x00\x18\x00\x00\x00"  # magic 0xeb9f, version 1, flags 0, hdr_len 24
+
+
+def break_vmlinux_btf(dump):
+    """Clears the magic of every vmlinux .BTF section in the dump file @dump (an uncompressed ELF dump);
+    returns how many. The vmlinux BTF is megabytes long: its type section length (header word 4) says
+    so. RAM may hold more than one copy (the boot decompressor's): all are broken."""
+    broken = 0
+    with open(dump, "r+b") as f, mmap.mmap(f.fileno(), 0) as m:
+        pos = m.find(BTF_HEADER)
+        while pos >= 0:
+            if struct.unpack_from("<I", m, pos + 12)[0] > 1 << 20:
+                m[pos:pos + 2] = b"\x00\x00"
+                broken += 1
+            pos = m.find(BTF_HEADER, pos + 1)
+    return broken

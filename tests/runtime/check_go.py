@@ -140,6 +140,11 @@ def check_delve(name, got, d):
         if g is None:
             continue
         mine = [f["function"] for f in g["frames"]]
+        if any(len(set(fns[k:k + 8])) == 1 for k in range(len(fns) - 7)):
+            # delve 1.20's walk of an arm64 qemu-user core repeats runtime.sigtramp (it does not
+            # step through qemu's signal trampoline): no oracle for that goroutine.
+            DELVE_LOOPS.append("%s goroutine %d" % (name, gid))
+            continue
         if g["crashed"]:
             rest = fns[fns.index("runtime.sigreturn") + 1:] if "runtime.sigreturn" in fns else fns
             it = iter(mine)
@@ -238,6 +243,13 @@ def goroutine_view(rep):
             for gid, g in got.items()}
 
 
+def strip_tool(exe):
+    """binutils' strip for the executable's machine (e_machine): the host's, or the cross one."""
+    with open(exe, "rb") as f:
+        machine = int.from_bytes(f.read(20)[18:20], "little")
+    return {183: "aarch64-linux-gnu-strip"}.get(machine, "strip")
+
+
 def check_same_core_stripped(binary, name, d, rep):
     """The unstripped case's own core read with a stripped copy of its executable (strip --strip-all:
     no symbol table, no DWARF; the pclntab stays, and the build-id notes). One core, so nothing may
@@ -246,7 +258,8 @@ def check_same_core_stripped(binary, name, d, rep):
     errors = []
     with tempfile.TemporaryDirectory() as tmp:
         exe = os.path.join(tmp, "exe")
-        p = subprocess.run(["strip", "--strip-all", "-o", exe, os.path.join(d, "exe")], capture_output=True, text=True)
+        p = subprocess.run([strip_tool(os.path.join(d, "exe")), "--strip-all", "-o", exe, os.path.join(d, "exe")],
+                           capture_output=True, text=True)
         if p.returncode != 0:
             return ["%s: strip --strip-all failed: %s" % (name, p.stderr.strip())]
         run = subprocess.run([binary, "--format=json", exe, os.path.join(d, "core")], capture_output=True, text=True,
@@ -491,6 +504,7 @@ def check_case(binary, name, d, stripped, unstripped=None):
 
 
 DELVE_USED = []
+DELVE_LOOPS = []
 SAME_CORE = []
 NO_NATIVE_ORACLE = []
 HANDLER_ONLY = []
@@ -501,6 +515,10 @@ SCHEDULER_FRAMES = ("runtime.checkdead", "runtime.schedule")
 
 def main():
     binary, cases, cores = sys.argv[1:4]
+    if not os.path.exists(cases):
+        # scripts/make-cross-go-cores writes its cases.tsv only where go and qemu-user are.
+        print("no %s: its cores were not made (skipped)" % cases)
+        sys.exit(77)
     names = []
     with open(cases) as f:
         for line in f:
@@ -524,6 +542,8 @@ def main():
         errors += check_case(binary, name, d, stripped, unstripped)
     print("delve (dlv core) compared on: %s" % (", ".join(DELVE_USED) or "none (not installed)"))
     print("same core read with a stripped copy of the executable: %s" % ", ".join(SAME_CORE))
+    if DELVE_LOOPS:
+        print("delve's own walk loops (not compared): %s" % ", ".join(DELVE_LOOPS))
     if NO_NATIVE_ORACLE:
         print("native backtrace not compared (the unstripped walk misses the signal frame): %s" % ", ".join(NO_NATIVE_ORACLE))
     if SCHEDULER_ONLY:
