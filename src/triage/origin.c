@@ -1013,10 +1013,10 @@ static bool decompose_access(const struct chain *c, const struct ct_vfunc *fn, u
 /** The array the decomposition found the access in, for its step. */
 struct grid_bound {
 	bool found;
-	int dims; /**< its dimensions */
+	int dims; /**< its dimensions: 1 only for an array member of a struct a loaded pointer points to */
 	int dimension; /**< the subscript that is out of its bound, 1 the leftmost (0: none decided) */
 	int64_t index, bound;
-	const char *array; /**< "grid[4][8]", "b->cells[4][8]"; pooled */
+	const char *array; /**< "grid[4][8]", "b->cells[4][8]", "g_table->items[16]"; pooled */
 	/** The term of that subscript: the chain starts there. */
 	struct term term;
 	/** Why the subscripts are not told apart (static or pooled); NULL when they are. */
@@ -1062,11 +1062,12 @@ static bool variable_array_at(const struct chain *c, uint64_t at, const uint64_t
 }
 
 /**
- * The struct a pointer term points to (@p t: a pointer parameter's entry value), with a member array
- * that starts at @p at: the array type and "p->member".
+ * The struct a pointer term points to (@p t: a pointer parameter's entry value, or a pointer loaded
+ * from a global), with a member array that starts at @p at: the array type and "p->member".
+ * *@p loaded: the pointer was loaded from a global.
  */
 static bool pointer_array_at(const struct chain *c, const struct term *t, uint64_t at, Dwarf_Die *array,
-			     const char **name)
+			     const char **name, bool *loaded)
 {
 	const struct ct_triage_input *s = c->s;
 	Dwarf_Die type_buf, peel_buf;
@@ -1077,6 +1078,13 @@ static bool pointer_array_at(const struct chain *c, const struct term *t, uint64
 		if (slot < 0 || !param_die(s, c->f->pc, slot, &param) || !(pname = die_name(&param)) ||
 		    !die_type(&param, &type_buf))
 			return false;
+		*loaded = false;
+	} else if (t->def.kind == CT_VDEF_LOAD && t->def.has_abs) {
+		struct ct_data_symbol sym;
+		if (!ct_global_type(s, t->def.abs, &sym, &type_buf) || sym.start != t->def.abs)
+			return false;
+		pname = sym.name;
+		*loaded = true;
 	} else {
 		return false;
 	}
@@ -1094,7 +1102,8 @@ static bool pointer_array_at(const struct chain *c, const struct term *t, uint64
 
 /**
  * A bad index into a multi-dimensional array (`grid[i][j]`: a global, frame 0's local, a struct
- * member through a pointer parameter), from the decomposition of the access's address: the
+ * member through a pointer parameter) or into an array member of a struct a pointer loaded from a
+ * global points to (`g_table->items[i]`), from the decomposition of the access's address: the
  * terms of one byte (pointers, sp, the frame pointer, constants) sum to the array's start, each
  * other term's coefficient is the stride of one subscript (`i` times 32 bytes, `j` times 4 for
  * int[4][8]), and each subscript's value is its terms' (one at most unknown, solved from the
@@ -1119,9 +1128,10 @@ static void grid_index(const struct chain *c, const struct ct_vfunc *fn, uint64_
 	}
 	Dwarf_Die array;
 	const char *name = NULL;
+	bool loaded = false;
 	if (!variable_array_at(c, (uint64_t)start, regs, valid, &array, &name)) {
 		for (size_t k = 0; k < a.n && !name; k++)
-			if (a.t[k].coef == 1 && !pointer_array_at(c, &a.t[k], (uint64_t)start, &array, &name))
+			if (a.t[k].coef == 1 && !pointer_array_at(c, &a.t[k], (uint64_t)start, &array, &name, &loaded))
 				name = NULL;
 		if (!name)
 			return;
@@ -1129,9 +1139,9 @@ static void grid_index(const struct chain *c, const struct ct_vfunc *fn, uint64_
 	int64_t dims[MAX_DIMS], stride[MAX_DIMS], index[MAX_DIMS] = { 0 };
 	Dwarf_Word esize;
 	int n = array_dims(&array, dims, &esize);
-	// One-dimensional arrays are bounded by index_bound and member_index (their own rules); a byte's
-	// subscript cannot be told from a pointer's term.
-	if (n < 2 || esize < 2)
+	// One-dimensional arrays are bounded by index_bound and member_index (their own rules), except
+	// through a loaded pointer; a byte's subscript cannot be told from a pointer's term.
+	if (n == 0 || (n == 1 && !loaded) || esize < 2)
 		return;
 	for (int k = n; k-- > 0;)
 		stride[k] = k == n - 1 ? (int64_t)esize : stride[k + 1] * dims[k + 1];
@@ -1275,7 +1285,8 @@ void ct_root_cause_trace(const struct ct_triage_input *s, const struct ct_facts 
 		j++;
 	bool has_value = false;
 	uint64_t value = 0;
-	// A multi-dimensional array: the subscript past its bound, from the decomposition of the address.
+	// A multi-dimensional array, or a struct's array through a loaded pointer: the subscript past its
+	// bound, from the decomposition of the address.
 	struct grid_bound grid = { 0 };
 	if (fn && !fpe && in->mem[in->fault_mem].has_address)
 		grid_index(&c, fn, in->mem[in->fault_mem].address, regs, valid, &grid);

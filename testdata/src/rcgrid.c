@@ -1,4 +1,5 @@
-/* rcgrid.c - bad subscripts of multi-dimensional arrays, whose origin is known by construction
+/* rcgrid.c - bad subscripts of multi-dimensional arrays and of an array reached
+ * through a loaded pointer, whose origin is known by construction
  * (docs/root-cause.md, issue 24).  argv[1] picks the mode, argv[2] and argv[3]
  * the subscripts (atoi: the compiler cannot fold them); every function on the
  * value's way is a real frame (KEEP).
@@ -9,6 +10,9 @@
  *   ggrid I J   a global int ggrid[4][8] that ggrid_at() reads ggrid[i][j] from
  *   mgrid I J   the member array cells[4][8] of a calloc'ed struct board that
  *               board_at() reads b->cells[i][j] from (a pointer parameter)
+ *   gload I     the member array items[16] of a malloc'ed struct table that the
+ *               global pointer g_table points to: table_item() reads
+ *               g_table->items[i] (the struct reached through a load)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +52,19 @@ KEEP int board_at(const struct board *b, int i, int j)
 	return b->cells[i][j];
 }
 
+struct table {
+	long count;
+	int items[16];
+};
+
+/* Not static: clang would turn a static pointer set once from malloc into a global of its own. */
+struct table *g_table;
+
+KEEP int table_item(int i)
+{
+	return g_table->items[i];
+}
+
 KEEP int run_grid(const char *a, const char *b, int seed)
 {
 	return grid_at(atoi(a), atoi(b), seed) + 1;
@@ -67,6 +84,17 @@ KEEP int run_mgrid(const char *a, const char *b, int seed)
 	return board_at(bd, atoi(a), atoi(b)) + 1;
 }
 
+KEEP int run_gload(const char *a, int seed)
+{
+	g_table = malloc(sizeof *g_table);
+	if (!g_table)
+		return 0;
+	g_table->count = seed;
+	for (int k = 0; k < 16; k++)
+		g_table->items[k] = seed * k;
+	return table_item(atoi(a)) + 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -80,6 +108,8 @@ int main(int argc, char **argv)
 		r = run_ggrid(a, b);
 	else if (strcmp(mode, "mgrid") == 0)
 		r = run_mgrid(a, b, argc);
+	else if (strcmp(mode, "gload") == 0)
+		r = run_gload(a, argc);
 	printf("%d\n", r);
 	return 0;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Root cause (issue 24, docs/root-cause.md): for every rc-* case of testdata/cases.tsv whose core
 exists, run coretriage --format json and compare root_cause.steps with the chain the program
-(testdata/src/origin.c, and rcgrid.c for multi-dimensional arrays) builds by construction: each step's kind, function and source line (the line of
+(testdata/src/origin.c, and rcgrid.c for multi-dimensional arrays and a struct reached through a
+loaded pointer) builds by construction: each step's kind, function and source line (the line of
 the case's source whose text holds the call), and the value. Every step must be right and the chain
 complete: a missing step, an extra step or a chain that stops fails, except where the table expects
 the stop and its reason (a build without the DWARF that decides it).
@@ -102,6 +103,7 @@ EXPECT = {
     "ggridcol-gcc-O0": [("stopped", "^ggrid_at$", "return ggrid[i][j]", None)],
     "mgridrow": via_atoi("board_at", "board_at(bd, atoi(a), atoi(b))", "0x10000000"),
     "mgridcol": via_atoi("board_at", "board_at(bd, atoi(a), atoi(b))", "0x10000000"),
+    "gload": via_atoi("table_item", "table_item(atoi(a))", "0x10000000"),
     # aarch64 gcc -O0 keeps i * 8 in x2 (lsl x2, x2, #3; add x1, x2, x1): the subscripts are told apart.
     "aarch64:ggridrow-gcc-O0": via_atoi("ggrid_at", "ggrid_at(atoi(a), atoi(b))", "0x10000000"),
     "aarch64:ggridcol-gcc-O0": via_atoi("ggrid_at", "ggrid_at(atoi(a), atoi(b))", "0x10000000"),
@@ -146,7 +148,8 @@ ARRAY = {"index": "table[16]", "lindex": "slots[12]", "mindex": "r->slots[8]",
          # found, and the column is bounded by the heap block from &b->cells[1] on (the calloc'ed
          # struct of 136 bytes: a 144-byte chunk, 96 bytes from there).
          # (array, None, the argument that is the index): no dimension said.
-         "mgridcol-clang-O0": (re.compile(r"^the heap block at 0x[0-9a-f]+ \(24 elements of 4 bytes\)$"), None, 2)}
+         "mgridcol-clang-O0": (re.compile(r"^the heap block at 0x[0-9a-f]+ \(24 elements of 4 bytes\)$"), None, 2),
+         "gload": "g_table->items[16]"}
 # Keys whose chain has no array step (see EXPECT).
 NO_ARRAY = {"hindex-gcc-O0", "aarch64:hindex", "aarch64:hindex-gcc-O0", "aarch64:mindex", "aarch64:mindex-clang-O0",
             "ggridrow-gcc-O0", "ggridcol-gcc-O0", "aarch64:gridrow-gcc-O0", "aarch64:gridcol-gcc-O0",
@@ -155,7 +158,8 @@ NO_ARRAY = {"hindex-gcc-O0", "aarch64:hindex", "aarch64:hindex-gcc-O0", "aarch64
 
 # gdb on the same core is the oracle of the rcgrid.c cases (x86-64): in frame 0, the subscript the
 # index is of (by dimension) and the array's type, whose bounds the step's array must name.
-GDB_ORACLE = {"grid": ("grid", ["i", "j"]), "ggrid": ("ggrid", ["i", "j"]), "mgrid": ("b->cells", ["i", "j"])}
+GDB_ORACLE = {"grid": ("grid", ["i", "j"]), "ggrid": ("ggrid", ["i", "j"]), "mgrid": ("b->cells", ["i", "j"]),
+              "gload": ("g_table->items", ["i"])}
 
 
 def gdb_frame0(exe, core, exprs):
