@@ -903,6 +903,36 @@ static bool reg_at(const struct chain *c, const struct ct_vfunc *fn, int reg, un
 	return true;
 }
 
+/**
+ * The value a register read as @p size bytes (@p sext) had when definition @p d says it was a
+ * parameter's entry value: the parameter's register when the walk finds it untouched from the
+ * function's entry to the fault (-O0 spills `b` and reloads it; rdi still holds it). A 4-byte
+ * entry value read wider (`movsxd rcx, esi` is a copy to the walk) only when its sign bit is clear,
+ * where sign and zero extension agree.
+ */
+static bool entry_value(const struct chain *c, const struct ct_vfunc *fn, const struct ct_vdef *d, unsigned size,
+			bool sext, const uint64_t *regs, const bool *valid, int64_t *ret)
+{
+	int r = d->loc.reg;
+	struct ct_vdef e;
+	if (d->loc.slot || r < 0 || r >= CT_MAX_DWARF_REGS || !valid[r])
+		return false;
+	struct ct_vloc at_fault = { .reg = r, .size = 8 };
+	ct_vfunc_trace(fn, c->f->pc, at_fault, false, 0, &e);
+	if (e.kind != CT_VDEF_ENTRY || e.loc.slot || e.loc.reg != r || e.copies)
+		return false;
+	uint64_t v = regs[r];
+	if (d->loc.size >= 8 && size >= 8) {
+		*ret = (int64_t)v;
+		return true;
+	}
+	int32_t low = (int32_t)v;
+	if (d->loc.size == 4 && size == 8 && low < 0)
+		return false;
+	*ret = size == 4 && !sext ? (int64_t)(uint32_t)v : (int64_t)low;
+	return true;
+}
+
 /** Terms from @p first on whose value is not known. */
 static size_t unknown_terms(const struct affine *a, size_t first, size_t *which)
 {
@@ -981,6 +1011,8 @@ static void expand(const struct chain *c, const struct ct_vfunc *fn, int reg, un
 			return;
 		}
 	}
+	if (!known && d.kind == CT_VDEF_ENTRY)
+		known = entry_value(c, fn, &d, size, sext, regs, valid, &v);
 	if (a->n == MAX_TERMS) {
 		a->failed = true;
 		return;
