@@ -890,6 +890,13 @@ struct affine {
 	uint64_t merge_pc;
 };
 
+/** *@p acc += @p x * @p y; false when that overflows 64 bits (the dump's values are not trusted). */
+static bool madd(int64_t *acc, int64_t x, int64_t y)
+{
+	int64_t p;
+	return !__builtin_mul_overflow(x, y, &p) && !__builtin_add_overflow(*acc, p, acc);
+}
+
 /** Register @p reg (@p size bytes read, @p sext) just before @p pc holds what it holds at the fault. */
 static bool reg_at(const struct chain *c, const struct ct_vfunc *fn, int reg, unsigned size, bool sext, uint64_t pc,
 		   const uint64_t *regs, const bool *valid, int64_t *ret)
@@ -952,13 +959,13 @@ static size_t unknown_terms(const struct affine *a, size_t first, size_t *which)
 static void solve(struct affine *a, size_t first, int64_t constant, int64_t total)
 {
 	size_t u = SIZE_MAX;
-	if (unknown_terms(a, first, &u) != 1)
+	int64_t rest = total;
+	if (unknown_terms(a, first, &u) != 1 || !madd(&rest, constant, -1))
 		return;
-	int64_t rest = total - constant;
 	for (size_t k = first; k < a->n; k++)
-		if (k != u)
-			rest -= a->t[k].coef * a->t[k].value;
-	if (a->t[u].coef == 0 || rest % a->t[u].coef != 0)
+		if (k != u && !madd(&rest, -a->t[k].coef, a->t[k].value)) // coefficients are positive
+			return;
+	if (a->t[u].coef == 0 || (a->t[u].coef == -1 && rest == INT64_MIN) || rest % a->t[u].coef != 0)
 		return;
 	a->t[u].value = rest / a->t[u].coef;
 	a->t[u].known = true;
@@ -987,22 +994,28 @@ static void expand(const struct chain *c, const struct ct_vfunc *fn, int reg, un
 		struct ct_vloc loc = { .reg = reg, .size = size };
 		ct_vfunc_trace(fn, pc, loc, known, (uint64_t)v, &d);
 		if (d.kind == CT_VDEF_CONST) {
-			a->constant += coef * (size == 4 ? (sext ? (int64_t)(int32_t)d.value : (int64_t)(uint32_t)d.value)
-							 : (int64_t)d.value);
+			int64_t cv = size == 4 ? (sext ? (int64_t)(int32_t)d.value : (int64_t)(uint32_t)d.value) : (int64_t)d.value;
+			if (!madd(&a->constant, coef, cv))
+				a->failed = true;
 			return;
 		}
 		// A 4-byte read of a 64-bit sum is not that sum: only a whole register is followed.
 		if (d.kind == CT_VDEF_ARITH && d.affine && size == 8) {
 			size_t first = a->n;
-			int64_t before = a->constant;
-			a->constant += coef * d.disp;
+			int64_t before = a->constant, scaled = 0, total = 0;
+			if (!madd(&a->constant, coef, d.disp) || !madd(&scaled, coef, (int64_t)d.scale) ||
+			    (known && !madd(&total, coef, v))) {
+				a->failed = true;
+				return;
+			}
 			if (d.base >= 0)
 				expand(c, fn, d.base, 8, false, d.pc, coef, depth + 1, regs, valid, a);
 			if (d.index >= 0)
-				expand(c, fn, d.index, d.index_size ? d.index_size : 8, d.index_sext, d.pc,
-				       coef * (int64_t)d.scale, depth + 1, regs, valid, a);
-			if (known)
-				solve(a, first, a->constant - before, coef * v);
+				expand(c, fn, d.index, d.index_size ? d.index_size : 8, d.index_sext, d.pc, scaled, depth + 1,
+				       regs, valid, a);
+			int64_t below = a->constant;
+			if (known && madd(&below, before, -1))
+				solve(a, first, below, total);
 			size_t u;
 			if (!a->merge && unknown_terms(a, first, &u) > 1) {
 				a->merge = ct_strpool_intern(c->s->out.strings, d.text);
@@ -1154,9 +1167,8 @@ static void grid_index(const struct chain *c, const struct ct_vfunc *fn, uint64_
 	for (size_t k = 0; k < a.n; k++) {
 		if (a.t[k].coef != 1)
 			continue;
-		if (!a.t[k].known)
+		if (!a.t[k].known || !madd(&start, 1, a.t[k].value))
 			return;
-		start += a.t[k].value;
 	}
 	Dwarf_Die array;
 	const char *name = NULL;
@@ -1175,8 +1187,11 @@ static void grid_index(const struct chain *c, const struct ct_vfunc *fn, uint64_
 	// through a loaded pointer; a byte's subscript cannot be told from a pointer's term.
 	if (n == 0 || (n == 1 && !loaded) || esize < 2)
 		return;
-	for (int k = n; k-- > 0;)
-		stride[k] = k == n - 1 ? (int64_t)esize : stride[k + 1] * dims[k + 1];
+	for (int k = n; k-- > 0;) {
+		stride[k] = 0;
+		if (!madd(&stride[k], k == n - 1 ? 1 : stride[k + 1], k == n - 1 ? (int64_t)esize : dims[k + 1]))
+			return;
+	}
 	int of[MAX_TERMS], unknown = 0;
 	for (size_t k = 0; k < a.n; k++) {
 		of[k] = -1;
@@ -1194,10 +1209,14 @@ static void grid_index(const struct chain *c, const struct ct_vfunc *fn, uint64_
 	const char *array_text = ct_strpool_printf(pool, "%s%s", name, dims_text(pool, dims, n));
 	*ret = (struct grid_bound){ .found = true, .dims = n, .array = array_text, .term = { .reg = -1 } };
 	if (unknown) {
-		ret->merged = ct_strpool_printf(pool,
-						"the subscripts of %s are summed by `%s` before the access and neither is kept: "
-						"which one is past its bound is not decided",
-						array_text, a.merge ? a.merge : "the code");
+		ret->merged = a.merge ? ct_strpool_printf(pool,
+							  "the subscripts of %s are summed by `%s` before the access and neither "
+							  "is kept: which one is past its bound is not decided",
+							  array_text, a.merge)
+				      : ct_strpool_printf(pool,
+							  "a subscript of %s is kept in no register at the access: which one is "
+							  "past its bound is not decided",
+							  array_text);
 		ret->merged_pc = a.merge ? a.merge_pc : c->f->pc;
 		return;
 	}
@@ -1206,7 +1225,10 @@ static void grid_index(const struct chain *c, const struct ct_vfunc *fn, uint64_
 	for (size_t k = 0; k < a.n; k++) {
 		if (of[k] < 0)
 			continue;
-		index[of[k]] += a.t[k].value;
+		if (!madd(&index[of[k]], 1, a.t[k].value)) {
+			ret->found = false;
+			return;
+		}
 		terms[of[k]]++;
 		last[of[k]] = k;
 	}
