@@ -539,6 +539,9 @@ struct ct_root_step {
 	bool has_index;
 	int64_t index;
 	const char *array;
+	/** A multi-dimensional array ("grid[4][8]"): the subscript the index is of, 1 the leftmost; 0 for
+	 *  a one-dimensional array. */
+	int dimension;
 };
 
 /** Where the bad value came from (issue 24): present when the walk ran. */

@@ -55,6 +55,15 @@ struct ct_vdef {
 	int64_t disp;
 	bool has_abs;
 	uint64_t abs;
+	/**
+	 * ARITH: the value is [base] + [index] * scale + disp of the registers just before pc, in 64 bits
+	 * (lea, add, sub of an immediate, shl; aarch64 add, sub, lsl, sbfiz): the decomposition of an
+	 * address follows it (origin.c). @p index_size: the index register's bytes (4: a `w` register,
+	 * sign-extended when @p index_sext, else zero-extended).
+	 */
+	bool affine;
+	unsigned index_size;
+	bool index_sext;
 	/** CONST: the value. */
 	uint64_t value;
 	/** STOP: why (static text). */
@@ -119,6 +128,21 @@ void ct_vfunc_trace(const struct ct_vfunc *fn, uint64_t at_pc, struct ct_vloc lo
  * including) @p to_pc: one straight-line run without branch targets in between and no write of it.
  */
 bool ct_vfunc_unchanged(const struct ct_vfunc *fn, uint64_t from_pc, uint64_t to_pc, int reg);
+
+/** A memory operand: base + index * scale + disp, registers by DWARF number (-1 none). */
+struct ct_vaddr {
+	int base, index;
+	unsigned index_size; /**< the index register's bytes (aarch64 `w1, sxtw`: 4) */
+	bool index_sext; /**< a 4-byte index is sign-extended, else zero-extended */
+	unsigned scale;
+	int64_t disp;
+};
+
+/**
+ * The one memory operand of the instruction at @p pc, given by registers (no rip-relative or literal
+ * address, no segment, no writeback). False otherwise.
+ */
+bool ct_vfunc_mem_operand(const struct ct_vfunc *fn, uint64_t pc, struct ct_vaddr *ret);
 
 /** The instruction that ends at @p end (a return address): its address. False when none. */
 bool ct_vfunc_insn_ending(const struct ct_vfunc *fn, uint64_t end, uint64_t *pc_ret);

@@ -43,8 +43,15 @@ static void fill_op(const cs_arm64_op *o, struct ct_vop *v)
 		v->type = CT_VOP_REG;
 		v->reg = (int8_t)reg_of(o->reg, &size);
 		v->size = (uint8_t)size;
-		// A shifted (or extended and shifted) register: add x10, x10, x11, lsl #2.
-		v->scale = (uint8_t)(o->shift.type == ARM64_SFT_LSL && o->shift.value < 8 ? 1u << o->shift.value : 1);
+		// A shifted (or extended and shifted) register: add x10, x10, x11, lsl #2. 0: a shift or an
+		// extension of a byte or half that is no multiplication of the register (lsr, asr, uxtb).
+		bool narrow = o->ext == ARM64_EXT_UXTB || o->ext == ARM64_EXT_UXTH || o->ext == ARM64_EXT_SXTB ||
+			      o->ext == ARM64_EXT_SXTH;
+		v->scale = (uint8_t)(narrow							? 0
+				     : o->shift.type == ARM64_SFT_INVALID			? 1
+				     : o->shift.type == ARM64_SFT_LSL && o->shift.value < 8 ? 1u << o->shift.value
+											    : 0);
+		v->sext = o->ext == ARM64_EXT_SXTW || o->ext == ARM64_EXT_SXTX;
 	} else if (o->type == ARM64_OP_IMM) {
 		v->type = CT_VOP_IMM;
 		v->imm = o->imm;
@@ -52,6 +59,8 @@ static void fill_op(const cs_arm64_op *o, struct ct_vop *v)
 		v->type = CT_VOP_MEM;
 		v->base = (int8_t)reg_of(o->mem.base, &size);
 		v->index = (int8_t)reg_of(o->mem.index, &size);
+		v->index_size = (uint8_t)size;
+		v->sext = o->ext == ARM64_EXT_SXTW || o->ext == ARM64_EXT_SXTX;
 		// An index register scaled by lsl #n (or extended and shifted): scale 1 << n.
 		v->scale = (uint8_t)(o->shift.type == ARM64_SFT_LSL && o->shift.value < 8 ? 1u << o->shift.value : 1);
 		v->disp = o->mem.disp;
@@ -131,6 +140,12 @@ static void decode_one(csh h, const cs_insn *in, struct ct_vinsn *v)
 		v->nops = a->op_count < 3 ? a->op_count : 3;
 		for (uint8_t k = 0; k < v->nops; k++)
 			fill_op(&a->operands[k], &v->op[k]);
+		// sbfiz xd, xn, #lsb, #32: the w register sign-extended, shifted (its width is the fourth operand).
+		if (in->id == ARM64_INS_SBFIZ && a->op_count == 4 && a->operands[3].type == ARM64_OP_IMM &&
+		    a->operands[3].imm == 32 && v->op[1].type == CT_VOP_REG) {
+			v->op[1].size = 4;
+			v->op[1].sext = true;
+		}
 		// movz x0, #1, lsl #16; add sp, sp, #1, lsl #12: the immediate's shift.
 		for (uint8_t k = 0; k < v->nops; k++) {
 			if (v->op[k].type == CT_VOP_IMM && a->operands[k].shift.type == ARM64_SFT_LSL)
@@ -333,6 +348,53 @@ static void step_load(struct ct_vwalk *w, uint32_t p, const struct ct_vinsn *v, 
 	ct_vwalk_define(w, v, d);
 }
 
+/**
+ * What arithmetic instruction @p v computes into its destination as an affine form of the registers
+ * before it, on @p d, in 64 bits: add and sub of an immediate (`add x8, sp, #0x14`), add of a
+ * (shifted or extended) register (`add x8, x9, x8, lsl #5`, `add x1, x0, w1, sxtw`), lsl by an
+ * immediate (also a scaled index the chain follows: lsl x1, x0, #2), sbfiz of a w register.
+ */
+static void arith_operands(const struct ct_vinsn *v, struct ct_vdef *d)
+{
+	const struct ct_vop *dst = &v->op[0], *src = &v->op[1], *third = &v->op[2];
+	if (v->nops != 3 || dst->size != 8 || src->type != CT_VOP_REG || src->reg < 0 || src->reg > 31)
+		return;
+	int64_t imm = third->type == CT_VOP_IMM ? third->imm : 0;
+	switch (v->id) {
+	case ARM64_INS_LSL:
+	case ARM64_INS_SBFIZ:
+		if (third->type != CT_VOP_IMM || imm <= 0 || imm >= 32 || src->reg == 31 ||
+		    (v->id == ARM64_INS_LSL && src->size != 8))
+			return;
+		d->index = src->reg;
+		d->index_size = src->size;
+		d->index_sext = src->sext;
+		d->scale = 1u << imm;
+		d->affine = true;
+		return;
+	case ARM64_INS_ADD:
+	case ARM64_INS_SUB:
+		if (src->size != 8)
+			return;
+		if (third->type == CT_VOP_IMM) {
+			d->disp = (v->id == ARM64_INS_ADD ? imm : -imm) * (1LL << v->shift);
+		} else if (v->id == ARM64_INS_ADD && third->type == CT_VOP_REG && third->reg >= 0 && third->reg < 31 &&
+			   third->scale) {
+			d->index = third->reg;
+			d->index_size = third->size;
+			d->index_sext = third->sext;
+			d->scale = third->scale;
+		} else {
+			return;
+		}
+		d->base = src->reg;
+		d->affine = true;
+		return;
+	default:
+		return;
+	}
+}
+
 /** One backward step over instruction @p p for a register. */
 static void step_reg(struct ct_vwalk *w, uint32_t p, const struct ct_vstate *s)
 {
@@ -438,12 +500,8 @@ static void step_reg(struct ct_vwalk *w, uint32_t p, const struct ct_vstate *s)
 		break;
 	}
 	d.kind = CT_VDEF_ARITH;
-	if (v->id == ARM64_INS_LSL && dst_is_l && v->nops == 3 && src->type == CT_VOP_REG && src->reg >= 0 &&
-	    src->reg < 31 && v->op[2].type == CT_VOP_IMM && v->op[2].imm > 0 && v->op[2].imm < 8) {
-		// A scaled index (lsl x1, x0, #2): the chain can follow the index further.
-		d.index = src->reg;
-		d.scale = (unsigned)(1u << v->op[2].imm);
-	}
+	if (dst_is_l)
+		arith_operands(v, &d);
 	ct_vwalk_define(w, v, d);
 }
 

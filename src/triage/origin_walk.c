@@ -469,6 +469,28 @@ bool ct_vfunc_unchanged(const struct ct_vfunc *fn, uint64_t from_pc, uint64_t to
 	return !((v->full_writes | v->part_writes) & bit);
 }
 
+bool ct_vfunc_mem_operand(const struct ct_vfunc *fn, uint64_t pc, struct ct_vaddr *ret)
+{
+	size_t i = ct_vfunc_find(fn, pc);
+	if (i == SIZE_MAX)
+		return false;
+	const struct ct_vinsn *v = &fn->insns[i];
+	const struct ct_vop *m = NULL;
+	for (int k = 0; k < 3; k++) {
+		if (v->op[k].type != CT_VOP_MEM)
+			continue;
+		if (m)
+			return false; // two memory operands (movs): which one faulted is not known here
+		m = &v->op[k];
+	}
+	if (!m || m->seg || v->writeback || v->has_abs || (m->base < 0 && m->index < 0) || m->base >= fn->arch->num_regs ||
+	    m->index >= fn->arch->num_regs)
+		return false;
+	*ret = (struct ct_vaddr){ .base = m->base, .index = m->index, .index_size = m->index_size ? m->index_size : 8,
+				  .index_sext = m->sext, .scale = m->scale ? m->scale : 1, .disp = m->disp };
+	return true;
+}
+
 bool ct_vfunc_insn_ending(const struct ct_vfunc *fn, uint64_t end, uint64_t *pc_ret)
 {
 	for (size_t i = 0; i < fn->n; i++) {

@@ -27,6 +27,10 @@ struct ct_vop {
 	int8_t reg; /**< DWARF, -1 not a general register (-2: a zero register, which reads 0) */
 	int8_t base, index; /**< DWARF, -1 none (x86: 16 rip) */
 	uint8_t scale; /**< a memory operand's index scale; aarch64: a shifted register operand's 1 << shift */
+	/** A memory operand's index register: its bytes (aarch64: 4 for `w1` of `[x8, w1, sxtw #2]`, else 8). */
+	uint8_t index_size;
+	/** aarch64: the register (or a memory operand's index) is sign-extended (`sxtw`); else a 4-byte one is zero-extended. */
+	bool sext;
 	bool seg; /**< x86: a segment override */
 	int64_t disp, imm;
 };

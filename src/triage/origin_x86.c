@@ -38,6 +38,7 @@ static void fill_op(const cs_x86_op *o, struct ct_vop *v)
 		v->base = o->mem.base == X86_REG_INVALID ? -1 : (int8_t)dwarf_of(o->mem.base);
 		v->index = o->mem.index == X86_REG_INVALID ? -1 : (int8_t)dwarf_of(o->mem.index);
 		v->scale = (uint8_t)o->mem.scale;
+		v->index_size = 8;
 		v->disp = o->mem.disp;
 		v->seg = o->mem.segment != X86_REG_INVALID;
 	}
@@ -123,6 +124,43 @@ static bool is_frame_slot(const struct ct_vop *o)
 
 /** Caller-saved registers of the SysV x86-64 ABI a call may change: rax rdx rcx rsi rdi r8-r11. */
 #define CALL_CLOBBERED ((1u << 0) | (1u << 1) | (1u << 2) | (1u << 4) | (1u << 5) | (0xfu << 8))
+
+/**
+ * What arithmetic instruction @p v computes into register @p reg as an affine form of the registers
+ * before it, on @p d: lea (the operand, also a scaled index the chain follows: lea rdx, [rax*4]),
+ * and, in 64 bits, add of a register or an immediate, sub of an immediate, shl by an immediate.
+ */
+static void arith_operands(const struct ct_vinsn *v, int reg, struct ct_vdef *d)
+{
+	const struct ct_vop *dst = &v->op[0], *src = &v->op[1];
+	if (v->nops != 2 || dst->type != CT_VOP_REG || dst->reg != reg)
+		return;
+	d->index_size = 8;
+	if (v->id == X86_INS_LEA) {
+		d->base = src->base;
+		d->index = src->index;
+		d->scale = src->scale;
+		d->disp = src->disp;
+		// rip is a constant lea (above); a segment's base is not known.
+		d->affine = dst->size == 8 && !src->seg && src->base != REG_RIP && src->index != REG_RIP;
+		return;
+	}
+	if (dst->size != 8)
+		return;
+	bool reg_src = src->type == CT_VOP_REG && src->size == 8 && src->reg >= 0 && src->reg <= 15;
+	if (v->id == X86_INS_ADD && reg_src) {
+		*d = (struct ct_vdef){ .kind = d->kind, .loc = d->loc, .copies = d->copies, .base = reg, .index = src->reg,
+				       .scale = 1, .index_size = 8, .affine = true };
+	} else if ((v->id == X86_INS_ADD || v->id == X86_INS_SUB) && src->type == CT_VOP_IMM) {
+		d->base = reg;
+		d->disp = v->id == X86_INS_ADD ? src->imm : -src->imm;
+		d->affine = true;
+	} else if (v->id == X86_INS_SHL && src->type == CT_VOP_IMM && src->imm > 0 && src->imm < 32) {
+		d->index = reg;
+		d->scale = 1u << src->imm;
+		d->affine = true;
+	}
+}
 
 /** One backward step over instruction @p v (the predecessor) for state @p s. */
 static void step_over(struct ct_vwalk *w, uint32_t p, const struct ct_vstate *s)
@@ -235,14 +273,8 @@ static void step_over(struct ct_vwalk *w, uint32_t p, const struct ct_vstate *s)
 			}
 			break;
 		}
-		d.kind = CT_VDEF_ARITH;
-		if (v->id == X86_INS_LEA && dst_is_l && v->nops == 2) {
-			// The operand, for a scaled index the chain can follow further (lea rdx, [rax*4]).
-			d.base = src->base;
-			d.index = src->index;
-			d.scale = src->scale;
-			d.disp = src->disp;
-		}
+			d.kind = CT_VDEF_ARITH;
+		arith_operands(v, l.reg, &d);
 		ct_vwalk_define(w, v, d);
 		return;
 	}

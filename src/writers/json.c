@@ -125,6 +125,9 @@ static json_t *root_cause_json(const struct ct_report *r, const struct ct_write_
 		if (st->has_index && st->array) {
 			json_object_set_new(s, "index", json_integer(st->index));
 			json_object_set_new(s, "array", str(st->array));
+			// Optional (schema 1, additive): the subscript of a multi-dimensional array.
+			if (st->dimension)
+				json_object_set_new(s, "dimension", json_integer(st->dimension));
 		}
 		json_array_append_new(steps, s);
 	}

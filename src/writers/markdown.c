@@ -211,6 +211,8 @@ int ct_write_markdown(FILE *out, const struct ct_report *r, const struct ct_writ
 			if (st->has_index && st->array) {
 				fprintf(out, ", index %" PRId64 " into ", st->index);
 				md_code(out, st->array);
+				if (st->dimension)
+					fprintf(out, " (dimension %d)", st->dimension);
 			}
 			if (st->memory) {
 				fputs(" from ", out);

@@ -403,6 +403,8 @@ static void write_root_cause(const struct out *w, const struct ct_report *r)
 		if (st->has_index && st->array) {
 			fprintf(out, ", index %" PRId64 " into ", st->index);
 			txt(w, st->array);
+			if (st->dimension)
+				fprintf(out, " (dimension %d)", st->dimension);
 		}
 		if (st->has_address) {
 			fprintf(out, " from 0x%0*" PRIx64, hw, st->address);

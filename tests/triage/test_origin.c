@@ -204,4 +204,24 @@ TEST(switch_table_read_gives_the_paths)
 	CHECK(trace_switch(bad, true, 0).kind == CT_VDEF_STOP);
 }
 
+TEST(affine_arithmetic_keeps_its_operands)
+{
+	// movsxd rdx, edx; shl rdx, 3; add rax, rdx; lea rdx, [rax*4]; add rdx, -0x80; add eax, ecx;
+	// mov eax, [rdx + rax]; ret (gcc -O0's ggrid[i][j], with an add of an immediate and a 32-bit add)
+	static const uint8_t code[] = { 0x48, 0x63, 0xd2, 0x48, 0xc1, 0xe2, 0x03, 0x48, 0x01, 0xd0, 0x48, 0x8d, 0x14, 0x85,
+					0x00, 0x00, 0x00, 0x00, 0x48, 0x83, 0xc2, 0x80, 0x01, 0xc8, 0x8b, 0x04, 0x02, 0xc3 };
+	struct ct_vdef d = trace(code, sizeof(code), 0x18, RDX, false, 0);
+	CHECK(d.kind == CT_VDEF_ARITH && d.affine && d.pc == BASE + 0x12);
+	CHECK(d.base == RDX && d.index < 0 && d.disp == -0x80);
+	d = trace(code, sizeof(code), 0x12, RDX, false, 0);
+	CHECK(d.kind == CT_VDEF_ARITH && d.affine && d.base < 0 && d.index == RAX && d.scale == 4);
+	d = trace(code, sizeof(code), 0xa, RAX, false, 0);
+	CHECK(d.kind == CT_VDEF_ARITH && d.affine && d.base == RAX && d.index == RDX && d.scale == 1);
+	d = trace(code, sizeof(code), 0x7, RDX, false, 0);
+	CHECK(d.kind == CT_VDEF_ARITH && d.affine && d.base < 0 && d.index == RDX && d.scale == 8);
+	// A 32-bit add wraps: not the sum of the 64-bit registers.
+	d = trace(code, sizeof(code), 0x18, RAX, false, 0);
+	CHECK(d.kind == CT_VDEF_ARITH && !d.affine);
+}
+
 TEST_MAIN()

@@ -196,4 +196,35 @@ TEST(switch_table_read_gives_the_paths)
 	CHECK(trace_switch(bad, true, 0).kind == CT_VDEF_STOP);
 }
 
+TEST(affine_arithmetic_keeps_its_operands)
+{
+	// sbfiz x0, x0, #3, #32; add x0, x0, w1, sxtw; add x8, x9, x0, lsl #5; add x2, x8, x1, lsr #2;
+	// ldr w0, [x8, w1, sxtw #2]; ret
+	static const uint32_t code[] = { 0x937d7c00, 0x8b21c000, 0x8b001528, 0x8b410902, 0xb861d900, 0xd65f03c0 };
+	struct ct_vdef d = TRACE(code, 1, X0, false, 0);
+	CHECK(d.kind == CT_VDEF_ARITH && d.affine && d.base < 0 && d.index == X0 && d.scale == 8);
+	CHECK(d.index_size == 4 && d.index_sext);
+	d = TRACE(code, 2, X0, false, 0);
+	CHECK(d.kind == CT_VDEF_ARITH && d.affine && d.base == X0 && d.index == X1 && d.scale == 1);
+	CHECK(d.index_size == 4 && d.index_sext);
+	d = TRACE(code, 3, X8, false, 0);
+	CHECK(d.kind == CT_VDEF_ARITH && d.affine && d.base == 9 && d.index == X0 && d.scale == 32 && d.index_size == 8);
+	// A right shift is no multiplication.
+	d = TRACE(code, 4, X2, false, 0);
+	CHECK(d.kind == CT_VDEF_ARITH && !d.affine);
+	// The load's operand: the index a sign-extended w register.
+	uint8_t bytes[sizeof(code)];
+	for (size_t i = 0; i < sizeof(code); i++)
+		bytes[i] = (uint8_t)(code[i / 4] >> (8 * (i % 4)));
+	struct ct_vrange r = { bytes, sizeof(bytes), BASE };
+	struct ct_vfunc *fn = NULL;
+	const char *reason = NULL;
+	CHECK(ct_vfunc_decode(ct_vwalker_aarch64.steps, &r, 1, BASE, &fn, &reason));
+	struct ct_vaddr m;
+	CHECK(fn && ct_vfunc_mem_operand(fn, BASE + 16, &m));
+	CHECK(m.base == X8 && m.index == X1 && m.index_size == 4 && m.index_sext && m.scale == 4 && m.disp == 0);
+	CHECK(fn && !ct_vfunc_mem_operand(fn, BASE + 12, &m));
+	ct_vfunc_destroy(fn);
+}
+
 TEST_MAIN()
