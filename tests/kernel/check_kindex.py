@@ -23,18 +23,13 @@ import subprocess
 import sys
 import tempfile
 
-failures = []
-
 # struct header of kindex.c: magic, byte order, header size, build-id, 14 u64 fields, token index, samples.
 HEADER = struct.Struct("<8sII88s14Q512s" + "IIQ32s" * 8)
 FIELDS = ["raw_num_syms", "relative_base", "num_syms", "names_size", "num_slots", "names_stream_len", "btf_size",
           "addrs_off", "name_offs_off", "slots_off", "types_off", "names_off", "btf_off", "file_size"]
 
 
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-    return cond
+check = ktest.check
 
 
 def run(bin_, env, args):
@@ -129,10 +124,7 @@ def main():
 
 
 def report():
-    for f in failures:
-        print("  " + f)
-    print("FAIL" if failures else "ok", "kernel index")
-    return 1 if failures else 0
+    return ktest.report("kernel index")
 
 
 sys.exit(main())

@@ -16,13 +16,8 @@ import subprocess
 import sys
 import tempfile
 
-failures = []
 
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-    return cond
+check = ktest.check
 
 
 def main():
@@ -68,10 +63,7 @@ def main():
 
 
 def report():
-    for f in failures:
-        print("  " + f)
-    print("FAIL" if failures else "ok", "no-btf fallback")
-    return 1 if failures else 0
+    return ktest.report("no-btf fallback")
 
 
 sys.exit(main())

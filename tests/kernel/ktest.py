@@ -13,6 +13,14 @@ def check(cond, what):
     return cond
 
 
+def report(what):
+    """Prints the failures and "ok WHAT" or "FAIL WHAT"; the exit status (1 on a failure)."""
+    for f in failures:
+        print("  " + f)
+    print("FAIL" if failures else "ok", what)
+    return 1 if failures else 0
+
+
 def strip_ts(line):
     """A kernel log or console line without its "[    1.234567] " timestamp."""
     return re.sub(r"^\[\s*\d+\.\d+\]\s?", "", line.rstrip("\r"))
