@@ -514,6 +514,7 @@ static int take_frame(struct walk *w, const struct walk_frame *in, uint64_t pc, 
 			w->has_override = true;
 			w->override_trust = CT_TRUST_CFI;
 			w->override_exact = true;
+			w->override_same_sp = false;
 			return DWARF_CB_ABORT;
 		}
 		// Go's CFI describes a function that switched stacks (mcall, systemstack, morestack onto
@@ -563,6 +564,7 @@ static int take_frame(struct walk *w, const struct walk_frame *in, uint64_t pc, 
 			w->has_override = true;
 			w->override_trust = CT_TRUST_SCAN;
 			w->override_exact = false;
+			w->override_same_sp = false;
 			return DWARF_CB_ABORT;
 		}
 	}
