@@ -385,7 +385,8 @@ static int reg_index(const struct ct_arch_info *a, int dwarf)
 static bool read_goroutine(struct go_walk *w, uint64_t gp, int crashed_tid, struct ct_goroutine *g)
 {
 	const struct ct_go_layout *l = w->l;
-	uint64_t goid = 0, m = 0, sched_sp = 0, sched_pc = 0, sched_lr = 0, sys_sp = 0, sys_pc = 0, lockedm = 0, gopc = 0, procid = 0;
+	uint64_t goid = 0, m = 0, sched_sp = 0, sched_pc = 0, sched_lr = 0, sys_sp = 0, sys_pc = 0, lockedm = 0, gopc = 0,
+		 procid = 0;
 	uint32_t status = 0;
 	uint8_t reason = 0;
 	w->unreadable = 0;
@@ -474,7 +475,8 @@ void ct_runtime_go(const struct ct_runtime_input *in, struct ct_runtime *ret)
 	unsigned psize = in->core->arch ? in->core->arch->pointer_size : 8;
 	const struct ct_go_layout *table = version ? ct_go_layout_find(major, minor, psize) : NULL;
 	struct go_walk w = { .in = in, .l = table };
-	if (!table || !in->core->arch || !in->core->arch->go_stacks || in->core->big_endian || !pclntab.bytes || pclntab.size > CT_GO_MAX_PCLNTAB ||
+	if (!table || !in->core->arch || !in->core->arch->go_stacks || in->core->big_endian || !pclntab.bytes ||
+	    pclntab.size > CT_GO_MAX_PCLNTAB ||
 	    !ct_go_pcln_init(&w.pcln, pclntab.bytes, (size_t)pclntab.size, pclntab.addr) || w.pcln.ptr_size != psize) {
 		ct_sink_diag(&in->out, CT_SEVERITY_WARNING, 0, CT_DIAG_RUNTIME_NO_LAYOUT,
 			     "Go %s: no layout or an unknown pclntab; its goroutines are not read", version ? version : "(no version)");
