@@ -201,6 +201,27 @@ static uint64_t *relocate(const uint64_t *addrs, const char *types, uint64_t n, 
 	return out;
 }
 
+bool ct_kindex_view(const void *map, size_t len, const char *build_id, struct ct_kallsyms *ks, const void **btf,
+		    size_t *btf_size)
+{
+	const struct header *h = map;
+	if (len < sizeof(*h) || !header_sane(h, len, build_id) || !arrays_sane(h, map))
+		return false;
+	const uint8_t *base = map;
+	*ks = (struct ct_kallsyms){ .num_syms = h->num_syms,
+				    .addrs = (const uint64_t *)(base + h->addrs_off),
+				    .types = (const char *)(base + h->types_off),
+				    .name_offs = (const uint32_t *)(base + h->name_offs_off),
+				    .names = (const char *)(base + h->names_off),
+				    .names_size = h->names_size,
+				    .slots = (const uint32_t *)(base + h->slots_off),
+				    .num_slots = h->num_slots,
+				    .names_stream_len = h->names_stream_len };
+	*btf = h->btf_size ? base + h->btf_off : NULL;
+	*btf_size = h->btf_size;
+	return true;
+}
+
 bool ct_kindex_load(const char *cache_dir, const char *build_id, struct ct_vmcore *vm, struct ct_kallsyms *ks,
 		    struct ct_kindex *ix)
 {
@@ -224,48 +245,33 @@ bool ct_kindex_load(const char *cache_dir, const char *build_id, struct ct_vmcor
 		return false;
 	size_t len = (size_t)st.st_size;
 	const struct header *h = map;
+	struct ct_kallsyms view;
 	struct source src;
-	uint64_t *moved = NULL;
-	if (!header_sane(h, len, build_id) || !read_source(vm, &src) || src.num_syms != h->raw_num_syms ||
-	    memcmp(src.token_index_bytes, h->token_index, sizeof(h->token_index)) != 0 ||
-	    !samples_match(h, vm, &src, SAMPLE_NAMES, 0) || !samples_match(h, vm, &src, SAMPLE_OFFSETS, 0) ||
-	    !arrays_sane(h, map))
+	if (!ct_kindex_view(map, len, build_id, &view, &ix->btf, &ix->btf_size) || !read_source(vm, &src) ||
+	    src.num_syms != h->raw_num_syms || memcmp(src.token_index_bytes, h->token_index, sizeof(h->token_index)) != 0 ||
+	    !samples_match(h, vm, &src, SAMPLE_NAMES, 0) || !samples_match(h, vm, &src, SAMPLE_OFFSETS, 0))
 		goto mismatch;
-	const uint8_t *base = map;
-	const char *types = (const char *)(base + h->types_off);
-	const uint64_t *addrs = (const uint64_t *)(base + h->addrs_off);
+	uint64_t *moved = NULL;
 	if (src.relative_base != h->relative_base) {
-		moved = relocate(addrs, types, h->num_syms, src.relative_base - h->relative_base);
+		moved = relocate(view.addrs, view.types, view.num_syms, src.relative_base - h->relative_base);
 		if (!moved)
 			goto mismatch;
-		addrs = moved;
+		view.addrs = moved;
 	}
-	*ks = (struct ct_kallsyms){ .num_syms = h->num_syms,
-				    .addrs = addrs,
-				    .types = types,
-				    .name_offs = (const uint32_t *)(base + h->name_offs_off),
-				    .names = (const char *)(base + h->names_off),
-				    .names_size = h->names_size,
-				    .slots = (const uint32_t *)(base + h->slots_off),
-				    .num_slots = h->num_slots,
-				    .names_stream_len = h->names_stream_len,
-				    .owned = { moved },
-				    .map = map,
-				    .map_len = len };
-	if (!agrees_with_vmcoreinfo(ks, &vm->vmcoreinfo)) {
+	view.owned[0] = moved;
+	if (!agrees_with_vmcoreinfo(&view, &vm->vmcoreinfo)) {
 		free(moved);
-		*ks = (struct ct_kallsyms){ 0 };
 		goto mismatch;
 	}
+	view.map = map;
+	view.map_len = len;
+	*ks = view;
 	ct_kallsyms_find_sections(ks);
-	if (h->btf_size) {
-		ix->btf = base + h->btf_off;
-		ix->btf_size = h->btf_size;
-	}
 	ix->map = map;
 	ix->len = len;
 	return true;
 mismatch:
+	*ix = (struct ct_kindex){ 0 };
 	munmap(map, len);
 	return false;
 }

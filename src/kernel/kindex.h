@@ -44,6 +44,15 @@ struct ct_kindex {
 bool ct_kindex_load(const char *cache_dir, const char *build_id, struct ct_vmcore *vm, struct ct_kallsyms *ks,
 		    struct ct_kindex *ix);
 
+/**
+ * The kallsyms view of a kept index's bytes (@p len at @p map, 8-aligned) when its header names
+ * @p build_id and the file's own checks pass (header, arrays inside the file, sorted addresses,
+ * names inside their blob, slots naming symbols); its BTF bytes into @p btf (NULL when none). No
+ * check against a dump, no ownership: what ct_kindex_load() starts from, and the fuzz target's.
+ */
+bool ct_kindex_view(const void *map, size_t len, const char *build_id, struct ct_kallsyms *ks, const void **btf,
+		    size_t *btf_size);
+
 /** Checks @p ix's BTF against the dump's .BTF section (bounds from @p ks, samples): false to read it anew. */
 bool ct_kindex_btf_matches(const struct ct_kindex *ix, struct ct_vmcore *vm, const struct ct_kallsyms *ks);
 

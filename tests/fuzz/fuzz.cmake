@@ -10,7 +10,7 @@ set(CT_FUZZ_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 set(CT_FUZZ_TARGETS core_open notes modules analyze insn writers unwind logs dwarf_expr values)
 if(CT_KERNEL_SUPPORT)
-  list(APPEND CT_FUZZ_TARGETS vmcore btf)
+  list(APPEND CT_FUZZ_TARGETS vmcore btf kindex)
 endif()
 
 if(CT_FUZZ)

@@ -158,8 +158,9 @@ def make_seeds(target, cores, shared, seeddir):
     if target == "values":
         os.makedirs(seeddir, exist_ok=True)
         return values_seeds(seeddir)
-    if target in ("writers", "dwarf_expr", "btf"):
-        # The regression inputs (hostile strings, operation sequences, hand-built BTF) are the seeds.
+    if target in ("writers", "dwarf_expr", "btf", "kindex"):
+        # The regression inputs (hostile strings, operation sequences, hand-built BTF, small kept
+        # kernel indexes) are the seeds.
         os.makedirs(seeddir, exist_ok=True)
         return 0
     if target == "insn":
