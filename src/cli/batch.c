@@ -33,6 +33,7 @@
 #include "cli/known.h"
 #include "dump/sniff.h"
 #include "input/input.h"
+#include "lazy/lazy.h"
 #include "writers/buckets.h"
 #include "writers/json_text.h"
 #include "store/store.h"
@@ -900,6 +901,10 @@ int ct_cli_batch(struct ct_cli *cli)
 	}
 	// A closed output pipe must end the batch (EPIPE) rather than kill it silently mid-line.
 	signal(SIGPIPE, SIG_IGN);
+	// Loaded once here, capstone (which every process core's faulting instruction needs) is
+	// inherited by each forked worker instead of being mapped and relocated once per core: its
+	// tables hold 77,000 pointers (issue 28). A missing capstone stays each worker's to report.
+	ct_error_destroy(ct_lazy_capstone_require());
 	if (!run_jobs(&b))
 		fprintf(stderr, "coretriage: batch: poll: %s\n", strerror(errno));
 

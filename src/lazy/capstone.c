@@ -5,9 +5,15 @@
 // stays undecoded, as when capstone does not know an encoding.
 #include <capstone/capstone.h>
 
+#include "lazy/lazy.h"
 #include "util/dynlib.h"
 
 static struct ct_dynlib lib = { .soname = CT_SONAME_CAPSTONE, .what = "decoding instructions needs" };
+
+struct ct_error *ct_lazy_capstone_require(void)
+{
+	return ct_dynlib_require(&lib);
+}
 
 cs_err cs_open(cs_arch arch, cs_mode mode, csh *handle)
 {

@@ -11,6 +11,9 @@
 
 #include "coretriage/error.h"
 
+/** NULL when capstone loads, else why not (instructions then stay undecoded; batch loads it before
+ * its workers fork, so that each inherits it instead of relocating it per core). */
+struct ct_error *ct_lazy_capstone_require(void);
 /** NULL when libkdumpfile loads, else why not (kernel dumps need it). */
 struct ct_error *ct_lazy_kdumpfile_require(void);
 /** NULL when libunwind loads, else why not (--unwinder=libunwind needs it). */
