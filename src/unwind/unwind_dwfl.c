@@ -554,9 +554,11 @@ static int take_frame(struct walk *w, const struct walk_frame *in, uint64_t pc, 
 		// never set one up (a libc leaf, say) still holds its caller's: the step then skips
 		// frames up to the function F that owns the frame pointer. The return address into F
 		// is the outermost validated one below F's frame (deeper slots may hold stale return
-		// addresses of finished calls), and F keeps the frame pointer.
+		// addresses of finished calls), and F keeps the frame pointer. Not for a Go frame whose
+		// step the pclntab just confirmed: its frame size is known, and the scan below the frame
+		// pointer found a stale return address inside it (runtime.minitSignals above sysmon).
 		struct ct_unwind_regs cand;
-		if (!cfi && w->last.has_fp && w->last.fp > w->last.sp &&
+		if (!cfi && f.trust != CT_TRUST_PCLNTAB && w->last.has_fp && w->last.fp > w->last.sp &&
 		    ct_unwind_scan_below(s, &w->last, w->last.fp, &cand) && cand.pc != pc) {
 			cand.fp = w->last.fp;
 			cand.has_fp = true;
