@@ -8,6 +8,7 @@
 
 #include "kernel/vmcore.h"
 #include "util/budget.h"
+#include "util/keyhash.h"
 
 #if CT_HAVE_LIBBPF
 #include <bpf/btf.h>
@@ -32,18 +33,18 @@ struct ct_kbtf {
 	 * libbpf's btf__find_by_name_kind reads every type for each of a report's ~40 lookups. */
 	uint32_t *composites;
 	size_t composites_mask;
+	uint64_t hash_key;
 	uint32_t num_types;
 	uint32_t lookup;
 	/** The first lookup the budget stopped ("task_struct.pid"); "" while none did. */
 	char stopped[96];
 };
 
-static uint32_t name_hash(const char *name)
+/* A name's first slot in k->composites, keyed (util/keyhash.h) so that a BTF cannot make its names
+ * collide and turn the index's build into a quadratic one. */
+static size_t first_slot(const struct ct_kbtf *k, const char *name)
 {
-	uint32_t h = 2166136261u;
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		h = (h ^ *p) * 16777619u;
-	return h;
+	return (size_t)ct_hash_bytes(name, strlen(name), k->hash_key) & k->composites_mask;
 }
 
 /* Fills k->composites in one pass over the types (room for every type: no growth); without memory
@@ -57,12 +58,13 @@ static void index_composites(struct ct_kbtf *k)
 	if (!k->composites)
 		return;
 	k->composites_mask = slots - 1;
+	k->hash_key = ct_hash_key(k);
 	for (uint32_t id = 1; id < k->num_types; id++) {
 		const struct btf_type *t = btf__type_by_id(k->btf, id);
 		const char *name = t && btf_is_composite(t) && t->name_off ? btf__name_by_offset(k->btf, t->name_off) : NULL;
 		if (!name || !*name)
 			continue;
-		size_t at = name_hash(name) & k->composites_mask;
+		size_t at = first_slot(k, name);
 		for (;; at = (at + 1) & k->composites_mask) {
 			uint32_t other = k->composites[at];
 			if (!other) {
@@ -163,7 +165,7 @@ static int32_t find_kind(const struct ct_kbtf *k, const char *name, int kind)
 {
 	if (!k->composites)
 		return btf__find_by_name_kind(k->btf, name, kind);
-	for (size_t at = name_hash(name) & k->composites_mask, probes = 0; k->composites[at] && probes <= k->composites_mask;
+	for (size_t at = first_slot(k, name), probes = 0; k->composites[at] && probes <= k->composites_mask;
 	     at = (at + 1) & k->composites_mask, probes++) {
 		const struct btf_type *t = btf__type_by_id(k->btf, k->composites[at]);
 		if ((int)btf_kind(t) == kind && strcmp(btf__name_by_offset(k->btf, t->name_off), name) == 0)

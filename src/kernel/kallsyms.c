@@ -11,6 +11,7 @@
 #include "util/bisect.h"
 #include "util/bytes.h"
 #include "util/cleanup.h"
+#include "util/keyhash.h"
 
 // A 6.1 distribution kernel has ~190,000 symbols; 4 Mi bounds the tables a corrupt count asks for.
 #define MAX_SYMS (4u << 20)
@@ -141,16 +142,17 @@ static bool sort_by_address(struct table *t)
 	return true;
 }
 
-uint32_t ct_ksym_name_hash(const char *name)
+/* The first slot of @p name's probe path in a table of @p mask + 1 slots hashed with @p key. */
+static size_t first_slot(const char *name, uint64_t key, size_t mask)
 {
-	uint32_t h = 2166136261u;
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		h = (h ^ *p) * 16777619u;
-	return h;
+	return (size_t)ct_hash_bytes(name, strlen(name), key) & mask;
 }
 
-/* The name hash over the sorted table: a name's first slot on its probe path is its lowest address. */
-static uint32_t *hash_names(const struct table *t, size_t *num_slots)
+/* The name hash over the sorted table, keyed (util/keyhash.h) so that a dump cannot make its names
+ * collide. A name's first entry is its lowest address; a repeated name (static functions of one name
+ * in many files, or a hostile table of one name) is not entered again, so lookups return the first
+ * and no probe path grows with the repeats. */
+static uint32_t *hash_names(const struct table *t, uint64_t key, size_t *num_slots)
 {
 	size_t slots = 1024;
 	while (slots < t->n + t->n / 2)
@@ -159,10 +161,12 @@ static uint32_t *hash_names(const struct table *t, size_t *num_slots)
 	if (!h)
 		return NULL;
 	for (size_t i = 0; i < t->n; i++) {
-		size_t at = ct_ksym_name_hash(t->names + t->name_offs[i]) & (slots - 1);
-		while (h[at])
+		const char *name = t->names + t->name_offs[i];
+		size_t at = first_slot(name, key, slots - 1);
+		while (h[at] && strcmp(t->names + t->name_offs[h[at] - 1], name) != 0)
 			at = (at + 1) & (slots - 1);
-		h[at] = (uint32_t)i + 1;
+		if (!h[at])
+			h[at] = (uint32_t)i + 1;
 	}
 	*num_slots = slots;
 	return h;
@@ -275,13 +279,15 @@ struct ct_error *ct_kallsyms_load(struct ct_vmcore *vm, struct ct_kallsyms *ret)
 		return ct_error_create(CT_ERROR_NODATA, "kallsyms tables are not in the dump");
 	}
 	size_t num_slots = 0;
-	uint32_t *slots = sort_by_address(&t) ? hash_names(&t, &num_slots) : NULL;
+	uint64_t key = ct_hash_key(&t);
+	uint32_t *slots = sort_by_address(&t) ? hash_names(&t, key, &num_slots) : NULL;
 	if (!slots) {
 		table_free(&t);
 		return &ct_enomem;
 	}
 	*ret = (struct ct_kallsyms){ .num_syms = t.n, .addrs = t.addrs, .types = t.types, .name_offs = t.name_offs,
 				     .names = t.names, .names_size = t.names_len, .slots = slots, .num_slots = num_slots,
+				     .hash_key = key,
 				     .names_stream_len = pos,
 				     .owned = { t.addrs, t.types, t.name_offs, t.names, slots } };
 	ct_kallsyms_find_sections(ret);
@@ -380,7 +386,7 @@ bool ct_kallsyms_find(const struct ct_kallsyms *ks, const char *name, uint64_t *
 	size_t mask = ks->num_slots - 1;
 	// Bounded by the slots: the table always has empty ones (at most 2/3 full), a kept index's too
 	// (kindex.c checks), but a full one still ends after one round.
-	for (size_t at = ct_ksym_name_hash(name) & mask, probes = 0; ks->slots[at] && probes < ks->num_slots;
+	for (size_t at = first_slot(name, ks->hash_key, mask), probes = 0; ks->slots[at] && probes < ks->num_slots;
 	     at = (at + 1) & mask, probes++) {
 		size_t i = ks->slots[at] - 1;
 		if (i < ks->num_syms && strcmp(ks->names + ks->name_offs[i], name) == 0) {

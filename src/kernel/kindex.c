@@ -13,7 +13,7 @@
 #include "modules/cache_trim.h"
 #include "util/writefile.h"
 
-#define MAGIC "CTKIDX1\n"
+#define MAGIC "CTKIDX2\n"
 /** Written in the host's byte order: a file from a host of the other order does not match. */
 #define BYTE_ORDER_MARK 0x01020304u
 #define MAX_BUILD_ID 80
@@ -43,6 +43,7 @@ struct header {
 	uint64_t relative_base; /**< kallsyms_relative_base of the boot the index was made from */
 	uint64_t num_syms, names_size, num_slots, names_stream_len, btf_size;
 	uint64_t addrs_off, name_offs_off, slots_off, types_off, names_off, btf_off, file_size;
+	uint64_t hash_key; /**< the key the slots were hashed with (ct_kallsyms.hash_key) */
 	uint8_t token_index[512];
 	struct sample samples[NUM_SAMPLES];
 };
@@ -216,6 +217,7 @@ bool ct_kindex_view(const void *map, size_t len, const char *build_id, struct ct
 				    .names_size = h->names_size,
 				    .slots = (const uint32_t *)(base + h->slots_off),
 				    .num_slots = h->num_slots,
+				    .hash_key = h->hash_key,
 				    .names_stream_len = h->names_stream_len };
 	*btf = h->btf_size ? base + h->btf_off : NULL;
 	*btf_size = h->btf_size;
@@ -331,6 +333,7 @@ void ct_kindex_save(const char *cache_dir, const char *build_id, struct ct_vmcor
 	h->num_syms = ks->num_syms;
 	h->names_size = ks->names_size;
 	h->num_slots = ks->num_slots;
+	h->hash_key = ks->hash_key;
 	h->names_stream_len = ks->names_stream_len;
 	h->btf_size = btf ? btf_size : 0;
 	h->addrs_off = align_up(sizeof(*h), 8);

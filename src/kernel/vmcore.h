@@ -252,9 +252,11 @@ struct ct_kallsyms {
 	const uint32_t *name_offs; /**< into names, by index */
 	const char *names; /**< NUL-terminated names, without the type letter */
 	size_t names_size;
-	/** Open addressing by ct_ksym_name_hash: index + 1, 0 for an empty slot; num_slots a power of two. */
+	/** Open addressing by the keyed hash of each name (hash_key, util/keyhash.h; each name once, at
+	 * its lowest address): index + 1, 0 for an empty slot; num_slots a power of two. */
 	const uint32_t *slots;
 	size_t num_slots;
+	uint64_t hash_key;
 	size_t names_stream_len; /**< bytes of kallsyms_names decoded (the kept index samples them) */
 	void *owned[5]; /**< what the decoder allocated, freed by deinit */
 	void *map; /**< the kept index's mapping (kindex.c), unmapped by deinit */
@@ -278,8 +280,6 @@ struct ct_error *ct_kallsyms_load(struct ct_vmcore *vm, struct ct_kallsyms *ret)
 /** Fills the fields found by name (_stext … __lock_text_end) once the arrays are set. */
 void ct_kallsyms_find_sections(struct ct_kallsyms *ks);
 void ct_kallsyms_deinit(struct ct_kallsyms *ks);
-/** The hash of a symbol name that ct_kallsyms.slots is built with. */
-uint32_t ct_ksym_name_hash(const char *name);
 /** The index of the first of the @p n address-sorted @p syms above @p addr (n when none). */
 size_t ct_ksym_upper_bound(const struct ct_ksym *syms, size_t n, uint64_t addr);
 /** The function symbol containing @p addr into *ret; false for data symbols and addresses past _etext. */

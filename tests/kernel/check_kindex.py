@@ -23,10 +23,10 @@ import subprocess
 import sys
 import tempfile
 
-# struct header of kindex.c: magic, byte order, header size, build-id, 14 u64 fields, token index, samples.
-HEADER = struct.Struct("<8sII88s14Q512s" + "IIQ32s" * 8)
+# struct header of kindex.c: magic, byte order, header size, build-id, 15 u64 fields, token index, samples.
+HEADER = struct.Struct("<8sII88s15Q512s" + "IIQ32s" * 8)
 FIELDS = ["raw_num_syms", "relative_base", "num_syms", "names_size", "num_slots", "names_stream_len", "btf_size",
-          "addrs_off", "name_offs_off", "slots_off", "types_off", "names_off", "btf_off", "file_size"]
+          "addrs_off", "name_offs_off", "slots_off", "types_off", "names_off", "btf_off", "file_size", "hash_key"]
 
 
 check = ktest.check
@@ -45,7 +45,7 @@ def header(path):
     with open(path, "rb") as f:
         raw = f.read(HEADER.size)
     v = HEADER.unpack(raw)
-    h = dict(zip(FIELDS, v[4:18]))
+    h = dict(zip(FIELDS, v[4:19]))
     h["samples_at"] = HEADER.size - 8 * 48
     return h
 
