@@ -94,22 +94,9 @@ static char *index_path(const char *cache_dir, const char *build_id)
 	return asprintf(&path, "%s/kernel/%s.kidx", cache_dir, build_id) < 0 ? NULL : path;
 }
 
-/* The dump's address of a sample's table, or 0 when it has none (BTF: @p btf_start). */
-static uint64_t sample_base(const struct source *src, uint32_t table, uint64_t btf_start)
+/* Do the samples of @p table (which starts at @p base in the dump) read back the same? */
+static bool samples_match(const struct header *h, struct ct_vmcore *vm, uint32_t table, uint64_t base)
 {
-	switch (table) {
-	case SAMPLE_NAMES: return src->names;
-	case SAMPLE_OFFSETS: return src->offsets;
-	case SAMPLE_BTF: return btf_start;
-	default: return 0;
-	}
-}
-
-/* Do the samples of @p table read back the same from the dump? */
-static bool samples_match(const struct header *h, struct ct_vmcore *vm, const struct source *src, uint32_t table,
-			  uint64_t btf_start)
-{
-	uint64_t base = sample_base(src, table, btf_start);
 	for (int i = 0; i < NUM_SAMPLES; i++) {
 		const struct sample *s = &h->samples[i];
 		if (s->table != table)
@@ -251,7 +238,7 @@ bool ct_kindex_load(const char *cache_dir, const char *build_id, struct ct_vmcor
 	struct source src;
 	if (!ct_kindex_view(map, len, build_id, &view, &ix->btf, &ix->btf_size) || !read_source(vm, &src) ||
 	    src.num_syms != h->raw_num_syms || memcmp(src.token_index_bytes, h->token_index, sizeof(h->token_index)) != 0 ||
-	    !samples_match(h, vm, &src, SAMPLE_NAMES, 0) || !samples_match(h, vm, &src, SAMPLE_OFFSETS, 0))
+	    !samples_match(h, vm, SAMPLE_NAMES, src.names) || !samples_match(h, vm, SAMPLE_OFFSETS, src.offsets))
 		goto mismatch;
 	uint64_t *moved = NULL;
 	if (src.relative_base != h->relative_base) {
@@ -281,23 +268,23 @@ mismatch:
 bool ct_kindex_btf_matches(const struct ct_kindex *ix, struct ct_vmcore *vm, const struct ct_kallsyms *ks)
 {
 	uint64_t start, stop;
-	struct source src;
 	if (!ix->btf || !ct_kallsyms_find(ks, "__start_BTF", &start) || !ct_kallsyms_find(ks, "__stop_BTF", &stop) ||
-	    stop < start || stop - start != ix->btf_size || !read_source(vm, &src))
+	    stop < start || stop - start != ix->btf_size)
 		return false;
-	return samples_match(ix->map, vm, &src, SAMPLE_BTF, start);
+	return samples_match(ix->map, vm, SAMPLE_BTF, start);
 }
 
-/* Takes a sample of @p table (@p size bytes long) at @p offset into the next free slot. */
-static void take_sample(struct header *h, int *next, struct ct_vmcore *vm, const struct source *src, uint32_t table,
-			uint64_t btf_start, uint64_t size, uint64_t offset)
+/* Takes a sample of @p table (at @p base in the dump, @p size bytes long) at @p offset into the next
+ * free slot. */
+static void take_sample(struct header *h, int *next, struct ct_vmcore *vm, uint32_t table, uint64_t base, uint64_t size,
+			uint64_t offset)
 {
 	if (*next >= NUM_SAMPLES || size < SAMPLE_BYTES)
 		return;
 	if (offset > size - SAMPLE_BYTES)
 		offset = size - SAMPLE_BYTES;
 	struct sample *s = &h->samples[*next];
-	if (ct_vmcore_try_read(vm, sample_base(src, table, btf_start) + offset, s->bytes, sizeof(s->bytes))) {
+	if (ct_vmcore_try_read(vm, base + offset, s->bytes, sizeof(s->bytes))) {
 		s->table = table;
 		s->offset = offset;
 		++*next;
@@ -344,12 +331,12 @@ void ct_kindex_save(const char *cache_dir, const char *build_id, struct ct_vmcor
 	h->btf_off = align_up(h->names_off + h->names_size, 8);
 	h->file_size = h->btf_off + h->btf_size;
 	int next = 0;
-	take_sample(h, &next, vm, &src, SAMPLE_NAMES, 0, ks->names_stream_len, 0);
-	take_sample(h, &next, vm, &src, SAMPLE_NAMES, 0, ks->names_stream_len, ks->names_stream_len / 2);
-	take_sample(h, &next, vm, &src, SAMPLE_OFFSETS, 0, 4 * (uint64_t)src.num_syms, 0);
-	take_sample(h, &next, vm, &src, SAMPLE_OFFSETS, 0, 4 * (uint64_t)src.num_syms, 2 * (uint64_t)src.num_syms);
+	take_sample(h, &next, vm, SAMPLE_NAMES, src.names, ks->names_stream_len, 0);
+	take_sample(h, &next, vm, SAMPLE_NAMES, src.names, ks->names_stream_len, ks->names_stream_len / 2);
+	take_sample(h, &next, vm, SAMPLE_OFFSETS, src.offsets, 4 * (uint64_t)src.num_syms, 0);
+	take_sample(h, &next, vm, SAMPLE_OFFSETS, src.offsets, 4 * (uint64_t)src.num_syms, 2 * (uint64_t)src.num_syms);
 	for (uint64_t q = 0; btf && q < 4; q++)
-		take_sample(h, &next, vm, &src, SAMPLE_BTF, btf_start, btf_size, btf_size / 4 * q);
+		take_sample(h, &next, vm, SAMPLE_BTF, btf_start, btf_size, btf_size / 4 * q);
 
 	char *dir = NULL, *path = index_path(cache_dir, build_id), *tmp = NULL;
 	int fd = -1;

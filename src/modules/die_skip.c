@@ -133,11 +133,6 @@ fail:
 	return NULL;
 }
 
-static bool uleb(const uint8_t **p, const uint8_t *end, uint64_t *ret)
-{
-	return ct_uleb128(p, end, ret);
-}
-
 // Steps *p over one attribute value of @p form; false when unknown or past the end.
 static bool skip_form(const struct ct_die_skip *k, const uint8_t **p, unsigned form, int indirect)
 {
@@ -153,7 +148,7 @@ static bool skip_form(const struct ct_die_skip *k, const uint8_t **p, unsigned f
 	switch (form) {
 	case DW_FORM_udata: case DW_FORM_sdata: case DW_FORM_ref_udata: case DW_FORM_strx: case DW_FORM_addrx:
 	case DW_FORM_loclistx: case DW_FORM_rnglistx: case DW_FORM_GNU_addr_index: case DW_FORM_GNU_str_index:
-		return uleb(p, end, &n); // sleb has the same length
+		return ct_uleb128(p, end, &n); // sleb has the same length
 	case DW_FORM_string: {
 		const uint8_t *z = *p < end ? memchr(*p, 0, (size_t)(end - *p)) : NULL;
 		if (!z)
@@ -170,12 +165,12 @@ static bool skip_form(const struct ct_die_skip *k, const uint8_t **p, unsigned f
 		break;
 	}
 	case DW_FORM_block: case DW_FORM_exprloc:
-		if (!uleb(p, end, &n))
+		if (!ct_uleb128(p, end, &n))
 			return false;
 		break;
 	case DW_FORM_indirect: {
 		uint64_t f;
-		return indirect == 0 && uleb(p, end, &f) && f < 0x10000 && skip_form(k, p, (unsigned)f, 1);
+		return indirect == 0 && ct_uleb128(p, end, &f) && f < 0x10000 && skip_form(k, p, (unsigned)f, 1);
 	}
 	default:
 		return false;
@@ -195,7 +190,7 @@ int ct_die_skip_sibling(const struct ct_die_skip *k, const Dwarf_Die *die, Dwarf
 	// Bounded by the unit's bytes: every DIE consumes at least one.
 	do {
 		uint64_t code;
-		if (!uleb(&p, end, &code))
+		if (!ct_uleb128(&p, end, &code))
 			return -1;
 		if (code == 0) {
 			depth--;

@@ -371,16 +371,6 @@ static const struct ct_core_thread *core_thread(const struct ct_core *core, int 
 	return NULL;
 }
 
-// Index of DWARF register @p dwarf in the dump's register values, -1 when the table has none.
-static int reg_index(const struct ct_arch_info *a, int dwarf)
-{
-	for (size_t i = 0; i < a->num_regs; i++) {
-		if (a->regs[i].dwarf == dwarf)
-			return (int)i;
-	}
-	return -1;
-}
-
 // One goroutine; false when its runtime.g is not in the dump (it is left out and counted).
 static bool read_goroutine(struct go_walk *w, uint64_t gp, int crashed_tid, struct ct_goroutine *g)
 {
@@ -428,7 +418,7 @@ static bool read_goroutine(struct go_walk *w, uint64_t gp, int crashed_tid, stru
 	// its thread, whose native stack is its stack.
 	const struct ct_core_thread *t = g->tid ? core_thread(w->in->core, g->tid) : NULL;
 	const struct ct_arch_info *a = w->in->core->arch;
-	int sp_index = a ? reg_index(a, a->sp_dwarf) : -1;
+	int sp_index = a ? ct_arch_reg_index(a, a->sp_dwarf) : -1;
 	if (g->status == CT_GO_SYSCALL && sys_sp) {
 		g->stack_from = CT_GO_STACK_SYSCALL;
 		unwind(w, g, sys_pc, sys_sp, 0, false);
@@ -438,7 +428,7 @@ static bool read_goroutine(struct go_walk *w, uint64_t gp, int crashed_tid, stru
 	} else if (g->status == CT_GO_RUNNING && t && t->has_regs && sp_index >= 0 &&
 		   (size_t)sp_index < t->num_values && (size_t)a->pc_index < t->num_values) {
 		g->stack_from = CT_GO_STACK_THREAD;
-		int lr_index = a->bad_call == CT_BAD_CALL_LINK_REGISTER ? reg_index(a, a->ra_dwarf) : -1;
+		int lr_index = a->bad_call == CT_BAD_CALL_LINK_REGISTER ? ct_arch_reg_index(a, a->ra_dwarf) : -1;
 		uint64_t lr = lr_index >= 0 && (size_t)lr_index < t->num_values ? t->values[lr_index] : 0;
 		unwind(w, g, t->values[a->pc_index], t->values[sp_index], lr, true);
 	}

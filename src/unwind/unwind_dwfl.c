@@ -791,6 +791,8 @@ void ct_unwind_thread_dwfl(struct ct_module_set *s, struct ct_dwfl_walker *u, co
 		// for an innermost frame (bad call, a leaf's link register) apply to both.
 		bool first_frame = out->count == 1 || (w.in_walk == 1 && out->frames[out->count - 1].trust == CT_TRUST_SIGNAL),
 		     same_sp = false, go_top = false;
+		// The last frame is where its thread stopped (the dump's or a signal's context, or an exact pc).
+		bool stopped = first_frame || out->frames[out->count - 1].exact;
 		// A sigreturn trampoline libdwfl could not step through (Go's runtime.sigreturn has no
 		// CFI): the walk resumes at the context the kernel saved, with every register.
 		// The interrupted sp is outward of the handler's, or a genuine switch from a signal stack
@@ -851,11 +853,10 @@ void ct_unwind_thread_dwfl(struct ct_module_set *s, struct ct_dwfl_walker *u, co
 		} else if (w.bad_pc && first_frame && ct_unwind_bad_call(s, &w.last, &next)) {
 			trust = CT_TRUST_BAD_CALL;
 			// Registers other than pc and sp are still the caller's at a bad call.
-		} else if (!w.bad_pc && ct_unwind_go_pclntab(s, &w.last, first_frame || out->frames[out->count - 1].exact, &next,
-							     &go_top, &w.first_exact)) {
+		} else if (!w.bad_pc && ct_unwind_go_pclntab(s, &w.last, stopped, &next, &go_top, &w.first_exact)) {
 			trust = CT_TRUST_PCLNTAB;
 			// A frameless function where its thread stopped (an arm64 leaf): its caller has its sp.
-			same_sp = (first_frame || out->frames[out->count - 1].exact) && next.sp == w.last.sp;
+			same_sp = stopped && next.sp == w.last.sp;
 			memset(valid, 0, sizeof(valid));
 		} else if (go_top) {
 			w.reason = CT_STOP_OUTERMOST;
